@@ -1,0 +1,157 @@
+"""Command line: `python -m core ingest|search|docs|delete|reindex`.
+
+Other tools depend on the --json outputs: keep their shapes stable.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from core.config import load_settings
+from core.store import IndexSettingsChanged
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m core", description="DocuChat from the terminal.")
+    parser.add_argument("--data-dir", help="where the knowledge base lives (default: data/runtime)")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ingest = sub.add_parser("ingest", help="add files (PDF, XLSX, CSV, TXT, MD) or folders")
+    ingest.add_argument("paths", nargs="+", type=Path)
+    ingest.add_argument("--json", action="store_true")
+
+    search = sub.add_parser("search", help="hybrid search, without an LLM")
+    search.add_argument("query")
+    search.add_argument("--top-k", type=int)
+    search.add_argument("--doc", action="append", help="restrict to a document (id or file name)")
+    search.add_argument("--expand", type=int, help="add +-N neighbour chunks")
+    search.add_argument("--json", action="store_true")
+
+    docs = sub.add_parser("docs", help="list documents with their status")
+    docs.add_argument("--json", action="store_true")
+
+    delete = sub.add_parser("delete", help="remove a document (id or file name) from every store")
+    delete.add_argument("doc")
+
+    sub.add_parser("reindex", help="rebuild every document with the current settings")
+    for command in (ingest, search, docs, delete, sub.choices["reindex"]):
+        command.add_argument("--data-dir", help=argparse.SUPPRESS, dest="data_dir_sub")
+    return parser
+
+
+def _expand(paths: list[Path], extensions: tuple[str, ...]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in extensions))
+        else:
+            files.append(path)
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    data_dir = args.data_dir_sub or args.data_dir
+    settings = load_settings(data_dir=data_dir)
+    if args.command == "reindex":
+        settings = settings.replace(reindex_on_settings_change=True)
+
+    from core.workspace import Workspace
+
+    try:
+        workspace = Workspace(settings)
+    except IndexSettingsChanged as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return COMMANDS[args.command](workspace, args)
+    finally:
+        workspace.close()
+
+
+def _ingest(workspace, args) -> int:
+    from tqdm import tqdm
+
+    files = _expand(args.paths, workspace.settings.supported_extensions)
+    if not files:
+        print("No files to ingest.", file=sys.stderr)
+        return 1
+    bar = tqdm(total=len(files), unit="file", disable=args.json or not sys.stderr.isatty(), file=sys.stderr)
+
+    def progress(event) -> None:
+        bar.n = round(event.fraction * len(files), 2)
+        detail = f" {event.done}/{event.total}" if event.total else ""
+        bar.set_description(f"{event.filename[:30]} {event.step}{detail}")
+        bar.refresh()
+
+    results = workspace.ingestor.ingest_paths(files, progress=progress)
+    bar.close()
+    if args.json:
+        print(json.dumps([r.__dict__ for r in results], indent=2))
+    else:
+        for r in results:
+            mark = "ok " if r.ok else "ERR"
+            print(f"{mark} {r.filename}: {r.status} - {r.message} ({r.seconds:.1f}s)")
+    return 0 if all(r.ok for r in results) else 1
+
+
+def _search(workspace, args) -> int:
+    doc_ids = workspace.kb.resolve_documents(args.doc) if args.doc else None
+    if args.doc and not doc_ids:
+        print(f"No indexed document matches {args.doc}.", file=sys.stderr)
+        return 1
+    result = workspace.retriever.search(args.query, top_k=args.top_k, doc_ids=doc_ids, expand=args.expand)
+    if args.json:
+        print(json.dumps({
+            "query": result.query,
+            "semantic_weight": result.semantic_weight,
+            "timings_ms": result.timings_ms,
+            "hits": [h.to_dict() for h in result.hits],
+        }, indent=2))
+        return 0
+    if not result.hits:
+        print("No results." if not workspace.kb.is_empty() else "The knowledge base is empty: ingest files first.")
+    for n, hit in enumerate(result.hits, start=1):
+        where = f"p. {hit.page}" if hit.page else (f"sheet {hit.sheet}" if hit.sheet else "")
+        ranks = f"bm25 #{hit.bm25_rank or '-'} vector #{hit.vector_rank or '-'}"
+        print(f"[{n}] {hit.filename} {where}  score {hit.score:.4f} (sim {hit.similarity:.3f}; {ranks})")
+        print("    " + hit.text[:300].replace("\n", " ") + ("..." if len(hit.text) > 300 else ""))
+    return 0
+
+
+def _docs(workspace, args) -> int:
+    records = workspace.kb.documents()
+    if args.json:
+        print(json.dumps([r.__dict__ for r in records], indent=2))
+        return 0
+    if not records:
+        print("No documents yet.")
+    for r in records:
+        detail = f"{r.pages or 0} pages, {r.n_chunks} chunks, {r.category}" if r.status == "indexed" else (r.error or "")
+        print(f"{r.doc_id}  {r.status:9}  {r.filename}  ({detail})")
+    counts = workspace.kb.counts()
+    print(f"{counts['documents']} documents, {counts['chunks']} chunks indexed")
+    return 0
+
+
+def _delete(workspace, args) -> int:
+    removed = workspace.ingestor.delete(args.doc)
+    if not removed:
+        print(f"No document matches '{args.doc}'.", file=sys.stderr)
+        return 1
+    print("Deleted: " + ", ".join(removed))
+    return 0
+
+
+def _reindex(workspace, args) -> int:
+    results = workspace.reindexed_on_open or workspace.ingestor.reindex_all()
+    print(f"Re-indexed {sum(r.ok for r in results)} of {len(results)} documents.")
+    return 0 if all(r.ok for r in results) else 1
+
+
+COMMANDS = {"ingest": _ingest, "search": _search, "docs": _docs, "delete": _delete, "reindex": _reindex}

@@ -1,0 +1,126 @@
+"""The one settings object. Every limit and threshold lives here, named as in the seeds.
+
+Values come from defaults, overridden by environment variables `DOCUCHAT_<FIELD>` (upper case),
+so the same code runs on a laptop and against a Chroma server without edits.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+ENV_PREFIX = "DOCUCHAT_"
+
+
+@dataclass(frozen=True)
+class Settings:
+    # --- where state lives
+    data_dir: Path = Path("data/runtime")
+
+    # --- ingestion limits (bad input gets a clear message, never a hang)
+    max_file_mb: float = 100.0
+    max_pages: int = 3000
+    max_rows_per_sheet: int = 200_000
+    supported_extensions: tuple[str, ...] = (".pdf", ".xlsx", ".csv", ".txt", ".md")
+
+    # --- chunking: the embedding model truncates at 256 word pieces, so chunks stay below it
+    chunking_strategy: str = "page"  # "page" (chunks never cross pages) or "document" (ranges "3-4")
+    chunk_size_tokens: int = 200
+    chunk_overlap_tokens: int = 30
+    max_chunk_tokens: int = 250
+
+    # --- document category hints (seed 004)
+    long_document_pages: int = 20
+    short_document_pages: int = 3
+    data_heavy_digit_ratio: float = 0.12
+
+    # --- embeddings
+    embedding_model: str = "all-MiniLM-L6-v2"
+    embedding_dim: int = 384
+    embedding_batch_size: int = 32
+    torch_threads: int = 0  # 0: leave torch's default
+
+    # --- vector store: embedded by default, a Chroma server when a host is set
+    chroma_host: str = ""
+    chroma_port: int = 8000
+    chroma_collection: str = "chunks"
+    hnsw_ef_search: int = 200
+    hnsw_ef_construction: int = 200
+    hnsw_max_neighbors: int = 32
+
+    # --- retrieval (seeds 000 and 002)
+    top_k: int = 5
+    candidate_pool: int = 50  # per retriever, before fusion
+    rrf_k: int = 60
+    semantic_weight_enumeration: float = 0.3
+    semantic_weight_reasoning: float = 0.7
+    expand_window: int = 0  # +-N neighbour chunks around each hit
+    bm25_k1: float = 1.5
+    bm25_b: float = 0.75
+
+    # --- index rebuild policy when settings change under an existing index
+    reindex_on_settings_change: bool = False
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.data_dir / "catalog.sqlite3"
+
+    @property
+    def chroma_path(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def keyword_index_path(self) -> Path:
+        return self.data_dir / "keyword_index"
+
+    @property
+    def files_dir(self) -> Path:
+        """Copies of ingested originals, so re-indexing never needs the user's file again."""
+        return self.data_dir / "files"
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_mb * 1024 * 1024)
+
+    def index_parameters(self) -> dict[str, object]:
+        """What makes an index incompatible when it changes (seed 002's admitted limitation)."""
+        return {
+            "chunking_strategy": self.chunking_strategy,
+            "chunk_size_tokens": self.chunk_size_tokens,
+            "chunk_overlap_tokens": self.chunk_overlap_tokens,
+            "max_chunk_tokens": self.max_chunk_tokens,
+            "embedding_model": self.embedding_model,
+            "embedding_dim": self.embedding_dim,
+        }
+
+    def replace(self, **changes: object) -> "Settings":
+        return dataclasses.replace(self, **changes)
+
+
+def _coerce(raw: str, current: object) -> object:
+    if isinstance(current, bool):
+        return raw.strip().lower() in {"1", "true", "yes", "on"}
+    if isinstance(current, int):
+        return int(raw)
+    if isinstance(current, float):
+        return float(raw)
+    if isinstance(current, Path):
+        return Path(raw)
+    if isinstance(current, tuple):
+        return tuple(part.strip() for part in raw.split(",") if part.strip())
+    return raw
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Defaults, then DOCUCHAT_* environment variables, then explicit overrides."""
+    defaults = Settings()
+    values: dict[str, object] = {}
+    for f in fields(Settings):
+        raw = os.environ.get(ENV_PREFIX + f.name.upper())
+        if raw is not None:
+            values[f.name] = _coerce(raw, getattr(defaults, f.name))
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    if "data_dir" in values:
+        values["data_dir"] = Path(values["data_dir"])  # type: ignore[arg-type]
+    return Settings(**values)  # type: ignore[arg-type]

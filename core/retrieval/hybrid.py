@@ -1,0 +1,150 @@
+"""Hybrid retrieval: BM25 + vector search, fused by weighted reciprocal rank fusion.
+
+Every candidate keeps its rank and score in each retriever, so the trace can show why a chunk
+was (or was not) used. Search can be pre-filtered to a set of documents, and hits can be widened
+with +-N neighbour chunks (seed 002's sliding window).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+from core.config import Settings
+from core.retrieval.fusion import reciprocal_rank_fusion, semantic_weight
+from core.store.catalog import ChunkRecord
+from core.store.knowledge_base import KnowledgeBase
+
+BM25, VECTOR = "bm25", "vector"
+
+
+@dataclass
+class RetrievedChunk:
+    chunk_id: str
+    doc_id: str
+    filename: str
+    chunk_index: int
+    text: str
+    page: str | None
+    sheet: str | None
+    rows: str | None
+    score: float  # fused score (RRF)
+    vector_score: float | None = None  # cosine similarity 0-1
+    bm25_score: float | None = None
+    vector_rank: int | None = None  # 1-based rank in that retriever, None if it did not find it
+    bm25_rank: int | None = None
+    used: bool = False  # within top_k, i.e. handed on to the answer
+    expanded_from: str | None = None  # set on neighbours added by the sliding window
+
+    @property
+    def retrievers(self) -> list[str]:
+        return [name for name, rank in ((BM25, self.bm25_rank), (VECTOR, self.vector_rank)) if rank]
+
+    @property
+    def similarity(self) -> float:
+        """Cosine similarity where the vector side saw the chunk, else 0 (seed 000's score)."""
+        return self.vector_score or 0.0
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["retrievers"] = self.retrievers
+        return data
+
+
+@dataclass
+class RetrievalResult:
+    query: str
+    hits: list[RetrievedChunk]  # what the answer uses: top_k, then neighbours if expanded
+    candidates: list[RetrievedChunk]  # every fused candidate, for the trace
+    semantic_weight: float
+    doc_filter: list[str] | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+class HybridRetriever:
+    def __init__(self, kb: KnowledgeBase, settings: Settings) -> None:
+        self.kb = kb
+        self.settings = settings
+
+    def search(
+        self,
+        query: str,
+        top_k: int | None = None,
+        doc_ids: list[str] | None = None,
+        weight: float | None = None,
+        expand: int | None = None,
+        retrievers: tuple[str, ...] = (BM25, VECTOR),
+    ) -> RetrievalResult:
+        s = self.settings
+        top_k = top_k or s.top_k
+        pool = max(s.candidate_pool, top_k)
+        alpha = weight if weight is not None else semantic_weight(
+            query, s.semantic_weight_enumeration, s.semantic_weight_reasoning
+        )
+        timings: dict[str, float] = {}
+        rankings: dict[str, list[str]] = {}
+        vector_scores: dict[str, float] = {}
+        bm25_scores: dict[str, float] = {}
+
+        if BM25 in retrievers:
+            started = time.perf_counter()
+            allowed = self.kb.chunk_ids_for_documents(doc_ids) if doc_ids else None
+            keyword_hits = self.kb.keyword.search(query, pool, allowed_ids=allowed)
+            rankings[BM25] = [h.chunk_id for h in keyword_hits]
+            bm25_scores = {h.chunk_id: h.score for h in keyword_hits}
+            timings["bm25_ms"] = _ms(started)
+        if VECTOR in retrievers:
+            started = time.perf_counter()
+            vector = self.kb.embedder.embed([query])[0]
+            timings["embed_ms"] = _ms(started)
+            started = time.perf_counter()
+            vector_hits = self.kb.vectors.query(vector, pool, doc_ids=doc_ids)
+            rankings[VECTOR] = [h.chunk_id for h in vector_hits]
+            vector_scores = {h.chunk_id: h.similarity for h in vector_hits}
+            timings["vector_ms"] = _ms(started)
+
+        started = time.perf_counter()
+        fused = reciprocal_rank_fusion(rankings, {BM25: 1.0 - alpha, VECTOR: alpha}, k=s.rrf_k)
+        records = self.kb.chunks([chunk_id for chunk_id, _ in fused])
+        ranks = {name: {c: i for i, c in enumerate(ids, start=1)} for name, ids in rankings.items()}
+        candidates = [
+            _retrieved(
+                records[chunk_id], score,
+                vector_score=vector_scores.get(chunk_id), bm25_score=bm25_scores.get(chunk_id),
+                vector_rank=ranks.get(VECTOR, {}).get(chunk_id), bm25_rank=ranks.get(BM25, {}).get(chunk_id),
+            )
+            for chunk_id, score in fused
+            if chunk_id in records  # a document mid-ingest or just deleted is not searchable
+        ]
+        hits = candidates[:top_k]
+        for hit in hits:
+            hit.used = True
+        window = s.expand_window if expand is None else expand
+        if window > 0:
+            hits = self.expand(hits, window)
+        timings["fuse_ms"] = _ms(started)
+        return RetrievalResult(query, hits, candidates, alpha, doc_ids, timings)
+
+    def expand(self, hits: list[RetrievedChunk], window: int) -> list[RetrievedChunk]:
+        """Add +-window neighbours of each hit; one copy of each chunk; each document's chunks in
+        reading order, documents in the order of their best hit."""
+        by_doc: dict[str, dict[int, RetrievedChunk]] = {}
+        for hit in hits:
+            by_doc.setdefault(hit.doc_id, {})[hit.chunk_index] = hit
+        for hit in hits:
+            for record in self.kb.catalog.neighbours(hit.doc_id, hit.chunk_index - window, hit.chunk_index + window):
+                group = by_doc[hit.doc_id]
+                if record.chunk_index not in group:
+                    group[record.chunk_index] = _retrieved(record, 0.0, expanded_from=hit.chunk_id, used=True)
+        return [chunk for group in by_doc.values() for _, chunk in sorted(group.items())]
+
+
+def _retrieved(record: ChunkRecord, score: float, **extra) -> RetrievedChunk:
+    return RetrievedChunk(
+        chunk_id=record.chunk_id, doc_id=record.doc_id, filename=record.filename,
+        chunk_index=record.chunk_index, text=record.text, page=record.page_label,
+        sheet=record.sheet, rows=record.rows_label, score=round(score, 6), **extra,
+    )
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)

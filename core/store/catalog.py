@@ -1,0 +1,342 @@
+"""The catalog: SQLite is the source of truth for documents, chunks and index parameters.
+
+A document is 'indexing' while its vectors and keyword entries are being written and becomes
+'indexed' only after both are in place, so after a crash anything not 'indexed' is known to be
+partial and is cleaned out of the other stores (see KnowledgeBase.recover).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from core.ingest.chunking import Chunk
+
+INDEXING, INDEXED, FAILED = "indexing", "indexed", "failed"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY,
+    filename TEXT NOT NULL,
+    title TEXT NOT NULL,
+    content_hash TEXT,
+    kind TEXT,
+    size_bytes INTEGER,
+    pages INTEGER,
+    category TEXT,
+    status TEXT NOT NULL,
+    error TEXT,
+    warnings TEXT,
+    n_chunks INTEGER DEFAULT 0,
+    stored_path TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_hash ON documents(content_hash);
+CREATE INDEX IF NOT EXISTS documents_filename ON documents(filename);
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id TEXT PRIMARY KEY,
+    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+    chunk_index INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    index_text TEXT NOT NULL,
+    token_count INTEGER,
+    page_start INTEGER,
+    page_end INTEGER,
+    sheet TEXT,
+    row_start INTEGER,
+    row_end INTEGER,
+    text_hash TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, chunk_index);
+CREATE TABLE IF NOT EXISTS embedding_cache (
+    text_hash TEXT NOT NULL,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (text_hash, model)
+);
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class DocumentRecord:
+    doc_id: str
+    filename: str
+    title: str
+    content_hash: str | None
+    kind: str | None
+    size_bytes: int | None
+    pages: int | None
+    category: str | None
+    status: str
+    error: str | None
+    warnings: str | None
+    n_chunks: int
+    stored_path: str | None
+    created_at: str
+    updated_at: str
+
+    @property
+    def category_hints(self) -> list[str]:
+        return self.category.split(",") if self.category else []
+
+
+@dataclass
+class ChunkRecord:
+    chunk_id: str
+    doc_id: str
+    chunk_index: int
+    text: str
+    index_text: str
+    token_count: int
+    page_start: int | None
+    page_end: int | None
+    sheet: str | None
+    row_start: int | None
+    row_end: int | None
+    filename: str = ""
+
+    @property
+    def page_label(self) -> str | None:
+        if self.page_start is None:
+            return None
+        if self.page_end in (None, self.page_start):
+            return str(self.page_start)
+        return f"{self.page_start}-{self.page_end}"
+
+    @property
+    def rows_label(self) -> str | None:
+        if self.row_start is None:
+            return None
+        if self.row_end in (None, self.row_start):
+            return str(self.row_start)
+        return f"{self.row_start}-{self.row_end}"
+
+
+_CHUNK_COLUMNS = (
+    "c.chunk_id, c.doc_id, c.chunk_index, c.text, c.index_text, c.token_count, c.page_start, "
+    "c.page_end, c.sheet, c.row_start, c.row_end, d.filename"
+)
+
+
+def _replace_document(conn: sqlite3.Connection, record: DocumentRecord) -> None:
+    conn.execute("DELETE FROM chunks WHERE doc_id=?", (record.doc_id,))
+    conn.execute("DELETE FROM documents WHERE doc_id=?", (record.doc_id,))
+    conn.execute(
+        "INSERT INTO documents VALUES (:doc_id, :filename, :title, :content_hash, :kind, "
+        ":size_bytes, :pages, :category, :status, :error, :warnings, :n_chunks, "
+        ":stored_path, :created_at, :updated_at)",
+        record.__dict__,
+    )
+
+
+class Catalog:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._write_lock = threading.RLock()
+        with self._write_lock:
+            self._conn().executescript(_SCHEMA)
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction: all of it is on disk, or none of it."""
+        with self._write_lock:
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    # --- meta ---------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self._conn().execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row["value"] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._connect() as conn:
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
+
+    def get_json(self, key: str) -> object | None:
+        raw = self.get_meta(key)
+        return json.loads(raw) if raw is not None else None
+
+    def set_json(self, key: str, value: object) -> None:
+        self.set_meta(key, json.dumps(value, sort_keys=True))
+
+    # --- documents ----------------------------------------------------------------------------
+
+    def begin_document(self, record: DocumentRecord, chunks: "list[Chunk]", index_texts: list[str]) -> None:
+        """Write the document as 'indexing' together with all its chunks, in one transaction."""
+        with self._connect() as conn:
+            _replace_document(conn, record)
+            conn.executemany(
+                "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        c.chunk_id, c.doc_id, c.chunk_index, c.text, index_text, c.token_count,
+                        c.page_start, c.page_end, c.sheet, c.row_start, c.row_end,
+                        text_hash(index_text),
+                    )
+                    for c, index_text in zip(chunks, index_texts)
+                ],
+            )
+
+    def set_status(self, doc_id: str, status: str, error: str | None = None) -> None:
+        with self._connect() as conn:
+            conn.execute(
+                "UPDATE documents SET status=?, error=?, updated_at=? WHERE doc_id=?",
+                (status, error, now(), doc_id),
+            )
+
+    def record_failure(self, record: DocumentRecord) -> None:
+        """A file that could not be ingested stays listed with its error, and nothing else."""
+        with self._connect() as conn:
+            _replace_document(conn, record)
+
+    def delete_document(self, doc_id: str) -> None:
+        with self._connect() as conn:
+            conn.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
+            conn.execute("DELETE FROM documents WHERE doc_id=?", (doc_id,))
+
+    def documents(self, status: str | None = None) -> list[DocumentRecord]:
+        sql = "SELECT * FROM documents"
+        args: tuple = ()
+        if status:
+            sql += " WHERE status=?"
+            args = (status,)
+        rows = self._conn().execute(sql + " ORDER BY created_at, filename", args).fetchall()
+        return [DocumentRecord(**dict(r)) for r in rows]
+
+    def document(self, doc_id: str) -> DocumentRecord | None:
+        row = self._conn().execute("SELECT * FROM documents WHERE doc_id=?", (doc_id,)).fetchone()
+        return DocumentRecord(**dict(row)) if row else None
+
+    def find_documents(self, *, content_hash: str | None = None, filename: str | None = None) -> list[DocumentRecord]:
+        clauses, args = [], []
+        if content_hash:
+            clauses.append("content_hash=?")
+            args.append(content_hash)
+        if filename:
+            clauses.append("filename=?")
+            args.append(filename)
+        where = " AND ".join(clauses) or "1"
+        rows = self._conn().execute(f"SELECT * FROM documents WHERE {where}", args).fetchall()
+        return [DocumentRecord(**dict(r)) for r in rows]
+
+    # --- chunks -------------------------------------------------------------------------------
+
+    def chunks(self, chunk_ids: list[str]) -> dict[str, ChunkRecord]:
+        """Chunks of indexed documents only: a document still being written is not searchable."""
+        found: dict[str, ChunkRecord] = {}
+        for start in range(0, len(chunk_ids), 500):
+            part = chunk_ids[start:start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._conn().execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN documents d USING(doc_id) "
+                f"WHERE d.status='{INDEXED}' AND c.chunk_id IN ({marks})",
+                part,
+            ).fetchall()
+            found.update({r["chunk_id"]: ChunkRecord(**dict(r)) for r in rows})
+        return found
+
+    def neighbours(self, doc_id: str, first: int, last: int) -> list[ChunkRecord]:
+        rows = self._conn().execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN documents d USING(doc_id) "
+            "WHERE c.doc_id=? AND c.chunk_index BETWEEN ? AND ? ORDER BY c.chunk_index",
+            (doc_id, first, last),
+        ).fetchall()
+        return [ChunkRecord(**dict(r)) for r in rows]
+
+    def document_chunks(self, doc_id: str) -> list[ChunkRecord]:
+        return self.neighbours(doc_id, 0, 1 << 62)
+
+    def indexed_chunk_texts(self) -> tuple[list[str], list[str]]:
+        """Ids and keyword-index texts of every chunk of every indexed document, in a stable order."""
+        rows = self._conn().execute(
+            "SELECT c.chunk_id, c.index_text FROM chunks c JOIN documents d USING(doc_id) "
+            "WHERE d.status=? ORDER BY c.doc_id, c.chunk_index",
+            (INDEXED,),
+        ).fetchall()
+        return [r["chunk_id"] for r in rows], [r["index_text"] for r in rows]
+
+    def chunk_ids_of(self, doc_id: str) -> list[str]:
+        rows = self._conn().execute(
+            "SELECT chunk_id FROM chunks WHERE doc_id=? ORDER BY chunk_index", (doc_id,)
+        ).fetchall()
+        return [r["chunk_id"] for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        conn = self._conn()
+        documents = conn.execute(
+            "SELECT COUNT(*) FROM documents WHERE status=?", (INDEXED,)
+        ).fetchone()[0]
+        chunks = conn.execute(
+            "SELECT COUNT(*) FROM chunks c JOIN documents d USING(doc_id) WHERE d.status=?",
+            (INDEXED,),
+        ).fetchone()[0]
+        return {"documents": documents, "chunks": chunks}
+
+    # --- embedding cache: the model is the slow step, so a text is embedded once ------------
+
+    def cached_embeddings(self, hashes: list[str], model: str) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(hashes), 500):
+            part = hashes[start:start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._conn().execute(
+                f"SELECT text_hash, vector FROM embedding_cache WHERE model=? AND text_hash IN ({marks})",
+                [model, *part],
+            ).fetchall()
+            found.update({r["text_hash"]: np.frombuffer(r["vector"], dtype=np.float32) for r in rows})
+        return found
+
+    def cache_embeddings(self, items: dict[str, np.ndarray], model: str) -> None:
+        with self._connect() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO embedding_cache(text_hash, model, vector) VALUES (?,?,?)",
+                [(h, model, v.astype(np.float32).tobytes()) for h, v in items.items()],
+            )
