@@ -222,5 +222,20 @@ class KnowledgeBase:
     def chunk_ids_for_documents(self, doc_ids: list[str]) -> set[str]:
         return {c for d in doc_ids for c in self.catalog.chunk_ids_of(d)}
 
+    def consistency(self) -> dict[str, object]:
+        """Whether catalog, vector store and keyword index hold exactly the same chunks."""
+        indexed, _ = self.catalog.indexed_chunk_texts()
+        expected = set(indexed)
+        vectors = self.vectors.all_ids()
+        keyword = set(self.keyword.chunk_ids)
+        partial = [d.filename for d in self.catalog.documents(status=INDEXING)]
+        return {
+            "consistent": expected == vectors == keyword and not partial,
+            "catalog_chunks": len(expected),
+            "vector_chunks": len(vectors),
+            "keyword_chunks": len(keyword),
+            "partial_documents": partial,
+        }
+
     def close(self) -> None:
         self.catalog.close()

@@ -1,0 +1,386 @@
+"""Retrieval quality of BM25, vector and hybrid search on two public financial QA sets, side by side.
+
+    .venv/bin/python bench/retrieval_quality.py [--data-dir DIR] [--limit N] [--top-k-max 10]
+
+1. Ingests ../shared/corpus/financebench/*.pdf and ../shared/corpus/docugami-sec10q/*.pdf into
+   --data-dir (default bench/results/kb-finance). The directory is reused: documents already
+   indexed are skipped by content hash, so a second run goes straight to the evaluation.
+2. For each mode (bm25, vector, hybrid) runs every question once against the WHOLE knowledge base
+   (no document filter) with top_k = --top-k-max, and scores:
+   - FinanceBench (financebench_subset.jsonl): evidence-page recall@5/@10 (a hit is in the evidence
+     document and its page range covers an evidence page; evidence pages are 0-based in the data,
+     page labels 1-based), page MRR@10, document recall@5/@10.
+   - Docugami SEC 10-Q (qna_data.csv): document recall@5/@10 (a hit's file name matches one of the
+     `Source Docs` globs), and for Multi-Doc questions the mean fraction of the expected documents
+     present in the top 10.
+   - latency p50/p95 per mode: wall time of HybridRetriever.search, and the sum of its timings_ms
+     without embed_ms (i.e. excluding the query embedding).
+Figures are printed and written to bench/results/retrieval_quality.json.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import fnmatch
+import json
+import logging
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import (  # noqa: E402
+    ROOT, RESULTS, StepTimer, fmt, ingest_table, machine, p50_p95, peak_rss_mb, summarize_ingest,
+    table, write_json,
+)
+
+MODES = {"bm25": ("bm25",), "vector": ("vector",), "hybrid": ("bm25", "vector")}
+SHARED = ROOT.parent / "shared"
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data-dir", type=Path, default=RESULTS / "kb-finance",
+                   help="knowledge base directory, reused across runs (default: bench/results/kb-finance)")
+    p.add_argument("--limit", type=int, default=None, help="first N questions of each set (quick run)")
+    p.add_argument("--top-k-max", type=int, default=10, help="hits retrieved per query (default 10)")
+    p.add_argument("--shared", type=Path, default=SHARED, help="folder holding corpus/ and eval-public/")
+    p.add_argument("--skip-ingest", action="store_true", help="evaluate whatever is already indexed")
+    p.add_argument("--quiet", action="store_true", help="no per-file ingest progress on stderr")
+    return p.parse_args(argv)
+
+
+# --- eval sets ------------------------------------------------------------------------------------
+
+def load_financebench(shared: Path, limit: int | None) -> list[dict]:
+    path = shared / "eval-public" / "financebench" / "financebench_subset.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return rows[:limit] if limit else rows
+
+
+def load_docugami(shared: Path, limit: int | None) -> list[dict]:
+    path = shared / "eval-public" / "docugami-sec10q" / "qna_data.csv"
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return rows[:limit] if limit else rows
+
+
+def page_numbers(label: str | None) -> set[int]:
+    """'3' -> {3}; '3-4' -> {3, 4}; None -> set()."""
+    if not label:
+        return set()
+    first, _, last = str(label).partition("-")
+    try:
+        lo = int(first)
+        hi = int(last) if last else lo
+    except ValueError:
+        return set()
+    return set(range(lo, hi + 1))
+
+
+def first_rank(hits, predicate) -> int | None:
+    for rank, hit in enumerate(hits, start=1):
+        if predicate(hit):
+            return rank
+    return None
+
+
+def globs_of(source_docs: str) -> list[str]:
+    return [g.strip() for g in source_docs.split(",") if g.strip()]
+
+
+# --- ingest ---------------------------------------------------------------------------------------
+
+def corpus_paths(shared: Path) -> list[Path]:
+    paths = []
+    for name in ("financebench", "docugami-sec10q"):
+        found = sorted((shared / "corpus" / name).glob("*.pdf"))
+        if not found:
+            raise SystemExit(f"No PDFs in {shared / 'corpus' / name}")
+        paths += found
+    return paths
+
+
+def ingest(ws, paths: list[Path], echo: bool) -> dict:
+    timer = StepTimer(echo=echo)
+    started = time.perf_counter()
+    results = ws.ingestor.ingest_paths(paths, progress=timer)
+    wall = time.perf_counter() - started
+    return summarize_ingest(results, wall, timer.finish())
+
+
+# --- evaluation -----------------------------------------------------------------------------------
+
+def run_query(ws, question: str, mode: str, top_k: int) -> tuple[list, dict, float, float]:
+    started = time.perf_counter()
+    result = ws.retriever.search(question, top_k=top_k, expand=0, retrievers=MODES[mode])
+    wall = (time.perf_counter() - started) * 1000
+    return result.hits, result.timings_ms, wall, result.semantic_weight
+
+
+def evaluate(ws, fin: list[dict], dg: list[dict], top_k: int, kb_files: list[str]) -> dict:
+    per_mode = {m: {"wall_ms": [], "no_embed_ms": [], "parts": defaultdict(list), "fin": [], "dg": []} for m in MODES}
+    weights = Counter()
+    queries = [("fin", q["question"], q) for q in fin] + [("dg", q["Question"], q) for q in dg]
+    for n, (kind, question, q) in enumerate(queries, start=1):
+        for mode in MODES:  # interleaved, so background load hits every mode alike
+            hits, timings, wall, alpha = run_query(ws, question, mode, top_k)
+            bucket = per_mode[mode]
+            bucket["wall_ms"].append(wall)
+            bucket["no_embed_ms"].append(sum(v for k, v in timings.items() if k != "embed_ms"))
+            for k, v in timings.items():
+                bucket["parts"][k].append(v)
+            if mode == "hybrid":
+                weights[alpha] += 1
+            if kind == "fin":
+                bucket["fin"].append(score_financebench(q, hits))
+            else:
+                bucket["dg"].append(score_docugami(q, hits, kb_files))
+        if n % 25 == 0:
+            print(f"  {n}/{len(queries)} questions", file=sys.stderr, flush=True)
+    return {"per_mode": per_mode, "semantic_weights": {str(k): v for k, v in sorted(weights.items())}}
+
+
+def score_financebench(q: dict, hits) -> dict:
+    evidence = {(e.get("doc_name") or q["doc_name"], int(e["evidence_page_num"]) + 1) for e in q["evidence"]}
+    docs = {d for d, _ in evidence} | {q["doc_name"]}
+
+    def on_page(hit) -> bool:
+        stem = Path(hit.filename).stem
+        return any((stem, p) in evidence for p in page_numbers(hit.page))
+
+    return {
+        "id": q.get("financebench_id"),
+        "doc_name": q["doc_name"],
+        "question_type": q.get("question_type"),
+        "evidence_pages_1based": sorted(p for _, p in evidence),
+        "page_rank": first_rank(hits, on_page),
+        "doc_rank": first_rank(hits, lambda h: Path(h.filename).stem in docs),
+        "top5": [f"{h.filename} p.{h.page}" for h in hits[:5]],
+    }
+
+
+def score_docugami(q: dict, hits, kb_files: list[str]) -> dict:
+    globs = globs_of(q["Source Docs"])
+
+    def matches(name: str) -> bool:
+        return any(fnmatch.fnmatchcase(name, g) for g in globs)
+
+    expected = {f for f in kb_files if matches(f)}
+    top10 = {h.filename for h in hits[:10]}
+    return {
+        "question": q["Question"][:120],
+        "source_docs": q["Source Docs"],
+        "question_type": q["Question Type"],
+        "chunk_type": q["Source Chunk Type"],
+        "doc_rank": first_rank(hits, lambda h: matches(h.filename)),
+        "expected_docs": len(expected),
+        "coverage10": (len(top10 & expected) / len(expected)) if expected else None,
+        "top5": [f"{h.filename} p.{h.page}" for h in hits[:5]],
+    }
+
+
+def rate(items: list[dict], key: str, k: int) -> float | None:
+    if not items:
+        return None
+    return round(sum(1 for it in items if it[key] is not None and it[key] <= k) / len(items), 4)
+
+
+def mrr(items: list[dict], key: str) -> float | None:
+    if not items:
+        return None
+    return round(sum(1 / it[key] for it in items if it[key]) / len(items), 4)
+
+
+def mean(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def summarize(evaluation: dict) -> dict:
+    out = {}
+    for mode, b in evaluation["per_mode"].items():
+        fin, dg = b["fin"], b["dg"]
+        multi = [d for d in dg if d["question_type"] == "Multi-Doc RAG"]
+        out[mode] = {
+            "financebench": {
+                "n": len(fin),
+                "page_recall@5": rate(fin, "page_rank", 5),
+                "page_recall@10": rate(fin, "page_rank", 10),
+                "page_mrr@10": mrr(fin, "page_rank"),
+                "doc_recall@5": rate(fin, "doc_rank", 5),
+                "doc_recall@10": rate(fin, "doc_rank", 10),
+                "by_question_type": {
+                    t: {"n": len(items), "page_recall@5": rate(items, "page_rank", 5),
+                        "page_recall@10": rate(items, "page_rank", 10), "doc_recall@5": rate(items, "doc_rank", 5)}
+                    for t, items in _group(fin, "question_type").items()
+                },
+            },
+            "docugami": {
+                "n": len(dg),
+                "doc_recall@5": rate(dg, "doc_rank", 5),
+                "doc_recall@10": rate(dg, "doc_rank", 10),
+                "multi_doc_n": len(multi),
+                "multi_doc_coverage@10": mean(d["coverage10"] for d in multi),
+                "by_question_type": {
+                    t: {"n": len(items), "doc_recall@5": rate(items, "doc_rank", 5),
+                        "doc_recall@10": rate(items, "doc_rank", 10)}
+                    for t, items in _group(dg, "question_type").items()
+                },
+                "by_chunk_type": {
+                    t: {"n": len(items), "doc_recall@5": rate(items, "doc_rank", 5)}
+                    for t, items in _group(dg, "chunk_type").items()
+                },
+            },
+            "latency_ms": {
+                "total_wall": p50_p95(b["wall_ms"]),
+                "excluding_embed": p50_p95(b["no_embed_ms"]),
+                "parts": {k: p50_p95(v) for k, v in b["parts"].items()},
+            },
+        }
+    return out
+
+
+def _group(items: list[dict], key: str) -> dict[str, list[dict]]:
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for it in items:
+        groups[str(it[key])].append(it)
+    return dict(sorted(groups.items()))
+
+
+def pct(value) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def print_report(summary: dict, ev: dict) -> None:
+    modes = list(MODES)
+    fin_n = summary["bm25"]["financebench"]["n"]
+    dg_n = summary["bm25"]["docugami"]["n"]
+    rows = [
+        [f"FinanceBench evidence-page recall@5 (n={fin_n})"] + [pct(summary[m]["financebench"]["page_recall@5"]) for m in modes],
+        ["FinanceBench evidence-page recall@10"] + [pct(summary[m]["financebench"]["page_recall@10"]) for m in modes],
+        ["FinanceBench evidence-page MRR@10"] + [fmt(summary[m]["financebench"]["page_mrr@10"], 3) for m in modes],
+        ["FinanceBench document recall@5"] + [pct(summary[m]["financebench"]["doc_recall@5"]) for m in modes],
+        ["FinanceBench document recall@10"] + [pct(summary[m]["financebench"]["doc_recall@10"]) for m in modes],
+        [f"Docugami document recall@5 (n={dg_n})"] + [pct(summary[m]["docugami"]["doc_recall@5"]) for m in modes],
+        ["Docugami document recall@10"] + [pct(summary[m]["docugami"]["doc_recall@10"]) for m in modes],
+        [f"Docugami Multi-Doc coverage@10 (n={summary['bm25']['docugami']['multi_doc_n']})"]
+        + [pct(summary[m]["docugami"]["multi_doc_coverage@10"]) for m in modes],
+    ]
+    print(table(["quality (whole knowledge base, no doc filter)"] + modes, rows))
+    print()
+
+    lat = []
+    for label, key in (("total wall (search call)", "total_wall"), ("excluding query embedding", "excluding_embed")):
+        for q in ("p50", "p95"):
+            lat.append([f"{label} {q} ms"] + [fmt(summary[m]["latency_ms"][key][q], 2) for m in modes])
+    for part in ("bm25_ms", "embed_ms", "vector_ms", "fuse_ms"):
+        lat.append([f"  {part} p50"] + [fmt(summary[m]["latency_ms"]["parts"].get(part, {}).get("p50"), 2) for m in modes])
+    n_q = summary["bm25"]["latency_ms"]["total_wall"]["n"]
+    print(table([f"latency per query (n={n_q} per mode)"] + modes, lat))
+    print()
+
+    rows = []
+    for t in summary["bm25"]["financebench"]["by_question_type"]:
+        d = {m: summary[m]["financebench"]["by_question_type"][t] for m in modes}
+        rows.append([f"FinanceBench {t} (n={d['bm25']['n']}) page@5"] + [pct(d[m]["page_recall@5"]) for m in modes])
+    for t in summary["bm25"]["docugami"]["by_question_type"]:
+        d = {m: summary[m]["docugami"]["by_question_type"][t] for m in modes}
+        rows.append([f"Docugami {t} (n={d['bm25']['n']}) doc@5"] + [pct(d[m]["doc_recall@5"]) for m in modes])
+    for t in summary["bm25"]["docugami"]["by_chunk_type"]:
+        d = {m: summary[m]["docugami"]["by_chunk_type"][t] for m in modes}
+        rows.append([f"Docugami chunk type {t} (n={d['bm25']['n']}) doc@5"] + [pct(d[m]["doc_recall@5"]) for m in modes])
+    print(table(["breakdown"] + modes, rows))
+    print()
+    print(f"hybrid semantic weight (alpha) per question: {ev['semantic_weights']}  "
+          "(RRF weights: vector=alpha, bm25=1-alpha)")
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    from core.config import load_settings
+    from core.store import IndexSettingsChanged
+    from core.workspace import Workspace
+
+    run_started = time.perf_counter()
+    settings = load_settings(data_dir=args.data_dir)
+    print(f"data dir: {settings.data_dir}")
+    print("index parameters: " + json.dumps(settings.index_parameters()))
+    retrieval_params = {k: getattr(settings, k) for k in (
+        "candidate_pool", "rrf_k", "semantic_weight_enumeration", "semantic_weight_reasoning",
+        "bm25_k1", "bm25_b", "hnsw_ef_search", "hnsw_ef_construction", "hnsw_max_neighbors", "expand_window",
+    )}
+    print("retrieval parameters: " + json.dumps(retrieval_params))
+    try:
+        ws = Workspace(settings)
+    except IndexSettingsChanged as exc:
+        print(f"error: {exc}\nUse another --data-dir or delete {settings.data_dir}.", file=sys.stderr)
+        return 2
+
+    started = time.perf_counter()
+    ws.embedder.embed(["warm up"])  # load torch + the model once, outside every timing
+    model_load_s = round(time.perf_counter() - started, 2)
+    print(f"embedding model load: {model_load_s} s")
+
+    ingest_summary = None
+    paths = corpus_paths(args.shared)
+    if not args.skip_ingest:
+        print(f"\ningesting {len(paths)} PDFs ...", flush=True)
+        ingest_summary = ingest(ws, paths, echo=not args.quiet)
+        if ingest_summary["indexed"]:
+            print(ingest_table(ingest_summary))
+        else:
+            print(f"ingest: nothing new ({ingest_summary['duplicates']} already indexed, "
+                  f"{len(ingest_summary['failed'])} failed; {ingest_summary['seconds']} s)")
+        for f in ingest_summary["failed"]:
+            print(f"  FAILED {f['filename']}: {f['message']}")
+
+    docs = [d for d in ws.kb.documents() if d.status == "indexed"]
+    counts = ws.kb.counts()
+    kb_pages = sum(d.pages or 0 for d in docs)
+    print(f"knowledge base: {counts['documents']} documents, {kb_pages} pages, {counts['chunks']} chunks")
+    kb_files = [d.filename for d in docs]
+    missing = sorted({p.name for p in paths} - set(kb_files))
+    if missing:
+        print(f"WARNING: {len(missing)} corpus files are not indexed: {missing}")
+
+    fin = load_financebench(args.shared, args.limit)
+    dg = load_docugami(args.shared, args.limit)
+    print(f"\nevaluating {len(fin)} FinanceBench + {len(dg)} Docugami questions x {len(MODES)} modes, "
+          f"top_k={args.top_k_max} ...", flush=True)
+    eval_started = time.perf_counter()
+    ev = evaluate(ws, fin, dg, args.top_k_max, kb_files)
+    eval_s = round(time.perf_counter() - eval_started, 1)
+    summary = summarize(ev)
+    print()
+    print_report(summary, ev)
+
+    total_s = round(time.perf_counter() - run_started, 1)
+    print(f"\nevaluation {eval_s} s; whole run {total_s} s; peak RSS {peak_rss_mb()} MB")
+    path = write_json("retrieval_quality", {
+        "machine": machine(),
+        "data_dir": str(settings.data_dir),
+        "index_parameters": settings.index_parameters(),
+        "retrieval_parameters": retrieval_params,
+        "embedding_model_load_s": model_load_s,
+        "ingest": ingest_summary,
+        "knowledge_base": {"documents": counts["documents"], "pages": kb_pages, "chunks": counts["chunks"]},
+        "questions": {"financebench": len(fin), "docugami": len(dg)},
+        "top_k_max": args.top_k_max,
+        "semantic_weights": ev["semantic_weights"],
+        "summary": summary,
+        "per_question": {m: {"financebench": b["fin"], "docugami": b["dg"]} for m, b in ev["per_mode"].items()},
+        "evaluation_seconds": eval_s,
+        "total_seconds": total_s,
+        "peak_rss_mb": peak_rss_mb(),
+    })
+    print(f"wrote {path.relative_to(ROOT)}")
+    ws.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

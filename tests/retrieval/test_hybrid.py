@@ -1,0 +1,72 @@
+"""Hybrid search finds by keyword and by meaning, can be scoped, and explains its ranking."""
+from __future__ import annotations
+
+import pytest
+
+DOCS = {
+    "warranty.txt": "Helios guarantees 25 years of power output and 12 years on the product itself.",
+    "install.txt": "Mount the HX-450 modules on aluminium rails; torque the clamps to 12 Nm.",
+    "receipts.csv": "date,vendor,item,amount\n2024-03-02,QuickFit,Winter tyres x4,480\n2024-05-11,AutoParts,Brake pads,90\n",
+    "story.txt": "The company was founded by two engineers in a garage in Porto in 1998.",
+}
+
+
+@pytest.fixture
+def ws(make_workspace, write_text):
+    ws = make_workspace()
+    ws.ingestor.ingest_paths([write_text(name, text) for name, text in DOCS.items()])
+    return ws
+
+
+def test_an_exact_identifier_is_found_by_the_keyword_side(ws):
+    top = ws.retriever.search("HX-450 clamp torque", top_k=1).hits[0]
+    assert top.filename == "install.txt" and top.bm25_rank == 1
+
+
+def test_a_paraphrase_is_found_by_the_vector_side(ws):
+    result = ws.retriever.search("how long is the guarantee on electricity production", top_k=1)
+    top = result.hits[0]
+    assert top.filename == "warranty.txt" and top.vector_rank == 1
+
+
+def test_every_hit_explains_where_it_came_from(ws):
+    result = ws.retriever.search("winter tyres receipt", top_k=2)
+    top = result.hits[0]
+    assert top.filename == "receipts.csv" and top.rows == "2-3"
+    assert set(top.retrievers) == {"bm25", "vector"}
+    assert 0.0 <= top.similarity <= 1.0
+    assert all(c.used == (c in result.hits) for c in result.candidates)
+    assert [c.score for c in result.candidates] == sorted((c.score for c in result.candidates), reverse=True)
+    assert {"bm25_ms", "vector_ms", "embed_ms", "fuse_ms"} <= set(result.timings_ms)
+
+
+def test_single_retriever_modes_use_only_that_retriever(ws):
+    assert all(h.vector_rank is None for h in ws.retriever.search("tyres", retrievers=("bm25",)).candidates)
+    assert all(h.bm25_rank is None for h in ws.retriever.search("tyres", retrievers=("vector",)).candidates)
+
+
+def test_search_can_be_prefiltered_to_documents(ws):
+    [story] = ws.kb.resolve_documents(["story.txt"])
+    result = ws.retriever.search("tyres and brake pads", doc_ids=[story])
+    assert {h.filename for h in result.candidates} == {"story.txt"}
+
+
+def test_enumeration_questions_weight_keywords_more(ws):
+    assert ws.retriever.search("list all receipts").semantic_weight == 0.3
+    assert ws.retriever.search("why was the company founded").semantic_weight == 0.7
+
+
+def test_sliding_window_adds_neighbours_in_reading_order(make_workspace, write_text):
+    ws = make_workspace(chunk_size_tokens=40, chunk_overlap_tokens=0)
+    lines = [f"Step {i}: tighten bolt number {i} of the frame to the rail." for i in range(1, 13)]
+    lines[6] = "Step 7: the grounding lug connects the frame to earth with a green cable."
+    ws.ingestor.ingest_paths([write_text("manual.txt", "\n".join(lines))])
+
+    result = ws.retriever.search("grounding lug earth cable", top_k=1, expand=1)
+
+    center = result.candidates[0]
+    assert "grounding lug" in center.text
+    last = ws.kb.counts()["chunks"] - 1
+    expected = [i for i in (center.chunk_index - 1, center.chunk_index, center.chunk_index + 1) if 0 <= i <= last]
+    assert [h.chunk_index for h in result.hits] == expected
+    assert all(h.expanded_from == center.chunk_id for h in result.hits if h.chunk_index != center.chunk_index)

@@ -1,0 +1,43 @@
+"""`python -m core ingest|search|docs|delete|reindex`: the terminal contract."""
+from __future__ import annotations
+
+import json
+
+from core.cli import main
+
+
+def test_ingest_search_docs_delete_round_trip(tmp_path, write_text, capsys):
+    data = str(tmp_path / "kb")
+    folder = write_text("spec.txt", "Dimensions: 1722 x 1134 x 30 mm. Weight: 21 kg.").parent
+    write_text("broken.pdf", "not really a pdf")
+
+    assert main(["--data-dir", data, "ingest", str(folder)]) == 1  # one file failed
+    out = capsys.readouterr().out
+    assert "ok  spec.txt: indexed" in out and "ERR broken.pdf: failed" in out
+
+    assert main(["--data-dir", data, "search", "panel weight", "--top-k", "1", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    [hit] = payload["hits"]
+    assert hit["filename"] == "spec.txt" and {"bm25_rank", "vector_rank", "score", "page"} <= set(hit)
+
+    assert main(["docs", "--data-dir", data]) == 0
+    listing = capsys.readouterr().out
+    assert "indexed    spec.txt" in listing and "failed" in listing and "not a PDF" in listing
+
+    assert main(["--data-dir", data, "delete", "spec.txt"]) == 0
+    assert main(["--data-dir", data, "delete", "spec.txt"]) == 1
+    assert "No document matches" in capsys.readouterr().err
+
+
+def test_changed_index_settings_are_refused_until_reindex(tmp_path, write_text, capsys, monkeypatch):
+    data = str(tmp_path / "kb")
+    main(["--data-dir", data, "ingest", str(write_text("a.txt", "Panels weigh 21 kg each."))])
+    monkeypatch.setenv("DOCUCHAT_CHUNK_SIZE_TOKENS", "100")
+    capsys.readouterr()
+
+    assert main(["--data-dir", data, "docs"]) == 2
+    assert "python -m core reindex" in capsys.readouterr().err
+
+    assert main(["--data-dir", data, "reindex"]) == 0
+    assert "Re-indexed 1 of 1 documents" in capsys.readouterr().out
+    assert main(["--data-dir", data, "docs"]) == 0
