@@ -1,4 +1,4 @@
-"""Command line: `python -m core ingest|search|docs|delete|reindex`.
+"""Command line: `python -m core ingest|search|ask|trace|docs|delete|reindex`.
 
 Other tools depend on the --json outputs: keep their shapes stable.
 """
@@ -31,6 +31,16 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--expand", type=int, help="add +-N neighbour chunks")
     search.add_argument("--json", action="store_true")
 
+    ask = sub.add_parser("ask", help="answer a question with citations")
+    ask.add_argument("question")
+    ask.add_argument("--style", choices=["concise", "detailed", "bullet"])
+    ask.add_argument("--top-k", type=int)
+    ask.add_argument("--json", action="store_true", help="print exactly one JSON object: the response")
+
+    trace = sub.add_parser("trace", help="show the trace of an answered question")
+    trace.add_argument("turn_id")
+    trace.add_argument("--json", action="store_true")
+
     docs = sub.add_parser("docs", help="list documents with their status")
     docs.add_argument("--json", action="store_true")
 
@@ -38,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     delete.add_argument("doc")
 
     sub.add_parser("reindex", help="rebuild every document with the current settings")
-    for command in (ingest, search, docs, delete, sub.choices["reindex"]):
+    for command in (ingest, search, ask, trace, docs, delete, sub.choices["reindex"]):
         command.add_argument("--data-dir", help=argparse.SUPPRESS, dest="data_dir_sub")
     return parser
 
@@ -124,6 +134,44 @@ def _search(workspace, args) -> int:
     return 0
 
 
+def _ask(workspace, args) -> int:
+    streamed = not args.json and sys.stdout.isatty()
+    on_token = (lambda token: print(token, end="", flush=True)) if streamed else None
+    response = workspace.ask(args.question, style=args.style, top_k=args.top_k, on_token=on_token)
+    if args.json:
+        data = response.to_dict()
+        print(json.dumps({key: data[key] for key in (
+            "answer", "citations", "confidence", "safety_flags", "reasoning", "timings", "tokens",
+            "trace_id", "intent", "route", "structured")}, indent=2))
+        return 0
+    if streamed:
+        print("\n")
+    else:
+        print(response.answer + "\n")
+    for c in (c for c in response.citations if c.cited or not any(x.cited for x in response.citations)):
+        where = f"p. {c.page}" if c.page else (f"sheet {c.sheet}" if c.sheet else "")
+        print(f"[Source {c.number}] {c.filename} {where} (similarity {c.score:.3f})")
+    flags = f"; flags: {', '.join(response.safety_flags)}" if response.safety_flags else ""
+    print(f"confidence: {response.confidence}{flags}; trace: {response.trace_id}")
+    return 0
+
+
+def _trace(workspace, args) -> int:
+    turn = workspace.kb.catalog.turn(args.turn_id)
+    if turn is None:
+        print(f"No turn with id '{args.turn_id}'.", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(turn["trace"], indent=2))
+        return 0
+    print(f"Question: {turn['question']}\nAnswer: {turn['answer']}\n")
+    for event in turn["trace"]["events"]:
+        state = "" if event["status"] == "ok" else f" [{event['status']}]"
+        print(f"{event['started_ms']:>9.0f} ms  {event['agent']:<10} {event['kind']:<11} "
+              f"{event['duration_ms']:>9.1f} ms  {event['summary']}{state}")
+    return 0
+
+
 def _docs(workspace, args) -> int:
     records = workspace.kb.documents()
     if args.json:
@@ -154,4 +202,4 @@ def _reindex(workspace, args) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
-COMMANDS = {"ingest": _ingest, "search": _search, "docs": _docs, "delete": _delete, "reindex": _reindex}
+COMMANDS = {"ingest": _ingest, "search": _search, "ask": _ask, "trace": _trace, "docs": _docs, "delete": _delete, "reindex": _reindex}

@@ -59,6 +59,28 @@ class Settings:
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
 
+    # --- LLM: embedded llama.cpp by default, Ollama when a host is set (seed 000 defaults)
+    llm_provider: str = "auto"  # auto | embedded | ollama | scripted
+    llm_model_path: Path | None = None  # None: the verified Qwen2.5-Coder-1.5B file
+    llm_threads: int = 2
+    llm_context_tokens: int = 4096
+    llm_omp_wait_policy: str = "PASSIVE"
+    llm_timeout_s: float = 300.0
+    ollama_host: str = ""
+    ollama_model: str = "qwen2.5-coder:1.5b"
+    answer_temperature: float = 0.3
+    answer_max_tokens: int = 500
+    answer_style: str = "concise"  # concise | detailed | bullet
+    context_token_budget: int = 700  # evidence tokens in the answer prompt
+
+    # --- question limits and answer checks (seed 000)
+    min_question_chars: int = 10
+    max_question_chars: int = 1000
+    min_answer_chars: int = 20
+    confidence_high_similarity: float = 0.8
+    confidence_medium_similarity: float = 0.6
+    max_reflection_iterations: int = 3
+
     # --- index rebuild policy when settings change under an existing index
     reindex_on_settings_change: bool = False
 
@@ -78,6 +100,11 @@ class Settings:
     def files_dir(self) -> Path:
         """Copies of ingested originals, so re-indexing never needs the user's file again."""
         return self.data_dir / "files"
+
+    @property
+    def cache_dir(self) -> Path:
+        """Assembled model files; shared by every data dir unless DOCUCHAT_CACHE_DIR says otherwise."""
+        return Path(os.environ.get("DOCUCHAT_CACHE_DIR", "data/cache"))
 
     @property
     def max_file_bytes(self) -> int:
@@ -105,8 +132,8 @@ def _coerce(raw: str, current: object) -> object:
         return int(raw)
     if isinstance(current, float):
         return float(raw)
-    if isinstance(current, Path):
-        return Path(raw)
+    if isinstance(current, Path) or current is None:
+        return Path(raw) if raw else None
     if isinstance(current, tuple):
         return tuple(part.strip() for part in raw.split(",") if part.strip())
     return raw

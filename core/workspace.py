@@ -4,15 +4,19 @@ The CLI, the Streamlit pages and the benchmarks all start here.
 """
 from __future__ import annotations
 
+from core.agents import AnswerPipeline, Response
 from core.config import Settings, load_settings
 from core.embedding import Embedder, shared_embedder
 from core.ingest.pipeline import Ingestor
+from core.llm import ChatLLM, make_llm
 from core.retrieval.hybrid import HybridRetriever
 from core.store.knowledge_base import KnowledgeBase
 
 
 class Workspace:
-    def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, settings: Settings | None = None, embedder: Embedder | None = None, llm: ChatLLM | None = None
+    ) -> None:
         self.settings = settings or load_settings()
         self.embedder = embedder or shared_embedder(
             self.settings.embedding_batch_size, self.settings.torch_threads
@@ -20,9 +24,32 @@ class Workspace:
         self.kb = KnowledgeBase(self.settings, self.embedder)
         self.ingestor = Ingestor(self.kb, self.settings)
         self.retriever = HybridRetriever(self.kb, self.settings)
+        self.llm = llm or make_llm(self.settings)  # providers load their model on first use
+        self.pipeline = AnswerPipeline(self.kb, self.retriever, self.llm, self.settings)
         self.reindexed_on_open = []
         if self.kb.parameter_changes:  # only reached when re-indexing on change is allowed
             self.reindexed_on_open = self.ingestor.reindex_all()
+
+    def ask(self, question: str, **options) -> Response:
+        """Answer one question (options: style, top_k, on_token, on_event)."""
+        return self.pipeline.ask(question, **options)
+
+    def status(self) -> dict[str, object]:
+        """What the home page and `docs` show: knowledge-base size and where things run."""
+        documents = self.kb.documents()
+        counts = self.kb.counts()
+        llm_ready, llm_status = self.llm.health()
+        return {
+            "documents": counts["documents"],
+            "chunks": counts["chunks"],
+            "failed": [d.filename for d in documents if d.status == "failed"],
+            "embedding_model": self.embedder.model_name,
+            "vector_store": self.kb.vectors.location,
+            "llm_provider": self.llm.name,
+            "llm_ready": llm_ready,
+            "llm_status": llm_status,
+            "data_dir": str(self.settings.data_dir),
+        }
 
     def close(self) -> None:
         self.kb.close()

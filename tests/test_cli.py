@@ -41,3 +41,23 @@ def test_changed_index_settings_are_refused_until_reindex(tmp_path, write_text, 
     assert main(["--data-dir", data, "reindex"]) == 0
     assert "Re-indexed 1 of 1 documents" in capsys.readouterr().out
     assert main(["--data-dir", data, "docs"]) == 0
+
+
+def test_ask_json_prints_exactly_one_response_object_and_trace_reads_it_back(tmp_path, write_text, capsys, monkeypatch):
+    monkeypatch.setenv("DOCUCHAT_LLM_PROVIDER", "scripted")  # extractive stand-in: no model time
+    data = str(tmp_path / "kb")
+    main(["--data-dir", data, "ingest", str(write_text("spec.txt", "The HX-450 panel weighs 21.5 kg."))])
+    capsys.readouterr()
+
+    assert main(["--data-dir", data, "ask", "How heavy is the HX-450 panel?", "--json"]) == 0
+    response = json.loads(capsys.readouterr().out)
+    assert set(response) >= {"answer", "citations", "confidence", "safety_flags", "reasoning", "timings", "trace_id"}
+    assert "[Source 1]" in response["answer"] and response["citations"][0]["filename"] == "spec.txt"
+
+    assert main(["--data-dir", data, "trace", response["trace_id"]]) == 0
+    timeline = capsys.readouterr().out
+    for agent in ("Planner", "Retriever", "Reasoner", "Validator", "Responder"):
+        assert agent in timeline
+    assert main(["--data-dir", data, "trace", response["trace_id"], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["turn_id"] == response["trace_id"]
+    assert main(["--data-dir", data, "trace", "nope"]) == 1

@@ -15,7 +15,7 @@ from core.ingest.document import LoadedDocument, Section
 
 TokenCounter = Callable[[list[str]], list[int]]
 
-_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=\S)")
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=\S)|(?<=[。！？])")
 
 
 @dataclass
@@ -109,18 +109,32 @@ def _split_long(text: str, count_tokens: TokenCounter, size: int) -> list[tuple[
         if tokens <= size:
             pieces.append((sentence, tokens))
             continue
-        words = sentence.split(" ")
+        words = [w for w in sentence.split(" ") if w]
+        word_counts = count_tokens(words)
         window: list[str] = []
         window_tokens = 0
-        for word, word_tokens in zip(words, count_tokens(words)):
-            if window and window_tokens + word_tokens > size:
-                pieces.append((" ".join(window), window_tokens))
-                window, window_tokens = [], 0
-            window.append(word)
-            window_tokens += word_tokens
+        for word, word_tokens in zip(words, word_counts):
+            for piece, piece_tokens in _split_word(word, word_tokens, count_tokens, size):
+                if window and window_tokens + piece_tokens > size:
+                    pieces.append((" ".join(window), window_tokens))
+                    window, window_tokens = [], 0
+                window.append(piece)
+                window_tokens += piece_tokens
         if window:
             pieces.append((" ".join(window), window_tokens))
     return _merge_small(pieces, size)
+
+
+def _split_word(word: str, tokens: int, count_tokens: TokenCounter, size: int) -> list[tuple[str, int]]:
+    """A "word" over the budget (text without spaces: Chinese, "1,2,3,..." runs) cut in halves."""
+    if tokens <= size or len(word) < 2:
+        return [(word, tokens)]
+    middle = len(word) // 2
+    halves = [word[:middle], word[middle:]]
+    result: list[tuple[str, int]] = []
+    for half, half_tokens in zip(halves, count_tokens(halves)):
+        result.extend(_split_word(half, half_tokens, count_tokens, size))
+    return result
 
 
 def _merge_small(pieces: list[tuple[str, int]], size: int) -> list[tuple[str, int]]:

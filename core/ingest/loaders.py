@@ -19,6 +19,12 @@ from core.ingest.tables import find_tables, table_lines
 log = logging.getLogger(__name__)
 
 Loader = Callable[[Path, Settings], LoadedDocument]
+
+
+class FinalPdfError(Exception):
+    """A verdict on the file itself, not on one parser: no fallback parser is tried."""
+
+
 PASSWORD_MESSAGE = "The PDF is password-protected. Remove the password and upload again."
 BINARY_MESSAGE = "This file contains binary data, not text. Was it renamed?"
 
@@ -35,10 +41,11 @@ def load_document(path: Path, settings: Settings, filename: str | None = None) -
         raise IngestError("The file is empty (0 bytes).")
     if size > settings.max_file_bytes:
         raise IngestError(
-            f"The file is {size / 1e6:.1f} MB, over the {settings.max_file_mb:g} MB limit."
+            f"The file is {size / 2**20:.3g} MB, over the {settings.max_file_mb:g} MB limit."
         )
     document = LOADERS[suffix](path, settings)
     document.filename = filename
+    document.kind = suffix.lstrip(".")  # uploads arrive as temp files: the user's name decides
     if not any(s.text.strip() for s in document.sections):
         raise IngestError(
             "No text could be extracted (the file may be scanned images or contain no text)."
@@ -58,8 +65,8 @@ def load_pdf(path: Path, settings: Settings) -> LoadedDocument:
     for parser in (_pdf_pages_pdfium, _pdf_pages_pypdf, _pdf_pages_pdfminer):
         try:
             texts = parser(path, settings)
-        except IngestError:
-            raise
+        except FinalPdfError as exc:  # a password or the page limit: another parser agrees
+            raise IngestError(str(exc)) from None
         except Exception as exc:
             log.info("%s could not read %s: %s", parser.__name__, path.name, exc)
             failures.append(type(exc).__name__)
@@ -77,7 +84,7 @@ def _pdf_pages_pdfium(path: Path, settings: Settings) -> list[str]:
         pdf = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as exc:
         if "password" in str(exc).lower():
-            raise IngestError(PASSWORD_MESSAGE)
+            raise FinalPdfError(PASSWORD_MESSAGE)
         raise
     try:
         _check_page_limit(len(pdf), settings)
@@ -105,7 +112,7 @@ def _pdf_pages_pypdf(path: Path, settings: Settings) -> list[str]:
         except FileNotDecryptedError:
             decrypted = 0
         if not decrypted:
-            raise IngestError(PASSWORD_MESSAGE)
+            raise FinalPdfError(PASSWORD_MESSAGE)
     _check_page_limit(len(reader.pages), settings)
     return [page.extract_text() or "" for page in reader.pages]
 
@@ -121,14 +128,14 @@ def _pdf_pages_pdfminer(path: Path, settings: Settings) -> list[str]:
         _check_page_limit(count, settings)
         return [extract_text(str(path), page_numbers=[i]) for i in range(count)]
     except PDFPasswordIncorrect:
-        raise IngestError(PASSWORD_MESSAGE)
+        raise FinalPdfError(PASSWORD_MESSAGE)
 
 
 def _check_page_limit(count: int, settings: Settings) -> None:
     if count == 0:
-        raise IngestError("The PDF has no pages.")
+        raise ValueError("no pages found")  # a damaged file often looks empty to one parser
     if count > settings.max_pages:
-        raise IngestError(f"The PDF has {count} pages, over the {settings.max_pages}-page limit.")
+        raise FinalPdfError(f"The PDF has {count} pages, over the {settings.max_pages}-page limit.")
 
 
 # --- spreadsheets ----------------------------------------------------------------------------
@@ -206,11 +213,10 @@ def _decode_text(data: bytes) -> str:
     if b"\x00" in data[:8192]:
         raise IngestError(BINARY_MESSAGE)
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        pass
-    # Legacy single-byte exports are common; cp1252 maps nearly every byte, so check the result.
-    text = data.decode("cp1252", errors="replace")
+        # Legacy single-byte exports are common; cp1252 maps nearly every byte, so check the result.
+        text = data.decode("cp1252", errors="replace")
     sample = text[:8192]
     printable = sum(ch.isprintable() or ch in "\n\r\t" for ch in sample)
     if printable < 0.9 * len(sample):

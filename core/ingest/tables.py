@@ -74,6 +74,11 @@ def find_tables(grid: Grid) -> list[TableBlock]:
     for block in _split_blocks(rows):
         # Single-cell rows before the header are titles (merged cells read as one value).
         start = 0
+        if all(_filled(row) < 2 for _, row in block) and len(block) > 1:
+            # A one-column table (a list of names): its first row is the header.
+            tables.append(_one_column_table(block, pending_titles))
+            pending_titles = []
+            continue
         while start < len(block) and _filled(block[start][1]) < 2:
             pending_titles.append(" ".join(c for c in block[start][1] if c))
             start += 1
@@ -100,6 +105,13 @@ def find_tables(grid: Grid) -> list[TableBlock]:
     elif pending_titles:  # a sheet of prose: keep it as notes of an empty table
         tables.append(TableBlock([], [], [], [], pending_titles))
     return tables
+
+
+def _one_column_table(block: list[tuple[int, list[str]]], titles: list[str]) -> TableBlock:
+    column = next((i for i, c in enumerate(block[0][1]) if c), 0)
+    header = [block[0][1][column]]
+    rows = [[row[column]] for _, row in block[1:]]
+    return TableBlock(header, rows, [number for number, _ in block[1:]], titles, [])
 
 
 def _looks_like_note(row: list[str]) -> bool:

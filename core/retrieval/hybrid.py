@@ -84,6 +84,7 @@ class HybridRetriever:
         rankings: dict[str, list[str]] = {}
         vector_scores: dict[str, float] = {}
         bm25_scores: dict[str, float] = {}
+        query_vector = None
 
         if BM25 in retrievers:
             started = time.perf_counter()
@@ -94,10 +95,10 @@ class HybridRetriever:
             timings["bm25_ms"] = _ms(started)
         if VECTOR in retrievers:
             started = time.perf_counter()
-            vector = self.kb.embedder.embed([query])[0]
+            query_vector = self.kb.embedder.embed([query])[0]
             timings["embed_ms"] = _ms(started)
             started = time.perf_counter()
-            vector_hits = self.kb.vectors.query(vector, pool, doc_ids=doc_ids)
+            vector_hits = self.kb.vectors.query(query_vector, pool, doc_ids=doc_ids)
             rankings[VECTOR] = [h.chunk_id for h in vector_hits]
             vector_scores = {h.chunk_id: h.similarity for h in vector_hits}
             timings["vector_ms"] = _ms(started)
@@ -118,6 +119,12 @@ class HybridRetriever:
         hits = candidates[:top_k]
         for hit in hits:
             hit.used = True
+        if query_vector is not None:
+            # Chunks found only by BM25 still get their true cosine similarity: the confidence
+            # rules (seed 000) average it over the chunks an answer uses.
+            missing = [h.chunk_id for h in hits if h.vector_score is None]
+            for chunk_id, similarity in self.kb.vectors.similarities(query_vector, missing).items():
+                next(h for h in hits if h.chunk_id == chunk_id).vector_score = similarity
         window = s.expand_window if expand is None else expand
         if window > 0:
             hits = self.expand(hits, window)

@@ -64,6 +64,16 @@ CREATE TABLE IF NOT EXISTS embedding_cache (
     vector BLOB NOT NULL,
     PRIMARY KEY (text_hash, model)
 );
+CREATE TABLE IF NOT EXISTS turns (
+    turn_id TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    question TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    confidence TEXT,
+    response TEXT NOT NULL,
+    trace TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS turns_created ON turns(created_at);
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -149,6 +159,14 @@ def _replace_document(conn: sqlite3.Connection, record: DocumentRecord) -> None:
         ":stored_path, :created_at, :updated_at)",
         record.__dict__,
     )
+
+
+def _turn(row: sqlite3.Row) -> dict:
+    return {
+        "turn_id": row["turn_id"], "created_at": row["created_at"], "question": row["question"],
+        "answer": row["answer"], "confidence": row["confidence"],
+        "response": json.loads(row["response"]), "trace": json.loads(row["trace"]),
+    }
 
 
 class Catalog:
@@ -319,6 +337,26 @@ class Catalog:
             (INDEXED,),
         ).fetchone()[0]
         return {"documents": documents, "chunks": chunks}
+
+    # --- turns: the audit log of every answer shown, with its trace ----------------------------
+
+    def save_turn(self, turn_id: str, question: str, answer: str, confidence: str | None,
+                  response: dict, trace: dict) -> None:
+        with self._connect() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO turns VALUES (?,?,?,?,?,?,?)",
+                (turn_id, now(), question, answer, confidence, json.dumps(response), json.dumps(trace)),
+            )
+
+    def turn(self, turn_id: str) -> dict | None:
+        row = self._conn().execute("SELECT * FROM turns WHERE turn_id=?", (turn_id,)).fetchone()
+        return _turn(row) if row else None
+
+    def recent_turns(self, limit: int = 50) -> list[dict]:
+        rows = self._conn().execute(
+            "SELECT * FROM turns ORDER BY created_at DESC, rowid DESC LIMIT ?", (limit,)
+        ).fetchall()
+        return [_turn(r) for r in rows]
 
     # --- embedding cache: the model is the slow step, so a text is embedded once ------------
 

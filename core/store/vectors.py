@@ -83,6 +83,17 @@ class VectorStore:
         distances = result["distances"][0]
         return [VectorHit(i, round(1.0 - float(d), 6)) for i, d in zip(ids, distances)]
 
+    def similarities(self, vector: np.ndarray, ids: list[str]) -> dict[str, float]:
+        """Exact cosine similarity of `vector` to the stored vectors of `ids`."""
+        if not ids:
+            return {}
+        got = self.collection.get(ids=list(ids), include=["embeddings"])
+        stored = np.asarray(got["embeddings"], dtype=np.float32)
+        if stored.size == 0:
+            return {}
+        scores = stored @ vector.astype(np.float32)
+        return {i: round(float(s), 6) for i, s in zip(got["ids"], scores)}
+
     def all_ids(self) -> set[str]:
         ids: set[str] = set()
         offset, page = 0, 5000

@@ -129,11 +129,6 @@ class TestLimits:
         assert doc.title == "notes"
         assert "Ship on Friday." in doc.sections[0].text
 
-    @pytest.mark.xfail(
-        reason="core/ingest/loaders.py:196 load_text takes `kind` from path.suffix, not from the "
-        "filename the user gave, so a temp upload of notes.md gets kind 'tmp'",
-        strict=True,
-    )
     def test_kind_follows_the_filename_argument_for_text_files(self, make_file):
         path = make_file("upload-1234.tmp", b"# Notes\n\nShip on Friday.\n")
         assert load(path, filename="notes.md").kind == "md"
@@ -152,11 +147,14 @@ class TestXlsx:
 
     def test_data_rows_read_header_value_pairs_and_keep_their_real_sheet_row(self, inventory_xlsx):
         first, second, suppliers = load(inventory_xlsx).sections
-        rows = dict(zip(first.row_numbers, first.text.split("\n")))
-        assert rows[3] == "Item: Bolts | Quantity: 120 | Unit Price: 0.25 | Location: Aisle 3"
-        assert rows[4] == "Item: Nuts | Quantity: 300 | Unit Price: 0.1 | Location: Aisle 3"
-        # an empty cell is left out rather than written as "Location: "
-        assert rows[5] == "Item: Washers | Quantity: 75 | Unit Price: 0.05"
+        # lines: title, three data rows, note
+        data_lines = first.text.split("\n")[1:-1]
+        assert data_lines == [
+            "Item: Bolts | Quantity: 120 | Unit Price: 0.25 | Location: Aisle 3",
+            "Item: Nuts | Quantity: 300 | Unit Price: 0.1 | Location: Aisle 3",
+            "Item: Washers | Quantity: 75 | Unit Price: 0.05",  # the empty Location is left out
+        ]
+        assert first.row_numbers[1:-1] == [3, 4, 5]
 
         lines = second.text.split("\n")
         assert lines[1:] == ["Order: R-1 | Reason: Damaged | Amount: 12.5", "Order: R-2 | Reason: Wrong size | Amount: 8"]
@@ -250,11 +248,6 @@ class TestCsv:
         assert doc.sections[0].row_numbers == [2]
         assert doc.warnings and "2 rows" in doc.warnings[0]
 
-    @pytest.mark.xfail(
-        reason="core/ingest/tables.py:77 treats every row with fewer than 2 filled cells as a title, "
-        "so a one-column CSV has no header and every line gets row number 1",
-        strict=True,
-    )
     def test_one_column_csv_keeps_real_row_numbers(self, make_file):
         section = load(make_file("names.csv", b"customer\nACME\nGlobex\nInitech\n")).sections[0]
         assert section.row_numbers == [2, 3, 4]
@@ -284,7 +277,8 @@ class TestText:
         assert "binary" in load_error(binary_txt).lower()
 
     def test_binary_without_nul_bytes_is_refused_too(self, make_file):
-        assert "binary" in load_error(make_file("noise.txt", bytes(range(1, 32)) * 64)).lower()
+        # not UTF-8, and as cp1252 mostly unprintable
+        assert "binary" in load_error(make_file("noise.txt", bytes(range(1, 256)) * 16)).lower()
 
     def test_whitespace_only_text_has_no_text(self, make_file):
         assert "no text" in load_error(make_file("blank.txt", b"   \n\n\t\n")).lower()

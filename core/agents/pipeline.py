@@ -1,0 +1,159 @@
+"""The answering pipeline of seed 000: Planner -> Retriever -> Reasoner -> Validator -> Responder.
+
+Each step is traced; the turn and its trace are persisted before the answer is returned, so an
+answer the user saw always has its audit record.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from core.agents import planner as planner_agent
+from core.agents import reasoner as reasoner_agent
+from core.agents import responder as responder_agent
+from core.agents import retriever as retriever_agent
+from core.agents import validator as validator_agent
+from core.agents.planner import Plan
+from core.agents.reasoner import Draft
+from core.agents.retriever import Evidence
+from core.agents.responder import Response
+from core.agents.validator import Validation
+from core.config import Settings
+from core.llm.base import ChatLLM, TokenCallback
+from core.retrieval import HybridRetriever
+from core.store import KnowledgeBase
+from core.trace import TraceRecorder
+from core.trace.events import Listener
+
+
+class AnswerPipeline:
+    def __init__(self, kb: KnowledgeBase, retriever: HybridRetriever, llm: ChatLLM, settings: Settings) -> None:
+        self.kb = kb
+        self.retriever = retriever
+        self.llm = llm
+        self.settings = settings
+
+    def ask(
+        self, question: str, *, style: str | None = None, top_k: int | None = None,
+        on_token: TokenCallback | None = None, on_event: Listener | None = None,
+    ) -> Response:
+        trace = TraceRecorder(question, on_event)
+        draft = validation = None
+        plan = self._plan(question, trace)
+        if plan.needs_retrieval:
+            evidence = self._retrieve(plan, top_k, trace)
+            draft = self._reason(plan, evidence, style, on_token, trace)
+            draft, validation = self._validate(plan, evidence, draft, style, top_k, trace)
+        return self._respond(plan, draft, validation, trace)
+
+    # --- the five steps -------------------------------------------------------------------------
+
+    def _plan(self, question: str, trace: TraceRecorder) -> Plan:
+        with trace.step("plan", "Planner", question=question) as event:
+            plan = planner_agent.plan_question(question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings)
+            event.summary = plan.reason
+            event.outputs.update(
+                needs_retrieval=plan.needs_retrieval, intent=plan.intent, route=plan.route,
+                fallbacks=plan.fallbacks, sub_queries=plan.sub_queries, safety_flags=plan.safety_flags,
+                semantic_weight=plan.semantic_weight,
+            )
+        return plan
+
+    def _retrieve(self, plan: Plan, top_k: int | None, trace: TraceRecorder, expand: int | None = None) -> Evidence:
+        k = top_k or self.settings.top_k
+        with trace.step("retrieval", "Retriever", queries=plan.sub_queries, top_k=k) as event:
+            evidence = retriever_agent.retrieve(plan, self.retriever, k, expand=expand)
+            event.summary = f"{len(evidence.chunks)} chunks" + (f" (error: {evidence.error})" if evidence.error else "")
+            event.outputs.update(
+                error=evidence.error,
+                average_similarity=round(evidence.average_similarity, 3),
+                searches=[
+                    {
+                        "query": r.query, "semantic_weight": r.semantic_weight, "timings_ms": r.timings_ms,
+                        "candidates": [_candidate_row(c) for c in r.candidates[:30]],
+                    }
+                    for r in evidence.results
+                ],
+            )
+        return evidence
+
+    def _reason(self, plan: Plan, evidence: Evidence, style: str | None, on_token, trace: TraceRecorder) -> Draft:
+        s = self.settings
+        style = style or s.answer_style
+        with trace.step("llm_call", "Reasoner", provider=self.llm.name, model=self.llm.model, style=style) as event:
+            draft = reasoner_agent.reason(
+                plan.question, evidence.chunks, self.llm, style=style, budget=s.context_token_budget,
+                temperature=s.answer_temperature, max_tokens=s.answer_max_tokens,
+                count_tokens=self.kb.embedder.count_tokens, on_token=on_token,
+            )
+            event.summary = (f"error: {draft.error}" if draft.error else
+                             f"{draft.prompt_tokens} prompt + {draft.completion_tokens} answer tokens")
+            event.outputs.update(
+                prompt=draft.prompt, raw_output=draft.raw_output, error=draft.error,
+                prompt_tokens=draft.prompt_tokens, completion_tokens=draft.completion_tokens,
+                cached_tokens=sum(c.cached_tokens for c in draft.completions),
+                finish_reasons=[c.finish_reason for c in draft.completions], continued=draft.continued,
+                llm_seconds=[c.seconds for c in draft.completions],
+                sources=[{"n": x.number, "chunk_id": x.chunk.chunk_id, "label": x.label} for x in draft.sources],
+            )
+            if draft.error:
+                event.status = "failed"
+        return draft
+
+    def _validate(
+        self, plan: Plan, evidence: Evidence, draft: Draft, style: str | None, top_k: int | None,
+        trace: TraceRecorder,
+    ) -> tuple[Draft, Validation]:
+        validation = self._check(draft, trace)
+        iteration = 1
+        while validation.needs_refinement and iteration < self.settings.max_reflection_iterations:
+            iteration += 1
+            refined = replace(plan, sub_queries=[plan.question, " ".join(validation.unsupported[:6])])
+            trace.record(
+                "reflection", "Validator", f"refining retrieval (iteration {iteration})",
+                unsupported=validation.unsupported, queries=refined.sub_queries,
+            )
+            more = self._retrieve(refined, top_k, trace, expand=1)
+            second = self._reason(plan, more, style, None, trace)
+            second_validation = self._check(second, trace)
+            if second_validation.is_valid and len(second_validation.unsupported) < len(validation.unsupported):
+                draft, validation = second, second_validation
+            else:
+                break
+        return draft, validation
+
+    def _check(self, draft: Draft, trace: TraceRecorder) -> Validation:
+        with trace.step("validation", "Validator") as event:
+            validation = validator_agent.validate(draft, self.settings)
+            event.summary = f"{'valid' if validation.is_valid else 'invalid'}, {validation.confidence} confidence"
+            event.outputs.update(
+                is_valid=validation.is_valid, confidence=validation.confidence, reason=validation.reason,
+                safety_flags=validation.safety_flags, average_similarity=round(validation.average_similarity, 3),
+                cited=validation.cited, invalid_citations=validation.invalid_citations,
+                unsupported=validation.unsupported,
+            )
+        return validation
+
+    def _respond(self, plan: Plan, draft: Draft | None, validation: Validation | None, trace: TraceRecorder) -> Response:
+        with trace.step("final", "Responder") as event:
+            response = responder_agent.respond(plan, draft, validation)
+            response.trace_id = trace.trace.turn_id
+            response.tokens = {
+                "prompt": draft.prompt_tokens if draft else 0,
+                "completion": draft.completion_tokens if draft else 0,
+            }
+            event.summary = f"{response.confidence} confidence, {len(response.citations)} citations"
+            event.outputs.update(answer=response.answer, safety_flags=response.safety_flags)
+        response.timings = trace.trace.agent_durations()
+        self.kb.catalog.save_turn(
+            response.trace_id, plan.question, response.answer, response.confidence,
+            response.to_dict(), trace.trace.to_dict(),
+        )
+        return response
+
+
+def _candidate_row(chunk) -> dict:
+    return {
+        "chunk_id": chunk.chunk_id, "filename": chunk.filename, "page": chunk.page, "sheet": chunk.sheet,
+        "bm25_rank": chunk.bm25_rank, "vector_rank": chunk.vector_rank, "fused_score": chunk.score,
+        "similarity": chunk.vector_score, "used": chunk.used,
+    }

@@ -1,0 +1,87 @@
+"""Planner (seed 000, step 1): decide whether and how to retrieve. Rules only, no LLM call.
+
+Order as in the seed: injection, empty knowledge base, question length; then intent and route.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from core.config import Settings
+from core.safety import find_injection
+
+MESSAGES = {
+    "prompt_injection": "I cannot process this question as it contains potentially unsafe patterns.",
+    "empty_knowledge_base": "No documents have been uploaded yet. Please upload documents before asking questions.",
+    "empty_question": "Please type a question about your documents.",
+    "question_too_short": "Your question is too short. Could you add more details, such as what or which document you mean?",
+    "question_too_long": "Your question is longer than {limit} characters. Please shorten it.",
+}
+
+ENUMERATION, NUMERIC, CONCEPTUAL = "enumeration", "numeric_lookup", "conceptual"
+COMPARATIVE, MULTI_STEP, TEMPORAL = "comparative", "multi_step", "temporal"
+
+_INTENT_RULES: list[tuple[str, re.Pattern[str]]] = [
+    (COMPARATIVE, re.compile(r"\b(compare|comparison|versus|vs\.?|difference between|differ|higher|lower|more than|less than)\b", re.I)),
+    (TEMPORAL, re.compile(r"\b(change[ds]? (from|between|since)|over time|trend|year[- ]over[- ]year|since (19|20)\d\d|from (19|20)\d\d to)\b", re.I)),
+    (MULTI_STEP, re.compile(r"\b(step[- ]by[- ]step|steps|procedure|process for|how do i|how to)\b", re.I)),
+    (ENUMERATION, re.compile(r"\b(list|all|every|each|enumerate|how many|which (ones|of))\b", re.I)),
+    (NUMERIC, re.compile(r"\b(how much|how many|total|amount|sum|average|revenue|income|price|cost|rate|ratio|margin|percent(age)?|number of|value of|what (was|is) the \w+ (of|for))\b|%|\$", re.I)),
+]
+
+
+@dataclass
+class Plan:
+    question: str
+    needs_retrieval: bool
+    response: str | None = None
+    safety_flags: list[str] = field(default_factory=list)
+    intent: str = CONCEPTUAL
+    route: str = "hybrid"
+    fallbacks: list[str] = field(default_factory=list)
+    reason: str = ""
+    sub_queries: list[str] = field(default_factory=list)
+    semantic_weight: float | None = None
+    doc_ids: list[str] | None = None
+
+
+def classify_intent(question: str) -> str:
+    for intent, pattern in _INTENT_RULES:
+        if pattern.search(question):
+            return intent
+    return CONCEPTUAL
+
+
+def plan_question(question: str, *, knowledge_base_empty: bool, settings: Settings) -> Plan:
+    text = (question or "").strip()
+    if not text:
+        return _stop(text, "empty_question")
+    injection = find_injection(text)
+    if injection:
+        plan = _stop(text, "prompt_injection")
+        plan.reason = "matched: " + ", ".join(injection)
+        return plan
+    if knowledge_base_empty:
+        return _stop(text, "empty_knowledge_base")
+    if len(text) < settings.min_question_chars:
+        return _stop(text, "question_too_short")
+    if len(text) > settings.max_question_chars:
+        plan = _stop(text, "question_too_long")
+        plan.response = MESSAGES["question_too_long"].format(limit=settings.max_question_chars)
+        return plan
+    intent = classify_intent(text)
+    weight = settings.semantic_weight_enumeration if intent == ENUMERATION else settings.semantic_weight_reasoning
+    return Plan(
+        question=text,
+        needs_retrieval=True,
+        intent=intent,
+        route="hybrid",
+        reason=f"{intent} question: hybrid keyword + semantic search over all documents",
+        sub_queries=[text],
+        semantic_weight=weight,
+    )
+
+
+def _stop(text: str, flag: str) -> Plan:
+    return Plan(question=text, needs_retrieval=False, response=MESSAGES[flag], safety_flags=[flag],
+                reason=flag.replace("_", " "))

@@ -1,0 +1,170 @@
+"""Reasoner (seed 000, step 3): one LLM call over a tight, labelled context.
+
+The context is assembled within a token budget from the sentences of each chunk that share the
+most words with the question (not a blind cut at 500 characters), and each source names its file
+and page. On the 2-core target a prompt token costs ~30 ms, so the budget is the main speed knob.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from core.llm.base import ChatLLM, Completion, LLMError, TokenCallback
+from core.retrieval import RetrievedChunk
+from core.store.keyword import tokenize
+
+TokenCounter = Callable[[list[str]], list[int]]
+
+STYLE_INSTRUCTIONS = {
+    "concise": "Provide a brief, direct answer.",
+    "detailed": "Provide a comprehensive, detailed answer.",
+    "bullet": "Provide the answer as bullet points.",
+}
+NO_INFORMATION = "The provided documents do not contain information about this."
+
+PROMPT_TEMPLATE = """You are a helpful assistant answering questions based only on the provided document context.
+
+Question: {question}
+
+Context from documents:
+{context}
+
+Instructions:
+- Answer ONLY based on the provided context
+- {style_instruction}
+- If the context doesn't contain the answer, say "{no_information}"
+- Cite which source(s) support each claim using [Source N] notation
+
+Answer:"""
+
+CONTINUE_INSTRUCTION = "Continue the answer exactly where it stopped. Do not repeat what was already written."
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+@dataclass
+class Source:
+    number: int
+    chunk: RetrievedChunk
+    text: str  # the sentences shown to the model
+
+    @property
+    def label(self) -> str:
+        where = f"p. {self.chunk.page}" if self.chunk.page else (f"sheet {self.chunk.sheet}" if self.chunk.sheet else "")
+        if self.chunk.rows:
+            where = f"{where}, rows {self.chunk.rows}".strip(", ")
+        return f"[Source {self.number}] ({self.chunk.filename}{', ' + where if where else ''})"
+
+
+@dataclass
+class Draft:
+    answer: str
+    context_used: str
+    num_sources: int
+    sources: list[Source]
+    prompt: str = ""
+    raw_output: str = ""
+    completions: list[Completion] = field(default_factory=list)
+    error: str | None = None
+    continued: bool = False
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(c.prompt_tokens for c in self.completions)
+
+    @property
+    def completion_tokens(self) -> int:
+        return sum(c.completion_tokens for c in self.completions)
+
+
+def select_sentences(text: str, question: str, budget: int, count_tokens: TokenCounter) -> str:
+    """The sentences of `text` most related to `question`, in their original order, within
+    `budget` tokens. The best sentence is always kept, shortened if it alone is over budget."""
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    if not sentences:
+        return ""
+    counts = count_tokens(sentences)
+    if sum(counts) <= budget:
+        return "\n".join(sentences)
+    wanted = set(tokenize(question))
+    scores = [
+        (len(wanted & set(tokenize(s))) / (1 + 0.01 * n), -i)  # overlap, then earlier first
+        for i, (s, n) in enumerate(zip(sentences, counts))
+    ]
+    order = sorted(range(len(sentences)), key=lambda i: scores[i], reverse=True)
+    chosen: list[int] = []
+    used = 0
+    for i in order:
+        if used + counts[i] <= budget:
+            chosen.append(i)
+            used += counts[i]
+    if not chosen:
+        best = sentences[order[0]]
+        words = best.split()
+        return " ".join(words[: max(1, budget * 3 // 4)])
+    return "\n".join(sentences[i] for i in sorted(chosen))
+
+
+def build_sources(question: str, chunks: list[RetrievedChunk], budget: int, count_tokens: TokenCounter) -> list[Source]:
+    """Label chunks [Source 1..n]; neighbours from the sliding window join the chunk they
+    surround, so numbering follows what a reader would call one passage."""
+    if not chunks:
+        return []
+    share = max(40, budget // len(chunks))
+    sources = []
+    for chunk in chunks:
+        text = select_sentences(chunk.text, question, share, count_tokens)
+        if text:
+            sources.append(Source(len(sources) + 1, chunk, text))
+    return sources
+
+
+def build_prompt(question: str, sources: list[Source], style: str) -> str:
+    context = "\n\n".join(f"{s.label}\n{s.text}" for s in sources) or "(no documents matched)"
+    return PROMPT_TEMPLATE.format(
+        question=question, context=context,
+        style_instruction=STYLE_INSTRUCTIONS.get(style, STYLE_INSTRUCTIONS["concise"]),
+        no_information=NO_INFORMATION,
+    )
+
+
+def reason(
+    question: str,
+    chunks: list[RetrievedChunk],
+    llm: ChatLLM,
+    *,
+    style: str,
+    budget: int,
+    temperature: float,
+    max_tokens: int,
+    count_tokens: TokenCounter,
+    on_token: TokenCallback | None = None,
+) -> Draft:
+    sources = build_sources(question, chunks, budget, count_tokens)
+    prompt = build_prompt(question, sources, style)
+    context_used = "\n\n".join(f"{s.label} {s.text}" for s in sources)
+    draft = Draft("", context_used, len(sources), sources, prompt=prompt)
+    messages = [{"role": "user", "content": prompt}]
+    try:
+        first = llm.stream(messages, on_token or (lambda _: None), max_tokens=max_tokens, temperature=temperature)
+        draft.completions.append(first)
+        text = first.text
+        if first.finish_reason != "stop":
+            # Seed 004, step 8: same question, trimmed context, continue from the partial answer.
+            trimmed = build_prompt(question, sources[: max(1, len(sources) // 2)], style)
+            follow = [
+                {"role": "user", "content": trimmed},
+                {"role": "assistant", "content": text},
+                {"role": "user", "content": CONTINUE_INSTRUCTION},
+            ]
+            more = llm.stream(follow, on_token or (lambda _: None), max_tokens=max_tokens, temperature=temperature)
+            draft.completions.append(more)
+            draft.continued = True
+            text = text.rstrip() + " " + more.text.lstrip()
+    except LLMError as exc:
+        draft.error = str(exc)
+        return draft
+    draft.raw_output = text
+    draft.answer = text.strip()
+    return draft

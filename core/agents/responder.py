@@ -1,0 +1,76 @@
+"""Responder (seed 000, step 5): the user-facing answer with citations, confidence and flags."""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from core.agents.planner import Plan
+from core.agents.reasoner import Draft
+from core.agents.validator import Validation
+
+_CITATION = re.compile(r"\s*\[\s*Source\s+(\d+)\s*\]", re.I)
+
+
+@dataclass
+class Citation:
+    number: int  # the N of [Source N] in the answer
+    doc_id: str
+    filename: str
+    page: str | None
+    sheet: str | None
+    chunk_id: str
+    score: float  # cosine similarity, 3 decimals
+    rows: str | None = None
+    snippet: str = ""
+    cited: bool = False  # referenced by a [Source N] in the answer
+
+
+@dataclass
+class Response:
+    answer: str
+    citations: list[Citation]
+    confidence: str
+    safety_flags: list[str]
+    reasoning: str
+    timings: dict[str, float] = field(default_factory=dict)
+    tokens: dict[str, int] = field(default_factory=dict)
+    trace_id: str = ""
+    intent: str = ""
+    route: str = ""
+    unsupported: list[str] = field(default_factory=list)
+    structured: dict | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def strip_invalid_citations(answer: str, valid: set[int]) -> str:
+    return _CITATION.sub(lambda m: m.group(0) if int(m.group(1)) in valid else "", answer)
+
+
+def respond(plan: Plan, draft: Draft | None, validation: Validation | None) -> Response:
+    if not plan.needs_retrieval or draft is None or validation is None:
+        return Response(plan.response or "", [], "low", list(plan.safety_flags), plan.reason,
+                        intent=plan.intent, route="none")
+    flags = list(dict.fromkeys(plan.safety_flags + validation.safety_flags))
+    if not validation.is_valid:
+        answer = validation.fallback_response or ""
+    else:
+        answer = strip_invalid_citations(draft.answer, {s.number for s in draft.sources})
+    cited = set(validation.cited)
+    citations = [
+        Citation(
+            number=s.number, doc_id=s.chunk.doc_id, filename=s.chunk.filename, page=s.chunk.page,
+            sheet=s.chunk.sheet, chunk_id=s.chunk.chunk_id, score=round(s.chunk.similarity, 3),
+            rows=s.chunk.rows, snippet=s.text, cited=s.number in cited,
+        )
+        for s in draft.sources
+    ]
+    citations.sort(key=lambda c: (not c.cited, c.number))
+    used = len(draft.sources)
+    reasoning = f"Used {used} source chunks" + (f", cited {len(cited & {c.number for c in citations})}" if cited else "")
+    reasoning += f"; average similarity {validation.average_similarity:.2f}; {validation.reason}"
+    if validation.unsupported:
+        reasoning += "; not found in the cited sources: " + ", ".join(validation.unsupported[:8])
+    return Response(answer.strip(), citations, validation.confidence, flags, reasoning,
+                    intent=plan.intent, route=plan.route, unsupported=validation.unsupported)

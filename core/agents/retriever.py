@@ -1,0 +1,38 @@
+"""Retriever (seed 000, step 2): run the plan's searches; on any failure, return no chunks."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from core.agents.planner import Plan
+from core.retrieval import HybridRetriever, RetrievalResult, RetrievedChunk
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Evidence:
+    chunks: list[RetrievedChunk]
+    results: list[RetrievalResult] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def average_similarity(self) -> float:
+        scored = [c.similarity for c in self.chunks if c.expanded_from is None]
+        return sum(scored) / len(scored) if scored else 0.0
+
+
+def retrieve(plan: Plan, retriever: HybridRetriever, top_k: int, expand: int | None = None) -> Evidence:
+    results: list[RetrievalResult] = []
+    chunks: dict[str, RetrievedChunk] = {}
+    try:
+        for query in plan.sub_queries or [plan.question]:
+            result = retriever.search(query, top_k=top_k, doc_ids=plan.doc_ids, weight=plan.semantic_weight, expand=expand)
+            results.append(result)
+            for chunk in result.hits:  # global dedup keeps the best-scored copy
+                if chunk.chunk_id not in chunks or chunks[chunk.chunk_id].score < chunk.score:
+                    chunks[chunk.chunk_id] = chunk
+    except Exception as exc:  # seed 000: retrieval errors give an empty list, logged
+        log.exception("Retrieval failed")
+        return Evidence([], results, error=f"{type(exc).__name__}: {exc}")
+    return Evidence(list(chunks.values()), results)

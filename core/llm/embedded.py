@@ -1,0 +1,134 @@
+"""Embedded provider: llama.cpp in-process through the prebuilt `xllamacpp` wheel (no server).
+
+Every call streams internally, so a timeout can stop generation mid-way (the stream callback
+returning True cancels the task). One model per process; calls are serialized because one
+llama.cpp slot reuses the previous prompt's prefix (the fixed instructions) from its KV cache.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+from core.llm.base import ChatLLM, Completion, LLMError, LLMTimeout, LLMUnavailable, Messages, TokenCallback
+
+
+class EmbeddedLLM(ChatLLM):
+    name = "embedded"
+
+    def __init__(
+        self, model_path: Path | None, *, cache_dir: Path, threads: int = 2, context_tokens: int = 4096,
+        omp_wait_policy: str = "PASSIVE", timeout: float = 300.0,
+    ) -> None:
+        super().__init__(timeout)
+        self.model_path = model_path
+        self.cache_dir = cache_dir
+        self.threads = threads
+        self.context_tokens = context_tokens
+        # With 2 cores and another busy process, OpenMP's spinning threads collapsed generation to
+        # 1 token/s; PASSIVE makes them sleep. It must be set before the library starts.
+        os.environ.setdefault("OMP_WAIT_POLICY", omp_wait_policy)
+        self._server = None
+        self._load_lock = threading.Lock()
+        self._call_lock = threading.Lock()
+        self.model = model_path.name if model_path else "Qwen2.5-Coder-1.5B-Instruct Q4_K_M"
+
+    @property
+    def loaded(self) -> bool:
+        return self._server is not None
+
+    def _load(self):
+        with self._load_lock:
+            if self._server is None:
+                from core.llm.model_file import ModelFileError, assemble_model
+
+                try:
+                    path = self.model_path or assemble_model(self.cache_dir)
+                except ModelFileError as exc:
+                    raise LLMUnavailable(str(exc)) from exc
+                if not Path(path).is_file():
+                    raise LLMUnavailable(f"The model file {path} does not exist.")
+                import xllamacpp
+
+                params = xllamacpp.CommonParams()
+                params.model.path = str(path)
+                params.n_ctx = self.context_tokens
+                params.n_parallel = 1
+                params.cpuparams.n_threads = self.threads
+                params.cpuparams_batch.n_threads = self.threads
+                params.warmup = False
+                params.verbosity = -1  # llama.cpp logs every request at INFO on stderr
+                try:
+                    self._server = xllamacpp.Server(params)
+                except Exception as exc:
+                    raise LLMUnavailable(f"The model could not be loaded from {path} ({exc}).") from exc
+                self.model = Path(path).name
+        return self._server
+
+    def _chat(self, messages: Messages, *, max_tokens, temperature, schema, on_token, timeout) -> Completion:
+        server = self._load()
+        request: dict = {
+            "messages": messages, "max_tokens": max_tokens, "temperature": temperature,
+            "stream": True, "cache_prompt": True,
+        }
+        if schema is not None:
+            request["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
+        pieces: list[str] = []
+        state = {"finish": "length", "usage": {}, "timings": {}, "timed_out": False, "error": None}
+        deadline = time.monotonic() + timeout
+
+        def on_chunk(chunk) -> bool | None:
+            if isinstance(chunk, str):  # an error payload arrives as a JSON string
+                state["error"] = chunk
+                return True
+            if "error" in chunk:
+                state["error"] = str(chunk["error"])
+                return True
+            for choice in chunk.get("choices", []):
+                token = (choice.get("delta") or {}).get("content")
+                if token:
+                    pieces.append(token)
+                    if on_token:
+                        on_token(token)
+                if choice.get("finish_reason"):
+                    state["finish"] = choice["finish_reason"]
+            state["usage"] = chunk.get("usage") or state["usage"]
+            state["timings"] = chunk.get("timings") or state["timings"]
+            if time.monotonic() > deadline:
+                state["timed_out"] = True
+                return True
+            return None
+
+        with self._call_lock:
+            try:
+                server.handle_chat_completions(request, on_chunk)
+            except Exception as exc:
+                raise LLMError(f"The local model failed: {exc}") from exc
+        if state["error"]:
+            raise LLMError(f"The local model failed: {state['error'][:300]}")
+        if state["timed_out"]:
+            raise LLMTimeout(f"The local model did not finish within {timeout:.0f} s.")
+        timings = state["timings"]
+        usage = state["usage"]
+        prompt_tokens = usage.get("prompt_tokens") or (timings.get("prompt_n", 0) + timings.get("cache_n", 0))
+        return Completion(
+            text="".join(pieces),
+            finish_reason=state["finish"],
+            prompt_tokens=int(prompt_tokens),
+            completion_tokens=int(usage.get("completion_tokens") or timings.get("predicted_n", 0)),
+            cached_tokens=int(timings.get("cache_n", 0)),
+        )
+
+    def health(self) -> tuple[bool, str]:
+        if self.model_path is not None and not Path(self.model_path).is_file():
+            return False, f"model file {self.model_path} not found"
+        if self.model_path is None:
+            from core.llm.model_file import ModelFileError, part_paths
+
+            try:
+                part_paths()
+            except ModelFileError as exc:
+                return False, str(exc)
+        state = "loaded" if self.loaded else "not loaded yet (loads on the first question)"
+        return True, f"{self.model}, in-process, {state}"

@@ -1,0 +1,65 @@
+"""A deterministic stand-in for a model: for agent tests, page tests and demos without a model.
+
+Give it a list of replies (or a function of the messages) and it plays them in order. With no
+script it answers extractively: the first sentence of [Source 1], cited, which keeps the whole
+pipeline honest (grounded, cited) while costing no model time.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Callable
+
+from core.llm.base import ChatLLM, Completion, LLMError, Messages
+
+Script = list[str] | Callable[[Messages], str]
+NO_INFORMATION = "The provided documents do not contain information about this."
+
+
+class ScriptedLLM(ChatLLM):
+    name = "scripted"
+    model = "scripted"
+
+    def __init__(self, script: Script | None = None, *, fail_with: Exception | None = None) -> None:
+        super().__init__(timeout=5)
+        self.script = script
+        self.fail_with = fail_with
+        self.calls: list[Messages] = []
+
+    def _chat(self, messages: Messages, *, max_tokens, temperature, schema, on_token, timeout) -> Completion:
+        self.calls.append(messages)
+        if self.fail_with is not None:
+            raise self.fail_with
+        if callable(self.script):
+            text = self.script(messages)
+        elif self.script:
+            if len(self.calls) > len(self.script):
+                raise LLMError("The scripted model ran out of replies.")
+            text = self.script[len(self.calls) - 1]
+        else:
+            text = extractive_answer(messages)
+        words = text.split(" ")
+        for i, word in enumerate(words):
+            if on_token:
+                on_token(word if i == 0 else " " + word)
+        finish = "length" if len(words) > max_tokens else "stop"
+        prompt = sum(len(m["content"].split()) for m in messages)
+        return Completion(text=" ".join(words[:max_tokens]), finish_reason=finish,
+                          prompt_tokens=prompt, completion_tokens=min(len(words), max_tokens))
+
+
+_SOURCE = re.compile(r"^\[Source 1\][^\n]*\n(.+?)(?:\n\[Source 2\]|\n\nInstructions:|\Z)", re.S | re.M)
+
+
+def extractive_answer(messages: Messages) -> str:
+    prompt = messages[-1]["content"]
+    match = _SOURCE.search(prompt)
+    if not match:
+        return NO_INFORMATION
+    text = " ".join(match.group(1).split())
+    sentence = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+    return f"{sentence[:400]} [Source 1]"
+
+
+def scripted_json(value: dict) -> str:
+    return json.dumps(value)

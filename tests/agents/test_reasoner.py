@@ -1,0 +1,53 @@
+"""Reasoner: the seed 000 prompt, a context built from the relevant sentences, continuation."""
+from core.agents.reasoner import NO_INFORMATION, build_prompt, build_sources, reason, select_sentences
+from core.embedding import MiniLMEmbedder
+from core.llm.scripted import ScriptedLLM
+from core.retrieval import RetrievedChunk
+
+count = MiniLMEmbedder().count_tokens
+
+
+def chunk(text, n=0, page="3", filename="handbook.pdf"):
+    return RetrievedChunk(f"d_{n}", "d", filename, n, text, page, None, None, 0.1, vector_score=0.7)
+
+
+def test_the_prompt_follows_the_seed_template_and_names_file_and_page():
+    sources = build_sources("warranty?", [chunk("The warranty is 25 years.")], 300, count)
+    prompt = build_prompt("How long is the warranty?", sources, "bullet")
+    assert prompt.startswith("You are a helpful assistant answering questions based only on the provided document context.")
+    assert "Question: How long is the warranty?" in prompt
+    assert "[Source 1] (handbook.pdf, p. 3)\nThe warranty is 25 years." in prompt
+    assert "- Provide the answer as bullet points." in prompt
+    assert f'say "{NO_INFORMATION}"' in prompt
+    assert "using [Source N] notation" in prompt and prompt.endswith("Answer:")
+
+
+def test_context_keeps_the_sentences_that_match_the_question_within_budget():
+    filler = " ".join(f"Paragraph {i} describes the company history and its offices." for i in range(30))
+    text = filler + " The output warranty lasts 25 years. " + filler
+    selected = select_sentences(text, "How long does the output warranty last?", 40, count)
+    assert "The output warranty lasts 25 years." in selected
+    assert sum(count([selected])) <= 40
+
+
+def test_a_short_chunk_is_kept_whole():
+    assert select_sentences("Line one.\nLine two.", "anything", 100, count) == "Line one.\nLine two."
+
+
+def test_tokens_stream_and_a_cut_answer_is_continued():
+    llm = ScriptedLLM(["The warranty is " + "very " * 10, "25 years [Source 1]."])
+    seen = []
+    draft = reason("How long is the warranty?", [chunk("The warranty is 25 years.")], llm, style="concise",
+                   budget=200, temperature=0.3, max_tokens=5, count_tokens=count, on_token=seen.append)
+    assert draft.continued and len(llm.calls) == 2
+    assert llm.calls[1][-1]["content"].startswith("Continue the answer")
+    assert draft.answer.endswith("25 years [Source 1].")
+    assert "".join(seen).startswith("The warranty is")
+
+
+def test_an_llm_error_is_reported_not_raised():
+    from core.llm import LLMUnavailable
+
+    draft = reason("q?", [chunk("x")], ScriptedLLM(fail_with=LLMUnavailable("model missing")), style="concise",
+                   budget=100, temperature=0.3, max_tokens=50, count_tokens=count)
+    assert draft.error == "model missing" and draft.answer == ""

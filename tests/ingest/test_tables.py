@@ -1,0 +1,156 @@
+"""find_tables: turning a grid of cells into tables, and rows into self-describing lines."""
+from __future__ import annotations
+
+import datetime as dt
+
+from core.ingest.tables import cell_text, find_tables, serialize_row, table_lines
+
+N = None  # an empty cell
+
+
+def test_plain_grid_first_row_is_the_header():
+    (table,) = find_tables([["Name", "Qty"], ["Bolt", 3], ["Nut", 5]])
+    assert table.header == ["Name", "Qty"]
+    assert table.rows == [["Bolt", "3"], ["Nut", "5"]]
+    assert table.row_numbers == [2, 3]
+    assert table.title_lines == [] and table.note_lines == []
+
+
+def test_single_cell_rows_above_the_header_are_titles():
+    grid = [
+        ["Sales Report", N, N],  # a merged title reads as one value
+        ["Region: North", N, N],
+        ["Month", "Units", "Revenue"],
+        ["Jan", 10, 1000],
+    ]
+    (table,) = find_tables(grid)
+    assert table.title_lines == ["Sales Report", "Region: North"]
+    assert table.header == ["Month", "Units", "Revenue"]
+    assert table.row_numbers == [4]
+
+
+def test_long_single_cell_row_below_the_data_is_a_note():
+    grid = [
+        ["Month", "Units", "Revenue"],
+        ["Jan", 10, 1000],
+        ["Figures are unaudited and rounded to the nearest unit", N, N],
+    ]
+    (table,) = find_tables(grid)
+    assert table.rows == [["Jan", "10", "1000"]]
+    assert table.note_lines == ["Figures are unaudited and rounded to the nearest unit"]
+
+
+def test_short_single_cell_rows_that_start_like_notes_are_notes():
+    grid = [["A", "B", "C"], [1, 2, 3], ["Source: ERP"], ["* estimated"], ["Note 2"]]
+    (table,) = find_tables(grid)
+    assert table.note_lines == ["Source: ERP", "* estimated", "Note 2"]
+    assert table.row_numbers == [2]
+
+
+def test_a_short_single_cell_row_is_data_not_a_note():
+    # a row with only its first cell filled is still a row of the table
+    grid = [["Item", "Qty", "Price"], ["Bolt", 3, 1.5], ["Spare"]]
+    (table,) = find_tables(grid)
+    assert table.rows == [["Bolt", "3", "1.5"], ["Spare", "", ""]]
+    assert table.note_lines == []
+
+
+def test_two_column_tables_have_no_notes():
+    # with one or two columns a single filled cell is too common to be called a note
+    grid = [["Key", "Value"], ["a", 1], ["This long single value is still a data row of the table"]]
+    (table,) = find_tables(grid)
+    assert len(table.rows) == 2 and table.note_lines == []
+
+
+def test_tables_separated_by_blank_rows_are_separate_tables_with_real_row_numbers():
+    grid = [
+        ["Item", "Qty"],  # 1
+        ["Bolt", 3],  # 2
+        [N, N],  # 3
+        [N, N],  # 4
+        ["Returns"],  # 5 title of the second table
+        ["Order", "Reason"],  # 6
+        ["R-1", "Damaged"],  # 7
+        ["R-2", "Late"],  # 8
+    ]
+    first, second = find_tables(grid)
+    assert first.header == ["Item", "Qty"] and first.row_numbers == [2]
+    assert second.title_lines == ["Returns"]
+    assert second.header == ["Order", "Reason"]
+    assert second.row_numbers == [7, 8]
+
+
+def test_rows_of_empty_strings_count_as_blank():
+    first, second = find_tables([["a", "b"], [1, 2], ["", "  "], ["c", "d"], [3, 4]])
+    assert first.row_numbers == [2] and second.row_numbers == [5]
+
+
+def test_titles_after_the_last_table_become_its_notes():
+    grid = [["A", "B"], [1, 2], [N, N], ["Prepared by finance"]]
+    (table,) = find_tables(grid)
+    assert table.note_lines == ["Prepared by finance"]
+
+
+def test_a_sheet_of_single_cell_lines_is_kept_as_text():
+    (table,) = find_tables([["Read me first"], [N], ["This sheet only has instructions."]])
+    assert table.header == [] and table.rows == []
+    lines, _ = table_lines(table)
+    assert lines == ["Read me first", "This sheet only has instructions."]
+
+
+def test_empty_grid_has_no_tables():
+    assert find_tables([]) == []
+    assert find_tables([[N, N], [N]]) == []
+
+
+def test_duplicate_header_names_are_numbered():
+    (table,) = find_tables([["Amount", "Amount", "Amount"], [1, 2, 3]])
+    assert table.header == ["Amount", "Amount (2)", "Amount (3)"]
+    assert serialize_row(table.header, table.rows[0]) == "Amount: 1 | Amount (2): 2 | Amount (3): 3"
+
+
+def test_empty_header_cells_get_a_column_name():
+    (table,) = find_tables([["Name", N, "Qty"], ["Bolt", "M6", 3]])
+    assert table.header == ["Name", "column 2", "Qty"]
+
+
+def test_trailing_empty_columns_are_trimmed():
+    grid = [["Name", "Qty", N, N, N], ["Bolt", 3, N, N, N], ["Nut", 5, "", N, N]]
+    (table,) = find_tables(grid)
+    assert table.header == ["Name", "Qty"]
+    assert all(len(row) == 2 for row in table.rows)
+
+
+def test_a_value_beyond_the_header_keeps_its_column():
+    (table,) = find_tables([["Name", "Qty", N], ["Bolt", 3, "loose"]])
+    assert table.header == ["Name", "Qty", "column 3"]
+    assert serialize_row(table.header, table.rows[0]) == "Name: Bolt | Qty: 3 | column 3: loose"
+
+
+def test_ragged_rows_are_padded():
+    (table,) = find_tables([["A", "B", "C"], [1], [1, 2, 3]])
+    assert table.rows == [["1", "", ""], ["1", "2", "3"]]
+
+
+def test_serialized_row_skips_empty_cells():
+    assert serialize_row(["A", "B", "C"], ["1", "", "3"]) == "A: 1 | C: 3"
+    assert serialize_row(["A", "B"], ["", ""]) == ""
+
+
+def test_table_lines_titles_then_rows_then_notes_with_row_numbers():
+    grid = [["Stock"], ["Item", "Qty", "Bin"], ["Bolt", 3, "A1"], ["Nut", 5, "A2"], ["Note: counted on Monday"]]
+    (table,) = find_tables(grid)
+    lines, numbers = table_lines(table)
+    assert lines == ["Stock", "Item: Bolt | Qty: 3 | Bin: A1", "Item: Nut | Qty: 5 | Bin: A2", "Note: counted on Monday"]
+    assert numbers == [3, 3, 4, 4]  # titles carry the first data row, notes the last
+
+
+def test_cell_text_formats_values_as_people_write_them():
+    assert cell_text(None) == ""
+    assert cell_text(3.0) == "3"
+    assert cell_text(3.25) == "3.25"
+    assert cell_text(7) == "7"
+    assert cell_text("  padded  ") == "padded"
+    assert cell_text(dt.datetime(2024, 3, 1)) == "2024-03-01"
+    assert cell_text(dt.datetime(2024, 3, 1, 14, 30)) == "2024-03-01 14:30:00"
+    assert cell_text(dt.date(2024, 3, 1)) == "2024-03-01"
