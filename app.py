@@ -1,67 +1,69 @@
-"""DocuChat home: what the app does, the state of the knowledge base, and where to start."""
-import pandas as pd
+"""DocuChat: the navigation, and the home page (what the app does, the state of the knowledge
+base and models, where to start)."""
 import streamlit as st
 
+from core.samples import make_samples
+from ui.components import documents_frame
 from ui.state import workspace
 
-st.set_page_config(page_title="DocuChat", page_icon="📄", layout="wide")
 
-st.title("DocuChat")
-st.write(
-    "Ask questions of your own documents: PDFs, spreadsheets and text files, on this computer only. "
-    "Answers cite the file and page they come from."
-)
-
-ws = workspace()
-status = ws.status()
-
-cols = st.columns(3)
-cols[0].metric("Documents", status["documents"])
-cols[1].metric("Searchable chunks", status["chunks"])
-cols[2].metric("Files needing attention", len(status["failed"]))
-
-with st.container(border=True):
-    st.subheader("Where things run")
-    st.write(f"**Embedding model:** {status['embedding_model']} (local, offline)")
-    st.write(f"**Vector store:** {status['vector_store']}")
-    st.write(f"**Data folder:** {status['data_dir']}")
-
-documents = ws.kb.documents()
-if documents:
-    st.subheader("Documents")
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "File": d.filename,
-                    "Status": d.status,
-                    "Pages": d.pages,
-                    "Chunks": d.n_chunks,
-                    "Category": d.category or "",
-                    "Added": d.created_at[:16].replace("T", " "),
-                    "Problem": d.error or "",
-                }
-                for d in documents
-            ]
-        ),
-        hide_index=True,
-        use_container_width=True,
+def home() -> None:
+    st.title("DocuChat")
+    st.write(
+        "Ask questions of your own PDFs, spreadsheets and text files, privately, on this computer. "
+        "Every answer cites the file and page it comes from, says how confident it is, and shows how it was found."
     )
-else:
-    st.info("The knowledge base is empty. Add your own files, or start with the sample documents.")
 
-if st.button("Load sample documents", type="primary" if not documents else "secondary"):
-    from core.samples import make_samples
+    ws = workspace()
+    status = ws.status()
 
-    with st.status("Preparing sample documents...", expanded=True) as progress:
-        files = [p for p in make_samples(ws.settings.data_dir / "samples") if p.suffix != ".md"]
-        bar = st.progress(0.0)
+    cols = st.columns(3)
+    cols[0].metric("Documents", status["documents"])
+    cols[1].metric("Searchable chunks", status["chunks"])
+    cols[2].metric("Files needing attention", len(status["failed"]),
+                   help="Files that could not be read; see the Upload page for the reason.")
 
-        def on_progress(event):
-            bar.progress(event.fraction, text=f"{event.filename}: {event.step}")
+    with st.container(border=True):
+        st.subheader("Models and storage")
+        left, right = st.columns(2)
+        left.markdown(f"**Language model** ({status['llm_provider']})")
+        (left.success if status["llm_ready"] else left.error)(status["llm_status"])
+        right.markdown("**Embedding model**")
+        right.success(f"{status['embedding_model']}, local, offline")
+        st.caption(f"Vector store: {status['vector_store']} · data folder: {status['data_dir']}")
 
-        results = ws.ingestor.ingest_paths(files, progress=on_progress)
-        for r in results:
-            st.write(("✅ " if r.ok else "⚠️ ") + f"{r.filename}: {r.message}")
-        progress.update(label="Sample documents ready", state="complete")
-    st.rerun()
+    st.subheader("Start here")
+    links = st.columns(4)
+    links[0].page_link("pages/1_Upload.py", label="Upload documents", icon=":material/upload_file:")
+    links[1].page_link("pages/2_Chat.py", label="Ask questions", icon=":material/chat:")
+    links[2].page_link("pages/3_Agent_Trace.py", label="See how answers were found", icon=":material/account_tree:")
+    links[3].page_link("pages/4_Structured_Results.py", label="Export results", icon=":material/table_chart:")
+
+    documents = ws.kb.documents()
+    if documents:
+        st.subheader("Documents")
+        st.dataframe(documents_frame(documents), hide_index=True, use_container_width=True)
+    else:
+        st.info("The knowledge base is empty. Upload your own files, or start with the sample documents: "
+                "a solar-panel handbook, spec sheets, receipts, a product spreadsheet and an orders table.")
+
+    if st.button("Load sample documents", type="secondary" if documents else "primary"):
+        with st.status("Preparing sample documents...", expanded=True) as progress:
+            files = [p for p in make_samples(ws.settings.data_dir / "samples") if p.suffix != ".md"]
+            bar = st.progress(0.0)
+            results = ws.ingestor.ingest_paths(files, progress=lambda e: bar.progress(e.fraction, text=f"{e.filename}: {e.step}"))
+            for r in results:
+                st.write(f"{r.filename}: {r.message}")
+            progress.update(label="Sample documents ready", state="complete")
+        st.rerun()
+
+
+st.set_page_config(page_title="DocuChat", page_icon=":material/description:", layout="wide")
+navigation = st.navigation([
+    st.Page(home, title="Home", icon=":material/home:", default=True),
+    st.Page("pages/1_Upload.py", title="Upload", icon=":material/upload_file:"),
+    st.Page("pages/2_Chat.py", title="Chat", icon=":material/chat:"),
+    st.Page("pages/3_Agent_Trace.py", title="Agent Trace", icon=":material/account_tree:"),
+    st.Page("pages/4_Structured_Results.py", title="Structured Results", icon=":material/table_chart:"),
+])
+navigation.run()

@@ -1,10 +1,23 @@
-"""One Workspace per server process, shared by every page and session."""
+"""One Workspace per settings per server process, shared by every page and session;
+per-session chat state lives in st.session_state."""
 import streamlit as st
 
-from core.config import load_settings
+from core.config import Settings, load_settings
+from core.conversation import Conversation
 from core.workspace import Workspace
 
 
 @st.cache_resource(show_spinner="Opening the knowledge base...")
+def _open(settings: Settings) -> Workspace:
+    return Workspace(settings)
+
+
 def workspace() -> Workspace:
-    return Workspace(load_settings())
+    return _open(load_settings())
+
+
+def chat_state() -> dict:
+    """This session's messages and rolling conversation summary."""
+    if "chat" not in st.session_state:
+        st.session_state.chat = {"messages": [], "conversation": Conversation()}
+    return st.session_state.chat

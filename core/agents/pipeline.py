@@ -34,11 +34,11 @@ class AnswerPipeline:
 
     def ask(
         self, question: str, *, style: str | None = None, top_k: int | None = None,
-        on_token: TokenCallback | None = None, on_event: Listener | None = None,
+        on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
     ) -> Response:
         trace = TraceRecorder(question, on_event)
         draft = validation = None
-        plan = self._plan(question, trace)
+        plan = self._plan(question, previous_question, trace)
         if plan.needs_retrieval:
             evidence = self._retrieve(plan, top_k, trace)
             draft = self._reason(plan, evidence, style, on_token, trace)
@@ -47,11 +47,15 @@ class AnswerPipeline:
 
     # --- the five steps -------------------------------------------------------------------------
 
-    def _plan(self, question: str, trace: TraceRecorder) -> Plan:
-        with trace.step("plan", "Planner", question=question) as event:
-            plan = planner_agent.plan_question(question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings)
+    def _plan(self, question: str, previous_question: str, trace: TraceRecorder) -> Plan:
+        with trace.step("plan", "Planner", question=question, previous_question=previous_question) as event:
+            plan = planner_agent.plan_question(
+                question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings,
+                previous_question=previous_question,
+            )
             event.summary = plan.reason
             event.outputs.update(
+                resolved_question=plan.question if plan.asked else None, new_topic=plan.new_topic,
                 needs_retrieval=plan.needs_retrieval, intent=plan.intent, route=plan.route,
                 fallbacks=plan.fallbacks, sub_queries=plan.sub_queries, safety_flags=plan.safety_flags,
                 semantic_weight=plan.semantic_weight,

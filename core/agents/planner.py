@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass, field
 
 from core.config import Settings
+from core.retrieval.fusion import semantic_weight
+from core.conversation.summary import is_new_topic, resolve_follow_up, strip_new_topic
 from core.safety import find_injection
 
 MESSAGES = {
@@ -43,6 +45,8 @@ class Plan:
     sub_queries: list[str] = field(default_factory=list)
     semantic_weight: float | None = None
     doc_ids: list[str] | None = None
+    asked: str = ""  # the question as typed, when follow-up resolution rewrote it
+    new_topic: bool = False  # the user said "new topic": the conversation starts afresh
 
 
 def classify_intent(question: str) -> str:
@@ -52,10 +56,17 @@ def classify_intent(question: str) -> str:
     return CONCEPTUAL
 
 
-def plan_question(question: str, *, knowledge_base_empty: bool, settings: Settings) -> Plan:
+def plan_question(
+    question: str, *, knowledge_base_empty: bool, settings: Settings, previous_question: str = ""
+) -> Plan:
     text = (question or "").strip()
+    new_topic = is_new_topic(text)
+    if new_topic:
+        text, previous_question = strip_new_topic(text), ""
     if not text:
-        return _stop(text, "empty_question")
+        plan = _stop(text, "empty_question")
+        plan.new_topic = new_topic
+        return plan
     injection = find_injection(text)
     if injection:
         plan = _stop(text, "prompt_injection")
@@ -69,8 +80,10 @@ def plan_question(question: str, *, knowledge_base_empty: bool, settings: Settin
         plan = _stop(text, "question_too_long")
         plan.response = MESSAGES["question_too_long"].format(limit=settings.max_question_chars)
         return plan
+    asked = text
+    text = resolve_follow_up(text, previous_question)
     intent = classify_intent(text)
-    weight = settings.semantic_weight_enumeration if intent == ENUMERATION else settings.semantic_weight_reasoning
+    weight = semantic_weight(text, settings.semantic_weight_enumeration, settings.semantic_weight_reasoning)
     return Plan(
         question=text,
         needs_retrieval=True,
@@ -79,6 +92,8 @@ def plan_question(question: str, *, knowledge_base_empty: bool, settings: Settin
         reason=f"{intent} question: hybrid keyword + semantic search over all documents",
         sub_queries=[text],
         semantic_weight=weight,
+        asked=asked if text != asked else "",
+        new_topic=new_topic,
     )
 
 

@@ -39,6 +39,8 @@ class Response:
     route: str = ""
     unsupported: list[str] = field(default_factory=list)
     structured: dict | None = None
+    question: str = ""  # what was answered: the standalone form of a follow-up
+    new_topic: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -51,7 +53,7 @@ def strip_invalid_citations(answer: str, valid: set[int]) -> str:
 def respond(plan: Plan, draft: Draft | None, validation: Validation | None) -> Response:
     if not plan.needs_retrieval or draft is None or validation is None:
         return Response(plan.response or "", [], "low", list(plan.safety_flags), plan.reason,
-                        intent=plan.intent, route="none")
+                        intent=plan.intent, route="none", question=plan.question, new_topic=plan.new_topic)
     flags = list(dict.fromkeys(plan.safety_flags + validation.safety_flags))
     if not validation.is_valid:
         answer = validation.fallback_response or ""
@@ -73,4 +75,5 @@ def respond(plan: Plan, draft: Draft | None, validation: Validation | None) -> R
     if validation.unsupported:
         reasoning += "; not found in the cited sources: " + ", ".join(validation.unsupported[:8])
     return Response(answer.strip(), citations, validation.confidence, flags, reasoning,
-                    intent=plan.intent, route=plan.route, unsupported=validation.unsupported)
+                    intent=plan.intent, route=plan.route, unsupported=validation.unsupported,
+                    question=plan.question, new_topic=plan.new_topic)

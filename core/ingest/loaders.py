@@ -147,7 +147,8 @@ def load_xlsx(path: Path, settings: Settings) -> LoadedDocument:
         raise IngestError("This is not a valid XLSX file (it is not a zip archive). Was it renamed?")
     try:
         # data_only: formulas come back as the values Excel cached when the file was saved.
-        book = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
+        # A file object, not a path: openpyxl refuses paths without an .xlsx suffix (uploads).
+        book = openpyxl.load_workbook(io.BytesIO(path.read_bytes()), read_only=True, data_only=True)
     except Exception as exc:
         raise IngestError(f"The spreadsheet could not be opened ({type(exc).__name__}).")
     sections: list[Section] = []

@@ -9,6 +9,7 @@ import hashlib
 import logging
 import re
 import shutil
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -255,6 +256,18 @@ class Ingestor:
             for record in matches:
                 self._remove(record)
         return [d.filename for d in matches]
+
+    def reindex_document(self, doc_id: str, progress: ProgressCallback | None = None) -> IngestResult:
+        """Rebuild one document from its stored original (e.g. after a parser improvement)."""
+        record = self.kb.catalog.document(doc_id)
+        if record is None or not record.stored_path or not Path(record.stored_path).is_file():
+            name = record.filename if record else doc_id
+            return IngestResult(name, FAILED, message="The original file is not stored; please upload it again.")
+        with self.kb.writing(), tempfile.TemporaryDirectory(dir=self.settings.data_dir) as tmp:
+            copy = Path(tmp) / "original"
+            shutil.copyfile(record.stored_path, copy)
+            self._remove(record)
+            return self._ingest_one(copy, record.filename, 0, 1, progress)
 
     def reindex_all(self, progress: ProgressCallback | None = None) -> list[IngestResult]:
         """Rebuild every document from its stored original with the current settings."""

@@ -282,3 +282,18 @@ class TestText:
 
     def test_whitespace_only_text_has_no_text(self, make_file):
         assert "no text" in load_error(make_file("blank.txt", b"   \n\n\t\n")).lower()
+
+
+def test_an_xlsx_upload_stored_without_its_suffix_still_opens(tmp_path):
+    import openpyxl
+
+    from core.config import Settings
+    from core.ingest.loaders import load_document
+
+    book = openpyxl.Workbook()
+    book.active.append(["Model", "Width (mm)"])
+    book.active.append(["HX-400", 1134])
+    path = tmp_path / "upload-0"
+    book.save(path)
+    document = load_document(path, Settings(), filename="specs.xlsx")
+    assert "Model: HX-400 | Width (mm): 1134" in document.sections[0].text

@@ -24,3 +24,9 @@ def test_enumeration_questions_lean_on_keywords():
     assert not is_enumeration("Why did revenue fall in 2022?")
     assert semantic_weight("list every panel", 0.3, 0.7) == 0.3
     assert semantic_weight("explain the warranty", 0.3, 0.7) == 0.7
+
+
+def test_a_question_naming_a_model_number_leans_on_keywords():
+    assert semantic_weight("What are the dimensions of the HX-450 panel?", 0.3, 0.7) == 0.3
+    assert semantic_weight("What did the 10-Q say in Q3?", 0.3, 0.7) == 0.3
+    assert semantic_weight("What was revenue in 2022?", 0.3, 0.7) == 0.7

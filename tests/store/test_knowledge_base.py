@@ -134,3 +134,17 @@ def test_a_change_of_index_parameters_can_rebuild_the_index(make_workspace, writ
     assert rebuilt.kb.consistency()["consistent"]
     rebuilt.close()
     make_workspace(data_dir, chunk_size_tokens=60)  # the new parameters are now the stored ones
+
+
+def test_one_document_can_be_reindexed_from_its_stored_original(make_workspace, write_text):
+    ws = make_workspace()
+    path = write_text("handbook.txt", HANDBOOK)
+    [first] = ws.ingestor.ingest_paths([path])
+    path.unlink()  # the user's copy is gone; ours is kept
+
+    result = ws.ingestor.reindex_document(first.doc_id)
+
+    assert result.status == "indexed" and result.doc_id == first.doc_id
+    assert ws.kb.counts() == {"documents": 1, "chunks": 1}
+    assert ws.kb.consistency()["consistent"]
+    assert ws.ingestor.reindex_document("nope").status == "failed"

@@ -1,0 +1,6 @@
+"""Conversation state: the rolling summary that lets a small model follow a dialogue."""
+from core.conversation.summary import (
+    Conversation, is_new_topic, resolve_follow_up, update_summary,
+)
+
+__all__ = ["Conversation", "is_new_topic", "resolve_follow_up", "update_summary"]

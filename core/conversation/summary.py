@@ -1,0 +1,69 @@
+"""Rolling conversation summary (seed 004: at most ~350 tokens) and follow-up resolution.
+
+No LLM call: the summary keeps the latest exchanges, each shortened to the question and the first
+sentence of its answer, dropping the oldest when over budget. A follow-up ("and in 2023?",
+"what about those panels?") is rewritten into a standalone question from the previous one, so
+retrieval searches for what the user means. "New topic" clears it all.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_NEW_TOPIC = re.compile(r"^\s*(new topic|start over|reset)\b[\s.:,!-]*", re.I)
+_FOLLOW_UP_START = re.compile(r"^\s*(and|also|what about|how about|and what about|same for|or)\b", re.I)
+_PRONOUN = re.compile(r"\b(those|these|they|them|it|its|that|this one|the same)\b", re.I)
+_YEAR = re.compile(r"\b(19|20)\d{2}\b")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+
+
+@dataclass
+class Conversation:
+    summary: str = ""
+    last_question: str = ""
+    exchanges: list[tuple[str, str]] = field(default_factory=list)
+    result_set_id: str | None = None  # the last structured result, for "export that table"
+
+
+def is_new_topic(question: str) -> bool:
+    return bool(_NEW_TOPIC.match(question))
+
+
+def strip_new_topic(question: str) -> str:
+    return _NEW_TOPIC.sub("", question, count=1).strip()
+
+
+def is_follow_up(question: str) -> bool:
+    words = question.split()
+    return bool(_FOLLOW_UP_START.match(question)) or (len(words) <= 8 and bool(_PRONOUN.search(question)))
+
+
+def resolve_follow_up(question: str, previous_question: str) -> str:
+    """A standalone version of `question`, or `question` itself when it stands alone."""
+    if not previous_question or not is_follow_up(question):
+        return question
+    new_years = _YEAR.findall(question)
+    if new_years and _YEAR.search(previous_question) and len(question.split()) <= 6:
+        # "and in 2023?" after "What was revenue in 2022?" -> "What was revenue in 2023?"
+        years = [m.group(0) for m in _YEAR.finditer(question)]
+        return _YEAR.sub(lambda _: years[0], previous_question, count=1)
+    core = _FOLLOW_UP_START.sub("", question).strip(" ?,.")
+    return f"{core} (follow-up to: {previous_question.rstrip('?')})?" if core else previous_question
+
+
+def update_summary(
+    conversation: Conversation, question: str, answer: str, count_tokens, max_tokens: int = 350
+) -> Conversation:
+    """The conversation after one more exchange, its summary within `max_tokens`."""
+    first_sentence = _SENTENCE_END.split(answer.strip(), maxsplit=1)[0] if answer.strip() else ""
+    first_sentence = re.sub(r"\s*\[Source \d+\]", "", first_sentence)[:300]
+    exchanges = conversation.exchanges + [(question, first_sentence)]
+    while True:
+        summary = "\n".join(f"Q: {q}\nA: {a}" for q, a in exchanges)
+        if len(exchanges) <= 1 or sum(count_tokens([summary])) <= max_tokens:
+            break
+        exchanges = exchanges[1:]
+    if sum(count_tokens([summary])) > max_tokens:  # one exchange alone over budget: trim the answer
+        words = summary.split()
+        summary = " ".join(words[: max_tokens * 2 // 3])
+    return Conversation(summary, question, exchanges, conversation.result_set_id)

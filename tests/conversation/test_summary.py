@@ -1,0 +1,47 @@
+"""The rolling summary stays small, follow-ups become standalone questions, 'new topic' resets."""
+from core.agents.planner import plan_question
+from core.config import Settings
+from core.conversation import Conversation, is_new_topic, resolve_follow_up, update_summary
+from core.embedding import MiniLMEmbedder
+
+count = MiniLMEmbedder().count_tokens
+
+
+def test_a_year_follow_up_reuses_the_previous_question():
+    assert resolve_follow_up("and in 2023?", "What was revenue in 2022?") == "What was revenue in 2023?"
+
+
+def test_a_pronoun_follow_up_names_what_it_follows():
+    resolved = resolve_follow_up("how much do those panels weigh?", "Which panels are wider than 1.1 m?")
+    assert "how much do those panels weigh" in resolved and "Which panels are wider than 1.1 m" in resolved
+
+
+def test_a_standalone_question_is_left_alone():
+    question = "What is the warranty period for the HX-450 module?"
+    assert resolve_follow_up(question, "What was revenue in 2022?") == question
+
+
+def test_new_topic_resets_the_conversation():
+    assert is_new_topic("New topic: what is the warranty?")
+    plan = plan_question("new topic: and in 2023?", knowledge_base_empty=False, settings=Settings(),
+                         previous_question="What was revenue in 2022?")
+    assert plan.new_topic and plan.question == "and in 2023?" and plan.asked == ""
+
+
+def test_the_planner_records_the_question_as_typed():
+    plan = plan_question("and in 2023?", knowledge_base_empty=False, settings=Settings(),
+                         previous_question="What was revenue in 2022?")
+    assert plan.question == "What was revenue in 2023?" and plan.asked == "and in 2023?"
+
+
+def test_the_summary_keeps_recent_exchanges_within_its_budget():
+    conversation = Conversation()
+    for i in range(40):
+        conversation = update_summary(
+            conversation, f"Question number {i} about panel model HX-{i}?",
+            f"Panel HX-{i} weighs {i} kg [Source 1]. It has a long second sentence that is dropped.", count,
+        )
+    assert sum(count([conversation.summary])) <= 350
+    assert "HX-39" in conversation.summary and "HX-0 " not in conversation.summary
+    assert "[Source" not in conversation.summary and "second sentence" not in conversation.summary
+    assert conversation.last_question == "Question number 39 about panel model HX-39?"

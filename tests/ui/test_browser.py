@@ -1,0 +1,136 @@
+"""End to end in a real browser: upload a PDF and a spreadsheet, ask, read the cited answer,
+open its trace, and download the CSV. Screenshots of every page go to $DOCUCHAT_SCREENSHOTS
+(default test-artifacts/screenshots) so a person can check that nothing is blank or broken."""
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from core.samples import make_samples
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOTS = Path(os.environ.get("DOCUCHAT_SCREENSHOTS", ROOT / "test-artifacts" / "screenshots"))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    data = tmp_path_factory.mktemp("data")
+    port = _free_port()
+    env = {**os.environ, "DOCUCHAT_DATA_DIR": str(data), "DOCUCHAT_LLM_PROVIDER": "scripted",
+           "HF_HUB_OFFLINE": "1"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--server.headless", "true"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while True:
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+            break
+        except OSError:
+            if time.time() > deadline or server.poll() is not None:
+                server.kill()
+                pytest.fail("streamlit did not start")
+            time.sleep(0.5)
+    yield url
+    server.terminate()
+    server.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def page(app_url):
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian chromium is missing: scripts/test.sh installs it (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        page.set_default_timeout(120_000)
+        yield page
+        browser.close()
+
+
+def _shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(800)  # let the last deltas paint
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+@pytest.fixture(autouse=True)
+def shot_on_failure(request, page):
+    yield
+    report = getattr(request.node, "rep_call", None)
+    if report is None or report.failed:
+        _shot(page, f"FAILED-{request.node.name}")
+
+
+def _open(page, app_url: str, path: str = "") -> None:
+    page.goto(f"{app_url}/{path}")
+    page.get_by_role("heading", level=1).first.wait_for()
+
+
+def test_upload_ask_trace_and_export(page, app_url, tmp_path):
+    samples = make_samples(tmp_path / "samples")
+    pdf = next(p for p in samples if p.name == "Panel_Spec_Sheets.pdf")
+    xlsx = next(p for p in samples if p.suffix == ".xlsx")
+
+    _open(page, app_url)
+    page.get_by_text("The knowledge base is empty").wait_for()
+    _shot(page, "1-home-empty")
+
+    _open(page, app_url, "Upload")
+    page.locator("input[type=file]").set_input_files([str(pdf), str(xlsx)])
+    page.get_by_text("Panel_S").first.wait_for()  # the uploader shortens long names
+    page.get_by_role("button", name="Add to knowledge base").click()
+    page.get_by_text("Indexed 2 of 2 file(s)").wait_for()
+    page.get_by_text("3 page(s)").first.wait_for()
+    _shot(page, "2-upload")
+
+    _open(page, app_url, "Chat")
+    box = page.get_by_placeholder("Ask a question about your documents")
+    box.fill("What are the dimensions of the HX-450 panel?")
+    box.press("Enter")
+    page.get_by_text("View trace").first.wait_for()
+    assert page.get_by_text("[Source 1]").count() >= 1
+    page.get_by_text("confidence").first.wait_for()
+    # The cited source names its file and its page (PDF) or sheet and rows (spreadsheet).
+    page.get_by_text(re.compile(r"\[1\] (Panel_Spec_Sheets\.pdf · p\. \d|Product_Specs_by_Maker\.xlsx · sheet)")).wait_for()
+    _shot(page, "3-chat")
+
+    page.get_by_text("View trace").first.click()
+    page.get_by_role("heading", name="Timeline").wait_for()
+    page.get_by_role("heading", name="Retrieved candidates").wait_for()
+    page.locator("canvas, svg.marks").first.wait_for()  # the timeline chart rendered
+    _shot(page, "4-trace")
+
+    _open(page, app_url, "Structured_Results")
+    page.get_by_role("button", name="Download CSV").wait_for()
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download CSV").click()
+    csv_text = Path(download.value.path()).read_text(encoding="utf-8-sig")
+    assert csv_text.startswith("asked_at,question,") and "Panel_Spec_Sheets.pdf" in csv_text
+    _shot(page, "5-structured-results")
+
+    _open(page, app_url)
+    page.get_by_text("Searchable chunks").wait_for()
+    _shot(page, "6-home")

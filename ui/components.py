@@ -1,0 +1,111 @@
+"""Small rendering helpers shared by pages. Text from users and documents is never rendered as
+HTML: it goes through st.text / st.code / st.dataframe, or markdown with HTML disabled."""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import streamlit as st
+
+CONFIDENCE_COLOURS = {"high": "green", "medium": "orange", "low": "red"}
+FLAG_LABELS = {
+    "prompt_injection": "unsafe question",
+    "injection_in_context": "suspicious text in a document",
+    "empty_knowledge_base": "no documents",
+    "answer_too_short": "answer too short",
+    "llm_error": "model error",
+    "invalid_citation": "invalid citation removed",
+    "unsupported_claims": "some details not found in sources",
+    "no_citation": "answer cites no source",
+}
+
+
+def where(citation: dict) -> str:
+    parts = []
+    if citation.get("page"):
+        parts.append(f"p. {citation['page']}")
+    if citation.get("sheet"):
+        parts.append(f"sheet {citation['sheet']}")
+    if citation.get("rows"):
+        parts.append(f"rows {citation['rows']}")
+    return ", ".join(parts)
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|$~])")
+_LIST_ITEM = re.compile(r"^(\s*)([-*•]|\d+[.)])\s+(.*)$")
+
+
+def escape_markdown(text: str) -> str:
+    """Markdown that shows text literally: no links, images, headings or HTML from a document."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def safe_markdown(text: str) -> str:
+    """Literal text, except that the model's bullet and numbered lists still render as lists."""
+    lines = []
+    for line in text.splitlines():
+        item = _LIST_ITEM.match(line)
+        if item:
+            marker = item.group(2) if item.group(2)[0].isdigit() else "-"
+            lines.append(f"{item.group(1)}{marker} {escape_markdown(item.group(3))}")
+        else:
+            lines.append(escape_markdown(line))
+    return "  \n".join(lines)
+
+
+def answer_meta(response: dict, trace_link: bool = True) -> None:
+    """Confidence badge, safety flags and the link to this turn's trace."""
+    cols = st.columns([1, 3, 1])
+    confidence = response.get("confidence", "low")
+    cols[0].badge(f"{confidence} confidence", color=CONFIDENCE_COLOURS.get(confidence, "gray"))
+    flags = [FLAG_LABELS.get(f, f.replace("_", " ")) for f in response.get("safety_flags", [])]
+    if flags:
+        cols[1].caption(":material/warning: " + " · ".join(flags))
+    if trace_link and response.get("trace_id"):
+        cols[2].page_link("pages/3_Agent_Trace.py", label="View trace", icon=":material/account_tree:",
+                          query_params={"turn": response["trace_id"]})
+
+
+def citations(response: dict) -> None:
+    items = response.get("citations", [])
+    cited = [c for c in items if c.get("cited")] or items
+    if not cited:
+        return
+    st.caption("Sources")
+    for c in cited:
+        label = f"[{c['number']}] {c['filename']}"
+        location = where(c)
+        with st.expander(f"{label} · {location} · similarity {c['score']:.3f}" if location else
+                         f"{label} · similarity {c['score']:.3f}"):
+            st.text(c.get("snippet", ""))
+
+
+def answer_body(response: dict) -> None:
+    st.markdown(safe_markdown(response.get("answer", "")))
+
+
+def render_answer(response: dict, asked: str = "", trace_link: bool = True) -> None:
+    """A whole assistant message: how the question was read, the answer, its badge and sources."""
+    if asked and response.get("question") and response["question"] != asked.strip():
+        st.caption(f"Answered as: {response['question']}")
+    answer_body(response)
+    answer_meta(response, trace_link)
+    citations(response)
+
+
+def documents_frame(records) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "File": d.filename,
+                "Status": d.status,
+                "Size (KB)": round((d.size_bytes or 0) / 1024, 1),
+                "Pages": d.pages or "",
+                "Chunks": d.n_chunks,
+                "Category": (d.category or "").replace(",", ", "),
+                "Added": d.created_at[:16].replace("T", " "),
+                "Problem": d.error or "",
+            }
+            for d in records
+        ]
+    )
