@@ -63,8 +63,8 @@ chart = (
     )
     .properties(height=220)
 )
-st.altair_chart(chart, use_container_width=True)
-st.dataframe(timeline[["Agent", "Step", "Duration (ms)", "Summary"]], hide_index=True, use_container_width=True)
+st.altair_chart(chart, width="stretch")
+st.dataframe(timeline[["Agent", "Step", "Duration (ms)", "Summary"]], hide_index=True, width="stretch")
 
 for event in events:
     if event["kind"] == "retrieval":
@@ -79,7 +79,7 @@ for event in events:
                     "vector_rank": "Vector rank", "fused_score": "Fused score", "similarity": "Similarity",
                     "used": "Used in answer",
                 })[["File", "Page", "Sheet", "Keyword rank", "Vector rank", "Fused score", "Similarity", "Used in answer"]]
-                st.dataframe(table, hide_index=True, use_container_width=True)
+                st.dataframe(table, hide_index=True, width="stretch")
     elif event["kind"] == "llm_call":
         outputs = event["outputs"]
         st.subheader("Language model call")

@@ -30,7 +30,7 @@ if only_cited:
     table = table[table["cited"]]
 
 st.dataframe(
-    table, hide_index=True, use_container_width=True,
+    table, hide_index=True, width="stretch",
     column_order=["asked_at", "question", "filename", "page", "sheet", "rows", "score", "cited", "snippet",
                   "answer_confidence"],
     column_config={

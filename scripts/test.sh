@@ -4,5 +4,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup_env.sh --dev
 
+# The browser tests drive Debian's Chromium (never a downloaded browser build).
+if [ ! -x /usr/bin/chromium ]; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
 export HF_HUB_OFFLINE=1
 .venv/bin/python -m pytest -q "$@"
