@@ -15,6 +15,9 @@
      present in the top 10.
    - latency p50/p95 per mode: wall time of HybridRetriever.search, and the sum of its timings_ms
      without embed_ms (i.e. excluding the query embedding).
+3. With --fusion-sweep, re-fuses the stored BM25 and vector rankings offline over a small grid of
+   RRF weights and k (same fusion function and candidate pools as the retriever, no extra searches),
+   to show whether another weighting would lift hybrid above both single retrievers.
 Figures are printed and written to bench/results/retrieval_quality.json.
 """
 from __future__ import annotations
@@ -24,6 +27,7 @@ import csv
 import fnmatch
 import json
 import logging
+import os
 import sys
 import time
 from collections import Counter, defaultdict
@@ -49,6 +53,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--shared", type=Path, default=SHARED, help="folder holding corpus/ and eval-public/")
     p.add_argument("--skip-ingest", action="store_true", help="evaluate whatever is already indexed")
     p.add_argument("--quiet", action="store_true", help="no per-file ingest progress on stderr")
+    p.add_argument("--fusion-sweep", action="store_true",
+                   help="also re-fuse the BM25 and vector rankings offline over a grid of RRF weights and k "
+                        "(diagnostic; no extra searches)")
     return p.parse_args(argv)
 
 
@@ -113,20 +120,27 @@ def ingest(ws, paths: list[Path], echo: bool) -> dict:
 
 # --- evaluation -----------------------------------------------------------------------------------
 
-def run_query(ws, question: str, mode: str, top_k: int) -> tuple[list, dict, float, float]:
+def run_query(ws, question: str, mode: str, top_k: int):
     started = time.perf_counter()
     result = ws.retriever.search(question, top_k=top_k, expand=0, retrievers=MODES[mode])
     wall = (time.perf_counter() - started) * 1000
-    return result.hits, result.timings_ms, wall, result.semantic_weight
+    return result, wall
 
 
 def evaluate(ws, fin: list[dict], dg: list[dict], top_k: int, kb_files: list[str]) -> dict:
     per_mode = {m: {"wall_ms": [], "no_embed_ms": [], "parts": defaultdict(list), "fin": [], "dg": []} for m in MODES}
     weights = Counter()
+    rankings: list[dict[str, list[str]]] = []  # per question: each single retriever's candidate ids
+    chunks: dict[str, object] = {}  # chunk id -> a RetrievedChunk (file name, page) for re-scoring
     queries = [("fin", q["question"], q) for q in fin] + [("dg", q["Question"], q) for q in dg]
     for n, (kind, question, q) in enumerate(queries, start=1):
+        rankings.append({})
         for mode in MODES:  # interleaved, so background load hits every mode alike
-            hits, timings, wall, alpha = run_query(ws, question, mode, top_k)
+            result, wall = run_query(ws, question, mode, top_k)
+            hits, timings, alpha = result.hits, result.timings_ms, result.semantic_weight
+            if mode in ("bm25", "vector"):
+                rankings[-1][mode] = [c.chunk_id for c in result.candidates]
+                chunks.update({c.chunk_id: c for c in result.candidates})
             bucket = per_mode[mode]
             bucket["wall_ms"].append(wall)
             bucket["no_embed_ms"].append(sum(v for k, v in timings.items() if k != "embed_ms"))
@@ -140,7 +154,50 @@ def evaluate(ws, fin: list[dict], dg: list[dict], top_k: int, kb_files: list[str
                 bucket["dg"].append(score_docugami(q, hits, kb_files))
         if n % 25 == 0:
             print(f"  {n}/{len(queries)} questions", file=sys.stderr, flush=True)
-    return {"per_mode": per_mode, "semantic_weights": {str(k): v for k, v in sorted(weights.items())}}
+    return {"per_mode": per_mode, "semantic_weights": {str(k): v for k, v in sorted(weights.items())},
+            "queries": queries, "rankings": rankings, "chunks": chunks}
+
+
+def fusion_sweep(ev: dict, settings, top_k: int, kb_files: list[str]) -> list[dict]:
+    """Re-fuse the stored single-retriever rankings with other weights and RRF k, as the retriever
+    would (same function, same candidate pools), and re-score. 'adaptive' is the app's rule."""
+    from core.retrieval.fusion import reciprocal_rank_fusion, semantic_weight
+
+    grid = [("adaptive", settings.rrf_k)] + [(a, k) for k in (60, 20) for a in (0.5, 0.6, 0.7, 0.8, 0.9)]
+    rows = []
+    for alpha, k in grid:
+        fin, dg = [], []
+        for (kind, question, q), ranking in zip(ev["queries"], ev["rankings"]):
+            a = semantic_weight(question, settings.semantic_weight_enumeration, settings.semantic_weight_reasoning) \
+                if alpha == "adaptive" else alpha
+            fused = reciprocal_rank_fusion(ranking, {"bm25": 1.0 - a, "vector": a}, k=k)
+            hits = [ev["chunks"][c] for c, _ in fused if c in ev["chunks"]][:top_k]
+            (fin if kind == "fin" else dg).append(
+                score_financebench(q, hits) if kind == "fin" else score_docugami(q, hits, kb_files)
+            )
+        rows.append({
+            "alpha_vector": alpha, "rrf_k": k,
+            "fin_page_recall@5": rate(fin, "page_rank", 5), "fin_page_recall@10": rate(fin, "page_rank", 10),
+            "fin_doc_recall@5": rate(fin, "doc_rank", 5), "dg_doc_recall@5": rate(dg, "doc_rank", 5),
+            "dg_multi_doc_coverage@10": mean(d["coverage10"] for d in dg if d["question_type"] == "Multi-Doc RAG"),
+        })
+    return rows
+
+
+def print_sweep(rows: list[dict], summary: dict) -> None:
+    keys = ["fin_page_recall@5", "fin_page_recall@10", "fin_doc_recall@5", "dg_doc_recall@5", "dg_multi_doc_coverage@10"]
+    single = {
+        "bm25": [summary["bm25"]["financebench"]["page_recall@5"], summary["bm25"]["financebench"]["page_recall@10"],
+                 summary["bm25"]["financebench"]["doc_recall@5"], summary["bm25"]["docugami"]["doc_recall@5"],
+                 summary["bm25"]["docugami"]["multi_doc_coverage@10"]],
+        "vector": [summary["vector"]["financebench"]["page_recall@5"], summary["vector"]["financebench"]["page_recall@10"],
+                   summary["vector"]["financebench"]["doc_recall@5"], summary["vector"]["docugami"]["doc_recall@5"],
+                   summary["vector"]["docugami"]["multi_doc_coverage@10"]],
+    }
+    table_rows = [[f"{name} only"] + [pct(v) for v in values] for name, values in single.items()]
+    table_rows += [[f"alpha={r['alpha_vector']} k={r['rrf_k']}"] + [pct(r[k]) for k in keys] for r in rows]
+    print(table(["fusion sweep (offline re-fusion)", "FB page@5", "FB page@10", "FB doc@5", "DG doc@5", "DG multi cov@10"],
+                table_rows))
 
 
 def score_financebench(q: dict, hits) -> dict:
@@ -351,12 +408,21 @@ def main(argv=None) -> int:
     dg = load_docugami(args.shared, args.limit)
     print(f"\nevaluating {len(fin)} FinanceBench + {len(dg)} Docugami questions x {len(MODES)} modes, "
           f"top_k={args.top_k_max} ...", flush=True)
+    load_before = [round(x, 2) for x in os.getloadavg()]
     eval_started = time.perf_counter()
     ev = evaluate(ws, fin, dg, args.top_k_max, kb_files)
     eval_s = round(time.perf_counter() - eval_started, 1)
+    load_after = [round(x, 2) for x in os.getloadavg()]
     summary = summarize(ev)
     print()
     print_report(summary, ev)
+    print(f"load average (1, 5, 15 min) before evaluation {load_before}, after {load_after} on "
+          f"{os.cpu_count()} CPUs: latency figures include contention from other processes")
+    sweep = None
+    if args.fusion_sweep:
+        sweep = fusion_sweep(ev, settings, args.top_k_max, kb_files)
+        print()
+        print_sweep(sweep, summary)
 
     total_s = round(time.perf_counter() - run_started, 1)
     print(f"\nevaluation {eval_s} s; whole run {total_s} s; peak RSS {peak_rss_mb()} MB")
@@ -371,7 +437,9 @@ def main(argv=None) -> int:
         "questions": {"financebench": len(fin), "docugami": len(dg)},
         "top_k_max": args.top_k_max,
         "semantic_weights": ev["semantic_weights"],
+        "loadavg_eval": {"before": load_before, "after": load_after},
         "summary": summary,
+        "fusion_sweep": sweep,
         "per_question": {m: {"financebench": b["fin"], "docugami": b["dg"]} for m, b in ev["per_mode"].items()},
         "evaluation_seconds": eval_s,
         "total_seconds": total_s,

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from core.samples import make_samples
+from tests.servers import free_port, running
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -23,37 +20,17 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 SHOTS = Path(os.environ.get("DOCUCHAT_SCREENSHOTS", ROOT / "test-artifacts" / "screenshots"))
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
     data = tmp_path_factory.mktemp("data")
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "DOCUCHAT_DATA_DIR": str(data), "DOCUCHAT_LLM_PROVIDER": "scripted",
            "HF_HUB_OFFLINE": "1"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+               "--server.port", str(port), "--server.headless", "true"]
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while True:
-        try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-            break
-        except OSError:
-            if time.time() > deadline or server.poll() is not None:
-                server.kill()
-                pytest.fail("streamlit did not start")
-            time.sleep(0.5)
-    yield url
-    server.terminate()
-    server.wait(timeout=20)
+    with running(command, url + "/_stcore/health", "streamlit", cwd=ROOT, env=env):
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,705 @@
+"""Answer quality of the DocuChat pipeline vs. the naive top-5 RAG baseline, same model, same run.
+
+    .venv/bin/python bench/answer_quality.py [--limit 24 | --all] [--data-dir DIR] [--fast-only]
+
+Questions: FinanceBench (../shared/eval-public/financebench/financebench_subset.jsonl, 66 questions).
+--limit N (default 24) picks N questions spread deterministically over the question types: each
+type gets a share proportional to its size (largest remainder), taken at evenly spaced positions
+of that type's questions in file order; --all takes all 66. Every question is asked against the
+WHOLE knowledge base (no document filter).
+
+Systems (both use the same Workspace, the same embedded model, the same hybrid retriever):
+  A  pipeline: Workspace.ask(question) with default settings (Planner -> Retriever -> Reasoner ->
+     Validator (+ reflection) -> Responder).
+  B  baseline: HybridRetriever.search(question, top_k=5); the FULL text of each chunk pasted into
+     seed 000's prompt (reasoner.PROMPT_TEMPLATE via reasoner.build_prompt, "[Source N] (file, p. X)"
+     labels, the configured answer style); one llm.complete(temperature=0.3, max_tokens=500); no
+     validation, no continuation, no citation stripping.
+  The order alternates per question (A first on even, B first on odd questions) so that neither
+  system systematically profits from llama.cpp's prompt-prefix cache.
+
+Scoring (automatic; gold = the `answer` field, with FinanceBench's trailing "The answer here
+assumes ..." notes removed):
+  * yes/no gold (starts with "Yes"/"No"): correct if the response starts with the same word, or
+    its first sentence says exactly one of "yes"/"no" as a standalone word and it is the same.
+  * numeric gold: the gold's first sentence (parentheticals removed) contains at least one figure
+    that is not a bare year. Correct if EVERY such gold figure is matched by some number in the
+    response:
+      - percentages (gold has "%"): the response number (with or without "%", or a fraction
+        < 5 times 100) rounded to the gold's decimals is within 0.1 point of the gold, or within
+        1% relative;
+      - other figures: within 1% relative after scale words/units: a number followed by
+        thousand/million/billion/trillion (or k, mn/mm/m, bn/b) also counts as its scaled value,
+        and the gold also counts as scaled by the unit the question asks for ("in USD millions",
+        "in USD billions", ...). So "$1,577 million" == "1.577 billion" == "1577" for a gold
+        "$1577.00" asked "in USD millions". Signs are ignored ("(370)", "-14.76%").
+  * textual gold: content words (lower-cased, stop words and 1-char tokens dropped, trailing "s"
+    stripped) of the gold's first sentence that do not occur in the question (all content words if
+    none remain); correct if the response contains >= 60% of them (token recall >= 0.6).
+  * cites evidence page: some source the answer cites ([Source N] in the answer; Citation.cited for
+    the pipeline) is in an evidence document (file stem == evidence doc_name) and its page label
+    ("3" or "3-4") covers an evidence page (evidence_page_num is 0-based: page = int(...) + 1).
+  * evidence page in context (diagnostic): some source shown to the model covers an evidence page,
+    i.e. retrieval found it; separates retrieval misses from reasoning misses.
+  * refusal: the answer says the documents do not contain the information (the validator's
+    no-information phrases plus "doesn't contain", "not provided", "does not provide",
+    "not mentioned", "not available", "not explicitly").
+
+Timing and tokens: seconds = wall time per question per system (retrieval included for both;
+model load excluded: the embedder and the LLM are warmed up first). Tokens are the model's own
+prompt/completion counts. For the pipeline two token figures are kept: Response.tokens (the final
+draft only) and the sum over every Reasoner call in the trace (reflection re-runs the Reasoner;
+the discarded drafts cost model time too). Pipeline agent times come from Response.timings.
+
+Fast section (no LLM): plan_question (incl. kb.is_empty(), as the pipeline does), validate and
+respond on the pipeline's recorded final drafts (with --fast-only: synthetic drafts, one per
+question: the first sentence of source 1 plus one number from source 2, cited) -- --repeats times
+each (default 200); p50/p95 of the sum per call in ms (target: < 20 ms).
+
+Outputs: printed tables, bench/results/answer_quality.json (summary + per question) and
+bench/results/answer_quality.jsonl (one line per question: question, gold, both answers,
+citations, scores, times, tokens, prompts), written as the run goes.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import re
+import shutil
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import ROOT, RESULTS, fmt, machine, p50_p95, peak_rss_mb, percentile, table, write_json  # noqa: E402
+from bench.retrieval_quality import SHARED, page_numbers  # noqa: E402
+
+AGENTS = ("Planner", "Retriever", "Reasoner", "Validator", "Responder")
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data-dir", type=Path, default=RESULTS / "kb-answers",
+                   help="knowledge base to open (default bench/results/kb-answers; only this copy is opened)")
+    p.add_argument("--copy-from", type=Path, default=RESULTS / "kb-finance",
+                   help="if --data-dir does not exist, copy this knowledge base there first")
+    p.add_argument("--limit", type=int, default=24, help="questions, spread over question types (default 24)")
+    p.add_argument("--all", action="store_true", help="all 66 questions")
+    p.add_argument("--shared", type=Path, default=SHARED, help="folder holding eval-public/")
+    p.add_argument("--repeats", type=int, default=200, help="repetitions per draft in the fast section")
+    p.add_argument("--fast-only", action="store_true",
+                   help="no LLM: only the Planner+Validator+Responder timing on synthetic drafts")
+    p.add_argument("--name", default="answer_quality", help="output file stem in bench/results/")
+    return p.parse_args(argv)
+
+
+# --- questions ------------------------------------------------------------------------------------
+
+def load_questions(shared: Path) -> list[dict]:
+    path = shared / "eval-public" / "financebench" / "financebench_subset.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def spread_over_types(rows: list[dict], n: int) -> list[dict]:
+    """n rows, each question type getting a share proportional to its size (largest remainder),
+    evenly spaced inside the type; returned in file order."""
+    if n >= len(rows):
+        return list(rows)
+    by_type: dict[str, list[int]] = defaultdict(list)
+    for i, r in enumerate(rows):
+        by_type[r.get("question_type") or "?"].append(i)
+    exact = {t: n * len(ix) / len(rows) for t, ix in by_type.items()}
+    quota = {t: int(v) for t, v in exact.items()}
+    for t in sorted(exact, key=lambda t: (-(exact[t] - quota[t]), t))[: n - sum(quota.values())]:
+        quota[t] += 1
+    chosen = []
+    for t, ix in by_type.items():
+        k = quota[t]
+        chosen += [ix[int((j + 0.5) * len(ix) / k)] for j in range(k)]
+    return [rows[i] for i in sorted(chosen)]
+
+
+# --- scoring --------------------------------------------------------------------------------------
+
+_NOTE = re.compile(r"\s*The answer here assumes.*$", re.I | re.S)
+_PAREN = re.compile(r"\([^()]*\)")
+_NUM = re.compile(
+    r"(?<![A-Za-z0-9.])(?P<neg>[-−–]\s?|\(\s?)?\$?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?P<after>\s*(?:%|percent\b|per cent\b|percentage points?\b|pts?\b)|"
+    r"\s*(?:trillion|billion|million|thousand|bn|mn|mm|m|b|k|tn)\b)?",
+    re.I,
+)
+_SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "mm": 1e6, "m": 1e6,
+           "billion": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12}
+_QUESTION_UNIT = re.compile(r"\b(thousands|millions|billions|trillions)\b", re.I)
+REFUSAL_PHRASES = (
+    "do not contain", "does not contain", "doesn't contain", "don't contain", "no information",
+    "cannot answer", "can't answer", "not provided", "does not provide", "do not provide",
+    "doesn't provide", "not mentioned", "not available", "not explicitly",
+)
+_STOP = set("""a an the and or of to in on for by with at from as is are was were be been being has have had
+do does did this that these those it its it's their there they them which who whom what when where why how
+than then so such also into over under between during per about after before up down out not no yes
+will would can could should may might shall company fy fiscal year years
+primarily mostly approximately amongst among other presented experienced""".split())
+
+
+def clean_gold(answer: str) -> str:
+    return _NOTE.sub("", answer or "").strip()
+
+
+_ABBREVIATIONS = {"adj", "inc", "ltd", "co", "corp", "no", "vs", "approx", "est", "mr", "ms", "dr", "st", "jr"}
+_MONTH = re.compile(r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+$", re.I)
+
+
+def first_sentence(text: str) -> str:
+    """Up to the first full stop (not after an abbreviation or an initial) or colon; line breaks
+    inside the sentence are spaces."""
+    flat = re.sub(r"\s+", " ", text.strip())
+    for m in re.finditer(r"[.!?:](?=\s|$)", flat):
+        word = re.findall(r"[A-Za-z]+$", flat[: m.start()])
+        if m.group() == "." and word and (word[0].lower() in _ABBREVIATIONS or len(word[0]) == 1):
+            continue
+        return flat[: m.start() + 1]
+    return flat
+
+
+def numbers(text: str) -> list[dict]:
+    """Every number in text: value (absolute), decimals, is_percent, scale (1 if none), raw, year."""
+    out = []
+    for m in _NUM.finditer(text):
+        raw_num = m.group("num")
+        after_raw = m.group("after") or ""
+        glued = text[m.end("num"):m.end("num") + 1].isalpha()
+        if glued and not ("$" in m.group(0) and after_raw.strip().lower() in _SCALES):
+            continue  # "3M", "777X", "10K", "1st", "8k filing": names, not figures
+        if _MONTH.search(text[max(0, m.start() - 12):m.start()]):
+            continue  # "August 30, 2023": a date
+        value = float(raw_num.replace(",", ""))
+        after = (m.group("after") or "").strip().lower()
+        percent = bool(after) and (after.startswith("%") or after.startswith("per") or after.startswith("pt"))
+        scale = 1.0 if percent or not after else _SCALES.get(after, 1.0)
+        decimals = len(raw_num.split(".")[1]) if "." in raw_num else 0
+        year = (not percent and scale == 1.0 and "," not in raw_num and "." not in raw_num
+                and 1990 <= value <= 2035 and "$" not in m.group(0))
+        out.append({"value": value, "decimals": decimals, "percent": percent, "scale": scale,
+                    "raw": m.group(0).strip(), "year": year})
+    return out
+
+
+def gold_figures(gold: str) -> list[dict]:
+    return [n for n in numbers(_PAREN.sub(" ", first_sentence(gold))) if not n["year"]]
+
+
+def _close(a: float, b: float, rel: float = 0.01) -> bool:
+    return abs(a - b) <= rel * max(abs(a), abs(b)) + 1e-12
+
+
+def figure_matches(g: dict, r: dict, question_scale: float) -> bool:
+    if g["percent"]:
+        if r["scale"] != 1.0:
+            return False
+        candidates = [r["value"]] + ([r["value"] * 100] if not r["percent"] and r["value"] < 5 else [])
+        return any(abs(round(c, g["decimals"]) - g["value"]) <= 0.1 + 1e-9 for c in candidates)
+    gold_values = {g["value"], g["value"] * g["scale"], g["value"] * question_scale}
+    resp_values = {r["value"], r["value"] * r["scale"]}
+    return any(_close(a, b) for a in gold_values for b in resp_values)
+
+
+def question_scale(question: str) -> float:
+    m = _QUESTION_UNIT.search(question)
+    return _SCALES[m.group(1).lower().rstrip("s")] if m else 1.0
+
+
+def polarity(text: str) -> str | None:
+    body = re.sub(r"^[\s*#>_`\"'-]*(answer\s*:)?[\s*#>_`\"'-]*", "", text.strip(), flags=re.I)
+    m = re.match(r"(yes|no)\b", body, re.I)
+    if m:
+        return m.group(1).lower()
+    head = first_sentence(body).lower()
+    head = re.sub(r"\bno (information|data|evidence|mention|details?|specific)\b", " ", head)
+    found = set(re.findall(r"\b(yes|no)\b[,.!:;]", head))
+    return found.pop() if len(found) == 1 else None
+
+
+_SYNONYMS = {"billion": "bn", "million": "mn", "thousand": "k", "percent": "%"}
+
+
+def content_words(text: str) -> list[str]:
+    words = []
+    text = re.sub(r"\bu\.\s?s\.?", "us", text.lower().replace("’", "'"))
+    for w in re.findall(r"[a-z]+(?:'[a-z]+)?|\d+(?:[.,]\d+)*", text):
+        w = _SYNONYMS.get(w.replace("'s", ""), w.replace("'s", "")).replace(",", "")
+        if len(w) <= 1 or w in _STOP:
+            continue
+        if w.endswith("s") and len(w) > 3 and w.isalpha():
+            w = w[:-1]
+        words.append(w)
+    return list(dict.fromkeys(words))
+
+
+def is_refusal(answer: str) -> bool:
+    lowered = answer.lower().replace("’", "'")
+    return any(p in lowered for p in REFUSAL_PHRASES)
+
+
+def gold_kind(gold: str) -> str:
+    if re.match(r"\s*(yes|no)\b", gold, re.I):
+        return "yes/no"
+    return "numeric" if gold_figures(gold) else "textual"
+
+
+def score_answer(q: dict, answer: str) -> dict:
+    gold = clean_gold(q["answer"])
+    kind = gold_kind(gold)
+    detail: dict = {"kind": kind}
+    if kind == "yes/no":
+        want = re.match(r"\s*(yes|no)\b", gold, re.I).group(1).lower()
+        got = polarity(answer)
+        detail.update(gold_polarity=want, answer_polarity=got)
+        correct = got == want
+    elif kind == "numeric":
+        figs = gold_figures(gold)
+        resp = numbers(answer)
+        qs = question_scale(q["question"])
+        matched = [any(figure_matches(g, r, qs) for r in resp) for g in figs]
+        detail.update(gold_figures=[g["raw"] for g in figs], matched=matched,
+                      answer_figures=[r["raw"] for r in resp][:20])
+        correct = all(matched)
+    else:
+        q_words = set(content_words(q["question"]))
+        wanted = [w for w in content_words(first_sentence(gold)) if w not in q_words]
+        if len(wanted) < 3:  # a headline like "Amcor completed these acquisitions:" says little
+            gold_words = content_words(gold)
+            wanted = [w for w in gold_words if w not in q_words] or gold_words
+        have = set(content_words(answer))
+        hit = [w for w in wanted if w in have]
+        recall = len(hit) / len(wanted) if wanted else 0.0
+        detail.update(wanted=wanted, found=hit, recall=round(recall, 3))
+        correct = recall >= 0.6
+    return {"correct": bool(correct), "refusal": is_refusal(answer), **detail}
+
+
+def evidence_pages(q: dict) -> set[tuple[str, int]]:
+    return {((e.get("doc_name") or q["doc_name"]), int(e["evidence_page_num"]) + 1) for e in q["evidence"]}
+
+
+def on_evidence_page(filename: str, page: str | None, evidence: set[tuple[str, int]]) -> bool:
+    stem = Path(filename).stem
+    return any((stem, p) in evidence for p in page_numbers(page))
+
+
+_CITE = re.compile(r"\[\s*Source\s+(\d+)\s*\]", re.I)
+
+
+def cited_numbers(answer: str) -> set[int]:
+    return {int(n) for n in _CITE.findall(answer)}
+
+
+# --- the two systems ------------------------------------------------------------------------------
+
+def run_pipeline(ws, q: dict, captured: dict) -> dict:
+    events = []
+    captured.clear()
+    started = time.perf_counter()
+    response = ws.ask(q["question"], on_event=events.append)
+    seconds = time.perf_counter() - started
+    evidence = evidence_pages(q)
+    llm_events = [e for e in events if e.kind == "llm_call"]
+    validations = [e for e in events if e.kind == "validation"]
+    citations = [
+        {"number": c.number, "filename": c.filename, "page": c.page, "cited": c.cited, "score": c.score,
+         "evidence_page": on_evidence_page(c.filename, c.page, evidence), "chunk_id": c.chunk_id}
+        for c in response.citations
+    ]
+    draft = captured.get("draft")
+    return {
+        "answer": response.answer,
+        "raw_answer": draft.answer if draft else None,
+        "confidence": response.confidence,
+        "safety_flags": response.safety_flags,
+        "unsupported": response.unsupported,
+        "reasoning": response.reasoning,
+        "citations": citations,
+        "cites_evidence_page": any(c["cited"] and c["evidence_page"] for c in citations),
+        "evidence_in_context": any(c["evidence_page"] for c in citations),
+        "seconds": round(seconds, 3),
+        "timings_ms": response.timings,
+        "tokens_final": dict(response.tokens),
+        "tokens_all_calls": {
+            "prompt": sum(e.outputs.get("prompt_tokens", 0) or 0 for e in llm_events),
+            "completion": sum(e.outputs.get("completion_tokens", 0) or 0 for e in llm_events),
+            "cached": sum(e.outputs.get("cached_tokens", 0) or 0 for e in llm_events),
+        },
+        "llm_calls": sum(len(e.outputs.get("llm_seconds") or []) for e in llm_events),
+        "reasoner_runs": len(llm_events),
+        "continued": [bool(e.outputs.get("continued")) for e in llm_events],
+        "finish_reasons": [e.outputs.get("finish_reasons") for e in llm_events],
+        "reflections": sum(1 for e in events if e.kind == "reflection"),
+        "validations": [{"unsupported": e.outputs.get("unsupported"), "cited": e.outputs.get("cited"),
+                         "invalid": e.outputs.get("invalid_citations"), "confidence": e.outputs.get("confidence")}
+                        for e in validations],
+        "trace_id": response.trace_id,
+        "prompt": draft.prompt if draft else None,
+    }
+
+
+def run_baseline(ws, q: dict, style: str) -> dict:
+    from core.agents.reasoner import Source, build_prompt
+    from core.llm import LLMError
+
+    started = time.perf_counter()
+    result = ws.retriever.search(q["question"], top_k=5)
+    hits = result.hits[:5]
+    sources = [Source(i, h, h.text) for i, h in enumerate(hits, start=1)]
+    prompt = build_prompt(q["question"], sources, style)
+    error = None
+    completion = None
+    try:
+        completion = ws.llm.complete([{"role": "user", "content": prompt}], max_tokens=500, temperature=0.3)
+        answer = completion.text.strip()
+    except LLMError as exc:
+        error, answer = str(exc), ""
+    seconds = time.perf_counter() - started
+    evidence = evidence_pages(q)
+    cited = cited_numbers(answer)
+    citations = [
+        {"number": s.number, "filename": s.chunk.filename, "page": s.chunk.page, "cited": s.number in cited,
+         "score": round(s.chunk.similarity, 3), "evidence_page": on_evidence_page(s.chunk.filename, s.chunk.page, evidence),
+         "chunk_id": s.chunk.chunk_id}
+        for s in sources
+    ]
+    return {
+        "answer": answer,
+        "error": error,
+        "citations": citations,
+        "invalid_citations": sorted(n for n in cited if not 1 <= n <= len(sources)),
+        "cites_evidence_page": any(c["cited"] and c["evidence_page"] for c in citations),
+        "evidence_in_context": any(c["evidence_page"] for c in citations),
+        "seconds": round(seconds, 3),
+        "retrieval_ms": round(sum(result.timings_ms.values()), 2),
+        "llm_seconds": completion.seconds if completion else None,
+        "finish_reason": completion.finish_reason if completion else None,
+        "tokens": {"prompt": completion.prompt_tokens if completion else 0,
+                   "completion": completion.completion_tokens if completion else 0,
+                   "cached": completion.cached_tokens if completion else 0},
+        "prompt": prompt,
+    }
+
+
+# --- fast section ---------------------------------------------------------------------------------
+
+def synthetic_draft(ws, question: str):
+    """A draft like the scripted model's: first sentence of source 1 and a number from source 2."""
+    from core.agents.reasoner import Draft, build_prompt, build_sources
+
+    s = ws.settings
+    hits = ws.retriever.search(question, top_k=s.top_k).hits
+    sources = build_sources(question, hits, s.context_token_budget, ws.kb.embedder.count_tokens)
+    first = re.split(r"(?<=[.!?])\s+", sources[0].text.strip())[0][:300] if sources else ""
+    answer = f"{first} [Source 1]."
+    if len(sources) > 1:
+        figures = re.findall(r"\$?\d[\d,]*(?:\.\d+)?%?", sources[1].text)
+        if figures:
+            answer += f" The figure is {figures[0]} [Source 2]."
+    return Draft(answer, "\n\n".join(f"{x.label} {x.text}" for x in sources), len(sources), sources,
+                 prompt=build_prompt(question, sources, s.answer_style), raw_output=answer)
+
+
+def fast_section(ws, items: list[tuple[str, object]], repeats: int) -> dict:
+    from core.agents.planner import plan_question
+    from core.agents.responder import respond
+    from core.agents.validator import validate
+
+    s = ws.settings
+    parts: dict[str, list[float]] = {"plan": [], "validate": [], "respond": [], "sum": []}
+    per_draft_p95 = []
+    for question, draft in items:  # warm regex caches etc. once, outside the timing
+        validate(draft, s)
+    for question, draft in items:
+        sums = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            plan = plan_question(question, knowledge_base_empty=ws.kb.is_empty(), settings=s)
+            t1 = time.perf_counter()
+            validation = validate(draft, s)
+            t2 = time.perf_counter()
+            respond(plan, draft, validation)
+            t3 = time.perf_counter()
+            parts["plan"].append((t1 - t0) * 1000)
+            parts["validate"].append((t2 - t1) * 1000)
+            parts["respond"].append((t3 - t2) * 1000)
+            parts["sum"].append((t3 - t0) * 1000)
+            sums.append((t3 - t0) * 1000)
+        per_draft_p95.append(percentile(sums, 95))
+    return {
+        "drafts": len(items), "repeats": repeats,
+        **{k: p50_p95(v) for k, v in parts.items()},
+        "max_ms": round(max(parts["sum"]), 3) if parts["sum"] else None,
+        "worst_draft_p95_ms": round(max(per_draft_p95), 3) if per_draft_p95 else None,
+        "target_ms": 20.0,
+    }
+
+
+# --- summary --------------------------------------------------------------------------------------
+
+def _rate(flags) -> float | None:
+    flags = list(flags)
+    return round(sum(bool(f) for f in flags) / len(flags), 4) if flags else None
+
+
+def _mean(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return round(sum(values) / len(values), 1) if values else None
+
+
+def summarize(rows: list[dict]) -> dict:
+    out = {}
+    for system in ("pipeline", "baseline"):
+        rs = [r[system] for r in rows]
+        sc = [r["score"][system] for r in rows]
+        tokens = [x["tokens_all_calls"] if system == "pipeline" else x["tokens"] for x in rs]
+        entry = {
+            "n": len(rs),
+            "accuracy": _rate(s["correct"] for s in sc),
+            "cites_evidence_page": _rate(x["cites_evidence_page"] for x in rs),
+            "evidence_in_context": _rate(x["evidence_in_context"] for x in rs),
+            "refusal": _rate(s["refusal"] for s in sc),
+            "any_citation": _rate(any(c["cited"] for c in x["citations"]) for x in rs),
+            "seconds": p50_p95([x["seconds"] for x in rs]),
+            "seconds_mean": _mean(x["seconds"] for x in rs),
+            "prompt_tokens_mean": _mean(t["prompt"] for t in tokens),
+            "completion_tokens_mean": _mean(t["completion"] for t in tokens),
+            "cached_tokens_mean": _mean(t.get("cached") for t in tokens),
+            "by_kind": {},
+            "by_question_type": {},
+        }
+        for key, field in (("by_kind", lambda r: r["score"][system]["kind"]),
+                           ("by_question_type", lambda r: r["question_type"])):
+            groups: dict[str, list[dict]] = defaultdict(list)
+            for r in rows:
+                groups[field(r)].append(r)
+            entry[key] = {k: {"n": len(v), "accuracy": _rate(x["score"][system]["correct"] for x in v)}
+                          for k, v in sorted(groups.items())}
+        if system == "pipeline":
+            entry["agent_ms"] = {a: p50_p95([x["timings_ms"].get(a, 0.0) for x in rs]) for a in AGENTS}
+            entry["prompt_tokens_final_draft_mean"] = _mean(x["tokens_final"]["prompt"] for x in rs)
+            entry["completion_tokens_final_draft_mean"] = _mean(x["tokens_final"]["completion"] for x in rs)
+            entry["llm_calls_mean"] = _mean(x["llm_calls"] for x in rs)
+            entry["questions_with_reflection"] = sum(1 for x in rs if x["reflections"])
+            entry["confidence"] = dict(Counter(x["confidence"] for x in rs))
+            entry["flags"] = dict(Counter(f for x in rs for f in x["safety_flags"]))
+            entry["answer_changed_by_responder"] = sum(1 for x in rs if x["raw_answer"] is not None
+                                                       and x["answer"].strip() != x["raw_answer"].strip())
+        else:
+            entry["llm_seconds_p50"] = p50_p95([x["llm_seconds"] for x in rs if x["llm_seconds"] is not None])["p50"]
+            entry["questions_with_invalid_citation"] = sum(1 for x in rs if x["invalid_citations"])
+            entry["errors"] = sum(1 for x in rs if x["error"])
+        out[system] = entry
+    a, b = out["pipeline"], out["baseline"]
+    out["ratio_pipeline_over_baseline"] = {
+        "prompt_tokens": _ratio(a["prompt_tokens_mean"], b["prompt_tokens_mean"]),
+        "completion_tokens": _ratio(a["completion_tokens_mean"], b["completion_tokens_mean"]),
+        "seconds_p50": _ratio(a["seconds"]["p50"], b["seconds"]["p50"]),
+        "seconds_p95": _ratio(a["seconds"]["p95"], b["seconds"]["p95"]),
+        "seconds_mean": _ratio(a["seconds_mean"], b["seconds_mean"]),
+    }
+    out["both_correct"] = sum(1 for r in rows if r["score"]["pipeline"]["correct"] and r["score"]["baseline"]["correct"])
+    out["only_pipeline_correct"] = sum(1 for r in rows if r["score"]["pipeline"]["correct"] and not r["score"]["baseline"]["correct"])
+    out["only_baseline_correct"] = sum(1 for r in rows if r["score"]["baseline"]["correct"] and not r["score"]["pipeline"]["correct"])
+    return out
+
+
+def _ratio(a, b) -> float | None:
+    return round(a / b, 2) if a is not None and b else None
+
+
+def pct(v) -> str:
+    return "-" if v is None else f"{100 * v:.1f}%"
+
+
+def print_report(summary: dict, rows: list[dict]) -> None:
+    a, b = summary["pipeline"], summary["baseline"]
+    n = a["n"]
+    main_rows = [
+        ["accuracy (auto-scored)", pct(a["accuracy"]), pct(b["accuracy"]), ""],
+        ["cites an evidence page", pct(a["cites_evidence_page"]), pct(b["cites_evidence_page"]), ""],
+        ["evidence page in the model's context", pct(a["evidence_in_context"]), pct(b["evidence_in_context"]), ""],
+        ["cites any source", pct(a["any_citation"]), pct(b["any_citation"]), ""],
+        ["refusal (\"documents do not contain\")", pct(a["refusal"]), pct(b["refusal"]), ""],
+        ["seconds per question p50", fmt(a["seconds"]["p50"]), fmt(b["seconds"]["p50"]),
+         fmt(summary["ratio_pipeline_over_baseline"]["seconds_p50"], 2)],
+        ["seconds per question p95", fmt(a["seconds"]["p95"]), fmt(b["seconds"]["p95"]),
+         fmt(summary["ratio_pipeline_over_baseline"]["seconds_p95"], 2)],
+        ["seconds per question mean", fmt(a["seconds_mean"]), fmt(b["seconds_mean"]),
+         fmt(summary["ratio_pipeline_over_baseline"]["seconds_mean"], 2)],
+        ["prompt tokens / question (all LLM calls)", fmt(a["prompt_tokens_mean"]), fmt(b["prompt_tokens_mean"]),
+         fmt(summary["ratio_pipeline_over_baseline"]["prompt_tokens"], 2)],
+        ["completion tokens / question (all LLM calls)", fmt(a["completion_tokens_mean"]),
+         fmt(b["completion_tokens_mean"]), fmt(summary["ratio_pipeline_over_baseline"]["completion_tokens"], 2)],
+        ["  of which prompt tokens from the KV cache", fmt(a["cached_tokens_mean"]), fmt(b["cached_tokens_mean"]), ""],
+        ["prompt / completion tokens (Response.tokens, final draft)",
+         f"{fmt(a['prompt_tokens_final_draft_mean'])} / {fmt(a['completion_tokens_final_draft_mean'])}", "-", ""],
+        ["LLM calls / question", fmt(a["llm_calls_mean"], 2), "1.00", ""],
+    ]
+    print(table([f"FinanceBench answers (n={n}, whole KB)", "A pipeline", "B baseline", "A/B"], main_rows))
+    print()
+    kinds = sorted(set(a["by_kind"]) | set(b["by_kind"]))
+    types = sorted(set(a["by_question_type"]))
+    brk = [[f"gold {k} (n={a['by_kind'][k]['n']})", pct(a["by_kind"][k]["accuracy"]),
+            pct(b["by_kind"].get(k, {}).get("accuracy"))] for k in kinds]
+    brk += [[f"{t} (n={a['by_question_type'][t]['n']})", pct(a["by_question_type"][t]["accuracy"]),
+             pct(b["by_question_type"][t]["accuracy"])] for t in types]
+    brk.append(["both correct / only A / only B",
+                f"{summary['both_correct']} / {summary['only_pipeline_correct']}",
+                f"{summary['only_baseline_correct']}"])
+    print(table(["accuracy breakdown", "A pipeline", "B baseline"], brk))
+    print()
+    ag = [[agent, fmt(a["agent_ms"][agent]["p50"], 1), fmt(a["agent_ms"][agent]["p95"], 1)] for agent in AGENTS]
+    print(table(["pipeline agent time (ms)", "p50", "p95"], ag))
+    print(f"pipeline: reflection ran on {a['questions_with_reflection']}/{n} questions; confidence {a['confidence']}; "
+          f"flags {a['flags']}; answers changed by the Responder {a['answer_changed_by_responder']}")
+    print(f"baseline: LLM call p50 {fmt(b['llm_seconds_p50'])} s; questions with an out-of-range [Source N] "
+          f"{b['questions_with_invalid_citation']}; LLM errors {b['errors']}")
+    print()
+    per = []
+    for r in rows:
+        sa, sb = r["score"]["pipeline"], r["score"]["baseline"]
+        per.append([
+            r["id"], r["question_type"][:6], sa["kind"],
+            ("Y" if sa["correct"] else ".") + ("R" if sa["refusal"] else " ") + ("E" if r["pipeline"]["cites_evidence_page"] else (" " if not r["pipeline"]["evidence_in_context"] else "c")),
+            ("Y" if sb["correct"] else ".") + ("R" if sb["refusal"] else " ") + ("E" if r["baseline"]["cites_evidence_page"] else (" " if not r["baseline"]["evidence_in_context"] else "c")),
+            fmt(r["pipeline"]["seconds"]), fmt(r["baseline"]["seconds"]),
+            r["pipeline"]["tokens_all_calls"]["prompt"], r["baseline"]["tokens"]["prompt"], r["pipeline"]["llm_calls"],
+        ])
+    print(table(["question", "type", "gold", "A", "B", "A s", "B s", "A ptok", "B ptok", "A calls"], per,
+                title="per question (Y correct, R refusal, E cites evidence page, c evidence page in context but not cited)"))
+
+
+def print_fast(fast: dict, source: str) -> None:
+    rows = [[k, fmt(fast[k]["p50"], 3), fmt(fast[k]["p95"], 3)] for k in ("plan", "validate", "respond", "sum")]
+    print(table([f"Planner+Validator+Responder, no LLM ({fast['drafts']} {source} drafts x {fast['repeats']})",
+                 "p50 ms", "p95 ms"], rows))
+    ok = fast["sum"]["p95"] is not None and fast["sum"]["p95"] < fast["target_ms"]
+    print(f"max {fmt(fast['max_ms'], 3)} ms; worst draft p95 {fmt(fast['worst_draft_p95_ms'], 3)} ms; "
+          f"target < {fast['target_ms']:.0f} ms: {'met' if ok else 'NOT met'} (p95 of the sum)")
+
+
+# --- main -----------------------------------------------------------------------------------------
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    from core.config import load_settings
+    from core.store import IndexSettingsChanged
+    from core.workspace import Workspace
+
+    run_started = time.perf_counter()
+    if not args.data_dir.exists():
+        print(f"copying {args.copy_from} -> {args.data_dir}", flush=True)
+        shutil.copytree(args.copy_from, args.data_dir)
+    settings = load_settings(data_dir=args.data_dir)
+    print(f"data dir: {settings.data_dir}; llm provider {settings.llm_provider}; top_k {settings.top_k}; "
+          f"context budget {settings.context_token_budget} tokens; style {settings.answer_style}; "
+          f"max reflection iterations {settings.max_reflection_iterations}")
+    try:
+        ws = Workspace(settings)
+    except IndexSettingsChanged as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    counts = ws.kb.counts()
+    print(f"knowledge base: {counts['documents']} documents, {counts['chunks']} chunks")
+
+    rows_all = load_questions(args.shared)
+    questions = rows_all if args.all else spread_over_types(rows_all, args.limit)
+    print(f"questions: {len(questions)} of {len(rows_all)} "
+          f"{dict(Counter(q['question_type'] for q in questions))}", flush=True)
+
+    started = time.perf_counter()
+    ws.embedder.embed(["warm up"])
+    embed_load_s = round(time.perf_counter() - started, 2)
+    out_jsonl = RESULTS / f"{args.name}.jsonl"
+    rows: list[dict] = []
+    llm_load_s = None
+    payload: dict = {"machine": machine(), "data_dir": str(settings.data_dir), "embedding_load_s": embed_load_s}
+
+    if not args.fast_only:
+        started = time.perf_counter()
+        ws.llm.complete([{"role": "user", "content": "Say OK."}], max_tokens=4, temperature=0.0)
+        llm_load_s = round(time.perf_counter() - started, 2)
+        print(f"model: {ws.llm.name} {ws.llm.model}; embedder load {embed_load_s} s; LLM load + first call {llm_load_s} s",
+              flush=True)
+
+        captured: dict = {}
+        original_validate = ws.pipeline._validate
+
+        def capturing_validate(*a, **kw):  # keep the final draft for the fast section and the JSONL
+            draft, validation = original_validate(*a, **kw)
+            captured["draft"], captured["validation"] = draft, validation
+            return draft, validation
+
+        ws.pipeline._validate = capturing_validate  # instance attribute only; core/ is untouched
+        drafts: list[tuple[str, object]] = []
+        eval_started = time.perf_counter()
+        with out_jsonl.open("w", encoding="utf-8") as fh:
+            for i, q in enumerate(questions):
+                order = ("pipeline", "baseline") if i % 2 == 0 else ("baseline", "pipeline")
+                result = {}
+                for system in order:
+                    result[system] = (run_pipeline(ws, q, captured) if system == "pipeline"
+                                      else run_baseline(ws, q, settings.answer_style))
+                    if system == "pipeline" and captured.get("draft") is not None:
+                        drafts.append((q["question"], captured["draft"]))
+                row = {
+                    "id": q["financebench_id"].replace("financebench_id_", "fb"),
+                    "financebench_id": q["financebench_id"], "question_type": q["question_type"],
+                    "doc_name": q["doc_name"], "question": q["question"], "gold": q["answer"],
+                    "evidence_pages_1based": sorted(f"{d} p.{p}" for d, p in evidence_pages(q)),
+                    "order": list(order),
+                    "score": {s: score_answer(q, result[s]["answer"]) for s in ("pipeline", "baseline")},
+                    "pipeline": result["pipeline"], "baseline": result["baseline"],
+                }
+                rows.append(row)
+                fh.write(json.dumps(row, default=str) + "\n")
+                fh.flush()
+                sa, sb = row["score"]["pipeline"], row["score"]["baseline"]
+                print(f"[{time.perf_counter() - eval_started:7.0f}s] {i + 1}/{len(questions)} {row['id']} "
+                      f"{q['question_type'][:6]} {sa['kind']:7} A {'OK ' if sa['correct'] else 'no '}"
+                      f"{result['pipeline']['seconds']:6.1f}s  B {'OK ' if sb['correct'] else 'no '}"
+                      f"{result['baseline']['seconds']:6.1f}s", flush=True)
+        eval_s = round(time.perf_counter() - eval_started, 1)
+        summary = summarize(rows)
+        print()
+        print_report(summary, rows)
+        payload.update(llm_load_s=llm_load_s, evaluation_seconds=eval_s, summary=summary)
+        fast_items, source = drafts, "recorded"
+    else:
+        fast_items = [(q["question"], synthetic_draft(ws, q["question"])) for q in questions]
+        source = "synthetic"
+
+    print()
+    fast = fast_section(ws, fast_items, args.repeats)
+    print_fast(fast, source)
+    total_s = round(time.perf_counter() - run_started, 1)
+    print(f"\nwhole run {total_s} s ({total_s / 60:.1f} min); peak RSS {peak_rss_mb()} MB")
+    payload.update(
+        settings={k: getattr(settings, k) for k in (
+            "top_k", "context_token_budget", "answer_style", "answer_temperature", "answer_max_tokens",
+            "max_reflection_iterations", "llm_context_tokens", "llm_threads", "expand_window")},
+        questions=[q["financebench_id"] for q in questions],
+        fast_section={"draft_source": source, **fast},
+        total_seconds=total_s, peak_rss_mb=peak_rss_mb(),
+        per_question=[{k: v for k, v in r.items()} for r in rows],
+    )
+    path = write_json(args.name, payload)
+    print(f"wrote {path.relative_to(ROOT)}" + ("" if args.fast_only else f" and {out_jsonl.relative_to(ROOT)}"))
+    ws.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
