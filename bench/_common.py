@@ -71,6 +71,20 @@ def dir_size_mb(path: Path) -> float:
     return round(total / (1024 * 1024), 2)
 
 
+def code_version() -> dict:
+    """The commit under test and any uncommitted changes to core/ (others edit it concurrently)."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.rstrip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    dirty = [line[3:] for line in git("status", "--porcelain", "--", "core").splitlines()]
+    return {"commit": git("rev-parse", "--short", "HEAD").strip(), "core_uncommitted": dirty}
+
+
 def machine() -> dict:
     import os
 
@@ -79,7 +93,14 @@ def machine() -> dict:
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
         "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
+        "code": code_version(),
     }
+
+
+def describe_code() -> str:
+    v = code_version()
+    dirty = f"; uncommitted changes in {', '.join(v['core_uncommitted'])}" if v["core_uncommitted"] else ""
+    return f"code under test: commit {v['commit'] or '?'}{dirty}"
 
 
 def write_json(name: str, payload: dict) -> Path:
@@ -114,7 +135,7 @@ class StepTimer:
         self._last = (event.step, t)
         if event.step in ("done", "failed"):
             self._files_done += 1
-            if self.echo:
+            if self.echo and not event.message.startswith("already in the knowledge base"):
                 print(
                     f"  [{time.perf_counter() - self._started:7.1f}s] {event.file_index + 1}/{event.file_count} "
                     f"{event.filename}: {event.step} {event.message}",

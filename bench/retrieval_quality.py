@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import (  # noqa: E402
-    ROOT, RESULTS, StepTimer, fmt, ingest_table, machine, p50_p95, peak_rss_mb, summarize_ingest,
+    ROOT, RESULTS, StepTimer, describe_code, fmt, ingest_table, machine, p50_p95, peak_rss_mb, summarize_ingest,
     table, write_json,
 )
 
@@ -364,6 +364,7 @@ def main(argv=None) -> int:
 
     run_started = time.perf_counter()
     settings = load_settings(data_dir=args.data_dir)
+    print(describe_code())
     print(f"data dir: {settings.data_dir}")
     print("index parameters: " + json.dumps(settings.index_parameters()))
     retrieval_params = {k: getattr(settings, k) for k in (

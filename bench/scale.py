@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from bench._common import (  # noqa: E402
-    ROOT, RESULTS, StepTimer, dir_size_mb, fmt, ingest_table, machine, p50_p95, peak_rss_mb,
+    ROOT, RESULTS, StepTimer, describe_code, dir_size_mb, fmt, ingest_table, machine, p50_p95, peak_rss_mb,
     summarize_ingest, table, write_json,
 )
 
@@ -413,6 +413,7 @@ def main(argv=None) -> int:
 
     run_started = time.perf_counter()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    print(describe_code())
     print(f"sizes {sizes}; {args.queries} queries; vocabulary {args.vocab} words, Zipf s={args.zipf}, "
           f"~{args.words} words/chunk, dim {DIM}, seed {args.seed}")
     results = []

@@ -30,6 +30,9 @@ class Settings:
     chunk_overlap_tokens: int = 30
     max_chunk_tokens: int = 250
 
+    # --- structured facts (seed 004): PDF tables are read on short documents only
+    max_table_pages: int = 20
+
     # --- document category hints (seed 004)
     long_document_pages: int = 20
     short_document_pages: int = 3

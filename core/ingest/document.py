@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.ingest.tables import TableBlock
 
 
 class IngestError(Exception):
@@ -21,6 +25,7 @@ class Section:
     sheet: str | None = None
     is_table: bool = False
     row_numbers: list[int] | None = None
+    table: "TableBlock | None" = None  # the parsed table, for structured facts
 
 
 @dataclass

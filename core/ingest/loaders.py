@@ -192,7 +192,7 @@ def _table_sections(grid: list[list[object]], sheet: str | None) -> list[Section
         lines, numbers = table_lines(table)
         if lines:
             sections.append(
-                Section("\n".join(lines), sheet=sheet, is_table=True, row_numbers=numbers)
+                Section("\n".join(lines), sheet=sheet, is_table=True, row_numbers=numbers, table=table)
             )
     return sections
 

@@ -18,6 +18,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from core.annotations.extract import assign_chunks, extract_facts
 from core.config import Settings
 from core.ingest.categories import category_hints
 from core.ingest.chunking import Chunk, chunk_document
@@ -66,6 +67,7 @@ class IngestResult:
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
     embedded: int = 0  # chunks that needed the model (the rest came from the cache)
+    facts: int = 0
 
     @property
     def ok(self) -> bool:
@@ -179,6 +181,8 @@ class Ingestor:
         if not chunks:
             raise IngestError("No text could be extracted from this file.")
         texts = [index_text(document.title, c) for c in chunks]
+        facts = extract_facts(document, doc_id, path, s.max_table_pages)
+        assign_chunks(facts, chunks)
         vectors, embedded = self._embed(texts, lambda done, total: report("embedding", done, total))
         report("indexing")
         stored = self._store_original(path, doc_id, document.filename)
@@ -190,14 +194,15 @@ class Ingestor:
             stored_path=str(stored), created_at=now(), updated_at=now(),
         )
         try:
-            self.kb.add_document(record, chunks, texts, vectors)
+            self.kb.add_document(record, chunks, texts, vectors, facts)
         except Exception:
             self.kb.delete_document(doc_id)  # leave nothing half-written behind
             raise
+        facts_note = f", {len(facts)} structured facts" if facts else ""
         return IngestResult(
             document.filename, ADDED, doc_id, document.page_count, len(chunks),
-            message=f"{document.page_count} page(s), {len(chunks)} chunks",
-            warnings=document.warnings, embedded=embedded,
+            message=f"{document.page_count} page(s), {len(chunks)} chunks{facts_note}",
+            warnings=document.warnings, embedded=embedded, facts=len(facts),
         )
 
     def _embed(self, texts: list[str], on_batch: Callable[[int, int], None]) -> tuple[np.ndarray, int]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Iterator
 import numpy as np
 
 if TYPE_CHECKING:
+    from core.annotations.model import Fact
     from core.ingest.chunking import Chunk
 
 INDEXING, INDEXED, FAILED = "indexing", "indexed", "failed"
@@ -64,6 +65,32 @@ CREATE TABLE IF NOT EXISTS embedding_cache (
     vector BLOB NOT NULL,
     PRIMARY KEY (text_hash, model)
 );
+CREATE TABLE IF NOT EXISTS facts (
+    fact_id TEXT PRIMARY KEY,
+    doc_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    page INTEGER,
+    sheet TEXT,
+    row_index INTEGER,
+    table_name TEXT,
+    chunk_id TEXT,
+    properties TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS facts_doc ON facts(doc_id);
+CREATE TABLE IF NOT EXISTS fact_values (
+    fact_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    column_label TEXT NOT NULL,
+    column_norm TEXT NOT NULL,
+    text TEXT NOT NULL,
+    number REAL,
+    unit TEXT,
+    kind TEXT,
+    base REAL,
+    date TEXT
+);
+CREATE INDEX IF NOT EXISTS fact_values_fact ON fact_values(fact_id);
+CREATE INDEX IF NOT EXISTS fact_values_column ON fact_values(column_norm);
 CREATE TABLE IF NOT EXISTS turns (
     turn_id TEXT PRIMARY KEY,
     created_at TEXT NOT NULL,
@@ -150,7 +177,26 @@ _CHUNK_COLUMNS = (
 )
 
 
+def _insert_facts(conn: sqlite3.Connection, facts: "list[Fact]") -> None:
+    conn.executemany(
+        "INSERT INTO facts VALUES (?,?,?,?,?,?,?,?,?)",
+        [(f.fact_id, f.doc_id, f.kind, f.page, f.sheet, f.row_index, f.table, f.chunk_id, json.dumps(f.properties))
+         for f in facts],
+    )
+    conn.executemany(
+        "INSERT INTO fact_values VALUES (?,?,?,?,?,?,?,?,?,?)",
+        [(f.fact_id, i, v.column, v.column_norm, v.text, v.number, v.unit, v.kind, v.base, v.date)
+         for f in facts for i, v in enumerate(f.values)],
+    )
+
+
+def _delete_facts(conn: sqlite3.Connection, doc_id: str) -> None:
+    conn.execute("DELETE FROM fact_values WHERE fact_id IN (SELECT fact_id FROM facts WHERE doc_id=?)", (doc_id,))
+    conn.execute("DELETE FROM facts WHERE doc_id=?", (doc_id,))
+
+
 def _replace_document(conn: sqlite3.Connection, record: DocumentRecord) -> None:
+    _delete_facts(conn, record.doc_id)
     conn.execute("DELETE FROM chunks WHERE doc_id=?", (record.doc_id,))
     conn.execute("DELETE FROM documents WHERE doc_id=?", (record.doc_id,))
     conn.execute(
@@ -227,8 +273,10 @@ class Catalog:
 
     # --- documents ----------------------------------------------------------------------------
 
-    def begin_document(self, record: DocumentRecord, chunks: "list[Chunk]", index_texts: list[str]) -> None:
-        """Write the document as 'indexing' together with all its chunks, in one transaction."""
+    def begin_document(
+        self, record: DocumentRecord, chunks: "list[Chunk]", index_texts: list[str], facts: "list[Fact]" = ()
+    ) -> None:
+        """Write the document as 'indexing' with all its chunks and facts, in one transaction."""
         with self._connect() as conn:
             _replace_document(conn, record)
             conn.executemany(
@@ -242,6 +290,7 @@ class Catalog:
                     for c, index_text in zip(chunks, index_texts)
                 ],
             )
+            _insert_facts(conn, facts)
 
     def set_status(self, doc_id: str, status: str, error: str | None = None) -> None:
         with self._connect() as conn:
@@ -257,6 +306,7 @@ class Catalog:
 
     def delete_document(self, doc_id: str) -> None:
         with self._connect() as conn:
+            _delete_facts(conn, doc_id)
             conn.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
             conn.execute("DELETE FROM documents WHERE doc_id=?", (doc_id,))
 
@@ -336,7 +386,10 @@ class Catalog:
             "SELECT COUNT(*) FROM chunks c JOIN documents d USING(doc_id) WHERE d.status=?",
             (INDEXED,),
         ).fetchone()[0]
-        return {"documents": documents, "chunks": chunks}
+        facts = conn.execute(
+            "SELECT COUNT(*) FROM facts f JOIN documents d USING(doc_id) WHERE d.status=?", (INDEXED,)
+        ).fetchone()[0]
+        return {"documents": documents, "chunks": chunks, "facts": facts}
 
     # --- turns: the audit log of every answer shown, with its trace ----------------------------
 

@@ -94,10 +94,12 @@ class KnowledgeBase:
 
     # --- writes -------------------------------------------------------------------------------
 
-    def add_document(self, record: DocumentRecord, chunks, index_texts: list[str], vectors: np.ndarray) -> None:
-        """Make one document searchable. Call inside `writing()`."""
+    def add_document(
+        self, record: DocumentRecord, chunks, index_texts: list[str], vectors: np.ndarray, facts=()
+    ) -> None:
+        """Make one document and its structured facts searchable. Call inside `writing()`."""
         record.status = INDEXING
-        self.catalog.begin_document(record, chunks, index_texts)
+        self.catalog.begin_document(record, chunks, index_texts, facts)
         self.vectors.add(
             [c.chunk_id for c in chunks],
             vectors,

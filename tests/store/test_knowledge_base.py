@@ -29,7 +29,7 @@ def test_the_same_content_twice_is_not_duplicated(make_workspace, write_text):
 
     assert again.status == "duplicate"
     assert "handbook.txt" in again.message
-    assert ws.kb.counts() == {"documents": 1, "chunks": 1}
+    assert ws.kb.counts() == {"documents": 1, "chunks": 1, "facts": 0}
 
 
 def test_unchanged_text_is_never_embedded_twice(make_workspace, write_text):
@@ -84,7 +84,7 @@ def test_a_bad_file_fails_alone_and_the_batch_goes_on(make_workspace, write_text
     assert "not a pdf" in results[2].message.lower()
     failed = {d.filename: d.error for d in ws.kb.documents() if d.status == "failed"}
     assert set(failed) == {"empty.txt", "report.pdf"}
-    assert ws.kb.counts() == {"documents": 1, "chunks": 1}
+    assert ws.kb.counts() == {"documents": 1, "chunks": 1, "facts": 0}
     assert ws.kb.consistency()["consistent"]
 
 
@@ -145,6 +145,6 @@ def test_one_document_can_be_reindexed_from_its_stored_original(make_workspace, 
     result = ws.ingestor.reindex_document(first.doc_id)
 
     assert result.status == "indexed" and result.doc_id == first.doc_id
-    assert ws.kb.counts() == {"documents": 1, "chunks": 1}
+    assert ws.kb.counts() == {"documents": 1, "chunks": 1, "facts": 0}
     assert ws.kb.consistency()["consistent"]
     assert ws.ingestor.reindex_document("nope").status == "failed"

@@ -1,0 +1,1 @@
+"""Structured facts: extraction at ingest, typed values with units, search, aggregates, export."""

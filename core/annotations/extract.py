@@ -1,0 +1,142 @@
+"""Extraction at ingest: table rows and key-value lines become typed facts.
+
+- Spreadsheets and CSV: every data row of every table (found by core.ingest.tables) is a row fact.
+- PDFs: "Label: value unit" lines and dimension statements ("Dimensions: 1722 x 1134 x 30 mm")
+  are key-value facts; on short documents (receipts, invoices, datasheets) the tables that
+  pdfplumber finds on a page become row facts. Long filings are left to text search: their
+  statements are too irregular to turn into rows reliably, and reading every page twice is slow.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from pathlib import Path
+
+from core.annotations.model import KV, ROW, Fact, FactValue
+from core.annotations.units import parse_quantity, unit_of_label
+from core.ingest.document import LoadedDocument, Section
+from core.ingest.tables import find_tables
+
+log = logging.getLogger(__name__)
+
+_KV_LINE = re.compile(r"^\s*(?P<label>[A-Za-z][A-Za-z0-9 /&().,%#'\-]{1,48}?)\s*[:=]\s*(?P<value>\S.{0,60}?)\s*$")
+_DIMENSIONS = re.compile(
+    r"(?P<a>\d+(?:[.,]\d+)?)\s*[x×]\s*(?P<b>\d+(?:[.,]\d+)?)(?:\s*[x×]\s*(?P<c>\d+(?:[.,]\d+)?))?\s*(?P<unit>mm|cm|m|in)\b",
+    re.I,
+)
+_DATE_FORMATS = ("%Y-%m-%d", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%d-%m-%Y", "%B %d, %Y", "%b %d, %Y",
+                 "%d %B %Y", "%d %b %Y", "%Y/%m/%d", "%d/%m/%y", "%b %d %Y")
+_NOT_LABELS = {"http", "https", "note", "www"}
+
+
+_DATE_IN_TEXT = re.compile(
+    r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{1,2} [A-Za-z]{3,9},? \d{4}|[A-Za-z]{3,9} \d{1,2},? \d{4})\b"
+)
+
+
+def parse_date(text: str) -> str | None:
+    """The first date in `text` as ISO ("18 January 2024", "2024-01-18 (Thu)", "03/01/2024")."""
+    for match in _DATE_IN_TEXT.finditer(text):
+        cleaned = " ".join(match.group(0).replace(",", " ").split())
+        for fmt in _DATE_FORMATS:
+            try:
+                return dt.datetime.strptime(cleaned, fmt.replace(",", "")).date().isoformat()
+            except ValueError:
+                continue
+    return None
+
+
+def typed_value(column: str, text: str) -> FactValue:
+    text = str(text).strip()
+    value = FactValue(column=column, text=text)
+    quantity = parse_quantity(text, unit_of_label(column))
+    if quantity is not None:
+        value.number, value.unit, value.kind, value.base = quantity.number, quantity.unit, quantity.kind, quantity.base
+    else:
+        value.date = parse_date(text)
+    return value
+
+
+def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = None, max_table_pages: int = 20) -> list[Fact]:
+    facts: list[Fact] = []
+    for section in document.sections:
+        if section.table is not None:
+            facts.extend(_row_facts(section, doc_id, document.filename))
+        elif section.page is not None or document.kind in ("txt", "md"):
+            facts.extend(_kv_facts(section, doc_id, document.filename))
+    if document.kind == "pdf" and path is not None and document.page_count <= max_table_pages:
+        facts.extend(_pdf_table_facts(path, document, doc_id))
+    for number, fact in enumerate(facts):
+        fact.fact_id = f"{doc_id}_f{number}"
+    return facts
+
+
+def assign_chunks(facts: list[Fact], chunks) -> None:
+    """Point each fact at the chunk that holds it, so a citation can open the right passage."""
+    for fact in facts:
+        fact.chunk_id = next((c.chunk_id for c in chunks if _holds(c, fact)), None)
+
+
+def _holds(chunk, fact: Fact) -> bool:
+    if chunk.row_start is not None:  # a spreadsheet or CSV chunk: by sheet and row range
+        return (chunk.sheet == fact.sheet and fact.row_index is not None
+                and chunk.row_start <= fact.row_index <= (chunk.row_end or chunk.row_start))
+    if chunk.page_start is None or fact.page is None:
+        return False
+    on_page = chunk.page_start <= fact.page <= (chunk.page_end or chunk.page_start)
+    return on_page and fact.values[0].text.split(" ")[0] in chunk.text
+
+
+def _row_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
+    table = section.table
+    title = " ".join(table.title_lines) or " | ".join(table.header)
+    facts = []
+    for number, row in zip(table.row_numbers, table.rows):
+        values = [typed_value(h, v) for h, v in zip(table.header, row) if v]
+        if values:
+            facts.append(Fact(doc_id, filename, ROW, values, page=section.page, sheet=section.sheet,
+                              row_index=number, table=title))
+    return facts
+
+
+def _kv_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
+    facts = []
+    for line_number, line in enumerate(section.text.split("\n"), start=1):
+        match = _KV_LINE.match(line)
+        if not match:
+            continue
+        label, value = match.group("label").strip(), match.group("value").strip()
+        if label.lower().split()[0] in _NOT_LABELS or len(label.split()) > 6:
+            continue
+        values = [typed_value(label, value)]
+        dimensions = _DIMENSIONS.search(value)
+        if dimensions:
+            unit = dimensions.group("unit")
+            names = ("length", "width", "depth") if dimensions.group("c") else ("length", "width")
+            parts = [dimensions.group(k) for k in ("a", "b", "c") if dimensions.group(k)]
+            values += [typed_value(f"{name} ({unit})", part.replace(",", ".")) for name, part in zip(names, parts)]
+        facts.append(Fact(doc_id, filename, KV, values, page=section.page, sheet=section.sheet,
+                          row_index=line_number))
+    return facts
+
+
+def _pdf_table_facts(path: Path, document: LoadedDocument, doc_id: str) -> list[Fact]:
+    """Tables drawn on PDF pages (line items of receipts and invoices, datasheet tables)."""
+    try:
+        import pdfplumber
+    except ImportError:
+        return []
+    facts: list[Fact] = []
+    try:
+        with pdfplumber.open(str(path)) as pdf:
+            for page_number, page in enumerate(pdf.pages, start=1):
+                for grid in page.extract_tables():
+                    for table in find_tables(grid):
+                        if len(table.header) < 2 or not table.rows:
+                            continue
+                        section = Section("", page=page_number, is_table=True, table=table)
+                        facts.extend(_row_facts(section, doc_id, document.filename))
+    except Exception as exc:  # a table reader failure must not cost the document
+        log.info("pdfplumber could not read tables in %s: %s", path.name, exc)
+    return facts

@@ -1,0 +1,36 @@
+"""Quantities are parsed with their units and normalized so they compare across files."""
+import pytest
+
+from core.annotations.units import parse_quantity, to_base, unit_of_label
+
+
+@pytest.mark.parametrize("text, label, kind, base", [
+    ("1,722 mm", "Dimensions", "length", 1.722),
+    ("1.048", "W [m]", "length", 1.048),
+    ("45", "width_cm", "length", 0.45),
+    ("1134", "Width (mm)", "length", 1.134),
+    ("0.38", "Pmax kW", "power", 380.0),
+    ("21.5kg", "Weight", "mass", 21.5),
+    ("20.5 %", "Efficiency", "percent", 20.5),
+])
+def test_units_from_the_cell_or_the_column_label(text, label, kind, base):
+    quantity = parse_quantity(text, unit_of_label(label))
+    assert quantity.kind == kind and quantity.base == pytest.approx(base)
+    assert quantity.text == text  # the original is kept
+
+
+@pytest.mark.parametrize("text, code, amount", [("$1,299.00", "USD", 1299.0), ("12,50 €", "EUR", 12.5),
+                                               ("RM 12.50", "MYR", 12.5)])
+def test_currencies_keep_their_code_and_are_never_converted(text, code, amount):
+    quantity = parse_quantity(text)
+    assert (quantity.kind, quantity.unit, quantity.base) == ("currency", code, amount)
+
+
+def test_accounting_negatives_and_non_numbers():
+    assert parse_quantity("(1,234)").number == -1234
+    assert parse_quantity("HX-450") is None and parse_quantity("2024-01-03") is None
+
+
+def test_thresholds_from_questions_use_the_same_base_units():
+    assert to_base(1.2, "m") == (1.2, "length")
+    assert to_base(1200, "mm") == pytest.approx((1.2, "length"))
