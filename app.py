@@ -17,10 +17,12 @@ def home() -> None:
     ws = workspace()
     status = ws.status()
 
-    cols = st.columns(3)
+    cols = st.columns(4)
     cols[0].metric("Documents", status["documents"])
     cols[1].metric("Searchable chunks", status["chunks"])
-    cols[2].metric("Files needing attention", len(status["failed"]),
+    cols[2].metric("Structured facts", status["facts"],
+                   help="Table rows and key-value facts, for exact answers about records.")
+    cols[3].metric("Files needing attention", len(status["failed"]),
                    help="Files that could not be read; see the Upload page for the reason.")
 
     with st.container(border=True):

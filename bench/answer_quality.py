@@ -18,6 +18,9 @@ Systems (both use the same Workspace, the same embedded model, the same hybrid r
   The order alternates per question (A first on even, B first on odd questions) so that neither
   system systematically profits from llama.cpp's prompt-prefix cache.
 
+--doc-filter (diagnostic, not the main comparison): both systems search only the question's own
+document(s), which separates answering quality from whole-knowledge-base retrieval misses.
+
 Scoring (automatic; gold = the `answer` field, with FinanceBench's trailing "The answer here
 assumes ..." notes removed):
   * yes/no gold (starts with "Yes"/"No"): correct if the response starts with the same word, or
@@ -94,6 +97,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--fast-only", action="store_true",
                    help="no LLM: only the Planner+Validator+Responder timing on synthetic drafts")
     p.add_argument("--name", default="answer_quality", help="output file stem in bench/results/")
+    p.add_argument("--doc-filter", action="store_true",
+                   help="diagnostic variant: both systems search only the question's own document(s) "
+                        "(isolates answering from whole-KB retrieval misses); default off")
     return p.parse_args(argv)
 
 
@@ -302,9 +308,10 @@ def cited_numbers(answer: str) -> set[int]:
 
 # --- the two systems ------------------------------------------------------------------------------
 
-def run_pipeline(ws, q: dict, captured: dict) -> dict:
+def run_pipeline(ws, q: dict, captured: dict, doc_ids: list[str] | None = None) -> dict:
     events = []
     captured.clear()
+    captured["doc_ids"] = doc_ids
     started = time.perf_counter()
     response = ws.ask(q["question"], on_event=events.append)
     seconds = time.perf_counter() - started
@@ -348,12 +355,12 @@ def run_pipeline(ws, q: dict, captured: dict) -> dict:
     }
 
 
-def run_baseline(ws, q: dict, style: str) -> dict:
+def run_baseline(ws, q: dict, style: str, doc_ids: list[str] | None = None) -> dict:
     from core.agents.reasoner import Source, build_prompt
     from core.llm import LLMError
 
     started = time.perf_counter()
-    result = ws.retriever.search(q["question"], top_k=5)
+    result = ws.retriever.search(q["question"], top_k=5, doc_ids=doc_ids)
     hits = result.hits[:5]
     sources = [Source(i, h, h.text) for i, h in enumerate(hits, start=1)]
     prompt = build_prompt(q["question"], sources, style)
@@ -522,7 +529,7 @@ def pct(v) -> str:
     return "-" if v is None else f"{100 * v:.1f}%"
 
 
-def print_report(summary: dict, rows: list[dict]) -> None:
+def print_report(summary: dict, rows: list[dict], scope: str = "whole KB") -> None:
     a, b = summary["pipeline"], summary["baseline"]
     n = a["n"]
     main_rows = [
@@ -546,7 +553,7 @@ def print_report(summary: dict, rows: list[dict]) -> None:
          f"{fmt(a['prompt_tokens_final_draft_mean'])} / {fmt(a['completion_tokens_final_draft_mean'])}", "-", ""],
         ["LLM calls / question", fmt(a["llm_calls_mean"], 2), "1.00", ""],
     ]
-    print(table([f"FinanceBench answers (n={n}, whole KB)", "A pipeline", "B baseline", "A/B"], main_rows))
+    print(table([f"FinanceBench answers (n={n}, {scope})", "A pipeline", "B baseline", "A/B"], main_rows))
     print()
     kinds = sorted(set(a["by_kind"]) | set(b["by_kind"]))
     types = sorted(set(a["by_question_type"]))
@@ -616,7 +623,8 @@ def main(argv=None) -> int:
 
     rows_all = load_questions(args.shared)
     questions = rows_all if args.all else spread_over_types(rows_all, args.limit)
-    print(f"questions: {len(questions)} of {len(rows_all)} "
+    print(("DIAGNOSTIC VARIANT --doc-filter: retrieval restricted to each question's document(s)\n"
+           if args.doc_filter else "") + f"questions: {len(questions)} of {len(rows_all)} "
           f"{dict(Counter(q['question_type'] for q in questions))}", flush=True)
 
     started = time.perf_counter()
@@ -625,7 +633,8 @@ def main(argv=None) -> int:
     out_jsonl = RESULTS / f"{args.name}.jsonl"
     rows: list[dict] = []
     llm_load_s = None
-    payload: dict = {"machine": machine(), "data_dir": str(settings.data_dir), "embedding_load_s": embed_load_s}
+    payload: dict = {"machine": machine(), "data_dir": str(settings.data_dir), "embedding_load_s": embed_load_s,
+                     "doc_filter": args.doc_filter}
 
     if not args.fast_only:
         started = time.perf_counter()
@@ -643,15 +652,28 @@ def main(argv=None) -> int:
             return draft, validation
 
         ws.pipeline._validate = capturing_validate  # instance attribute only; core/ is untouched
+        if args.doc_filter:
+            original_plan = ws.pipeline._plan
+
+            def filtered_plan(*a, **kw):  # the Planner never sets doc_ids itself; --doc-filter does
+                plan = original_plan(*a, **kw)
+                plan.doc_ids = captured.get("doc_ids")
+                return plan
+
+            ws.pipeline._plan = filtered_plan
         drafts: list[tuple[str, object]] = []
         eval_started = time.perf_counter()
         with out_jsonl.open("w", encoding="utf-8") as fh:
             for i, q in enumerate(questions):
                 order = ("pipeline", "baseline") if i % 2 == 0 else ("baseline", "pipeline")
                 result = {}
+                doc_ids = None
+                if args.doc_filter:
+                    names = {f"{d}.pdf" for d, _ in evidence_pages(q)} | {f"{q['doc_name']}.pdf"}
+                    doc_ids = ws.kb.resolve_documents(sorted(names)) or None
                 for system in order:
-                    result[system] = (run_pipeline(ws, q, captured) if system == "pipeline"
-                                      else run_baseline(ws, q, settings.answer_style))
+                    result[system] = (run_pipeline(ws, q, captured, doc_ids) if system == "pipeline"
+                                      else run_baseline(ws, q, settings.answer_style, doc_ids))
                     if system == "pipeline" and captured.get("draft") is not None:
                         drafts.append((q["question"], captured["draft"]))
                 row = {
@@ -674,7 +696,7 @@ def main(argv=None) -> int:
         eval_s = round(time.perf_counter() - eval_started, 1)
         summary = summarize(rows)
         print()
-        print_report(summary, rows)
+        print_report(summary, rows, "own document only" if args.doc_filter else "whole KB")
         payload.update(llm_load_s=llm_load_s, evaluation_seconds=eval_s, summary=summary)
         fast_items, source = drafts, "recorded"
     else:

@@ -1,4 +1,4 @@
-"""Command line: `python -m core ingest|search|ask|trace|docs|delete|reindex`.
+"""Command line: `python -m core ingest|search|ask|trace|export|facts|docs|delete|reindex`.
 
 Other tools depend on the --json outputs: keep their shapes stable.
 """
@@ -41,6 +41,16 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("turn_id")
     trace.add_argument("--json", action="store_true")
 
+    export = sub.add_parser("export", help="write a structured result set, with provenance, as CSV")
+    export.add_argument("result_set_id")
+    export.add_argument("--out", type=Path, required=True)
+
+    facts = sub.add_parser("facts", help="list stored structured facts")
+    facts.add_argument("--doc", help="only this document (id or file name)")
+    facts.add_argument("--label", help="only facts with a column matching this label")
+    facts.add_argument("--limit", type=int, default=50)
+    facts.add_argument("--json", action="store_true")
+
     docs = sub.add_parser("docs", help="list documents with their status")
     docs.add_argument("--json", action="store_true")
 
@@ -48,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     delete.add_argument("doc")
 
     sub.add_parser("reindex", help="rebuild every document with the current settings")
-    for command in (ingest, search, ask, trace, docs, delete, sub.choices["reindex"]):
+    for command in (ingest, search, ask, trace, export, facts, docs, delete, sub.choices["reindex"]):
         command.add_argument("--data-dir", help=argparse.SUPPRESS, dest="data_dir_sub")
     return parser
 
@@ -172,6 +182,39 @@ def _trace(workspace, args) -> int:
     return 0
 
 
+def _export(workspace, args) -> int:
+    exported = workspace.export_result_set(args.result_set_id)
+    if exported is None:
+        print(f"No result set '{args.result_set_id}'.", file=sys.stderr)
+        return 1
+    data, count = exported
+    args.out.write_bytes(data)
+    print(f"Wrote {count} rows to {args.out}")
+    return 0
+
+
+def _facts(workspace, args) -> int:
+    from core.annotations.search import Condition, FactQuery
+
+    query = FactQuery()
+    if args.doc:
+        query.doc_ids = workspace.kb.resolve_documents([args.doc])
+        if not query.doc_ids:
+            print(f"No indexed document matches '{args.doc}'.", file=sys.stderr)
+            return 1
+    if args.label:
+        query.conditions.append(Condition(args.label, "contains", ""))
+    rows = workspace.pipeline.facts.search(query)
+    if args.json:
+        print(json.dumps([r.__dict__ for r in rows[: args.limit]], indent=2))
+        return 0
+    for row in rows[: args.limit]:
+        cells = "; ".join(f"{k}: {v}" for k, v in row.properties.items())
+        print(f"{row.filename} {row.location()}  {cells}")
+    print(f"{len(rows)} facts" + (f" (showing {args.limit})" if len(rows) > args.limit else ""))
+    return 0
+
+
 def _docs(workspace, args) -> int:
     records = workspace.kb.documents()
     if args.json:
@@ -202,4 +245,4 @@ def _reindex(workspace, args) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
-COMMANDS = {"ingest": _ingest, "search": _search, "ask": _ask, "trace": _trace, "docs": _docs, "delete": _delete, "reindex": _reindex}
+COMMANDS = {"ingest": _ingest, "search": _search, "ask": _ask, "trace": _trace, "export": _export, "facts": _facts, "docs": _docs, "delete": _delete, "reindex": _reindex}

@@ -32,6 +32,9 @@ class Settings:
 
     # --- structured facts (seed 004): PDF tables are read on short documents only
     max_table_pages: int = 20
+    max_rows_per_answer: int = 10
+    max_snippets_per_answer: int = 5
+    label_similarity: float = 0.6  # embedding similarity for a column label to match a wanted one
 
     # --- document category hints (seed 004)
     long_document_pages: int = 20

@@ -34,6 +34,16 @@ class Workspace:
         """Answer one question (options: style, top_k, on_token, on_event)."""
         return self.pipeline.ask(question, **options)
 
+    def export_result_set(self, result_set_id: str) -> tuple[bytes, int] | None:
+        """The whole stored result set of a structured answer as CSV with provenance, and its size."""
+        from core.annotations.search import export_annotations_csv
+
+        stored = self.kb.catalog.result_set(result_set_id)
+        if stored is None:
+            return None
+        rows = self.pipeline.facts.rows_by_id(stored["fact_ids"])
+        return export_annotations_csv(rows), len(rows)
+
     def status(self) -> dict[str, object]:
         """What the home page and `docs` show: knowledge-base size and where things run."""
         documents = self.kb.documents()
@@ -42,6 +52,7 @@ class Workspace:
         return {
             "documents": counts["documents"],
             "chunks": counts["chunks"],
+            "facts": counts["facts"],
             "failed": [d.filename for d in documents if d.status == "failed"],
             "embedding_model": self.embedder.model_name,
             "vector_store": self.kb.vectors.location,

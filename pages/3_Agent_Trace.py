@@ -67,6 +67,15 @@ st.altair_chart(chart, width="stretch")
 st.dataframe(timeline[["Agent", "Step", "Duration (ms)", "Summary"]], hide_index=True, width="stretch")
 
 for event in events:
+    if event["kind"] == "retrieval" and "attempts" in event["outputs"]:
+        outputs = event["outputs"]
+        st.subheader("Matched facts")
+        st.caption("Structured route: every stored fact was filtered, so counts and sums cover all records. "
+                   "Each attempt below relaxed the previous one only if it found nothing.")
+        st.dataframe(pd.DataFrame(outputs["attempts"]).rename(columns={"description": "Attempt", "matches": "Matches"}),
+                     hide_index=True, width="stretch")
+        if outputs.get("facts"):
+            st.dataframe(pd.DataFrame(outputs["facts"]).drop(columns=["fact_id"]), hide_index=True, width="stretch")
     if event["kind"] == "retrieval":
         for search in event["outputs"].get("searches", []):
             st.subheader("Retrieved candidates")

@@ -84,11 +84,29 @@ def answer_body(response: dict) -> None:
     st.markdown(safe_markdown(response.get("answer", "")))
 
 
+def structured_table(response: dict) -> None:
+    """The records behind a structured answer, with the whole result set as CSV."""
+    structured = response.get("structured")
+    if not structured:
+        return
+    from ui.state import workspace
+
+    table = pd.DataFrame(structured["rows"], columns=structured["columns"])
+    st.dataframe(table, hide_index=True, width="stretch")
+    shown, total = structured["rows_shown"], structured["total_matches"]
+    st.caption(f"Showing {shown} of {total} matching records." if total > shown else f"{total} matching records.")
+    exported = workspace().export_result_set(structured["result_set_id"])
+    if exported:
+        st.download_button(f"Download all {total} as CSV", exported[0], file_name=f"{structured['result_set_id']}.csv",
+                           mime="text/csv", key=f"download-{structured['result_set_id']}")
+
+
 def render_answer(response: dict, asked: str = "", trace_link: bool = True) -> None:
     """A whole assistant message: how the question was read, the answer, its badge and sources."""
     if asked and response.get("question") and response["question"] != asked.strip():
         st.caption(f"Answered as: {response['question']}")
     answer_body(response)
+    structured_table(response)
     answer_meta(response, trace_link)
     citations(response)
 

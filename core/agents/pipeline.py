@@ -17,6 +17,9 @@ from core.agents.reasoner import Draft
 from core.agents.retriever import Evidence
 from core.agents.responder import Response
 from core.agents.validator import Validation
+from core.annotations.query import parse_structured
+from core.annotations.route import payload, save_result_set
+from core.annotations.search import FactStore
 from core.config import Settings
 from core.llm.base import ChatLLM, TokenCallback
 from core.retrieval import HybridRetriever
@@ -31,19 +34,20 @@ class AnswerPipeline:
         self.retriever = retriever
         self.llm = llm
         self.settings = settings
+        self.facts = FactStore(kb.catalog.connection, kb.embedder.embed, settings.label_similarity)
 
     def ask(
         self, question: str, *, style: str | None = None, top_k: int | None = None,
         on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
     ) -> Response:
         trace = TraceRecorder(question, on_event)
-        draft = validation = None
+        evidence = draft = validation = None
         plan = self._plan(question, previous_question, trace)
         if plan.needs_retrieval:
             evidence = self._retrieve(plan, top_k, trace)
             draft = self._reason(plan, evidence, style, on_token, trace)
             draft, validation = self._validate(plan, evidence, draft, style, top_k, trace)
-        return self._respond(plan, draft, validation, trace)
+        return self._respond(plan, draft, validation, evidence, trace)
 
     # --- the five steps -------------------------------------------------------------------------
 
@@ -53,16 +57,26 @@ class AnswerPipeline:
                 question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings,
                 previous_question=previous_question,
             )
+            facts_available = plan.needs_retrieval and self.kb.counts()["facts"] > 0
+            parsed = parse_structured(plan.question, self.facts.known_values()) if facts_available else None
+            plan = planner_agent.choose_route(plan, parsed, facts_available)
             event.summary = plan.reason
             event.outputs.update(
                 resolved_question=plan.question if plan.asked else None, new_topic=plan.new_topic,
                 needs_retrieval=plan.needs_retrieval, intent=plan.intent, route=plan.route,
                 fallbacks=plan.fallbacks, sub_queries=plan.sub_queries, safety_flags=plan.safety_flags,
                 semantic_weight=plan.semantic_weight,
+                understood=parsed.notes if parsed else None,
             )
         return plan
 
     def _retrieve(self, plan: Plan, top_k: int | None, trace: TraceRecorder, expand: int | None = None) -> Evidence:
+        if plan.route == planner_agent.STRUCTURED:
+            evidence = self._retrieve_facts(plan, trace)
+            if evidence.structured.rows:
+                return evidence
+            trace.record("reflection", "Retriever", "no stored facts matched: falling back to text search",
+                         attempts=[a.__dict__ for a in evidence.structured.attempts])
         k = top_k or self.settings.top_k
         with trace.step("retrieval", "Retriever", queries=plan.sub_queries, top_k=k) as event:
             evidence = retriever_agent.retrieve(plan, self.retriever, k, expand=expand)
@@ -80,8 +94,28 @@ class AnswerPipeline:
             )
         return evidence
 
+    def _retrieve_facts(self, plan: Plan, trace: TraceRecorder) -> Evidence:
+        with trace.step("retrieval", "Retriever", route="structured", understood=plan.structured.notes) as event:
+            evidence = retriever_agent.retrieve_facts(plan, self.facts, self.kb)
+            result = evidence.structured
+            event.summary = f"{result.total} matching facts" + (" (filters relaxed)" if result.relaxed else "")
+            event.outputs.update(
+                attempts=[a.__dict__ for a in result.attempts], total_matches=result.total,
+                aggregates=result.aggregates[:20] if result.aggregates else None,
+                facts=[{"fact_id": r.fact_id, "filename": r.filename, "location": r.location(), **r.properties}
+                       for r in result.rows[:30]],
+            )
+        return evidence
+
     def _reason(self, plan: Plan, evidence: Evidence, style: str | None, on_token, trace: TraceRecorder) -> Draft:
         s = self.settings
+        if evidence.structured is not None and evidence.structured.rows:
+            with trace.step("prompt", "Reasoner", summary="answer phrased from the facts (no LLM call)") as event:
+                draft = reasoner_agent.phrase_structured(
+                    evidence.structured, evidence.chunks, s.max_rows_per_answer, s.max_snippets_per_answer, on_token,
+                )
+                event.outputs.update(answer=draft.answer, evidence=draft.evidence)
+            return draft
         style = style or s.answer_style
         with trace.step("llm_call", "Reasoner", provider=self.llm.name, model=self.llm.model, style=style) as event:
             draft = reasoner_agent.reason(
@@ -109,7 +143,7 @@ class AnswerPipeline:
     ) -> tuple[Draft, Validation]:
         validation = self._check(draft, trace)
         iteration = 1
-        while validation.needs_refinement and iteration < self.settings.max_reflection_iterations:
+        while not draft.exact and validation.needs_refinement and iteration < self.settings.max_reflection_iterations:
             iteration += 1
             refined = replace(plan, sub_queries=[plan.question, " ".join(validation.unsupported[:6])])
             trace.record(
@@ -137,9 +171,18 @@ class AnswerPipeline:
             )
         return validation
 
-    def _respond(self, plan: Plan, draft: Draft | None, validation: Validation | None, trace: TraceRecorder) -> Response:
+    def _respond(
+        self, plan: Plan, draft: Draft | None, validation: Validation | None, evidence: Evidence | None,
+        trace: TraceRecorder,
+    ) -> Response:
         with trace.step("final", "Responder") as event:
             response = responder_agent.respond(plan, draft, validation)
+            if evidence is not None and evidence.structured is not None and evidence.structured.rows:
+                result_set_id = save_result_set(self.kb.catalog, plan.question, evidence.structured)
+                response.structured = payload(evidence.structured, result_set_id, self.settings.max_rows_per_answer)
+                response.route = planner_agent.STRUCTURED
+            else:
+                response.route = planner_agent.HYBRID if plan.needs_retrieval else "none"
             response.trace_id = trace.trace.turn_id
             response.tokens = {
                 "prompt": draft.prompt_tokens if draft else 0,

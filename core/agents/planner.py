@@ -47,6 +47,25 @@ class Plan:
     doc_ids: list[str] | None = None
     asked: str = ""  # the question as typed, when follow-up resolution rewrote it
     new_topic: bool = False  # the user said "new topic": the conversation starts afresh
+    structured: object | None = None  # the parsed structured query (core.annotations.query)
+
+
+STRUCTURED, HYBRID = "structured", "hybrid"
+
+
+def choose_route(plan: Plan, structured_query, facts_available: bool) -> Plan:
+    """Seed 004's route selection, by rules: questions with measured filters, words a record
+    must contain, time ranges or aggregates go to the stored facts first, with text search as
+    the fallback; everything else goes to hybrid text search."""
+    if not plan.needs_retrieval:
+        return plan
+    if facts_available and structured_query is not None and structured_query.is_structured:
+        plan.route, plan.fallbacks, plan.structured = STRUCTURED, [HYBRID], structured_query
+        understood = "; ".join(structured_query.notes) or "aggregate over all records"
+        plan.reason = f"{plan.intent} question over records ({understood}): structured facts, then text search"
+    elif facts_available:
+        plan.reason += " (no record filter or aggregate found, so not the structured facts)"
+    return plan
 
 
 def classify_intent(question: str) -> str:

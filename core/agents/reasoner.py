@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from core.annotations.route import StructuredResult, phrase_answer
 from core.llm.base import ChatLLM, Completion, LLMError, TokenCallback
 from core.retrieval import RetrievedChunk
 from core.store.keyword import tokenize
@@ -68,6 +69,9 @@ class Draft:
     completions: list[Completion] = field(default_factory=list)
     error: str | None = None
     continued: bool = False
+    exact: bool = False  # phrased from structured facts: figures computed, not generated
+    relaxed: bool = False  # filters were dropped to find anything
+    evidence: str = ""  # computed figures the answer may state beyond the sources' text
 
     @property
     def prompt_tokens(self) -> int:
@@ -168,3 +172,26 @@ def reason(
     draft.raw_output = text
     draft.answer = text.strip()
     return draft
+
+
+def phrase_structured(
+    result: StructuredResult, chunks: list[RetrievedChunk], max_rows: int, max_sources: int,
+    on_token: TokenCallback | None = None,
+) -> Draft:
+    """The structured route's answer: phrased by a template from the facts, no LLM call, so
+    counts, sums and lists are exact and the answer is instant."""
+    answer = phrase_answer(result, max_rows, max_sources)
+    by_id = {c.chunk_id: c for c in chunks}
+    sources = []
+    for number, row in enumerate(answer.source_rows, start=1):
+        chunk = by_id.get(row.chunk_id or "") or RetrievedChunk(
+            row.fact_id, row.doc_id, row.filename, 0, "; ".join(f"{k}: {v}" for k, v in row.properties.items()),
+            str(row.page) if row.page else None, row.sheet, str(row.row_index) if row.row_index else None,
+            score=1.0, vector_score=1.0, used=True,
+        )
+        sources.append(Source(number, chunk, chunk.text))
+    if on_token:
+        on_token(answer.text)
+    context = "\n\n".join(f"{s.label} {s.text}" for s in sources)
+    return Draft(answer.text, context, len(sources), sources, raw_output=answer.text, exact=True,
+                 relaxed=bool(result.relaxed), evidence=answer.evidence)

@@ -5,7 +5,10 @@ import logging
 from dataclasses import dataclass, field
 
 from core.agents.planner import Plan
+from core.annotations.route import StructuredResult, run_structured
+from core.annotations.search import FactStore
 from core.retrieval import HybridRetriever, RetrievalResult, RetrievedChunk
+from core.store import KnowledgeBase
 
 log = logging.getLogger(__name__)
 
@@ -15,6 +18,7 @@ class Evidence:
     chunks: list[RetrievedChunk]
     results: list[RetrievalResult] = field(default_factory=list)
     error: str | None = None
+    structured: StructuredResult | None = None  # set on the structured route
 
     @property
     def average_similarity(self) -> float:
@@ -36,3 +40,16 @@ def retrieve(plan: Plan, retriever: HybridRetriever, top_k: int, expand: int | N
         log.exception("Retrieval failed")
         return Evidence([], results, error=f"{type(exc).__name__}: {exc}")
     return Evidence(list(chunks.values()), results)
+
+
+def retrieve_facts(plan: Plan, facts: FactStore, kb: KnowledgeBase) -> Evidence:
+    """The structured route: every matching fact, and the chunks that hold the first ones."""
+    result = run_structured(plan.structured, facts)
+    chunk_ids = list(dict.fromkeys(r.chunk_id for r in result.rows if r.chunk_id))
+    records = kb.chunks(chunk_ids[:20])
+    chunks = [
+        RetrievedChunk(c.chunk_id, c.doc_id, c.filename, c.chunk_index, c.text, c.page_label, c.sheet,
+                       c.rows_label, score=1.0, vector_score=1.0, used=True)  # an exact match
+        for c in (records[i] for i in chunk_ids[:20] if i in records)
+    ]
+    return Evidence(chunks, structured=result)

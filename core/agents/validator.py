@@ -120,8 +120,12 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         flags.append("invalid_citation")
     valid_cited = [s for s in draft.sources if s.number in cited]
     grounding = valid_cited or draft.sources
-    unsupported = unsupported_claims(answer, "\n".join(_source_text(s) for s in grounding))
+    unsupported = unsupported_claims(
+        answer, "\n".join(_source_text(s) for s in grounding) + "\n" + draft.evidence
+    )
     confidence = assess_confidence(average, answer, settings)
+    if draft.exact:  # counted and filtered over every stored fact, not estimated from chunks
+        confidence = "medium" if draft.relaxed else "high"
     if not cited:
         flags.append("no_citation")
         confidence = _lower(confidence)

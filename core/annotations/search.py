@@ -149,7 +149,30 @@ class FactStore:
         ).fetchall()
         return self._with_numbers(rows)
 
+    def known_values(self) -> set[str]:
+        """Lower-cased short text values (names of customers, vendors, products)."""
+        rows = self._connect().execute(
+            "SELECT DISTINCT lower(text) FROM fact_values WHERE number IS NULL AND date IS NULL "
+            "AND length(text) BETWEEN 2 AND 40"
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    def rows_by_id(self, fact_ids: list[str]) -> list[FactRow]:
+        """Facts by id in the given order (a stored result set); deleted documents drop out."""
+        found: dict[str, FactRow] = {}
+        for start in range(0, len(fact_ids), 500):
+            part = fact_ids[start:start + 500]
+            rows = self._connect().execute(
+                "SELECT f.*, d.filename FROM facts f JOIN documents d USING(doc_id) "
+                f"WHERE d.status='indexed' AND f.fact_id IN ({','.join('?' * len(part))})", part,
+            ).fetchall()
+            found.update({r.fact_id: r for r in self._with_numbers(rows)})
+        return [found[i] for i in fact_ids if i in found]
+
     def _condition_sql(self, condition: Condition, doc_ids: list[str] | None) -> tuple[str, list]:
+        if not condition.label:  # a name the user mentioned: in any column
+            return ("f.fact_id IN (SELECT v.fact_id FROM fact_values v WHERE lower(v.text) LIKE ?)",
+                    [f"%{str(condition.value).lower()}%"])
         kind = None
         value = condition.value
         if condition.op in ("<", "<=", ">", ">=", "=", "between") and not isinstance(value, str):

@@ -91,6 +91,13 @@ CREATE TABLE IF NOT EXISTS fact_values (
 );
 CREATE INDEX IF NOT EXISTS fact_values_fact ON fact_values(fact_id);
 CREATE INDEX IF NOT EXISTS fact_values_column ON fact_values(column_norm);
+CREATE TABLE IF NOT EXISTS result_sets (
+    result_set_id TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    question TEXT NOT NULL,
+    attempts TEXT NOT NULL,
+    fact_ids TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS turns (
     turn_id TEXT PRIMARY KEY,
     created_at TEXT NOT NULL,
@@ -410,6 +417,24 @@ class Catalog:
             "SELECT * FROM turns ORDER BY created_at DESC, rowid DESC LIMIT ?", (limit,)
         ).fetchall()
         return [_turn(r) for r in rows]
+
+    # --- result sets: every match of a structured answer, for paging and export --------------
+
+    def save_result_set(self, result_set_id: str, question: str, attempts: str, fact_ids: list[str]) -> None:
+        with self._connect() as conn:
+            conn.execute("INSERT INTO result_sets VALUES (?,?,?,?,?)",
+                         (result_set_id, now(), question, attempts, json.dumps(fact_ids)))
+
+    def result_set(self, result_set_id: str) -> dict | None:
+        row = self._conn().execute("SELECT * FROM result_sets WHERE result_set_id=?", (result_set_id,)).fetchone()
+        if row is None:
+            return None
+        return {"result_set_id": row["result_set_id"], "created_at": row["created_at"], "question": row["question"],
+                "attempts": json.loads(row["attempts"]), "fact_ids": json.loads(row["fact_ids"])}
+
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection, for read-only queries of other modules (facts search)."""
+        return self._conn()
 
     # --- embedding cache: the model is the slow step, so a text is embedded once ------------
 

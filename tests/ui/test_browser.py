@@ -100,14 +100,25 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     page.locator("canvas, svg.marks").first.wait_for()  # the timeline chart rendered
     _shot(page, "4-trace")
 
+    # A question about records: answered from every stored fact, with the table inline.
+    _open(page, app_url, "Chat")
+    box = page.get_by_placeholder("Ask a question about your documents")
+    box.fill("Which panels are no wider than 1.2 m?")
+    box.press("Enter")
+    page.get_by_text(re.compile(r"^\d+ matching records")).first.wait_for()
+    page.get_by_role("button", name=re.compile(r"Download all \d+ as CSV")).wait_for()
+    _shot(page, "5-chat-structured")
+
     _open(page, app_url, "Structured_Results")
-    page.get_by_role("button", name="Download CSV").wait_for()
+    page.get_by_role("button", name="Download CSV").first.wait_for()
     with page.expect_download() as download:
-        page.get_by_role("button", name="Download CSV").click()
+        page.get_by_role("button", name="Download CSV").first.click()
     csv_text = Path(download.value.path()).read_text(encoding="utf-8-sig")
-    assert csv_text.startswith("asked_at,question,") and "Panel_Spec_Sheets.pdf" in csv_text
-    _shot(page, "5-structured-results")
+    header = csv_text.splitlines()[0]
+    assert "filename" in header and "sheet" in header and "row" in header  # provenance columns
+    assert "SP-M 0.38" in csv_text  # 1.048 m wide, from the sheet labelled "W [m]"
+    _shot(page, "6-structured-results")
 
     _open(page, app_url)
-    page.get_by_text("Searchable chunks").wait_for()
-    _shot(page, "6-home")
+    page.get_by_text("Structured facts").wait_for()
+    _shot(page, "7-home")

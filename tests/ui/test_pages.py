@@ -54,7 +54,8 @@ def _texts(at: AppTest) -> str:
 
 def test_home_shows_an_empty_knowledge_base_and_loads_the_samples(app):
     assert app.title[0].value == "DocuChat"
-    assert [m.label for m in app.metric] == ["Documents", "Searchable chunks", "Files needing attention"]
+    assert [m.label for m in app.metric] == ["Documents", "Searchable chunks", "Structured facts",
+                                             "Files needing attention"]
     assert "The knowledge base is empty" in _texts(app)
 
     app.button[0].click()
@@ -144,14 +145,35 @@ def test_structured_results_lists_cited_sources_with_a_csv_download(app):
     _ask(app, "How long is the output warranty?")
     _page(app, "4_Structured_Results.py")
 
-    table = app.dataframe[0].value
+    table = app.tabs[2].dataframe[0].value  # "Cited sources"
     assert table["filename"].tolist() == ["handbook.txt"]
-    assert app.get("download_button")[0].label == "Download CSV"
+    assert app.tabs[2].get("download_button")[0].label == "Download CSV"
+
+
+ORDERS = ("order_id,date,customer,total\n" + "\n".join(
+    f"O{i},2024-0{1 + i % 9}-10,{'ACME' if i % 3 == 0 else 'Globex'},{i}.00" for i in range(1, 61))).encode()
+
+
+def test_a_question_about_records_is_answered_from_every_row_with_a_table_and_download(app):
+    _upload(app, [("orders.csv", ORDERS, "text/csv")])
+    _ask(app, "How many orders did ACME place in 2024?")
+
+    answer = app.chat_message[1]
+    assert answer.markdown[0].value.startswith("20 matching records")  # all 60 rows counted
+    assert answer.dataframe[0].value.shape[0] == 10  # max_rows_per_answer shown inline
+    assert answer.get("download_button")[0].label == "Download all 20 as CSV"
+
+    _page(app, "4_Structured_Results.py")
+    results = app.tabs[0]
+    assert "20 matching records" in results.markdown[0].value
+    assert results.dataframe[0].value.shape[0] == 20
+    facts = app.tabs[1]
+    assert "60 of 60 facts" in facts.caption[0].value
 
 
 def test_every_page_explains_itself_when_there_is_nothing_yet(app):
     for page, expected in [("3_Agent_Trace.py", "No questions asked yet"),
-                           ("4_Structured_Results.py", "No answers yet"),
+                           ("4_Structured_Results.py", "No structured answers yet"),
                            ("1_Upload.py", "No documents yet")]:
         _page(app, page)
         assert expected in _texts(app)

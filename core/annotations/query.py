@@ -1,0 +1,199 @@
+"""Query preprocessing for structured questions (seed 004, step 1), by rules: comparisons with
+units, words a record must contain, names, time ranges, and the aggregate asked for.
+
+"panels no wider than 1.2 m"       -> width <= 1.2 m
+"every receipt with tyres"         -> any cell contains tyre / tire
+"how many orders did ACME place in 2024" -> count, contains ACME, dates in 2024
+"total per vendor"                 -> sum of total, grouped by vendor
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from core.annotations.search import Condition, FactQuery
+
+_NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
+_UNIT = r"(mm|cm|m|km|in|inch(?:es)?|ft|kg|g|lb|lbs|t|w|kw|wp|kwp|%|usd|eur|gbp|\$|€|£)?"
+
+ADJECTIVES = {  # comparative word -> (label, op)
+    "wider": ("width", ">"), "narrower": ("width", "<"), "wide": ("width", None), "width": ("width", None),
+    "taller": ("height", ">"), "shorter": ("height", "<"), "tall": ("height", None), "high": ("height", None),
+    "height": ("height", None), "longer": ("length", ">"), "long": ("length", None), "length": ("length", None),
+    "heavier": ("weight", ">"), "lighter": ("weight", "<"), "heavy": ("weight", None), "weigh": ("weight", None),
+    "weight": ("weight", None), "deeper": ("depth", ">"), "thicker": ("depth", ">"), "thinner": ("depth", "<"),
+    "thick": ("depth", None), "depth": ("depth", None), "cheaper": ("price", "<"), "costlier": ("price", ">"),
+    "power": ("power", None), "powerful": ("power", None), "efficiency": ("efficiency", None),
+    "efficient": ("efficiency", None), "price": ("price", None), "cost": ("price", None), "costs": ("price", None),
+    "total": ("total", None), "amount": ("amount", None), "quantity": ("quantity", None),
+}
+_BOUNDS = [  # phrase -> op, for "no wider than", "at most", "under", "over", ...
+    (r"no (?:more|\w+er) than|not (?:more|\w+er) than|at most|up to|maximum of|max\.?|under or equal to|<=|≤", "<="),
+    (r"no less than|not less than|at least|minimum of|min\.?|>=|≥", ">="),
+    (r"less than|fewer than|below|under|smaller than|<", "<"),
+    (r"more than|greater than|above|over|bigger than|larger than|>", ">"),
+    (r"exactly|equal to|equals|=", "="),
+]
+AGGREGATES = [  # checked in order: "highest order total" is a max, not a sum
+    (r"\bhow many\b|\bnumber of\b|\bcount\b", "count"),
+    (r"\baverage\b|\bmean\b", "avg"),
+    (r"\bhighest\b|\bmaximum\b|\blargest\b|\bmost expensive\b|\bbiggest\b|\bwidest\b|\bheaviest\b", "max"),
+    (r"\blowest\b|\bminimum\b|\bsmallest\b|\bcheapest\b|\bnarrowest\b|\blightest\b", "min"),
+    (r"\btotal\b|\bsum\b|\bspent\b|\bin total\b", "sum"),
+]
+_GROUP = re.compile(r"\b(?:per|by|for each|for every|grouped by|broken down by)\s+([a-z][a-z ]{1,20}?)(?:\s+(?:in|for|from|during|since)\b|[?.,]|$)", re.I)
+_CONTAINS = re.compile(r"\b(?:with|containing|contains|contain|that (?:have|has|include|includes)|including|mention(?:ing|s)?|for)\s+(?:an?\s+|the\s+|any\s+)?([a-z][a-z\- ]{2,30}?)(?:\s+(?:in|on|from|since|during|and|or|by|per)\b|[?.,!]|$)", re.I)
+_YEAR_RANGE = re.compile(r"\b(?:between|from)\s+((?:19|20)\d\d)\s+(?:and|to|-)\s+((?:19|20)\d\d)\b", re.I)
+_SINCE = re.compile(r"\b(?:since|after)\s+((?:19|20)\d\d)\b", re.I)
+_BEFORE = re.compile(r"\bbefore\s+((?:19|20)\d\d)\b", re.I)
+_MONTHS = ("january february march april may june july august september october november december").split()
+_MONTH_YEAR = re.compile(r"\bin\s+(" + "|".join(_MONTHS) + r")\s+((?:19|20)\d\d)\b", re.I)
+_YEAR = re.compile(r"\b(?:in|during|for|of)\s+((?:19|20)\d\d)\b", re.I)
+_STOP = {"the", "a", "an", "all", "every", "each", "any", "of", "their", "its", "my", "our", "them", "it"}
+# Spelling variants that must find each other: a receipt says "tire", the user types "tyres".
+VARIANTS = [("tyre", "tire"), ("colour", "color"), ("aluminium", "aluminum"), ("litre", "liter"), ("metre", "meter")]
+
+
+@dataclass
+class StructuredQuery:
+    query: FactQuery
+    aggregate: str | None = None  # count | sum | avg | min | max
+    measure: str | None = None  # the label the aggregate is over ("total", "width")
+    group_by: str | None = None
+    enumeration: bool = False
+    notes: list[str] = field(default_factory=list)  # what was understood, for the trace
+
+    @property
+    def is_structured(self) -> bool:
+        """Worth answering from facts: a measured condition, words a record must contain, a time
+        range or an aggregate. A name alone ("warranty of the HX-450?") is a text question."""
+        q = self.query
+        measured = any(c.label for c in q.conditions)
+        return bool(measured or q.text or q.date_from or q.date_to or self.aggregate or self.group_by)
+
+
+def word_variants(word: str) -> list[str]:
+    word = word.lower()
+    stem = word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+    variants = {stem}
+    for a, b in VARIANTS:
+        if a in stem:
+            variants.add(stem.replace(a, b))
+        if b in stem:
+            variants.add(stem.replace(b, a))
+    return sorted(variants)
+
+
+def parse_structured(question: str, known_values: set[str] | None = None) -> StructuredQuery:
+    """Rules over the question; `known_values` are lower-cased stored cell values (names of
+    customers, vendors, products) so "did ACME place" becomes a filter on ACME."""
+    text = question.strip()
+    lowered = text.lower()
+    result = StructuredQuery(FactQuery())
+    _comparisons(lowered, result)
+    _time_range(lowered, result)
+    for pattern, op in AGGREGATES:
+        if re.search(pattern, lowered):
+            result.aggregate = op
+            break
+    group = _GROUP.search(lowered)
+    if group:
+        result.group_by = _last_noun(group.group(1))
+        result.notes.append(f"grouped by {result.group_by}")
+    result.enumeration = bool(re.search(r"\b(list|every|all|each|which|show|find)\b", lowered))
+    if result.aggregate in ("sum", "avg", "min", "max") and not result.measure:
+        result.measure = _measure(lowered) or "total"
+    _contains(lowered, result)
+    _names(text, known_values or set(), result)
+    return result
+
+
+def _comparisons(lowered: str, result: StructuredQuery) -> None:
+    for bound, op in _BOUNDS:
+        pattern = rf"(?:(\w+)\s+)?(?:{bound})\s*(?:(\w+)\s+)?{_NUMBER}\s*{_UNIT}(?![\w-])"
+        for match in re.finditer(pattern, lowered):
+            before, between, number, unit = match.groups()
+            if unit in ("$", "€", "£"):
+                unit = {"$": "usd", "€": "eur", "£": "gbp"}[unit]
+            label = _label_near(before, between, lowered[: match.start()] + " " + match.group(0))
+            if label is None and unit in ("usd", "eur", "gbp"):
+                label = "total"  # "receipts under 50 GBP": an amount of money
+            if label is None:
+                continue
+            value = float(number.replace(",", ""))
+            result.query.conditions.append(Condition(label, op, value, unit))
+            result.notes.append(f"{label} {op} {number}{' ' + unit if unit else ''}")
+            lowered = lowered.replace(match.group(0), " ")
+    if not result.query.conditions:  # "wider than 1.1 m" (the comparative carries the operator)
+        for word, (label, op) in ADJECTIVES.items():
+            if op is None:
+                continue
+            match = re.search(rf"\b{word}\s+than\s+{_NUMBER}\s*{_UNIT}(?![\w-])", lowered)
+            if match:
+                result.query.conditions.append(Condition(label, op, float(match.group(1).replace(",", "")), match.group(2)))
+                result.notes.append(f"{label} {op} {match.group(1)}")
+
+
+def _label_near(before: str | None, between: str | None, context: str) -> str | None:
+    for word in (between, before, *reversed(context.split()[-8:])):
+        if word and word in ADJECTIVES:
+            return ADJECTIVES[word][0]
+    return None
+
+
+def _measure(lowered: str) -> str | None:
+    for word, (label, _) in ADJECTIVES.items():
+        if re.search(rf"\b{word}\b", lowered):
+            return label
+    return None
+
+
+def _time_range(lowered: str, result: StructuredQuery) -> None:
+    query = result.query
+    if m := _YEAR_RANGE.search(lowered):
+        query.date_from, query.date_to = f"{m.group(1)}-01-01", f"{m.group(2)}-12-31"
+    elif m := _MONTH_YEAR.search(lowered):
+        month = _MONTHS.index(m.group(1).lower()) + 1
+        last = 29 if month == 2 else (30 if month in (4, 6, 9, 11) else 31)
+        query.date_from, query.date_to = f"{m.group(2)}-{month:02d}-01", f"{m.group(2)}-{month:02d}-{last}"
+    elif m := _SINCE.search(lowered):
+        query.date_from = f"{m.group(1)}-01-01"
+    elif m := _BEFORE.search(lowered):
+        query.date_to = f"{int(m.group(1)) - 1}-12-31"
+    elif m := _YEAR.search(lowered):
+        query.date_from, query.date_to = f"{m.group(1)}-01-01", f"{m.group(1)}-12-31"
+    if query.date_from or query.date_to:
+        result.notes.append(f"dates {query.date_from or '…'} to {query.date_to or '…'}")
+
+
+def _contains(lowered: str, result: StructuredQuery) -> None:
+    for match in _CONTAINS.finditer(lowered):
+        phrase = match.group(1).strip()
+        words = [w for w in phrase.split() if w not in _STOP and w not in ADJECTIVES and not w.isdigit()]
+        if not words or words[0] in ("each", "every") or phrase.startswith(("each", "every")):
+            continue
+        word = words[-1]
+        result.query.text = word_variants(word)
+        result.notes.append("contains " + " / ".join(result.query.text))
+        return
+
+
+def _names(text: str, known_values: set[str], result: StructuredQuery) -> None:
+    """Proper names in the question that are stored values: "ACME", "Globex", "QuickFit Tyres"."""
+    for match in re.finditer(r"\b([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)\b", text):
+        name = match.group(1)
+        first = text[: match.start()].strip() == ""
+        candidates = [name] + ([" ".join(name.split()[1:])] if first and " " in name else [])
+        for candidate in candidates:
+            lowered = candidate.lower()
+            if lowered in ADJECTIVES or lowered in _STOP or any(re.search(p, lowered) for p, _ in AGGREGATES):
+                continue  # "Total spent per vendor": a question word, not a name
+            if candidate and lowered in known_values:
+                result.query.conditions.append(Condition("", "contains", candidate))
+                result.notes.append(f"mentions {candidate}")
+                break
+
+
+def _last_noun(phrase: str) -> str:
+    words = [w for w in phrase.split() if w not in _STOP]
+    return words[-1] if words else phrase.strip()
