@@ -66,10 +66,12 @@ class StructuredQuery:
     @property
     def is_structured(self) -> bool:
         """Worth answering from facts: a measured condition, words a record must contain, a time
-        range or an aggregate. A name alone ("warranty of the HX-450?") is a text question."""
+        range, an aggregate, or a list of records naming something ("every order from Globex").
+        A name alone ("warranty of the HX-450?") is a text question."""
         q = self.query
         measured = any(c.label for c in q.conditions)
-        return bool(measured or q.text or q.date_from or q.date_to or self.aggregate or self.group_by)
+        listed_by_name = self.enumeration and bool(q.conditions)
+        return bool(measured or listed_by_name or q.text or q.date_from or q.date_to or self.aggregate or self.group_by)
 
 
 def word_variants(word: str) -> list[str]:
@@ -115,7 +117,8 @@ def _comparisons(lowered: str, result: StructuredQuery) -> None:
             before, between, number, unit = match.groups()
             if unit in ("$", "€", "£"):
                 unit = {"$": "usd", "€": "eur", "£": "gbp"}[unit]
-            label = _label_near(before, between, lowered[: match.start()] + " " + match.group(0))
+            after = " ".join(lowered[match.end():].split()[:3])  # "at least 400 W of power"
+            label = _label_near(before, between, lowered[: match.start()] + " " + match.group(0) + " " + after)
             if label is None and unit in ("usd", "eur", "gbp"):
                 label = "total"  # "receipts under 50 GBP": an amount of money
             if label is None:
@@ -135,7 +138,7 @@ def _comparisons(lowered: str, result: StructuredQuery) -> None:
 
 
 def _label_near(before: str | None, between: str | None, context: str) -> str | None:
-    for word in (between, before, *reversed(context.split()[-8:])):
+    for word in (between, before, *context.split()[-11:]):
         if word and word in ADJECTIVES:
             return ADJECTIVES[word][0]
     return None

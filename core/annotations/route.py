@@ -106,6 +106,7 @@ def phrase_answer(result: StructuredResult, max_rows: int, max_sources: int) -> 
             text += (f" Showing {len(shown)} of {len(rows)}; the full list is saved for export. "
                      "Narrow it down, for example by vendor, customer or year?")
         evidence = " ".join(_row_text(r) for r in shown) + f" {len(rows)} {len(shown)}"
+    evidence += " " + " ".join(result.parsed.notes)  # the answer restates what was asked
     return StructuredAnswer(text + relaxed, sources, evidence)
 
 
