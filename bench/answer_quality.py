@@ -97,6 +97,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--fast-only", action="store_true",
                    help="no LLM: only the Planner+Validator+Responder timing on synthetic drafts")
     p.add_argument("--name", default="answer_quality", help="output file stem in bench/results/")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the questions already in <name>.jsonl (same selection) and run only the rest")
     p.add_argument("--doc-filter", action="store_true",
                    help="diagnostic variant: both systems search only the question's own document(s) "
                         "(isolates answering from whole-KB retrieval misses); default off")
@@ -351,6 +353,9 @@ def run_pipeline(ws, q: dict, captured: dict, doc_ids: list[str] | None = None) 
                          "invalid": e.outputs.get("invalid_citations"), "confidence": e.outputs.get("confidence")}
                         for e in validations],
         "trace_id": response.trace_id,
+        "route": response.route,
+        "semantic_weights": [r.get("semantic_weight") for e in events if e.kind == "retrieval"
+                             for r in (e.outputs.get("searches") or [])],
         "prompt": draft.prompt if draft else None,
     }
 
@@ -389,6 +394,7 @@ def run_baseline(ws, q: dict, style: str, doc_ids: list[str] | None = None) -> d
         "evidence_in_context": any(c["evidence_page"] for c in citations),
         "seconds": round(seconds, 3),
         "retrieval_ms": round(sum(result.timings_ms.values()), 2),
+        "semantic_weight": result.semantic_weight,
         "llm_seconds": completion.seconds if completion else None,
         "finish_reason": completion.finish_reason if completion else None,
         "tokens": {"prompt": completion.prompt_tokens if completion else 0,
@@ -598,6 +604,19 @@ def print_fast(fast: dict, source: str) -> None:
 
 # --- main -----------------------------------------------------------------------------------------
 
+def code_version() -> dict:
+    import subprocess
+
+    def git(*a: str) -> str:
+        try:
+            return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
+        except Exception:
+            return ""
+
+    return {"head": git("rev-parse", "--short", "HEAD"), "head_subject": git("log", "-1", "--format=%s"),
+            "core_dirty": [line[3:] for line in git("status", "--porcelain", "--", "core").splitlines()]}
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
@@ -606,6 +625,8 @@ def main(argv=None) -> int:
     from core.workspace import Workspace
 
     run_started = time.perf_counter()
+    code = code_version()
+    print(f"code: {code['head']} ({'core/ has uncommitted changes: ' + ', '.join(code['core_dirty']) if code['core_dirty'] else 'core/ clean'})")
     if not args.data_dir.exists():
         print(f"copying {args.copy_from} -> {args.data_dir}", flush=True)
         shutil.copytree(args.copy_from, args.data_dir)
@@ -633,7 +654,7 @@ def main(argv=None) -> int:
     out_jsonl = RESULTS / f"{args.name}.jsonl"
     rows: list[dict] = []
     llm_load_s = None
-    payload: dict = {"machine": machine(), "data_dir": str(settings.data_dir), "embedding_load_s": embed_load_s,
+    payload: dict = {"machine": machine(), "code": code, "data_dir": str(settings.data_dir), "embedding_load_s": embed_load_s,
                      "doc_filter": args.doc_filter}
 
     if not args.fast_only:
@@ -663,8 +684,18 @@ def main(argv=None) -> int:
             ws.pipeline._plan = filtered_plan
         drafts: list[tuple[str, object]] = []
         eval_started = time.perf_counter()
+        wanted_ids = {q["financebench_id"] for q in questions}
+        if args.resume and out_jsonl.exists():
+            rows = [r for r in (json.loads(x) for x in out_jsonl.read_text().splitlines() if x.strip())
+                    if r["financebench_id"] in wanted_ids]
+            print(f"resuming: {len(rows)} questions already answered in {out_jsonl.name}", flush=True)
+        done = {r["financebench_id"] for r in rows}
         with out_jsonl.open("w", encoding="utf-8") as fh:
+            for r in rows:
+                fh.write(json.dumps(r, default=str) + "\n")
             for i, q in enumerate(questions):
+                if q["financebench_id"] in done:
+                    continue
                 order = ("pipeline", "baseline") if i % 2 == 0 else ("baseline", "pipeline")
                 result = {}
                 doc_ids = None
@@ -694,6 +725,8 @@ def main(argv=None) -> int:
                       f"{result['pipeline']['seconds']:6.1f}s  B {'OK ' if sb['correct'] else 'no '}"
                       f"{result['baseline']['seconds']:6.1f}s", flush=True)
         eval_s = round(time.perf_counter() - eval_started, 1)
+        order_of = {q["financebench_id"]: i for i, q in enumerate(questions)}
+        rows.sort(key=lambda r: order_of[r["financebench_id"]])
         summary = summarize(rows)
         print()
         print_report(summary, rows, "own document only" if args.doc_filter else "whole KB")

@@ -363,6 +363,7 @@ def main(argv=None) -> int:
     from core.workspace import Workspace
 
     run_started = time.perf_counter()
+    machine_at_start = machine()  # the code version as the run starts (others commit meanwhile)
     settings = load_settings(data_dir=args.data_dir)
     print(describe_code())
     print(f"data dir: {settings.data_dir}")
@@ -428,7 +429,7 @@ def main(argv=None) -> int:
     total_s = round(time.perf_counter() - run_started, 1)
     print(f"\nevaluation {eval_s} s; whole run {total_s} s; peak RSS {peak_rss_mb()} MB")
     path = write_json("retrieval_quality", {
-        "machine": machine(),
+        "machine": machine_at_start,
         "data_dir": str(settings.data_dir),
         "index_parameters": settings.index_parameters(),
         "retrieval_parameters": retrieval_params,

@@ -412,6 +412,7 @@ def main(argv=None) -> int:
         return 0
 
     run_started = time.perf_counter()
+    machine_at_start = machine()  # the code version as the run starts (others commit meanwhile)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     print(describe_code())
     print(f"sizes {sizes}; {args.queries} queries; vocabulary {args.vocab} words, Zipf s={args.zipf}, "
@@ -434,7 +435,7 @@ def main(argv=None) -> int:
     total_s = round(time.perf_counter() - run_started, 1)
     print(f"\nwhole run {total_s} s")
     path = write_json("scale", {
-        "machine": machine(),
+        "machine": machine_at_start,
         "parameters": {"sizes": sizes, "queries": args.queries, "vocab": args.vocab, "words": args.words,
                        "zipf": args.zipf, "seed": args.seed, "k": K, "dim": DIM, "chunks_per_doc": CHUNKS_PER_DOC},
         "sizes": results,

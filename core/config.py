@@ -62,6 +62,7 @@ class Settings:
     semantic_weight_enumeration: float = 0.3
     semantic_weight_reasoning: float = 0.7
     expand_window: int = 0  # +-N neighbour chunks around each hit
+    exact_filter_limit: int = 5000  # a search pre-filtered to this many chunks or fewer ranks them exactly
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
 

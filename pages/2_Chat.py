@@ -63,7 +63,8 @@ if question:
             placeholder.text("".join(streamed) + " ▌")
 
         response = ws.ask(question, style=style, top_k=top_k, on_token=on_token, on_event=on_event,
-                          previous_question=conversation.last_question).to_dict()
+                          previous_question=conversation.last_question,
+                          previous_result_set=conversation.result_set_id).to_dict()
         steps.update(label="Done", state="complete" if "llm_error" not in response["safety_flags"] else "error")
         placeholder.empty()
         render_answer(response, question)
@@ -72,7 +73,9 @@ if question:
     )
     base = Conversation() if response["new_topic"] else conversation
     if "prompt_injection" not in response["safety_flags"] and response["question"]:
-        state["conversation"] = update_summary(base, response["question"], response["answer"], ws.embedder.count_tokens)
+        result_set_id = (response.get("structured") or {}).get("result_set_id")
+        state["conversation"] = update_summary(base, response["question"], response["answer"],
+                                               ws.embedder.count_tokens, result_set_id=result_set_id)
     else:
         state["conversation"] = base
     st.session_state.last_turn = response["trace_id"]

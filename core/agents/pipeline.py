@@ -39,10 +39,11 @@ class AnswerPipeline:
     def ask(
         self, question: str, *, style: str | None = None, top_k: int | None = None,
         on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
+        previous_result_set: str | None = None,
     ) -> Response:
         trace = TraceRecorder(question, on_event)
         evidence = draft = validation = None
-        plan = self._plan(question, previous_question, trace)
+        plan = self._plan(question, previous_question, previous_result_set, trace)
         if plan.needs_retrieval:
             evidence = self._retrieve(plan, top_k, trace)
             draft = self._reason(plan, evidence, style, on_token, trace)
@@ -51,13 +52,14 @@ class AnswerPipeline:
 
     # --- the five steps -------------------------------------------------------------------------
 
-    def _plan(self, question: str, previous_question: str, trace: TraceRecorder) -> Plan:
+    def _plan(self, question: str, previous_question: str, previous_result_set: str | None, trace: TraceRecorder) -> Plan:
         with trace.step("plan", "Planner", question=question, previous_question=previous_question) as event:
             plan = planner_agent.plan_question(
                 question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings,
-                previous_question=previous_question,
+                previous_question=previous_question, previous_result_set=previous_result_set,
             )
-            facts_available = plan.needs_retrieval and self.kb.counts()["facts"] > 0
+            facts_available = plan.needs_retrieval and plan.route != planner_agent.RESULT_SET and (
+                self.kb.counts()["facts"] > 0)
             parsed = parse_structured(plan.question, self.facts.known_values()) if facts_available else None
             plan = planner_agent.choose_route(plan, parsed, facts_available)
             event.summary = plan.reason
@@ -66,11 +68,17 @@ class AnswerPipeline:
                 needs_retrieval=plan.needs_retrieval, intent=plan.intent, route=plan.route,
                 fallbacks=plan.fallbacks, sub_queries=plan.sub_queries, safety_flags=plan.safety_flags,
                 semantic_weight=plan.semantic_weight,
-                understood=parsed.notes if parsed else None,
+                understood=parsed.notes if parsed else None, result_set=plan.structured if plan.route == planner_agent.RESULT_SET else None,
             )
         return plan
 
     def _retrieve(self, plan: Plan, top_k: int | None, trace: TraceRecorder, expand: int | None = None) -> Evidence:
+        if plan.route == planner_agent.RESULT_SET:
+            with trace.step("retrieval", "Retriever", route="result_set") as event:
+                evidence = retriever_agent.reopen_result_set(plan, self.facts, self.kb, self.settings.max_rows_per_answer)
+                event.summary = f"{evidence.structured.total} records from the previous result"
+                event.outputs.update(attempts=[a.__dict__ for a in evidence.structured.attempts])
+            return evidence
         if plan.route == planner_agent.STRUCTURED:
             evidence = self._retrieve_facts(plan, trace)
             if evidence.structured.rows:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from core.config import Settings
 from core.retrieval.fusion import semantic_weight
-from core.conversation.summary import is_new_topic, resolve_follow_up, strip_new_topic
+from core.conversation.summary import is_new_topic, resolve_follow_up, result_set_command, strip_new_topic
 from core.safety import find_injection
 
 MESSAGES = {
@@ -50,14 +50,14 @@ class Plan:
     structured: object | None = None  # the parsed structured query (core.annotations.query)
 
 
-STRUCTURED, HYBRID = "structured", "hybrid"
+STRUCTURED, HYBRID, RESULT_SET = "structured", "hybrid", "result_set"
 
 
 def choose_route(plan: Plan, structured_query, facts_available: bool) -> Plan:
     """Seed 004's route selection, by rules: questions with measured filters, words a record
     must contain, time ranges or aggregates go to the stored facts first, with text search as
     the fallback; everything else goes to hybrid text search."""
-    if not plan.needs_retrieval:
+    if not plan.needs_retrieval or plan.route == RESULT_SET:
         return plan
     if facts_available and structured_query is not None and structured_query.is_structured:
         plan.route, plan.fallbacks, plan.structured = STRUCTURED, [HYBRID], structured_query
@@ -76,7 +76,8 @@ def classify_intent(question: str) -> str:
 
 
 def plan_question(
-    question: str, *, knowledge_base_empty: bool, settings: Settings, previous_question: str = ""
+    question: str, *, knowledge_base_empty: bool, settings: Settings, previous_question: str = "",
+    previous_result_set: str | None = None,
 ) -> Plan:
     text = (question or "").strip()
     new_topic = is_new_topic(text)
@@ -99,6 +100,10 @@ def plan_question(
         plan = _stop(text, "question_too_long")
         plan.response = MESSAGES["question_too_long"].format(limit=settings.max_question_chars)
         return plan
+    command = result_set_command(text)
+    if command and previous_result_set:  # "show the rest", "export that table"
+        return Plan(question=text, needs_retrieval=True, route=RESULT_SET, structured=(command, previous_result_set),
+                    reason=f"follow-up on the previous result set: {command}", intent=ENUMERATION)
     asked = text
     text = resolve_follow_up(text, previous_question)
     intent = classify_intent(text)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from core.agents.planner import Plan
 from core.annotations.route import StructuredResult, run_structured
-from core.annotations.search import FactStore
+from core.annotations.search import FactQuery, FactStore
 from core.retrieval import HybridRetriever, RetrievalResult, RetrievedChunk
 from core.store import KnowledgeBase
 
@@ -45,11 +45,31 @@ def retrieve(plan: Plan, retriever: HybridRetriever, top_k: int, expand: int | N
 def retrieve_facts(plan: Plan, facts: FactStore, kb: KnowledgeBase) -> Evidence:
     """The structured route: every matching fact, and the chunks that hold the first ones."""
     result = run_structured(plan.structured, facts)
-    chunk_ids = list(dict.fromkeys(r.chunk_id for r in result.rows if r.chunk_id))
-    records = kb.chunks(chunk_ids[:20])
-    chunks = [
+    return Evidence(_chunks_holding(result.rows, kb), structured=result)
+
+
+def _chunks_holding(rows, kb: KnowledgeBase, limit: int = 20) -> list[RetrievedChunk]:
+    """The chunks that hold the first matching facts, scored 1.0: an exact match, not a guess."""
+    chunk_ids = list(dict.fromkeys(r.chunk_id for r in rows if r.chunk_id))[:limit]
+    records = kb.chunks(chunk_ids)
+    return [
         RetrievedChunk(c.chunk_id, c.doc_id, c.filename, c.chunk_index, c.text, c.page_label, c.sheet,
-                       c.rows_label, score=1.0, vector_score=1.0, used=True)  # an exact match
-        for c in (records[i] for i in chunk_ids[:20] if i in records)
+                       c.rows_label, score=1.0, vector_score=1.0, used=True)
+        for c in (records[i] for i in chunk_ids if i in records)
     ]
-    return Evidence(chunks, structured=result)
+
+
+def reopen_result_set(plan: Plan, facts: FactStore, kb: KnowledgeBase, page_size: int) -> Evidence:
+    """ "show the rest" / "export that table": the stored result set of the previous answer."""
+    from core.annotations.query import StructuredQuery
+    from core.annotations.route import Attempt
+
+    command, result_set_id = plan.structured
+    stored = kb.catalog.result_set(result_set_id)
+    rows = facts.rows_by_id(stored["fact_ids"]) if stored else []
+    if command == "rest":
+        rows = rows[page_size:]
+    note = "the rest of the previous list" if command == "rest" else "the whole previous table, for export"
+    result = StructuredResult(StructuredQuery(FactQuery(), enumeration=True, notes=[note]), rows,
+                              [Attempt(f"result set {result_set_id}: {note}", len(rows))])
+    return Evidence(_chunks_holding(rows, kb), structured=result)

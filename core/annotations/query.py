@@ -48,7 +48,7 @@ _SINCE = re.compile(r"\b(?:since|after)\s+((?:19|20)\d\d)\b", re.I)
 _BEFORE = re.compile(r"\bbefore\s+((?:19|20)\d\d)\b", re.I)
 _MONTHS = ("january february march april may june july august september october november december").split()
 _MONTH_YEAR = re.compile(r"\bin\s+(" + "|".join(_MONTHS) + r")\s+((?:19|20)\d\d)\b", re.I)
-_YEAR = re.compile(r"\b(?:in|during|for|of)\s+((?:19|20)\d\d)\b", re.I)
+_YEAR = re.compile(r"\b(?:in|during|for|of|from)\s+((?:19|20)\d\d)\b", re.I)
 _STOP = {"the", "a", "an", "all", "every", "each", "any", "of", "their", "its", "my", "our", "them", "it"}
 # Spelling variants that must find each other: a receipt says "tire", the user types "tyres".
 VARIANTS = [("tyre", "tire"), ("colour", "color"), ("aluminium", "aluminum"), ("litre", "liter"), ("metre", "meter")]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+_SHOW_REST = re.compile(r"^\s*(show|list|give me|see)?\s*(me\s+)?(the\s+)?(rest|more|next( page)?|remaining( ones)?)\b", re.I)
+_EXPORT = re.compile(r"\b(export|download|save)\b.*\b(that|this|the|it|them|table|list|results?|csv)\b", re.I)
 _NEW_TOPIC = re.compile(r"^\s*(new topic|start over|reset)\b[\s.:,!-]*", re.I)
 _FOLLOW_UP_START = re.compile(r"^\s*(and|also|what about|how about|and what about|same for|or)\b", re.I)
 _PRONOUN = re.compile(r"\b(those|these|they|them|it|its|that|this one|the same)\b", re.I)
@@ -23,6 +25,15 @@ class Conversation:
     last_question: str = ""
     exchanges: list[tuple[str, str]] = field(default_factory=list)
     result_set_id: str | None = None  # the last structured result, for "export that table"
+
+
+def result_set_command(question: str) -> str | None:
+    """ "show the rest" -> "rest", "export that table" -> "export": commands on the last result set."""
+    if _SHOW_REST.match(question):
+        return "rest"
+    if _EXPORT.search(question) and len(question.split()) <= 8:
+        return "export"
+    return None
 
 
 def is_new_topic(question: str) -> bool:
@@ -52,7 +63,8 @@ def resolve_follow_up(question: str, previous_question: str) -> str:
 
 
 def update_summary(
-    conversation: Conversation, question: str, answer: str, count_tokens, max_tokens: int = 350
+    conversation: Conversation, question: str, answer: str, count_tokens, max_tokens: int = 350,
+    result_set_id: str | None = None,
 ) -> Conversation:
     """The conversation after one more exchange, its summary within `max_tokens`."""
     first_sentence = _SENTENCE_END.split(answer.strip(), maxsplit=1)[0] if answer.strip() else ""
@@ -66,4 +78,4 @@ def update_summary(
     if sum(count_tokens([summary])) > max_tokens:  # one exchange alone over budget: trim the answer
         words = summary.split()
         summary = " ".join(words[: max_tokens * 2 // 3])
-    return Conversation(summary, question, exchanges, conversation.result_set_id)
+    return Conversation(summary, question, exchanges, result_set_id or conversation.result_set_id)

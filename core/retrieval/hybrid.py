@@ -86,9 +86,9 @@ class HybridRetriever:
         bm25_scores: dict[str, float] = {}
         query_vector = None
 
+        allowed = self.kb.chunk_ids_for_documents(doc_ids) if doc_ids else None
         if BM25 in retrievers:
             started = time.perf_counter()
-            allowed = self.kb.chunk_ids_for_documents(doc_ids) if doc_ids else None
             keyword_hits = self.kb.keyword.search(query, pool, allowed_ids=allowed)
             rankings[BM25] = [h.chunk_id for h in keyword_hits]
             bm25_scores = {h.chunk_id: h.score for h in keyword_hits}
@@ -98,7 +98,10 @@ class HybridRetriever:
             query_vector = self.kb.embedder.embed([query])[0]
             timings["embed_ms"] = _ms(started)
             started = time.perf_counter()
-            vector_hits = self.kb.vectors.query(query_vector, pool, doc_ids=doc_ids)
+            if allowed is not None and len(allowed) <= s.exact_filter_limit:
+                vector_hits = self.kb.vectors.rank(query_vector, sorted(allowed), pool)
+            else:
+                vector_hits = self.kb.vectors.query(query_vector, pool, doc_ids=doc_ids)
             rankings[VECTOR] = [h.chunk_id for h in vector_hits]
             vector_scores = {h.chunk_id: h.similarity for h in vector_hits}
             timings["vector_ms"] = _ms(started)

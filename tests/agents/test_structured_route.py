@@ -77,3 +77,17 @@ def test_cli_ask_json_has_the_structured_object_and_export_writes_it(tmp_path, w
     assert len(out.read_text(encoding="utf-8-sig").splitlines()) == structured["total_matches"] + 1
     assert main(["--data-dir", data, "facts", "--label", "customer", "--limit", "2"]) == 0
     assert "300 facts" in capsys.readouterr().out
+
+
+def test_follow_ups_page_export_and_narrow_the_previous_result(ws):
+    first = ws.ask("List every order from Globex")
+    rest = ws.ask("show the rest", previous_question=first.question,
+                  previous_result_set=first.structured["result_set_id"])
+    assert rest.structured["total_matches"] == 90  # 100 minus the 10 already shown
+    export = ws.ask("export that table", previous_question=first.question,
+                    previous_result_set=first.structured["result_set_id"])
+    assert export.structured["total_matches"] == 100
+    narrowed = ws.ask("only those from 2024", previous_question=first.question,
+                      previous_result_set=first.structured["result_set_id"])
+    expected = sum(1 for i in range(1, 301) if i % 3 == 1 and 2023 + i % 2 == 2024)
+    assert narrowed.structured["total_matches"] == expected
