@@ -152,7 +152,7 @@ def _ask(workspace, args) -> int:
         data = response.to_dict()
         print(json.dumps({key: data[key] for key in (
             "answer", "citations", "confidence", "safety_flags", "reasoning", "timings", "tokens",
-            "trace_id", "intent", "route", "structured")}, indent=2))
+            "trace_id", "intent", "route", "structured", "clarification")}, indent=2))
         return 0
     if streamed:
         print("\n")

@@ -106,6 +106,8 @@ def render_answer(response: dict, asked: str = "", trace_link: bool = True) -> N
     if asked and response.get("question") and response["question"] != asked.strip():
         st.caption(f"Answered as: {response['question']}")
     answer_body(response)
+    if response.get("clarification"):
+        st.info(response["clarification"], icon=":material/help:")
     structured_table(response)
     answer_meta(response, trace_link)
     citations(response)

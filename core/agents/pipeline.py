@@ -79,15 +79,18 @@ class AnswerPipeline:
                 event.summary = f"{evidence.structured.total} records from the previous result"
                 event.outputs.update(attempts=[a.__dict__ for a in evidence.structured.attempts])
             return evidence
+        fallback_from = None
         if plan.route == planner_agent.STRUCTURED:
             evidence = self._retrieve_facts(plan, trace)
             if evidence.structured.rows:
                 return evidence
+            fallback_from = evidence.structured
             trace.record("reflection", "Retriever", "no stored facts matched: falling back to text search",
-                         attempts=[a.__dict__ for a in evidence.structured.attempts])
+                         attempts=[a.__dict__ for a in fallback_from.attempts])
         k = top_k or self.settings.top_k
         with trace.step("retrieval", "Retriever", queries=plan.sub_queries, top_k=k) as event:
             evidence = retriever_agent.retrieve(plan, self.retriever, k, expand=expand)
+            evidence.fallback_from = fallback_from
             event.summary = f"{len(evidence.chunks)} chunks" + (f" (error: {evidence.error})" if evidence.error else "")
             event.outputs.update(
                 error=evidence.error,
@@ -191,6 +194,8 @@ class AnswerPipeline:
                 response.route = planner_agent.STRUCTURED
             else:
                 response.route = planner_agent.HYBRID if plan.needs_retrieval else "none"
+            if evidence is not None and evidence.fallback_from is not None:
+                response.clarification = clarification(evidence.fallback_from)
             response.trace_id = trace.trace.turn_id
             response.tokens = {
                 "prompt": draft.prompt_tokens if draft else 0,
@@ -204,6 +209,14 @@ class AnswerPipeline:
             response.to_dict(), trace.trace.to_dict(),
         )
         return response
+
+
+def clarification(result) -> str:
+    """Seed 004's clarification: what was tried, and what would help."""
+    tried = "; ".join(f"{a.description} ({a.matches} matches)" for a in result.attempts)
+    return (f"No stored records matched this question (tried: {tried}), so the answer comes from a text "
+            "search. To search the records, try other words for the item, a product or customer name as "
+            "it appears in the files, a unit (“1.2 m”), or a time range (“in 2024”).")
 
 
 def _candidate_row(chunk) -> dict:

@@ -40,6 +40,7 @@ class Response:
     unsupported: list[str] = field(default_factory=list)
     structured: dict | None = None
     question: str = ""  # what was answered: the standalone form of a follow-up
+    clarification: str | None = None  # what was tried and what would help, when records found nothing
     new_topic: bool = False
 
     def to_dict(self) -> dict:

@@ -19,6 +19,7 @@ class Evidence:
     results: list[RetrievalResult] = field(default_factory=list)
     error: str | None = None
     structured: StructuredResult | None = None  # set on the structured route
+    fallback_from: StructuredResult | None = None  # the structured attempts that found nothing
 
     @property
     def average_similarity(self) -> float:

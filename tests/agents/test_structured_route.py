@@ -91,3 +91,12 @@ def test_follow_ups_page_export_and_narrow_the_previous_result(ws):
                       previous_result_set=first.structured["result_set_id"])
     expected = sum(1 for i in range(1, 301) if i % 3 == 1 and 2023 + i % 2 == 2024)
     assert narrowed.structured["total_matches"] == expected
+
+
+def test_no_matching_records_falls_back_to_text_and_says_what_was_tried(tmp_path, embedder, write_text):
+    ws = Workspace(Settings(data_dir=tmp_path / "kb4"), embedder, ScriptedLLM())
+    ws.ingestor.ingest_paths([write_text("orders.csv", ORDERS), write_text("notes.txt", "Installers are in the north.")])
+    response = ws.ask("List every order with skateboards")
+    assert response.route == "hybrid"
+    assert "No stored records matched" in response.clarification and "skateboard" in response.clarification
+    ws.close()
