@@ -7,6 +7,9 @@ import streamlit as st
 from ui.components import documents_frame
 from ui.state import workspace
 
+# Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
+st.set_page_config(page_title="Upload · DocuChat", layout="wide")
+
 st.title("Upload documents")
 st.caption("PDF, Excel (XLSX), CSV, text and Markdown files. Everything stays on this computer.")
 

@@ -5,6 +5,9 @@ from core.conversation import Conversation, update_summary
 from ui.components import escape_markdown, render_answer
 from ui.state import chat_state, workspace
 
+# Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
+st.set_page_config(page_title="Chat · DocuChat", layout="wide")
+
 ws = workspace()
 state = chat_state()
 

@@ -6,6 +6,9 @@ import streamlit as st
 from ui.components import render_answer
 from ui.state import workspace
 
+# Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
+st.set_page_config(page_title="Agent Trace · DocuChat", layout="wide")
+
 st.title("Agent trace")
 st.caption("Every answer is produced by five agents: the Planner reads the question, the Retriever "
            "searches the documents, the Reasoner asks the language model, the Validator checks the "

@@ -8,6 +8,9 @@ from core.annotations.search import Condition, FactQuery, rows_for_export
 from core.exports import citation_rows, rows_to_csv
 from ui.state import workspace
 
+# Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
+st.set_page_config(page_title="Structured Results · DocuChat", layout="wide")
+
 st.title("Structured results")
 st.caption("Records found for your questions, every structured fact extracted from your documents, and the "
            "sources cited by recent answers. Sort by any column; downloads keep file, page, sheet and row.")

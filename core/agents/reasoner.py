@@ -180,7 +180,7 @@ def phrase_structured(
 ) -> Draft:
     """The structured route's answer: phrased by a template from the facts, no LLM call, so
     counts, sums and lists are exact and the answer is instant."""
-    answer = phrase_answer(result, max_rows, max_sources)
+    answer = phrase_answer(result, max_rows, max_sources, result.measure_columns)
     by_id = {c.chunk_id: c for c in chunks}
     sources = []
     for number, row in enumerate(answer.source_rows, start=1):

@@ -37,12 +37,12 @@ _BOUNDS = [  # phrase -> op, for "no wider than", "at most", "under", "over", ..
 AGGREGATES = [  # checked in order: "highest order total" is a max, not a sum
     (r"\bhow many\b|\bnumber of\b|\bcount\b", "count"),
     (r"\baverage\b|\bmean\b", "avg"),
-    (r"\bhighest\b|\bmaximum\b|\blargest\b|\bmost expensive\b|\bbiggest\b|\bwidest\b|\bheaviest\b", "max"),
-    (r"\blowest\b|\bminimum\b|\bsmallest\b|\bcheapest\b|\bnarrowest\b|\blightest\b", "min"),
-    (r"\btotal\b|\bsum\b|\bspent\b|\bin total\b", "sum"),
+    (r"\bhighest\b|\bmaximum\b|\blargest\b|\bmost expensive\b|\bbiggest\b|\bwidest\b|\bheaviest\b|\btallest\b|\blongest\b|\bthickest\b|\bmost powerful\b", "max"),
+    (r"\blowest\b|\bminimum\b|\bsmallest\b|\bcheapest\b|\bnarrowest\b|\blightest\b|\bshortest\b|\bthinnest\b", "min"),
+    (r"\btotal\b|\bsum\b|\bspen[dt]\b|\bin total\b|\bhow much\b", "sum"),
 ]
 _GROUP = re.compile(r"\b(?:per|by|for each|for every|grouped by|broken down by)\s+([a-z][a-z ]{1,20}?)(?:\s+(?:in|for|from|during|since)\b|[?.,]|$)", re.I)
-_CONTAINS = re.compile(r"\b(?:with|containing|contains|contain|that (?:have|has|include|includes)|including|mention(?:ing|s)?|for)\s+(?:an?\s+|the\s+|any\s+)?([a-z][a-z\- ]{2,30}?)(?:\s+(?:in|on|from|since|during|and|or|by|per)\b|[?.,!]|$)", re.I)
+_CONTAINS = re.compile(r"\b(?:with|containing|contains|contain|(?:that )?(?:have|has|include|includes)|including|mention(?:ing|s)?|for)\s+(?:an?\s+|the\s+|any\s+)?([a-z][a-z\- ]{2,30}?)(?:\s+(?:in|on|from|since|during|and|or|by|per)\b|[?.,!]|$)", re.I)
 _YEAR_RANGE = re.compile(r"\b(?:between|from)\s+((?:19|20)\d\d)\s+(?:and|to|-)\s+((?:19|20)\d\d)\b", re.I)
 _SINCE = re.compile(r"\b(?:since|after)\s+((?:19|20)\d\d)\b", re.I)
 _BEFORE = re.compile(r"\bbefore\s+((?:19|20)\d\d)\b", re.I)
@@ -144,11 +144,25 @@ def _label_near(before: str | None, between: str | None, context: str) -> str | 
     return None
 
 
+SUPERLATIVES = {
+    "heaviest": "weight", "lightest": "weight", "widest": "width", "narrowest": "width", "tallest": "height",
+    "longest": "length", "shortest": "length", "thickest": "depth", "thinnest": "depth", "cheapest": "price",
+    "most expensive": "price", "most powerful": "power", "most efficient": "efficiency",
+}
+_MEASURE_AFTER = re.compile(r"\b(?:total|sum of(?: the)?|average|mean|highest|lowest|maximum|minimum|max|min)\s+(?:of\s+)?(?:the\s+)?(\w+)")
+
+
 def _measure(lowered: str) -> str | None:
-    for word, (label, _) in ADJECTIVES.items():
+    """What an aggregate is over: "heaviest" -> weight, "total quantity" -> quantity, else the
+    first measurable word in the question."""
+    for word, label in SUPERLATIVES.items():
         if re.search(rf"\b{word}\b", lowered):
             return label
-    return None
+    for match in _MEASURE_AFTER.finditer(lowered):
+        if match.group(1) in ADJECTIVES:
+            return ADJECTIVES[match.group(1)][0]
+    words = [w for w in re.findall(r"[a-z]+", lowered) if w in ADJECTIVES]
+    return ADJECTIVES[words[0]][0] if words else None
 
 
 def _time_range(lowered: str, result: StructuredQuery) -> None:

@@ -7,6 +7,7 @@ import json
 import uuid
 from dataclasses import dataclass, field, replace
 
+from core.annotations.model import normalize_label
 from core.annotations.query import StructuredQuery
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate
 
@@ -24,6 +25,7 @@ class StructuredResult:
     attempts: list[Attempt] = field(default_factory=list)
     aggregates: list[dict] | None = None
     relaxed: list[str] = field(default_factory=list)  # filters dropped to find anything
+    measure_columns: list[str] = field(default_factory=list)  # stored columns the aggregate used
 
     @property
     def total(self) -> int:
@@ -52,6 +54,7 @@ def run_structured(parsed: StructuredQuery, store: FactStore) -> StructuredResul
     if result.rows and (parsed.aggregate or parsed.group_by):
         measure = store.match_columns(parsed.measure) if parsed.measure else None
         groups = store.match_columns(parsed.group_by) if parsed.group_by else None
+        result.measure_columns = measure or []
         result.aggregates = aggregate(result.rows, parsed.aggregate or "count", measure, groups or None)
     return result
 
@@ -71,7 +74,9 @@ class StructuredAnswer:
     evidence: str  # the facts and computed figures the answer states, for the validator
 
 
-def phrase_answer(result: StructuredResult, max_rows: int, max_sources: int) -> StructuredAnswer:
+def phrase_answer(
+    result: StructuredResult, max_rows: int, max_sources: int, measure_columns: list[str] | None = None
+) -> StructuredAnswer:
     """A short, exact answer with [Source N] markers pointing at the rows' chunks."""
     rows = result.rows
     sources = _distinct_sources(rows, max_sources)
@@ -88,13 +93,17 @@ def phrase_answer(result: StructuredResult, max_rows: int, max_sources: int) -> 
         evidence = " ".join(f"{g['group']} {g.get(op, g['count'])} {g['count']}" for g in result.aggregates)
     elif result.aggregates and parsed.aggregate and parsed.aggregate != "count":
         g = result.aggregates[0]
-        if parsed.aggregate in ("min", "max"):  # cite the record that holds the extreme value
-            holder = [r for r in rows if g[parsed.aggregate] in r.numbers.values()][:1]
-            sources = holder or sources
-            cite = "[Source 1]" if holder else cite
-        text = (f"The {_op_name(parsed.aggregate)} of {parsed.measure} over {g['values']} matching records{scope} "
-                f"is {format_number(g[parsed.aggregate])}. {cite}")
+        holder_note = ""
         evidence = f"{g[parsed.aggregate]} {g['values']} {g['count']}"
+        if parsed.aggregate in ("min", "max") and measure_columns:  # name and cite the record itself
+            holder = next((r for r in rows for c in r.properties
+                           if normalize_label(c) in measure_columns and r.numbers.get(c) == g[parsed.aggregate]), None)
+            if holder is not None:
+                sources, cite = [holder], "[Source 1]"
+                holder_note = f", in {_row_label(holder)}"
+                evidence += " " + _row_text(holder)
+        text = (f"The {_op_name(parsed.aggregate)} of {parsed.measure} over {g['values']} matching records{scope} "
+                f"is {format_number(g[parsed.aggregate])}{holder_note}. {cite}")
     elif parsed.aggregate == "count":
         text = f"{len(rows)} matching records{scope}. {cite}"
         evidence = str(len(rows))

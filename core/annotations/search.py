@@ -230,13 +230,18 @@ def aggregate(rows: list[FactRow], op: str, columns: list[str] | None = None,
         key = ""
         if group_columns:
             group_column = column_of(row, group_columns)
-            key = row.properties.get(group_column, "") if group_column else "(none)"
-        counts[key] = counts.get(key, 0) + 1
+            if not group_column or not row.properties.get(group_column):
+                continue  # a record without the grouping column belongs to another table
+            key = row.properties[group_column]
+        value = None
         if columns:
             column = column_of(row, columns)
             value = row.numbers.get(column) if column else None
-            if value is not None:
-                groups.setdefault(key, []).append(value)
+            if value is None and op != "count":
+                continue  # nothing to add up in this record
+        counts[key] = counts.get(key, 0) + 1
+        if value is not None:
+            groups.setdefault(key, []).append(value)
     results = []
     for key, count in counts.items():
         values = groups.get(key, [])

@@ -33,7 +33,7 @@ CURRENCIES = {
 }
 BASE_UNIT = {"length": "m", "mass": "kg", "power": "W", "percent": "%", "voltage": "V", "current": "A"}
 
-_NUMBER = r"[-−]?\d[\d,' ]*(?:\.\d+)?|[-−]?\.\d+"
+_NUMBER = r"[-−]?\d(?:[\d.,' ]*\d)?|[-−]?\.\d+"  # parse_number decides what the separators mean
 _CURRENCY_SYMBOLS = "|".join(re.escape(c) for c in sorted(CURRENCIES, key=len, reverse=True))
 _UNIT_WORDS = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 _QUANTITY = re.compile(
@@ -63,7 +63,9 @@ def parse_number(text: str) -> float | None:
     cleaned = text.strip().replace("−", "-").replace("'", "").replace(" ", "")
     negative = cleaned.startswith("(") and cleaned.endswith(")")  # accounting negatives
     cleaned = cleaned.strip("()")
-    if re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", cleaned) or re.fullmatch(r"-?\d+(\.\d+)?", cleaned):
+    if re.fullmatch(r"-?\d{1,3}(\.\d{3})+,\d{1,2}", cleaned):  # European: "4.904,94"
+        value = float(cleaned.replace(".", "").replace(",", "."))
+    elif re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", cleaned) or re.fullmatch(r"-?\d+(\.\d+)?", cleaned):
         value = float(cleaned.replace(",", ""))
     elif re.fullmatch(r"-?\d+,\d{1,2}", cleaned):  # decimal comma: "12,50"
         value = float(cleaned.replace(",", "."))

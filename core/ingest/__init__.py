@@ -1,5 +1,5 @@
-"""Ingestion: loaders per file kind, chunking, category hints, and the batch pipeline."""
+"""Ingestion: loaders per file kind, chunking, category hints, and the batch pipeline
+(core.ingest.pipeline.Ingestor, imported from its module: it depends on the stores)."""
 from core.ingest.document import IngestError, LoadedDocument, Section
-from core.ingest.pipeline import IngestProgress, IngestResult, Ingestor
 
-__all__ = ["IngestError", "IngestProgress", "IngestResult", "Ingestor", "LoadedDocument", "Section"]
+__all__ = ["IngestError", "LoadedDocument", "Section"]

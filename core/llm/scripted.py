@@ -32,7 +32,7 @@ class ScriptedLLM(ChatLLM):
             raise self.fail_with
         if callable(self.script):
             text = self.script(messages)
-        elif self.script:
+        elif self.script is not None:  # a list, even empty: every call must be scripted
             if len(self.calls) > len(self.script):
                 raise LLMError("The scripted model ran out of replies.")
             text = self.script[len(self.calls) - 1]
