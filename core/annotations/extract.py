@@ -20,7 +20,15 @@ from core.ingest.tables import find_tables
 
 log = logging.getLogger(__name__)
 
-_KV_LINE = re.compile(r"^\s*(?P<label>[A-Za-z][A-Za-z0-9 /&().,%#'\-]{1,48}?)\s*[:=]\s*(?P<value>\S.{0,60}?)\s*$")
+# Labels may be in any language ("Montant du prélèvement : 29.99 €").
+_KV_LINE = re.compile(r"^\s*(?P<label>[^\W\d_][\w /&().,%#'\-]{1,48}?)\s*[:=]\s*(?P<value>\S.{0,60}?)\s*$")
+_LABEL_ONLY = re.compile(r"^\s*(?P<label>[^\W\d_][\w /&().#'\-]{1,40}?)\s*:\s*$")  # value on the next line
+# Totals printed without a colon: "Total $ 279.84", "Totaal € 4.904,94", "Razem: ..."
+_AMOUNT_LINE = re.compile(
+    r"^\s*(?P<label>(?:[^\W\d_]+\s+){0,3}(?:total|subtotal|sub-total|amount|tax|vat|btw|totaal|razem|montant|summe|"
+    r"gesamt|balance|due)\b[^\d$€£\n]{0,30}?)\s*(?P<value>[$€£]?\s*-?\d[\d.,' ]*\d\s*(?:[$€£]|[A-Z]{3})?)\s*$",
+    re.I,
+)
 _DIMENSIONS = re.compile(
     r"(?P<a>\d+(?:[.,]\d+)?)\s*[x×]\s*(?P<b>\d+(?:[.,]\d+)?)(?:\s*[x×]\s*(?P<c>\d+(?:[.,]\d+)?))?\s*(?P<unit>mm|cm|m|in)\b",
     re.I,
@@ -31,7 +39,7 @@ _NOT_LABELS = {"http", "https", "note", "www"}
 
 
 _DATE_IN_TEXT = re.compile(
-    r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{1,2} [A-Za-z]{3,9},? \d{4}|[A-Za-z]{3,9} \d{1,2},? \d{4})\b"
+    r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{1,2} [A-Za-z]{3,9}\s*,?\s*\d{4}|[A-Za-z]{3,9} \d{1,2}\s*,?\s*\d{4})\b"
 )
 
 
@@ -102,13 +110,12 @@ def _row_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
 
 def _kv_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
     facts = []
-    for line_number, line in enumerate(section.text.split("\n"), start=1):
-        match = _KV_LINE.match(line)
-        if not match:
+    lines = section.text.split("\n")
+    for line_number, line in enumerate(lines, start=1):
+        pair = _key_value(line, lines[line_number] if line_number < len(lines) else "")
+        if pair is None:
             continue
-        label, value = match.group("label").strip(), match.group("value").strip()
-        if label.lower().split()[0] in _NOT_LABELS or len(label.split()) > 6:
-            continue
+        label, value = pair
         values = [typed_value(label, value)]
         dimensions = _DIMENSIONS.search(value)
         if dimensions:
@@ -119,6 +126,22 @@ def _kv_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
         facts.append(Fact(doc_id, filename, KV, values, page=section.page, sheet=section.sheet,
                           row_index=line_number))
     return facts
+
+
+def _key_value(line: str, next_line: str) -> tuple[str, str] | None:
+    """("Label", "value") from "Label: value", "Total $ 279.84", or "Due Date:" over "04/04/2023"."""
+    match = _KV_LINE.match(line) or _AMOUNT_LINE.match(line)
+    if match:
+        label, value = match.group("label").strip(), match.group("value").strip()
+    else:
+        label_only = _LABEL_ONLY.match(line)
+        value = next_line.strip()
+        if not label_only or not value or len(value) > 60 or _KV_LINE.match(next_line):
+            return None
+        label = label_only.group("label").strip()
+    if not label or label.lower().split()[0] in _NOT_LABELS or len(label.split()) > 6:
+        return None
+    return label, value
 
 
 def _pdf_table_facts(path: Path, document: LoadedDocument, doc_id: str) -> list[Fact]:
