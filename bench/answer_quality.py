@@ -59,6 +59,8 @@ respond on the pipeline's recorded final drafts (with --fast-only: synthetic dra
 question: the first sentence of source 1 plus one number from source 2, cited) -- --repeats times
 each (default 200); p50/p95 of the sum per call in ms (target: < 20 ms).
 
+--rescore re-applies these rules to an existing <name>.jsonl without running a model.
+
 Outputs: printed tables, bench/results/answer_quality.json (summary + per question) and
 bench/results/answer_quality.jsonl (one line per question: question, gold, both answers,
 citations, scores, times, tokens, prompts), written as the run goes.
@@ -97,6 +99,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--fast-only", action="store_true",
                    help="no LLM: only the Planner+Validator+Responder timing on synthetic drafts")
     p.add_argument("--name", default="answer_quality", help="output file stem in bench/results/")
+    p.add_argument("--rescore", action="store_true",
+                   help="no model: re-score <name>.jsonl with the current rules and rewrite the report/JSON")
     p.add_argument("--resume", action="store_true",
                    help="keep the questions already in <name>.jsonl (same selection) and run only the rest")
     p.add_argument("--doc-filter", action="store_true",
@@ -272,7 +276,7 @@ def score_answer(q: dict, answer: str) -> dict:
         correct = got == want
     elif kind == "numeric":
         figs = gold_figures(gold)
-        resp = numbers(answer)
+        resp = [r for r in numbers(answer) if not r["year"]]  # "FY 2023" must not match "$2,018mn"
         qs = question_scale(q["question"])
         matched = [any(figure_matches(g, r, qs) for r in resp) for g in figs]
         detail.update(gold_figures=[g["raw"] for g in figs], matched=matched,
@@ -617,9 +621,42 @@ def code_version() -> dict:
             "core_dirty": [line[3:] for line in git("status", "--porcelain", "--", "core").splitlines()]}
 
 
+def rescore(args) -> int:
+    """Re-apply the scoring rules to a finished run's JSONL; keep its timings and fast section."""
+    by_id = {q["financebench_id"]: q for q in load_questions(args.shared)}
+    path = RESULTS / f"{args.name}.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    changed = []
+    for r in rows:
+        q = by_id[r["financebench_id"]]
+        for system in ("pipeline", "baseline"):
+            new = score_answer(q, r[system]["answer"])
+            if new["correct"] != r["score"][system]["correct"]:
+                changed.append(f"{r['id']} {system}: {r['score'][system]['correct']} -> {new['correct']}")
+            r["score"][system] = new
+    path.write_text("".join(json.dumps(r, default=str) + "\n" for r in rows))
+    summary = summarize(rows)
+    json_path = RESULTS / f"{args.name}.json"
+    payload = json.loads(json_path.read_text()) if json_path.exists() else {}
+    print(f"re-scored {len(rows)} questions from {path.name}; changed: {changed or 'none'}\n")
+    print_report(summary, rows, "own document only" if payload.get("doc_filter") else "whole KB")
+    if payload.get("fast_section"):
+        print()
+        print_fast(payload["fast_section"], payload["fast_section"].get("draft_source", "recorded"))
+    if payload.get("total_seconds"):
+        print(f"\nrun wall time {payload['total_seconds']} s ({payload['total_seconds'] / 60:.1f} min), "
+              f"evaluation {payload.get('evaluation_seconds')} s")
+    payload.update(summary=summary, per_question=rows, rescored=True)
+    write_json(args.name, payload)
+    print(f"wrote {json_path.relative_to(ROOT)} and {path.relative_to(ROOT)}")
+    return 0
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    if args.rescore:
+        return rescore(args)
     from core.config import load_settings
     from core.store import IndexSettingsChanged
     from core.workspace import Workspace

@@ -62,6 +62,7 @@ class StructuredQuery:
     group_by: str | None = None
     enumeration: bool = False
     notes: list[str] = field(default_factory=list)  # what was understood, for the trace
+    counts_documents: str | None = None  # "receipts": count receipts (pages or files), not line items
 
     @property
     def is_structured(self) -> bool:
@@ -107,6 +108,9 @@ def parse_structured(question: str, known_values: set[str] | None = None) -> Str
         result.measure = _measure(lowered) or "total"
     _contains(lowered, result)
     _names(text, known_values or set(), result)
+    counted = re.search(r"\bhow many\s+(receipts|invoices|documents|files|pages|statements|bills)\b", lowered)
+    if counted:
+        result.counts_documents = counted.group(1)
     return result
 
 

@@ -104,6 +104,11 @@ def phrase_answer(
                 evidence += " " + _row_text(holder)
         text = (f"The {_op_name(parsed.aggregate)} of {parsed.measure} over {g['values']} matching records{scope} "
                 f"is {format_number(g[parsed.aggregate])}{holder_note}. {cite}")
+    elif parsed.aggregate == "count" and parsed.counts_documents:
+        # A receipt or invoice is a page of a PDF (or a whole file): count those, not line items.
+        holders = {(r.doc_id, r.page if r.page is not None else r.sheet) for r in rows}
+        text = (f"{len(holders)} {parsed.counts_documents}{scope}, with {len(rows)} matching lines in all. {cite}")
+        evidence = f"{len(holders)} {len(rows)}"
     elif parsed.aggregate == "count":
         text = f"{len(rows)} matching records{scope}. {cite}"
         evidence = str(len(rows))

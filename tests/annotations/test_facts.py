@@ -123,3 +123,16 @@ def test_deleting_a_document_deletes_its_facts(ws):
     before = ws.kb.counts()["facts"]
     ws.ingestor.delete("orders.csv")
     assert ws.kb.counts()["facts"] == before - 200
+
+
+def test_invoice_totals_without_a_colon_and_values_on_the_next_line_are_facts(tmp_path):
+    from core.annotations.extract import extract_facts
+    from core.ingest.document import LoadedDocument, Section
+
+    page = "Invoice Date:\n03/20/2023\nTotal $ 279.84\nMontant du prélèvement : 29.99 €\nTotaal € 4.904,94"
+    facts = extract_facts(LoadedDocument("inv.pdf", "pdf", [Section(page, page=1)], page_count=1), "d")
+    values = {f.values[0].column: f.values[0] for f in facts}
+    assert values["Invoice Date"].date == "2023-03-20"
+    assert values["Total"].base == 279.84 and values["Total"].unit == "USD"
+    assert values["Montant du prélèvement"].base == 29.99
+    assert values["Totaal"].base == 4904.94

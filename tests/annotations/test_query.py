@@ -48,3 +48,8 @@ def test_aggregates_and_grouping(question, aggregate, measure, group):
 def test_a_name_alone_is_a_text_question_not_a_records_question():
     assert not parse_structured("What is the warranty of the HX-450?", {"hx-450"}).is_structured
     assert not parse_structured("Why does the inverter shut down in heat?", set()).is_structured
+
+
+def test_counting_receipts_counts_documents_not_line_items():
+    parsed = parse_structured("How many receipts include tyres?", set())
+    assert parsed.counts_documents == "receipts" and parsed.query.text == ["tire", "tyre"]
