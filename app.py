@@ -44,7 +44,7 @@ def home() -> None:
     documents = ws.kb.documents()
     if documents:
         st.subheader("Documents")
-        st.dataframe(documents_frame(documents), hide_index=True, width="stretch")
+        st.dataframe(documents_frame(documents, ws.kb.document_summaries()), hide_index=True, width="stretch")
     else:
         st.info("The knowledge base is empty. Upload your own files, or start with the sample documents: "
                 "a solar-panel handbook, spec sheets, receipts, a product spreadsheet and an orders table.")

@@ -218,12 +218,15 @@ def _facts(workspace, args) -> int:
 def _docs(workspace, args) -> int:
     records = workspace.kb.documents()
     if args.json:
-        print(json.dumps([r.__dict__ for r in records], indent=2))
+        summaries = workspace.kb.document_summaries()
+        print(json.dumps([{**r.__dict__, "summary": summaries.get(r.doc_id)} for r in records], indent=2))
         return 0
     if not records:
         print("No documents yet.")
+    types = {doc_id: summary["document_type"] for doc_id, summary in workspace.kb.document_summaries().items()}
     for r in records:
-        detail = f"{r.pages or 0} pages, {r.n_chunks} chunks, {r.category}" if r.status == "indexed" else (r.error or "")
+        detail = (f"{types.get(r.doc_id, 'Document')}, {r.pages or 0} pages, {r.n_chunks} chunks, {r.category}"
+                  if r.status == "indexed" else (r.error or ""))
         print(f"{r.doc_id}  {r.status:9}  {r.filename}  ({detail})")
     counts = workspace.kb.counts()
     print(f"{counts['documents']} documents, {counts['chunks']} chunks indexed")

@@ -63,7 +63,7 @@ if not documents:
 else:
     counts = ws.kb.counts()
     st.caption(f"{counts['documents']} indexed documents, {counts['chunks']} searchable chunks.")
-    st.dataframe(documents_frame(documents), hide_index=True, width="stretch")
+    st.dataframe(documents_frame(documents, ws.kb.document_summaries()), hide_index=True, width="stretch")
     names = {d.doc_id: f"{d.filename} ({d.status})" for d in documents}
     chosen = st.selectbox("Document", list(names), format_func=names.get, index=None,
                           placeholder="Choose a document to re-index or delete")

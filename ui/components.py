@@ -113,18 +113,21 @@ def render_answer(response: dict, asked: str = "", trace_link: bool = True) -> N
     citations(response)
 
 
-def documents_frame(records) -> pd.DataFrame:
+def documents_frame(records, summaries: dict[str, dict] | None = None) -> pd.DataFrame:
+    summaries = summaries or {}
     return pd.DataFrame(
         [
             {
                 "File": d.filename,
                 "Status": d.status,
+                "Type": summaries.get(d.doc_id, {}).get("document_type", ""),
                 "Size (KB)": round((d.size_bytes or 0) / 1024, 1),
                 "Pages": d.pages or "",
                 "Chunks": d.n_chunks,
                 "Category": (d.category or "").replace(",", ", "),
                 "Added": d.created_at[:16].replace("T", " "),
                 "Problem": d.error or "",
+                "Summary": summaries.get(d.doc_id, {}).get("summary", ""),
             }
             for d in records
         ]

@@ -24,6 +24,7 @@ from core.ingest.categories import category_hints
 from core.ingest.chunking import Chunk, chunk_document
 from core.ingest.document import IngestError, LoadedDocument
 from core.ingest.loaders import load_document
+from core.ingest.summary import summarize
 from core.store.catalog import FAILED, INDEXED, DocumentRecord, now, text_hash
 from core.store.knowledge_base import KnowledgeBase
 
@@ -183,18 +184,23 @@ class Ingestor:
         texts = [index_text(document.title, c) for c in chunks]
         facts = extract_facts(document, doc_id, path, s.max_table_pages)
         assign_chunks(facts, chunks)
-        vectors, embedded = self._embed(texts, lambda done, total: report("embedding", done, total))
+        hints = category_hints(document, s)
+        summary = summarize(document, hints)
+        # The summary is embedded with the chunks: one batch, one cache, one progress bar.
+        vectors, embedded = self._embed(texts + [summary.text(document.title)],
+                                        lambda done, total: report("embedding", done, total))
+        vectors, summary_vector = vectors[:-1], vectors[-1]
         report("indexing")
         stored = self._store_original(path, doc_id, document.filename)
         record = DocumentRecord(
             doc_id=doc_id, filename=document.filename, title=document.title, content_hash=digest,
             kind=document.kind, size_bytes=path.stat().st_size, pages=document.page_count,
-            category=",".join(category_hints(document, s)), status=INDEXED, error=None,
+            category=",".join(hints), status=INDEXED, error=None,
             warnings="\n".join(document.warnings) or None, n_chunks=len(chunks),
             stored_path=str(stored), created_at=now(), updated_at=now(),
         )
         try:
-            self.kb.add_document(record, chunks, texts, vectors, facts)
+            self.kb.add_document(record, chunks, texts, vectors, facts, (summary.to_dict(), summary_vector))
         except Exception:
             self.kb.delete_document(doc_id)  # leave nothing half-written behind
             raise

@@ -91,6 +91,11 @@ CREATE TABLE IF NOT EXISTS fact_values (
 );
 CREATE INDEX IF NOT EXISTS fact_values_fact ON fact_values(fact_id);
 CREATE INDEX IF NOT EXISTS fact_values_column ON fact_values(column_norm);
+CREATE TABLE IF NOT EXISTS summaries (
+    doc_id TEXT PRIMARY KEY,
+    summary TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS result_sets (
     result_set_id TEXT PRIMARY KEY,
     created_at TEXT NOT NULL,
@@ -204,6 +209,7 @@ def _delete_facts(conn: sqlite3.Connection, doc_id: str) -> None:
 
 def _replace_document(conn: sqlite3.Connection, record: DocumentRecord) -> None:
     _delete_facts(conn, record.doc_id)
+    conn.execute("DELETE FROM summaries WHERE doc_id=?", (record.doc_id,))
     conn.execute("DELETE FROM chunks WHERE doc_id=?", (record.doc_id,))
     conn.execute("DELETE FROM documents WHERE doc_id=?", (record.doc_id,))
     conn.execute(
@@ -281,7 +287,8 @@ class Catalog:
     # --- documents ----------------------------------------------------------------------------
 
     def begin_document(
-        self, record: DocumentRecord, chunks: "list[Chunk]", index_texts: list[str], facts: "list[Fact]" = ()
+        self, record: DocumentRecord, chunks: "list[Chunk]", index_texts: list[str], facts: "list[Fact]" = (),
+        summary: tuple[dict, np.ndarray] | None = None,
     ) -> None:
         """Write the document as 'indexing' with all its chunks and facts, in one transaction."""
         with self._connect() as conn:
@@ -298,6 +305,9 @@ class Catalog:
                 ],
             )
             _insert_facts(conn, facts)
+            if summary is not None:
+                conn.execute("INSERT INTO summaries VALUES (?,?,?)",
+                             (record.doc_id, json.dumps(summary[0]), summary[1].astype(np.float32).tobytes()))
 
     def set_status(self, doc_id: str, status: str, error: str | None = None) -> None:
         with self._connect() as conn:
@@ -314,6 +324,7 @@ class Catalog:
     def delete_document(self, doc_id: str) -> None:
         with self._connect() as conn:
             _delete_facts(conn, doc_id)
+            conn.execute("DELETE FROM summaries WHERE doc_id=?", (doc_id,))
             conn.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
             conn.execute("DELETE FROM documents WHERE doc_id=?", (doc_id,))
 
@@ -417,6 +428,15 @@ class Catalog:
             "SELECT * FROM turns ORDER BY created_at DESC, rowid DESC LIMIT ?", (limit,)
         ).fetchall()
         return [_turn(r) for r in rows]
+
+    # --- document summaries (seed 002's schema), with their embedding for routing ---------
+
+    def summaries(self) -> list[tuple[str, dict, np.ndarray]]:
+        rows = self._conn().execute(
+            "SELECT s.doc_id, s.summary, s.vector FROM summaries s JOIN documents d USING(doc_id) "
+            "WHERE d.status=? ORDER BY s.doc_id", (INDEXED,)
+        ).fetchall()
+        return [(r["doc_id"], json.loads(r["summary"]), np.frombuffer(r["vector"], dtype=np.float32)) for r in rows]
 
     # --- result sets: every match of a structured answer, for paging and export --------------
 

@@ -95,11 +95,11 @@ class KnowledgeBase:
     # --- writes -------------------------------------------------------------------------------
 
     def add_document(
-        self, record: DocumentRecord, chunks, index_texts: list[str], vectors: np.ndarray, facts=()
+        self, record: DocumentRecord, chunks, index_texts: list[str], vectors: np.ndarray, facts=(), summary=None
     ) -> None:
-        """Make one document and its structured facts searchable. Call inside `writing()`."""
+        """Make one document, its structured facts and its summary searchable. Call inside `writing()`."""
         record.status = INDEXING
-        self.catalog.begin_document(record, chunks, index_texts, facts)
+        self.catalog.begin_document(record, chunks, index_texts, facts, summary)
         self.vectors.add(
             [c.chunk_id for c in chunks],
             vectors,
@@ -212,6 +212,19 @@ class KnowledgeBase:
 
     def chunks(self, chunk_ids: list[str]) -> dict[str, ChunkRecord]:
         return self.catalog.chunks(chunk_ids)
+
+    def document_summaries(self) -> dict[str, dict]:
+        """doc_id -> seed 002's summary (document_type, summary, key_topics, use_for)."""
+        return {doc_id: summary for doc_id, summary, _ in self.catalog.summaries()}
+
+    def search_summaries(self, vector: np.ndarray, k: int = 3) -> list[tuple[str, float, dict]]:
+        """search_vector(scope=summary): the documents whose summaries are closest to `vector`."""
+        stored = self.catalog.summaries()
+        if not stored:
+            return []
+        scores = np.stack([v for _, _, v in stored]) @ vector.astype(np.float32)
+        order = np.argsort(-scores)[:k]
+        return [(stored[i][0], round(float(scores[i]), 6), stored[i][1]) for i in order]
 
     def resolve_documents(self, names_or_ids: list[str]) -> list[str]:
         """Doc ids for a mix of ids and file names (the user names files, the code uses ids)."""

@@ -37,7 +37,7 @@ def test_unchanged_text_is_never_embedded_twice(make_workspace, write_text):
     [first] = ws.ingestor.ingest_paths([write_text("a.txt", HANDBOOK)])
     [second] = ws.ingestor.ingest_paths([write_text("a.txt", HANDBOOK + "\n\nA second paragraph about cleaning.")])
 
-    assert first.embedded == 1
+    assert first.embedded == 2  # the one chunk and the document summary
     assert second.status == "replaced"
     # The new version is one chunk (the old text plus a paragraph): it is new text, embedded once;
     # re-ingesting it after a delete costs no model call at all.
