@@ -34,7 +34,8 @@ class AnswerPipeline:
         self.retriever = retriever
         self.llm = llm
         self.settings = settings
-        self.facts = FactStore(kb.catalog.connection, kb.embedder.embed, settings.label_similarity)
+        self.facts = FactStore(kb.catalog.connection, kb.embedder.embed, settings.label_similarity,
+                               generation=lambda: kb.catalog.get_meta("generation") or "0")
 
     def ask(
         self, question: str, *, style: str | None = None, top_k: int | None = None,

@@ -77,16 +77,32 @@ class FactRow:
 
 class FactStore:
     def __init__(self, connect: Callable[[], sqlite3.Connection], embed: Embed | None = None,
-                 label_similarity: float = 0.6) -> None:
+                 label_similarity: float = 0.6, generation: Callable[[], str] | None = None) -> None:
         self._connect = connect
         self._embed = embed
         self.label_similarity = label_similarity
         self._label_vectors: dict[str, np.ndarray] = {}
+        # Column and value listings scan every fact; they change only when documents do.
+        self._generation = generation
+        self._cache: dict[tuple, object] = {}
+
+    def _cached(self, key: tuple, compute: Callable[[], object]):
+        if self._generation is None:
+            return compute()
+        stamp = self._generation()
+        if self._cache.get(("stamp",)) != stamp:
+            self._cache = {("stamp",): stamp}
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
 
     # --- label matching ------------------------------------------------------------------------
 
     def columns(self, doc_ids: list[str] | None = None) -> dict[str, set[str | None]]:
         """Stored column labels (normalized) and the kinds of quantity they hold."""
+        return self._cached(("columns", tuple(doc_ids or ())), lambda: self._columns(doc_ids))
+
+    def _columns(self, doc_ids: list[str] | None) -> dict[str, set[str | None]]:
         sql = "SELECT DISTINCT v.column_norm, v.kind FROM fact_values v"
         args: list = []
         if doc_ids:
@@ -151,6 +167,9 @@ class FactStore:
 
     def known_values(self) -> set[str]:
         """Lower-cased short text values (names of customers, vendors, products)."""
+        return self._cached(("known_values",), self._known_values)
+
+    def _known_values(self) -> set[str]:
         rows = self._connect().execute(
             "SELECT DISTINCT lower(text) FROM fact_values WHERE number IS NULL AND date IS NULL "
             "AND length(text) BETWEEN 2 AND 40"
