@@ -4,7 +4,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from core.annotations.search import Condition, FactQuery, rows_for_export
+from core.annotations.search import Condition, FactQuery, display_table, rows_for_export
 from core.exports import citation_rows, rows_to_csv
 from ui.state import workspace
 
@@ -44,9 +44,9 @@ with results:
                 width="stretch",
             )
         if rows:
-            table = pd.DataFrame(rows_for_export(rows))
-            st.dataframe(table, hide_index=True, width="stretch")
-            st.download_button("Download CSV", rows_to_csv(table.to_dict("records")), type="primary",
+            columns, cells = display_table(rows)
+            st.dataframe(pd.DataFrame(cells, columns=columns), hide_index=True, width="stretch")
+            st.download_button("Download CSV", rows_to_csv(rows_for_export(rows)), type="primary",
                                file_name=f"{structured['result_set_id']}.csv", mime="text/csv", key="download-results")
         else:
             st.warning("The documents behind this result set have been deleted.")

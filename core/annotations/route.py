@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from core.annotations.model import normalize_label
 from core.annotations.query import StructuredQuery
-from core.annotations.search import FactQuery, FactRow, FactStore, aggregate
+from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
 
 
 @dataclass
@@ -161,22 +161,13 @@ def save_result_set(catalog, question: str, result: StructuredResult) -> str:
 
 
 def payload(result: StructuredResult, result_set_id: str, max_rows: int) -> dict:
-    """What the Structured Results page and `ask --json` show: route, columns, rows, totals.
-    Rows from one table keep its columns; rows from different tables (a PDF datasheet and two
-    makers' spreadsheets) are shown as one readable "record" column each."""
-    shown = result.rows[:max_rows]
-    shapes = {tuple(r.properties) for r in shown}
-    if len(shapes) == 1:
-        columns = list(shown[0].properties)
-        cells = [[r.properties.get(c, "") for c in columns] for r in shown]
-    else:
-        columns = ["record"]
-        cells = [["; ".join(f"{k}: {v}" for k, v in r.properties.items())] for r in shown]
+    """What the Structured Results page and `ask --json` show: route, columns, rows, totals."""
+    columns, cells = display_table(result.rows[:max_rows])
     return {
         "route": "structured",
-        "columns": columns + ["filename", "page", "sheet", "row"],
-        "rows": [row + [r.filename, r.page, r.sheet, r.row_index] for row, r in zip(cells, shown)],
-        "rows_shown": len(shown),
+        "columns": columns,
+        "rows": cells,
+        "rows_shown": len(cells),
         "total_matches": len(result.rows),
         "result_set_id": result_set_id,
         "aggregates": result.aggregates,

@@ -289,6 +289,22 @@ def _apply(op: str, values: list[float]) -> float | None:
 PROVENANCE = ["filename", "page", "sheet", "row", "doc_id", "chunk_id", "fact_id"]
 
 
+def display_table(rows: list[FactRow]) -> tuple[list[str], list[list]]:
+    """Columns and cells for showing rows: one table keeps its columns; rows from different tables
+    (a PDF datasheet and two makers' spreadsheets) become one readable "record" column each,
+    instead of a wide grid of mostly empty cells. Provenance columns end every row."""
+    shapes = {tuple(r.properties) for r in rows}
+    if len(shapes) == 1:
+        columns = list(rows[0].properties)
+        cells = [[r.properties.get(c, "") for c in columns] for r in rows]
+    else:
+        columns = ["record"]
+        cells = [["; ".join(f"{k}: {v}" for k, v in r.properties.items())] for r in rows]
+    return columns + ["filename", "page", "sheet", "row"], [
+        row + [r.filename, r.page, r.sheet, r.row_index] for row, r in zip(cells, rows)
+    ]
+
+
 def rows_for_export(rows: list[FactRow]) -> list[dict]:
     """One flat dict per fact: every property column, then the provenance columns."""
     columns: list[str] = []
