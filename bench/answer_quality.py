@@ -59,6 +59,9 @@ respond on the pipeline's recorded final drafts (with --fast-only: synthetic dra
 question: the first sentence of source 1 plus one number from source 2, cited) -- --repeats times
 each (default 200); p50/p95 of the sum per call in ms (target: < 20 ms).
 
+--prompt-variant unquoted-refusal (diagnostic): reasoner.PROMPT_TEMPLATE is patched in this process
+only (both systems use it), replacing the quoted refusal sentence the model copies verbatim.
+
 --rescore re-applies these rules to an existing <name>.jsonl without running a model.
 
 Outputs: printed tables, bench/results/answer_quality.json (summary + per question) and
@@ -84,6 +87,12 @@ from bench._common import ROOT, RESULTS, fmt, machine, p50_p95, peak_rss_mb, per
 from bench.retrieval_quality import SHARED, page_numbers  # noqa: E402
 
 AGENTS = ("Planner", "Retriever", "Reasoner", "Validator", "Responder")
+QUOTED_REFUSAL = '- If the context doesn\'t contain the answer, say "{no_information}"'
+PROMPT_VARIANTS = {
+    "original": None,
+    # The model copies a quoted refusal sentence verbatim (100% refusals with the original template).
+    "unquoted-refusal": "- If the context doesn't contain the answer, say that the documents do not contain it",
+}
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -99,6 +108,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--fast-only", action="store_true",
                    help="no LLM: only the Planner+Validator+Responder timing on synthetic drafts")
     p.add_argument("--name", default="answer_quality", help="output file stem in bench/results/")
+    p.add_argument("--prompt-variant", choices=sorted(PROMPT_VARIANTS), default="original",
+                   help="diagnostic: 'unquoted-refusal' patches reasoner.PROMPT_TEMPLATE in this process only "
+                        "(both systems), replacing the quoted refusal sentence; default original")
     p.add_argument("--rescore", action="store_true",
                    help="no model: re-score <name>.jsonl with the current rules and rewrite the report/JSON")
     p.add_argument("--resume", action="store_true",
@@ -668,6 +680,14 @@ def main(argv=None) -> int:
         print(f"copying {args.copy_from} -> {args.data_dir}", flush=True)
         shutil.copytree(args.copy_from, args.data_dir)
     settings = load_settings(data_dir=args.data_dir)
+    if PROMPT_VARIANTS[args.prompt_variant]:
+        import core.agents.reasoner as reasoner_module
+
+        assert QUOTED_REFUSAL in reasoner_module.PROMPT_TEMPLATE, "PROMPT_TEMPLATE changed: variant not applicable"
+        reasoner_module.PROMPT_TEMPLATE = reasoner_module.PROMPT_TEMPLATE.replace(
+            QUOTED_REFUSAL, PROMPT_VARIANTS[args.prompt_variant])
+        print(f"DIAGNOSTIC VARIANT --prompt-variant {args.prompt_variant}: refusal line in the prompt is now "
+              f"{PROMPT_VARIANTS[args.prompt_variant]!r} (this process only; core/ unchanged)")
     print(f"data dir: {settings.data_dir}; llm provider {settings.llm_provider}; top_k {settings.top_k}; "
           f"context budget {settings.context_token_budget} tokens; style {settings.answer_style}; "
           f"max reflection iterations {settings.max_reflection_iterations}")
@@ -692,7 +712,7 @@ def main(argv=None) -> int:
     rows: list[dict] = []
     llm_load_s = None
     payload: dict = {"machine": machine(), "code": code, "data_dir": str(settings.data_dir), "embedding_load_s": embed_load_s,
-                     "doc_filter": args.doc_filter}
+                     "doc_filter": args.doc_filter, "prompt_variant": args.prompt_variant}
 
     if not args.fast_only:
         started = time.perf_counter()
