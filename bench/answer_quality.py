@@ -25,20 +25,28 @@ Scoring (automatic; gold = the `answer` field, with FinanceBench's trailing "The
 assumes ..." notes removed):
   * yes/no gold (starts with "Yes"/"No"): correct if the response starts with the same word, or
     its first sentence says exactly one of "yes"/"no" as a standalone word and it is the same.
-  * numeric gold: the gold's first sentence (parentheticals removed) contains at least one figure
-    that is not a bare year. Correct if EVERY such gold figure is matched by some number in the
-    response:
+  * The gold's "first sentence" ends at the first full stop (not after an abbreviation such as
+    "Adj." or an initial) or colon.
+  * numeric gold: the gold's first sentence (parentheticals removed) contains at least one figure.
+    Not figures: bare years (an integer 1990-2035 without $, comma, decimals, % or scale), day
+    numbers after a month name ("August 30"), numbers glued to letters ("3M", "777X", "10-K" is
+    kept as 10 but "8k" is not) unless "$" + a scale ("$2,018mn"). Correct if EVERY gold figure is
+    matched by some number in the response (years in the response are ignored, so a refusal that
+    repeats "FY 2023" cannot match "$2,018mn"):
       - percentages (gold has "%"): the response number (with or without "%", or a fraction
-        < 5 times 100) rounded to the gold's decimals is within 0.1 point of the gold, or within
-        1% relative;
+        < 5 times 100) rounded to the gold's decimals is within 0.1 point of the gold
+        ("24.46%" matches "24.5%"; "31%" does not match "30.8%");
       - other figures: within 1% relative after scale words/units: a number followed by
         thousand/million/billion/trillion (or k, mn/mm/m, bn/b) also counts as its scaled value,
         and the gold also counts as scaled by the unit the question asks for ("in USD millions",
         "in USD billions", ...). So "$1,577 million" == "1.577 billion" == "1577" for a gold
         "$1577.00" asked "in USD millions". Signs are ignored ("(370)", "-14.76%").
-  * textual gold: content words (lower-cased, stop words and 1-char tokens dropped, trailing "s"
-    stripped) of the gold's first sentence that do not occur in the question (all content words if
-    none remain); correct if the response contains >= 60% of them (token recall >= 0.6).
+  * textual gold: content words (lower-cased; stop words, filler such as "primarily"/"amongst" and
+    1-char tokens dropped; plural "s" stripped; billion/million -> bn/mn) of the gold's first
+    sentence that do not occur in the question; if fewer than 3 remain, those of the whole gold
+    not in the question (all of its content words if none remain). Correct if the response
+    contains >= 60% of them (token recall >= 0.6).
+  * Every gold of the 66 scores as correct against itself (checked).
   * cites evidence page: some source the answer cites ([Source N] in the answer; Citation.cited for
     the pipeline) is in an evidence document (file stem == evidence doc_name) and its page label
     ("3" or "3-4") covers an evidence page (evidence_page_num is 0-based: page = int(...) + 1).
@@ -73,7 +81,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import re
 import shutil
 import sys

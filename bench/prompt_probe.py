@@ -5,7 +5,10 @@
 Reads bench/results/<name>.jsonl written by bench/answer_quality.py and takes the questions whose
 evidence page was in the model's context (the refusals there are not retrieval misses). For each it
 re-asks the SAME model with the SAME retrieved context (parsed from the recorded prompts), changing
-only the prompt layout:
+only the prompt:
+  unquoted          reasoner.PROMPT_TEMPLATE's layout and wording, but the refusal line does not quote
+                    a sentence to copy: "If the context doesn't contain the answer, say that the
+                    documents do not contain it" (answer_quality.py --prompt-variant unquoted-refusal),
   question_last     reasoner.PROMPT_TEMPLATE's exact wording, but the question is moved from before
                     the context to after the instructions (right before "Answer:"),
   question_last_soft  as question_last, and the refusal line reads "Only if none of the sources is
@@ -29,6 +32,18 @@ from bench._common import RESULTS, fmt, table, write_json  # noqa: E402
 from bench.answer_quality import SHARED, cited_numbers, load_questions, score_answer  # noqa: E402
 
 HEAD = "You are a helpful assistant answering questions based only on the provided document context.\n\n"
+ORIGINAL_LAYOUT = """Question: {question}
+
+Context from documents:
+{context}
+
+Instructions:
+- Answer ONLY based on the provided context
+- {style_instruction}
+- {refusal_line}
+- Cite which source(s) support each claim using [Source N] notation
+
+Answer:"""
 TAIL = """Context from documents:
 {context}
 
@@ -43,6 +58,7 @@ Question: {question}
 Answer:"""
 REFUSAL = 'If the context doesn\'t contain the answer, say "{no_information}"'
 REFUSAL_SOFT = 'Only if none of the sources is relevant to the question, say "{no_information}"'
+REFUSAL_UNQUOTED = "If the context doesn't contain the answer, say that the documents do not contain it"
 
 
 def context_of(prompt: str) -> str:
@@ -67,7 +83,8 @@ def main(argv=None) -> int:
     rows = [r for r in rows if r["pipeline"]["evidence_in_context"] or r["baseline"]["evidence_in_context"]][: args.max]
     print(f"{len(rows)} questions with the evidence page in context", flush=True)
     style = STYLE_INSTRUCTIONS.get(settings.answer_style, STYLE_INSTRUCTIONS["concise"])
-    variants = {"question_last": REFUSAL, "question_last_soft": REFUSAL_SOFT}
+    variants = {"unquoted": (ORIGINAL_LAYOUT, REFUSAL_UNQUOTED), "question_last": (TAIL, REFUSAL),
+                "question_last_soft": (TAIL, REFUSAL_SOFT)}
     results = []
     llm.complete([{"role": "user", "content": "Say OK."}], max_tokens=4, temperature=0.0)
     for n, r in enumerate(rows, start=1):
@@ -82,8 +99,8 @@ def main(argv=None) -> int:
             if not prompt_text:
                 continue
             context = context_of(prompt_text)
-            for variant, refusal in variants.items():
-                prompt = HEAD + TAIL.format(
+            for variant, (layout, refusal) in variants.items():
+                prompt = HEAD + layout.format(
                     context=context, style_instruction=style,
                     refusal_line=refusal.format(no_information=NO_INFORMATION), question=q["question"])
                 started = time.perf_counter()
