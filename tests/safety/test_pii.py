@@ -1,0 +1,86 @@
+"""PII redaction (seed 003): personal data becomes a placeholder and a flag; the figures of
+ordinary financial documents pass through untouched."""
+import pytest
+
+from core.safety.pii import StreamRedactor, iban_valid, luhn_valid, redact_pii
+
+
+@pytest.mark.parametrize("text, kind, placeholder", [
+    ("Mail jane.doe+tax@example.co.uk about it", "email", "[EMAIL]"),
+    ("Call (415) 555-0132 tomorrow", "phone", "[PHONE]"),
+    ("Call 415-555-0132 tomorrow", "phone", "[PHONE]"),
+    ("Call +44 20 7946 0958 tomorrow", "phone", "[PHONE]"),
+    ("Call +1 (651) 733-1110 tomorrow", "phone", "[PHONE]"),
+    ("Ring 020 7946 0958 tomorrow", "phone", "[PHONE]"),
+    ("Tel: 5550132 (office)", "phone", "[PHONE]"),
+    ("Paid with 4111 1111 1111 1111 on Monday", "card_number", "[CARD_NUMBER]"),
+    ("Paid with 4111-1111-1111-1111 on Monday", "card_number", "[CARD_NUMBER]"),
+    ("Paid with 5500005555555559 on Monday", "card_number", "[CARD_NUMBER]"),
+    ("Paid with 3782 822463 10005 on Monday", "card_number", "[CARD_NUMBER]"),
+    ("Transfer to GB82 WEST 1234 5698 7654 32 today", "iban", "[IBAN]"),
+    ("Transfer to DE89370400440532013000 today", "iban", "[IBAN]"),
+    ("Debit account no. 12345678 monthly", "account_number", "[ACCOUNT_NUMBER]"),
+    ("Account number: 0012 3456 7890 please", "account_number", "[ACCOUNT_NUMBER]"),
+    ("Sort code 20-00-00 at Barclays", "account_number", "[ACCOUNT_NUMBER]"),
+    ("Routing number 021000021 for wires", "account_number", "[ACCOUNT_NUMBER]"),
+    ("Her SSN is 123-45-6789.", "ssn", "[SSN]"),
+    ("SSN: 123456789 on file", "ssn", "[SSN]"),
+    ("NI number QQ 12 34 56 C is wrong but AB 12 34 56 C is valid", "national_insurance_number", "[NI_NUMBER]"),
+])
+def test_each_kind_of_personal_data_is_replaced_by_its_placeholder(text, kind, placeholder):
+    result = redact_pii(text)
+    assert placeholder in result.text
+    assert result.kinds == [kind] and result.flags == [f"pii_redacted:{kind}"]
+
+
+def test_the_label_stays_and_only_the_number_goes():
+    assert redact_pii("Debit account no. 12345678 monthly").text == "Debit account no. [ACCOUNT_NUMBER] monthly"
+    assert redact_pii("Tel: 5550132 (office)").text == "Tel: [PHONE] (office)"
+
+
+def test_several_kinds_are_reported_once_each():
+    result = redact_pii("a@b.com, c@d.org, call 415-555-0132, card 4111111111111111")
+    assert result.text == "[EMAIL], [EMAIL], call [PHONE], card [CARD_NUMBER]"
+    assert sorted(result.kinds) == ["card_number", "email", "phone"]
+
+
+@pytest.mark.parametrize("text", [
+    "Revenue was $1,234.56 million in FY2022, up from $82,959 million.",
+    "Net sales 2021 2022 2023: 300 450 1200",
+    "See page 12 and pages 45-46 of the 2023 10-Q (Q3 2023).",
+    "Invoice INV-2023-0042 dated 2023-08-03, invoice no. 123456789, total 1.234,56 EUR",
+    "Commission File Number 001-37580; I.R.S. Employer Identification No. 41-0417775",
+    "ISIN US0378331005, CUSIP 037833100",
+    "Operating income of 12,345,678 and 1234567890123 shares",  # 13 digits failing Luhn
+    "The accounts receivable balance was 4,111,111,111,111,111.",
+    "Accounted for 25% of revenue; account balances 2022 2023",
+    "Part number HX-450-2023, model 555-12-3456-A",
+    "iPhone 2022 2023 2024 unit sales, Mobile 2022 2023",
+    "Temperature range -40 to +85 °C, +12.5% growth",
+])
+def test_ordinary_document_figures_are_left_alone(text):
+    result = redact_pii(text)
+    assert result.text == text and result.kinds == []
+
+
+def test_checksums_decide_for_bare_digit_runs():
+    assert luhn_valid("4111111111111111") and not luhn_valid("4111111111111112")
+    assert iban_valid("GB82 WEST 1234 5698 7654 32") and not iban_valid("GB83 WEST 1234 5698 7654 32")
+    assert redact_pii("card 4111111111111112").kinds == []  # fails Luhn: an ordinary number
+
+
+def test_empty_and_missing_text_is_fine():
+    assert redact_pii("").text == "" and redact_pii(None).text == ""
+
+
+def test_a_streamed_answer_is_redacted_before_it_is_shown():
+    answer = ("The vendor can be reached at billing@acme-supplies.com or on (415) 555-0132; " * 3
+              + "the total was $1,234.56 [Source 1].")
+    shown: list[str] = []
+    stream = StreamRedactor(shown.append)
+    for i in range(0, len(answer), 3):  # tokens that cut through the e-mail and the phone number
+        stream(answer[i:i + 3])
+    stream.flush()
+    assert "".join(shown) == redact_pii(answer).text
+    assert "@" not in "".join(shown) and stream.kinds == ["email", "phone"]
+    assert len(shown) > 1  # released as it goes, not only at the end
