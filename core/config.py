@@ -22,6 +22,11 @@ class Settings:
     max_file_mb: float = 100.0
     max_pages: int = 3000
     max_rows_per_sheet: int = 200_000
+    # A hostile file (a PDF stream or zip that inflates to gigabytes, a parser that loops) is read
+    # in a child process with these bounds, so it costs that process and never the app.
+    max_ingest_seconds: float = 1800.0  # one file, parse to index; about 27,000 chunks at 15/s
+    max_parse_memory_mb: int = 2048  # the reading process's heap
+    max_unpacked_mb: float = 1000.0  # an XLSX's declared uncompressed size
     supported_extensions: tuple[str, ...] = (".pdf", ".xlsx", ".csv", ".txt", ".md")
 
     # --- chunking: the embedding model truncates at 256 word pieces, so chunks stay below it

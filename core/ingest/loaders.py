@@ -67,6 +67,8 @@ def load_pdf(path: Path, settings: Settings) -> LoadedDocument:
             texts = parser(path, settings)
         except FinalPdfError as exc:  # a password or the page limit: another parser agrees
             raise IngestError(str(exc)) from None
+        except MemoryError:  # over the reading process's limit: the next parser would be too
+            raise
         except Exception as exc:
             log.info("%s could not read %s: %s", parser.__name__, path.name, exc)
             failures.append(type(exc).__name__)
@@ -145,28 +147,53 @@ def load_xlsx(path: Path, settings: Settings) -> LoadedDocument:
 
     if not zipfile.is_zipfile(path):
         raise IngestError("This is not a valid XLSX file (it is not a zip archive). Was it renamed?")
+    _check_unpacked_size(path, settings)
     try:
         # data_only: formulas come back as the values Excel cached when the file was saved.
         # A file object, not a path: openpyxl refuses paths without an .xlsx suffix (uploads).
         book = openpyxl.load_workbook(io.BytesIO(path.read_bytes()), read_only=True, data_only=True)
+    except MemoryError:
+        raise
     except Exception as exc:
         raise IngestError(f"The spreadsheet could not be opened ({type(exc).__name__}).")
-    sections: list[Section] = []
-    warnings: list[str] = []
     try:
-        for sheet in book.worksheets:
-            grid = []
-            for row in sheet.iter_rows(values_only=True):
-                if len(grid) >= settings.max_rows_per_sheet:
-                    warnings.append(
-                        f"Sheet '{sheet.title}' was cut at {settings.max_rows_per_sheet} rows."
-                    )
-                    break
-                grid.append(list(row))
-            sections.extend(_table_sections(grid, sheet=sheet.title))
+        sections, warnings = _read_sheets(book, settings)
+    except (MemoryError, IngestError):
+        raise
+    except Exception as exc:  # a sheet's XML is damaged past where openpyxl opened the file
+        raise IngestError(f"The spreadsheet is damaged and could not be read ({type(exc).__name__}).")
     finally:
         book.close()
     return LoadedDocument(path.name, "xlsx", sections, page_count=len(book.sheetnames), warnings=warnings)
+
+
+def _check_unpacked_size(path: Path, settings: Settings) -> None:
+    """Refuse a zip bomb before inflating it. The declared sizes are enough: Python's zipfile
+    stops reading a member at its declared size, so a forged header only truncates the sheet."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(item.file_size for item in archive.infolist())
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise IngestError(f"This is not a valid XLSX file ({exc}).")
+    if unpacked > settings.max_unpacked_mb * 2**20:
+        raise IngestError(
+            f"The spreadsheet unpacks to {unpacked / 2**20:,.0f} MB, over the {settings.max_unpacked_mb:g} MB "
+            "limit (max_unpacked_mb). It may be a 'zip bomb'."
+        )
+
+
+def _read_sheets(book, settings: Settings) -> tuple[list[Section], list[str]]:
+    sections: list[Section] = []
+    warnings: list[str] = []
+    for sheet in book.worksheets:
+        grid = []
+        for row in sheet.iter_rows(values_only=True):
+            if len(grid) >= settings.max_rows_per_sheet:
+                warnings.append(f"Sheet '{sheet.title}' was cut at {settings.max_rows_per_sheet} rows.")
+                break
+            grid.append(list(row))
+        sections.extend(_table_sections(grid, sheet=sheet.title))
+    return sections, warnings
 
 
 def load_csv(path: Path, settings: Settings) -> LoadedDocument:
@@ -177,11 +204,14 @@ def load_csv(path: Path, settings: Settings) -> LoadedDocument:
         dialect = csv.excel
     grid: list[list[object]] = []
     warnings: list[str] = []
-    for row in csv.reader(io.StringIO(text), dialect):
-        if len(grid) >= settings.max_rows_per_sheet:
-            warnings.append(f"The CSV was cut at {settings.max_rows_per_sheet} rows.")
-            break
-        grid.append(list(row))
+    try:
+        for row in csv.reader(io.StringIO(text), dialect):
+            if len(grid) >= settings.max_rows_per_sheet:
+                warnings.append(f"The CSV was cut at {settings.max_rows_per_sheet} rows.")
+                break
+            grid.append(list(row))
+    except csv.Error as exc:  # e.g. one cell of megabytes ("field larger than field limit")
+        raise IngestError(f"The CSV could not be read (row {len(grid) + 1}: {exc}).") from None
     sections = _table_sections(grid, sheet=None)
     return LoadedDocument(path.name, "csv", sections, page_count=1, warnings=warnings)
 
@@ -216,13 +246,22 @@ def _decode_text(data: bytes) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        # Legacy single-byte exports are common; cp1252 maps nearly every byte, so check the result.
-        text = data.decode("cp1252", errors="replace")
+        # Legacy single-byte exports are common, and files glued together from two exports mix
+        # them: each line is read as UTF-8 if it is, else as cp1252 (which maps nearly every
+        # byte, so the result is checked below).
+        text = "".join(_decode_line(line) for line in data.removeprefix(b"\xef\xbb\xbf").splitlines(keepends=True))
     sample = text[:8192]
     printable = sum(ch.isprintable() or ch in "\n\r\t" for ch in sample)
     if printable < 0.9 * len(sample):
         raise IngestError(BINARY_MESSAGE)
     return text
+
+
+def _decode_line(line: bytes) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return line.decode("cp1252", errors="replace")
 
 
 LOADERS: dict[str, Loader] = {

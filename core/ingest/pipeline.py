@@ -18,20 +18,21 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from core.annotations.extract import assign_chunks, extract_facts
+from core.annotations.extract import assign_chunks
 from core.config import Settings
 from core.ingest.categories import category_hints
 from core.ingest.chunking import Chunk, chunk_document
 from core.ingest.document import IngestError, LoadedDocument
-from core.ingest.loaders import load_document
+from core.ingest.isolation import load_isolated, time_message
 from core.ingest.summary import summarize
 from core.store.catalog import FAILED, INDEXED, DocumentRecord, now, text_hash
-from core.store.knowledge_base import KnowledgeBase
+from core.store.knowledge_base import KnowledgeBase, failed_doc_id
 
 log = logging.getLogger(__name__)
 
 # Statuses of one file in a batch
 ADDED, DUPLICATE, REPLACED = "indexed", "duplicate", "replaced"
+BEFORE_WRITE = ("parsing", "chunking", "embedding", "indexing")
 
 
 @dataclass
@@ -120,11 +121,14 @@ class Ingestor:
     ) -> list[IngestResult]:
         """Ingest a batch. `names` gives the user's file names when paths are temporary files."""
         paths = [Path(p) for p in paths]
+        filenames = [safe_filename(names[index] if names else path.name) for index, path in enumerate(paths)]
         results: list[IngestResult] = []
         with self.kb.writing():
-            for index, path in enumerate(paths):
-                name = safe_filename(names[index] if names else path.name)
+            started = now()
+            for index, (path, name) in enumerate(zip(paths, filenames)):
+                self.kb.set_pending(filenames[index:], started)
                 results.append(self._ingest_one(path, name, index, len(paths), progress))
+            self.kb.set_pending([], started)
         return results
 
     def _ingest_one(
@@ -133,6 +137,9 @@ class Ingestor:
         started = time.perf_counter()
 
         def report(step: str, done: int = 0, total: int = 0, message: str = "") -> None:
+            # Every step up to the write checks the time limit; after the write nothing may fail.
+            if step in BEFORE_WRITE and time.perf_counter() - started > self.settings.max_ingest_seconds:
+                raise IngestError(time_message(self.settings))
             if progress:
                 progress(IngestProgress(filename, step, index, count, done, total, message))
 
@@ -153,8 +160,9 @@ class Ingestor:
             previous = self.kb.catalog.find_documents(filename=filename)
             doc_id = "d" + digest[:12]
             report("parsing")
-            document = load_document(path, self.settings, filename=filename)
-            result = self._index(document, path, doc_id, digest, report)
+            remaining = self.settings.max_ingest_seconds - (time.perf_counter() - started)
+            document, facts = load_isolated(path, self.settings, filename, doc_id, timeout=remaining)
+            result = self._index(document, facts, path, doc_id, digest, report)
             for old in previous:  # replace only once the new version is safely in
                 if old.doc_id != doc_id:
                     self._remove(old)
@@ -172,7 +180,7 @@ class Ingestor:
         result.seconds = time.perf_counter() - started
         return result
 
-    def _index(self, document: LoadedDocument, path: Path, doc_id: str, digest: str, report) -> IngestResult:
+    def _index(self, document: LoadedDocument, facts, path: Path, doc_id: str, digest: str, report) -> IngestResult:
         report("chunking")
         s = self.settings
         chunks = chunk_document(
@@ -182,7 +190,6 @@ class Ingestor:
         if not chunks:
             raise IngestError("No text could be extracted from this file.")
         texts = [index_text(document.title, c) for c in chunks]
-        facts = extract_facts(document, doc_id, path, s.max_table_pages)
         assign_chunks(facts, chunks)
         hints = category_hints(document, s)
         summary = summarize(document, hints)
@@ -245,7 +252,7 @@ class Ingestor:
 
     def _fail(self, filename: str, path: Path, message: str) -> IngestResult:
         digest = content_hash(path) if path.is_file() else None
-        failed_id = "f" + hashlib.sha1(filename.encode()).hexdigest()[:12]
+        failed_id = failed_doc_id(filename)
         for old in self.kb.catalog.find_documents(filename=filename):
             if old.status == FAILED:
                 self.kb.catalog.delete_document(old.doc_id)

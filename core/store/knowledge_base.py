@@ -4,11 +4,13 @@ Write order makes every crash recoverable:
 - ingest: catalog rows as 'indexing' -> vectors -> 'indexed' -> keyword index rebuilt;
 - delete: catalog rows removed -> vectors removed -> keyword index rebuilt.
 A 'dirty' flag brackets each write; on open, a dirty knowledge base is reconciled: partial
-documents are removed and listed as failed ("ingest again"), orphan vectors are dropped, missing
-vectors are restored from the embedding cache, and a stale keyword index is rebuilt.
+documents are removed and listed as failed ("ingest again"), so are the files of an interrupted
+batch that were never reached, orphan vectors are dropped, missing vectors are restored from the
+embedding cache, and a stale keyword index is rebuilt.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 from contextlib import contextmanager
@@ -27,6 +29,12 @@ from core.store.vectors import VectorStore
 log = logging.getLogger(__name__)
 
 INTERRUPTED_MESSAGE = "Ingest was interrupted before it finished. Please ingest this file again."
+PENDING_FILES = "pending_files"  # meta key: the files of the running batch not yet done
+
+
+def failed_doc_id(filename: str) -> str:
+    """The id of a file's 'failed' row: one per file name, so a retry replaces it."""
+    return "f" + hashlib.sha1(filename.encode()).hexdigest()[:12]
 
 
 def _vector_metadata(chunk, filename: str) -> dict:
@@ -108,6 +116,10 @@ class KnowledgeBase:
         self.catalog.set_status(record.doc_id, INDEXED)
         self._bump_generation()
 
+    def set_pending(self, filenames: list[str], batch_started: str | None = None) -> None:
+        """The files of the running batch not yet done: after a crash they are listed as failed."""
+        self.catalog.set_json(PENDING_FILES, {"started": batch_started or now(), "files": filenames})
+
     def record_failure(self, record: DocumentRecord) -> None:
         record.status = FAILED
         self.catalog.record_failure(record)
@@ -166,6 +178,8 @@ class KnowledgeBase:
                 record.updated_at = now()
                 self.catalog.record_failure(record)
                 interrupted.append(record.filename)
+            changed = bool(interrupted)
+            interrupted += self._fail_pending(set(interrupted))
             indexed_ids, _ = self.catalog.indexed_chunk_texts()
             expected = set(indexed_ids)
             stored = self.vectors.all_ids()
@@ -175,7 +189,8 @@ class KnowledgeBase:
             missing = sorted(expected - stored)
             if missing:
                 self._restore_vectors(missing)
-            self._bump_generation()
+            if changed:  # the keyword index follows the catalog's chunks, which only this changes
+                self._bump_generation()
             self.catalog.set_meta("dirty", "0")
         if interrupted or orphans or missing:
             log.warning(
@@ -183,6 +198,28 @@ class KnowledgeBase:
                 "%d restored vectors", len(interrupted), len(orphans), len(missing),
             )
         return interrupted
+
+    def _fail_pending(self, already: set[str]) -> list[str]:
+        """Files of an interrupted batch that never finished (not even started) become 'failed'
+        rows, so the user sees what to ingest again. A file indexed by that batch is done."""
+        pending = self.catalog.get_json(PENDING_FILES) or {}
+        failed = []
+        for filename in pending.get("files", []):
+            done = any(d.status == INDEXED and d.updated_at >= pending["started"]
+                       for d in self.catalog.find_documents(filename=filename))
+            if filename in already or done:
+                continue
+            for old in self.catalog.find_documents(filename=filename):
+                if old.status == FAILED:
+                    self.catalog.delete_document(old.doc_id)
+            self.catalog.record_failure(DocumentRecord(
+                doc_id=failed_doc_id(filename), filename=filename, title=filename, content_hash=None, kind=None,
+                size_bytes=None, pages=None, category=None, status=FAILED, error=INTERRUPTED_MESSAGE,
+                warnings=None, n_chunks=0, stored_path=None, created_at=now(), updated_at=now(),
+            ))
+            failed.append(filename)
+        self.catalog.set_json(PENDING_FILES, {})
+        return failed
 
     def _restore_vectors(self, chunk_ids: list[str]) -> None:
         records = self.catalog.chunks(chunk_ids)
