@@ -93,6 +93,25 @@ class Settings:
     confidence_medium_similarity: float = 0.6
     max_reflection_iterations: int = 3
 
+    # --- answer mode and agent mode (seed 001's bounded tool loop; limits named as in the seed)
+    answer_mode: str = "auto"  # pipeline | agent | auto (agent when the question states constraints)
+    max_tool_calls: int = 5
+    max_iterations: int = 10
+    max_reprompts: int = 3
+    max_question_length: int = 1000
+    max_context_citations: int = 5
+    max_citation_text_for_llm: int = 2000  # characters of an opened citation shown to the model
+    min_plan_steps: int = 2
+    max_plan_steps: int = 5
+    agent_plan_with_llm: bool = True  # False: the default plan from the constraints, one LLM call fewer
+    agent_plan_max_tokens: int = 200
+    agent_action_max_tokens: int = 600  # a final action carries the whole answer
+    agent_snippet_chars: int = 240  # of each search result in the agent's prompt
+    agent_query_max_chars: int = 200
+    agent_max_insufficiencies: int = 8
+    agent_search_workers: int = 2  # independent searches of one tool call run concurrently
+    min_exact_quote_chars: int = 12  # a shorter "quote" proves nothing
+
     # --- index rebuild policy when settings change under an existing index
     reindex_on_settings_change: bool = False
 

@@ -5,7 +5,9 @@ The CLI, the Streamlit pages and the benchmarks all start here.
 from __future__ import annotations
 
 from core.agents import AnswerPipeline, Response
+from core.agents.agent_mode import AGENT, AgentMode, choose_mode
 from core.config import Settings, load_settings
+from core.conversation.summary import result_set_command
 from core.embedding import Embedder, shared_embedder
 from core.ingest.pipeline import Ingestor
 from core.llm import ChatLLM, make_llm
@@ -26,12 +28,17 @@ class Workspace:
         self.retriever = HybridRetriever(self.kb, self.settings)
         self.llm = llm or make_llm(self.settings)  # providers load their model on first use
         self.pipeline = AnswerPipeline(self.kb, self.retriever, self.llm, self.settings)
+        self.agent = AgentMode(self.kb, self.retriever, self.llm, self.settings, self.pipeline.facts)
         self.reindexed_on_open = []
         if self.kb.parameter_changes:  # only reached when re-indexing on change is allowed
             self.reindexed_on_open = self.ingestor.reindex_all()
 
-    def ask(self, question: str, **options) -> Response:
-        """Answer one question (options: style, top_k, on_token, on_event)."""
+    def ask(self, question: str, mode: str | None = None, **options) -> Response:
+        """Answer one question (options: style, top_k, on_token, on_event, previous_question,
+        previous_result_set). mode: pipeline | agent | auto (default: the answer_mode setting)."""
+        follow_up = bool(options.get("previous_result_set") and result_set_command(question or ""))
+        if choose_mode(question or "", mode or self.settings.answer_mode, result_set_follow_up=follow_up) == AGENT:
+            return self.agent.ask(question, **options)
         return self.pipeline.ask(question, **options)
 
     def export_result_set(self, result_set_id: str) -> tuple[bytes, int] | None:

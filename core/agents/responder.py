@@ -42,6 +42,8 @@ class Response:
     question: str = ""  # what was answered: the standalone form of a follow-up
     clarification: str | None = None  # what was tried and what would help, when records found nothing
     new_topic: bool = False
+    insufficiencies: list[dict] = field(default_factory=list)  # agent mode: {section, missing, queries_tried}
+    mode: str = "pipeline"  # pipeline | agent: which engine answered
 
     def to_dict(self) -> dict:
         return asdict(self)

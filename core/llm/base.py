@@ -22,6 +22,14 @@ class LLMTimeout(LLMError):
     pass
 
 
+class LLMMalformedJSON(LLMError):
+    """The reply was not the JSON object asked for: a bad answer, not a broken model."""
+
+    def __init__(self, message: str, completion: "Completion") -> None:
+        super().__init__(message)
+        self.completion = completion
+
+
 @dataclass
 class Completion:
     text: str
@@ -63,9 +71,9 @@ class ChatLLM:
         try:
             value = json.loads(completion.text)
         except json.JSONDecodeError as exc:
-            raise LLMError(f"The model returned malformed JSON ({exc.msg}).") from exc
+            raise LLMMalformedJSON(f"The model returned malformed JSON ({exc.msg}).", completion) from exc
         if not isinstance(value, dict):
-            raise LLMError("The model returned JSON that is not an object.")
+            raise LLMMalformedJSON("The model returned JSON that is not an object.", completion)
         return value, completion
 
     def _timed(self, messages, max_tokens, temperature, schema, on_token) -> Completion:

@@ -1,7 +1,7 @@
 """A deterministic stand-in for a model: for agent tests, page tests and demos without a model.
 
 Give it a list of replies (or a function of the messages) and it plays them in order. With no
-script it answers extractively: the first sentence of [Source 1], cited, which keeps the whole
+script it answers extractively: the first sentence of source 1, cited, which keeps the whole
 pipeline honest (grounded, cited) while costing no model time.
 """
 from __future__ import annotations
@@ -48,7 +48,9 @@ class ScriptedLLM(ChatLLM):
                           prompt_tokens=prompt, completion_tokens=min(len(words), max_tokens))
 
 
-_SOURCE = re.compile(r"^\[Source 1\][^\n]*\n(.+?)(?:\n\[Source 2\]|\n\nInstructions:|\Z)", re.S | re.M)
+# The pipeline labels sources "[Source 1] (file)", agent mode's synthesis "[1] file:".
+_SOURCE = re.compile(r"^\[(?:Source )?1\][^\n]*\n(.+?)(?:\n\[(?:Source )?2\]|\n\nInstructions:|\n\nAnswer|\Z)",
+                     re.S | re.M)
 
 
 def extractive_answer(messages: Messages) -> str:

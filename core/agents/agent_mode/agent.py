@@ -1,0 +1,158 @@
+"""Agent mode end to end: the Planner's checks, constraint analysis, the bounded tool loop, and
+a Response persisted with its trace exactly as the pipeline's is, so the chat, the Agent Trace
+page, `python -m core ask --json` and `python -m core trace` treat both modes alike.
+"""
+from __future__ import annotations
+
+from core.agents import planner as planner_agent
+from core.agents import responder as responder_agent
+from core.agents.agent_mode.constraints import analyze_constraints
+from core.agents.agent_mode.loop import AgentLoop, AgentRun
+from core.agents.agent_mode.tools import AgentTools
+from core.agents.planner import Plan
+from core.agents.responder import Response
+from core.agents.validator import assess_confidence, is_no_information
+from core.annotations.search import FactStore
+from core.config import Settings
+from core.llm.base import ChatLLM, TokenCallback
+from core.retrieval import HybridRetriever
+from core.safety import find_injection
+from core.store import KnowledgeBase
+from core.trace import TraceRecorder
+from core.trace.events import Listener
+
+PIPELINE, AGENT, AUTO = "pipeline", "agent", "auto"
+MODES = (PIPELINE, AGENT, AUTO)
+
+
+def choose_mode(question: str, requested: str, *, result_set_follow_up: bool = False) -> str:
+    """pipeline or agent. "auto" picks the agent when the question states explicit constraints
+    ("at least three searches", "quote the exact ..."); paging a stored result set ("show the
+    rest") is always the pipeline's."""
+    if requested not in MODES:
+        raise ValueError(f"Unknown answer mode {requested!r}: use pipeline, agent or auto.")
+    if result_set_follow_up:
+        return PIPELINE
+    if requested == AUTO:
+        return AGENT if analyze_constraints(question).explicit else PIPELINE
+    return requested
+
+
+class AgentMode:
+    def __init__(self, kb: KnowledgeBase, retriever: HybridRetriever, llm: ChatLLM, settings: Settings,
+                 facts: FactStore | None) -> None:
+        self.kb = kb
+        self.retriever = retriever
+        self.llm = llm
+        self.settings = settings
+        self.facts = facts
+
+    def ask(
+        self, question: str, *, style: str | None = None, top_k: int | None = None,
+        on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
+        previous_result_set: str | None = None,
+    ) -> Response:
+        trace = TraceRecorder(question, on_event)
+        with trace.step("plan", "Planner", question=question, previous_question=previous_question) as event:
+            plan = self._check(question, previous_question, previous_result_set)
+            constraints = analyze_constraints(plan.question)
+            event.summary = plan.reason if not plan.needs_retrieval else (
+                "agent mode: " + (", ".join(constraints.matched) or "no explicit constraints"))
+            event.outputs.update(
+                resolved_question=plan.question if plan.asked else None, new_topic=plan.new_topic,
+                needs_retrieval=plan.needs_retrieval, intent=plan.intent, route="agent",
+                safety_flags=plan.safety_flags, constraints=constraints.to_dict(),
+            )
+        run = None
+        if plan.needs_retrieval:
+            tools = AgentTools(self.retriever, self.kb, self.facts, self.settings, top_k)
+            run = AgentLoop(self.llm, tools, self.settings).run(plan.question, constraints, trace, style=style,
+                                                                on_token=on_token)
+        with trace.step("final", "Responder") as event:
+            response = to_response(plan, run, self.settings) if run else responder_agent.respond(plan, None, None)
+            response.mode = AGENT
+            response.trace_id = trace.trace.turn_id
+            event.summary = (f"{response.confidence} confidence, {sum(c.cited for c in response.citations)} cited; "
+                             + (("validated" if run.accepted else f"forced synthesis: {run.forced_reason}") if run
+                                else "no retrieval"))
+            event.outputs.update(answer=response.answer, safety_flags=response.safety_flags,
+                                 insufficiencies=response.insufficiencies)
+            if run:
+                event.outputs.update(
+                    accepted=run.accepted, forced_reason=run.forced_reason, reprompts=run.reprompts,
+                    iterations=run.iterations, tool_calls=run.state.tool_calls_used, llm_calls=run.llm_calls,
+                    searches=run.state.search_queries,
+                    remaining_errors=[e.message for e in run.gate.errors] if run.gate else [],
+                )
+        response.timings = trace.trace.agent_durations()
+        self.kb.catalog.save_turn(response.trace_id, plan.question, response.answer, response.confidence,
+                                  response.to_dict(), trace.trace.to_dict())
+        return response
+
+    def _check(self, question: str, previous_question: str, previous_result_set: str | None) -> Plan:
+        """The Planner's refusals (unsafe, empty, too short or long, no documents) and follow-up
+        resolution apply to agent mode unchanged; the agent also bounds the question's length."""
+        plan = planner_agent.plan_question(
+            question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings,
+            previous_question=previous_question, previous_result_set=previous_result_set,
+        )
+        limit = self.settings.max_question_length
+        if plan.needs_retrieval and len(plan.question) > limit:
+            return Plan(question=plan.question, needs_retrieval=False, safety_flags=["question_too_long"],
+                        response=planner_agent.MESSAGES["question_too_long"].format(limit=limit),
+                        reason="question too long")
+        return plan
+
+
+def to_response(plan: Plan, run: AgentRun, settings: Settings) -> Response:
+    """The agent's result in the pipeline's Response, with seed 000's confidence rules."""
+    citations = run.grounded.citations
+    answer = run.answer
+    cited = [c for c in citations if c.cited]
+    flags = list(plan.safety_flags)
+    if any(find_injection(h.chunk.text) for h in run.state.hits.values()):
+        flags.append("injection_in_context")
+    no_information = is_no_information(answer)
+    used = cited or citations
+    similarity = sum(c.score for c in used) / len(used) if used else 0.0
+    confidence = assess_confidence(similarity, answer, settings)
+    unsupported = run.gate.ungrounded if run.gate else []
+    if run.llm_error:
+        flags.append("llm_error")
+    if run.grounded.stripped:
+        flags.append("invalid_citation")
+    if not cited and not no_information:
+        flags.append("no_citation")
+        confidence = _lower(confidence)
+    if unsupported:
+        flags.append("unsupported_claims")
+        confidence = _lower(confidence)
+    if run.forced_reason:
+        flags.append("forced_synthesis")
+        confidence = _lower(confidence)
+    if run.llm_error or no_information:
+        confidence = "low"
+    state = run.state
+    reasoning = (f"Agent mode: {state.searches_done} searches, {len(state.opened)} citations opened, "
+                 f"{state.tool_calls_used} tool calls, {run.reprompts} reprompts, {run.llm_calls} model calls; "
+                 f"{'plan from the model' if run.plan.source == 'llm' else 'default plan'}; "
+                 + ("answer accepted by the validation gate" if run.accepted else
+                    f"answer synthesized from what was gathered because {run.forced_reason}"))
+    if run.grounded.from_snippets:
+        reasoning += "; nothing was opened, so the citations are search results"
+    if run.grounded.stripped:
+        reasoning += "; removed citations to nothing opened: " + ", ".join(f"[{n}]" for n in run.grounded.stripped)
+    if unsupported:
+        reasoning += "; not found in the opened sources: " + ", ".join(unsupported[:8])
+    response = Response(
+        answer, citations, confidence, list(dict.fromkeys(flags)), reasoning, intent=plan.intent, route="agent",
+        unsupported=unsupported, question=plan.question, new_topic=plan.new_topic,
+        insufficiencies=run.insufficiencies,
+    )
+    response.tokens = {"prompt": sum(c.prompt_tokens for c in run.completions),
+                       "completion": sum(c.completion_tokens for c in run.completions)}
+    return response
+
+
+def _lower(confidence: str) -> str:
+    return {"high": "medium", "medium": "low"}.get(confidence, "low")

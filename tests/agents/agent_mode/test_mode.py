@@ -1,0 +1,28 @@
+"""Which engine answers: pipeline, agent, or auto (the agent when the prompt states constraints)."""
+import pytest
+
+from core.agents.agent_mode import AGENT, PIPELINE, choose_mode
+from core.llm.scripted import ScriptedLLM
+from tests.agents.agent_mode.conftest import RUNBOOK
+
+
+def test_auto_picks_the_agent_only_for_prompts_with_explicit_constraints():
+    assert choose_mode(RUNBOOK, "auto") == AGENT
+    assert choose_mode("Quote the exact sentence that defines the warranty.", "auto") == AGENT
+    assert choose_mode("Do at least three searches: what changed in the retry policy?", "auto") == AGENT
+    assert choose_mode("What is the warranty?", "auto") == PIPELINE
+
+
+def test_an_explicit_mode_wins_except_for_paging_a_stored_result_set():
+    assert choose_mode("What is the warranty?", "agent") == AGENT
+    assert choose_mode(RUNBOOK, "pipeline") == PIPELINE
+    assert choose_mode("show the rest", "agent", result_set_follow_up=True) == PIPELINE
+    with pytest.raises(ValueError, match="Unknown answer mode 'fast'"):
+        choose_mode("What is the warranty?", "fast")
+
+
+def test_workspace_dispatches_by_mode_and_the_answer_mode_setting(agent_ws):
+    ws = agent_ws(ScriptedLLM(), answer_mode="pipeline")  # unscripted: extractive pipeline answers
+    assert ws.ask("How is the search index rebuilt?").mode == "pipeline"
+    assert ws.ask(RUNBOOK).mode == "pipeline"  # the setting says pipeline, auto is not asked for
+    assert ws.ask(RUNBOOK, mode="auto").mode == "agent"
