@@ -35,6 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--style", choices=["concise", "detailed", "bullet"])
     ask.add_argument("--top-k", type=int)
+    ask.add_argument("--mode", choices=["pipeline", "agent", "auto"],
+                     help="pipeline, agent (the bounded tool loop) or auto: the agent when the question states "
+                          "constraints such as 'at least three searches' (default: the answer_mode setting)")
     ask.add_argument("--json", action="store_true", help="print exactly one JSON object: the response")
 
     trace = sub.add_parser("trace", help="show the trace of an answered question")
@@ -146,23 +149,34 @@ def _search(workspace, args) -> int:
 
 def _ask(workspace, args) -> int:
     streamed = not args.json and sys.stdout.isatty()
-    on_token = (lambda token: print(token, end="", flush=True)) if streamed else None
-    response = workspace.ask(args.question, style=args.style, top_k=args.top_k, on_token=on_token)
+    printed: list[str] = []
+
+    def on_token(token: str) -> None:
+        printed.append(token)
+        print(token, end="", flush=True)
+
+    response = workspace.ask(args.question, style=args.style, top_k=args.top_k, mode=args.mode,
+                             on_token=on_token if streamed else None)
     if args.json:
         data = response.to_dict()
         print(json.dumps({key: data[key] for key in (
             "answer", "citations", "confidence", "safety_flags", "reasoning", "timings", "tokens",
-            "trace_id", "intent", "route", "structured", "clarification")}, indent=2))
+            "trace_id", "intent", "route", "structured", "clarification", "insufficiencies", "mode")}, indent=2))
         return 0
-    if streamed:
-        print("\n")
-    else:
+    if not printed:  # agent mode's accepted answer arrives whole, not as a stream
         print(response.answer + "\n")
+    elif "".join(printed).strip() != response.answer:  # citations stripped or a disclosure added
+        print("\n\nFinal answer:\n" + response.answer + "\n")
+    else:
+        print("\n")
+    label = "[{}]" if response.mode == "agent" else "[Source {}]"
     for c in (c for c in response.citations if c.cited or not any(x.cited for x in response.citations)):
         where = f"p. {c.page}" if c.page else (f"sheet {c.sheet}" if c.sheet else "")
-        print(f"[Source {c.number}] {c.filename} {where} (similarity {c.score:.3f})")
+        print(f"{label.format(c.number)} {c.filename} {where} (similarity {c.score:.3f})")
+    for gap in response.insufficiencies:
+        print(f"missing: {gap['section']}: {gap['missing']}" if gap["section"] else f"missing: {gap['missing']}")
     flags = f"; flags: {', '.join(response.safety_flags)}" if response.safety_flags else ""
-    print(f"confidence: {response.confidence}{flags}; trace: {response.trace_id}")
+    print(f"confidence: {response.confidence}{flags}; mode: {response.mode}; trace: {response.trace_id}")
     return 0
 
 

@@ -61,3 +61,30 @@ def test_ask_json_prints_exactly_one_response_object_and_trace_reads_it_back(tmp
     assert main(["--data-dir", data, "trace", response["trace_id"], "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["turn_id"] == response["trace_id"]
     assert main(["--data-dir", data, "trace", "nope"]) == 1
+
+
+def test_ask_in_agent_mode_prints_the_response_with_insufficiencies_and_mode(tmp_path, write_text, capsys, monkeypatch):
+    from tests.agents.agent_mode.conftest import DOCS, final, open_files, scripted_agent, search
+
+    llm = scripted_agent('["Search with search_docs", "Open with open_citation", "Answer"]',
+                         search("reindex search index"), open_files("operations.md"),
+                         final('Run "REINDEX TABLE documents;" at night [1].',
+                               [{"section": "Retry", "missing": "retry policy"}]))
+    monkeypatch.setattr("core.workspace.make_llm", lambda settings: llm)
+    data = str(tmp_path / "kb")
+    main(["--data-dir", data, "ingest", *(str(write_text(name, text)) for name, text in DOCS.items())])
+    capsys.readouterr()
+
+    assert main(["--data-dir", data, "ask", "How is the search index rebuilt?", "--mode", "agent", "--json"]) == 0
+    response = json.loads(capsys.readouterr().out)
+
+    assert set(response) >= {"answer", "citations", "confidence", "safety_flags", "reasoning", "timings", "tokens",
+                             "trace_id", "intent", "route", "structured", "clarification", "insufficiencies", "mode"}
+    assert response["mode"] == "agent" and response["answer"] == 'Run "REINDEX TABLE documents;" at night [1].'
+    assert response["citations"][0]["filename"] == "operations.md" and response["citations"][0]["cited"]
+    assert response["insufficiencies"] == [{"section": "Retry", "missing": "retry policy",
+                                            "queries_tried": ["reindex search index"]}]
+
+    assert main(["--data-dir", data, "trace", response["trace_id"]]) == 0
+    timeline = capsys.readouterr().out
+    assert "tool_call" in timeline and "search_docs: 1 search" in timeline and "validation" in timeline
