@@ -2,6 +2,7 @@
 base and models, where to start)."""
 import streamlit as st
 
+from core.ingest.ocr import ocr_status
 from core.samples import make_samples
 from ui.components import documents_frame
 from ui.state import workspace
@@ -32,7 +33,9 @@ def home() -> None:
         (left.success if status["llm_ready"] else left.error)(status["llm_status"])
         right.markdown("**Embedding model**")
         right.success(f"{status['embedding_model']}, local, offline")
-        st.caption(f"Vector store: {status['vector_store']} · data folder: {status['data_dir']}")
+        ocr_ready, ocr_message = ocr_status(ws.settings)
+        st.caption(f"Vector store: {status['vector_store']} · data folder: {status['data_dir']} · scanned images "
+                   f"and pages: {ocr_message if ocr_ready else 'not read. ' + ocr_message}")
 
     st.subheader("Start here")
     links = st.columns(4)

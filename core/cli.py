@@ -20,7 +20,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    ingest = sub.add_parser("ingest", help="add files (PDF, XLSX, CSV, TXT, MD) or folders")
+    ingest = sub.add_parser("ingest", help="add files (PDF, XLSX, CSV, TXT, MD; JPG, PNG, TIFF by OCR) or folders")
     ingest.add_argument("paths", nargs="+", type=Path)
     ingest.add_argument("--json", action="store_true")
 
@@ -120,6 +120,8 @@ def _ingest(workspace, args) -> int:
         for r in results:
             mark = "ok " if r.ok else "ERR"
             print(f"{mark} {r.filename}: {r.status} - {r.message} ({r.seconds:.1f}s)")
+            for warning in r.warnings:  # e.g. scanned pages that need OCR
+                print(f"    warning: {warning}")
     return 0 if all(r.ok for r in results) else 1
 
 

@@ -11,7 +11,8 @@ from ui.state import workspace
 st.set_page_config(page_title="Upload · DocuChat", layout="wide")
 
 st.title("Upload documents")
-st.caption("PDF, Excel (XLSX), CSV, text and Markdown files. Everything stays on this computer.")
+st.caption("PDF, Excel (XLSX), CSV, text and Markdown files, and scanned images (JPG, PNG, TIFF), which are read "
+           "by OCR. Everything stays on this computer.")
 
 ws = workspace()
 types = [ext.lstrip(".") for ext in ws.settings.supported_extensions]
@@ -54,6 +55,8 @@ for result in st.session_state.get("upload_results", []):
         st.info(f"**{result['filename']}**: {result['message']}", icon=":material/info:")
     else:
         st.success(f"**{result['filename']}**: {result['message']} in {result['seconds']:.1f} s", icon=":material/check_circle:")
+    for warning in result.get("warnings") or []:  # e.g. scanned pages that need OCR
+        st.warning(f"**{result['filename']}**: {warning}", icon=":material/warning:")
 
 st.divider()
 st.subheader("Documents")

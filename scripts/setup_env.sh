@@ -13,6 +13,18 @@ if [ ! -x .venv/bin/python ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip
 fi
 
+# OCR for scanned images and image-only PDF pages: Debian's Tesseract with the English data.
+# Without it the app still runs and says which files need it.
+if ! command -v tesseract >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng >/dev/null; } \
+      || echo "warning: could not install tesseract-ocr; scanned files will not be read" >&2
+  else
+    echo "note: Tesseract OCR is not installed, so scanned files will not be read;" \
+         "install it with: sudo apt-get install tesseract-ocr tesseract-ocr-eng" >&2
+  fi
+fi
+
 stamp=".venv/.installed-$(basename "$REQS" .txt)"
 wanted="$(cat requirements*.txt | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then

@@ -14,6 +14,7 @@ from typing import Callable
 
 from core.config import Settings
 from core.ingest.document import IngestError, LoadedDocument, Section
+from core.ingest.ocr import load_image, ocr_pdf_pages
 from core.ingest.tables import find_tables, table_lines
 
 log = logging.getLogger(__name__)
@@ -74,8 +75,12 @@ def load_pdf(path: Path, settings: Settings) -> LoadedDocument:
             failures.append(type(exc).__name__)
             continue
         warnings = [f"Read with a fallback parser after: {', '.join(failures)}."] if failures else []
-        sections = [Section(text=t.replace("\r\n", "\n"), page=i + 1) for i, t in enumerate(texts)]
-        return LoadedDocument(path.name, "pdf", sections, page_count=len(texts), warnings=warnings)
+        scanned, ocr_warnings = ocr_pdf_pages(path, texts, settings)  # pages that are only an image
+        sections = [
+            section for i, t in enumerate(texts)
+            for section in scanned.get(i + 1) or [Section(text=t.replace("\r\n", "\n"), page=i + 1)]
+        ]
+        return LoadedDocument(path.name, "pdf", sections, page_count=len(texts), warnings=warnings + ocr_warnings)
     raise IngestError(f"The PDF is damaged and could not be read ({', '.join(failures)}).")
 
 
@@ -270,4 +275,9 @@ LOADERS: dict[str, Loader] = {
     ".csv": load_csv,
     ".txt": load_text,
     ".md": load_text,
+    ".jpg": load_image,
+    ".jpeg": load_image,
+    ".png": load_image,
+    ".tif": load_image,
+    ".tiff": load_image,
 }
