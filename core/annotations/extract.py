@@ -13,7 +13,8 @@ import logging
 import re
 from pathlib import Path
 
-from core.annotations.model import KV, ROW, Fact, FactValue
+from core.annotations.model import KV, ROW, Fact, FactValue, normalize_label
+from core.annotations.records import attach_page_context, record_name, table_identifier
 from core.annotations.units import parse_quantity, unit_of_label
 from core.ingest.document import LoadedDocument, Section
 from core.ingest.tables import find_tables
@@ -73,8 +74,12 @@ def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = Non
             facts.extend(_row_facts(section, doc_id, document.filename))
         elif section.page is not None or document.kind in ("txt", "md"):
             facts.extend(_kv_facts(section, doc_id, document.filename))
-    if document.kind == "pdf" and path is not None and document.page_count <= max_table_pages:
-        facts.extend(_pdf_table_facts(path, document, doc_id))
+    short = document.page_count <= max_table_pages
+    if document.kind == "pdf" and path is not None and short:
+        facts += _pdf_table_facts(path, document, doc_id)
+    if short:  # receipts, invoices, datasheets: a page is a record
+        facts = _without_repeats(facts)
+        attach_page_context(facts, {s.page: s.text for s in document.sections if s.page is not None and s.table is None})
     for number, fact in enumerate(facts):
         fact.fact_id = f"{doc_id}_f{number}"
     return facts
@@ -99,13 +104,49 @@ def _holds(chunk, fact: Fact) -> bool:
 def _row_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
     table = section.table
     title = " ".join(table.title_lines) or " | ".join(table.header)
+    identifier = table_identifier(table.header, table.rows)
     facts = []
     for number, row in zip(table.row_numbers, table.rows):
+        summary = _summary_line(row)
+        if summary is not None:  # "Total | | | 272.40" closes the line items: a figure of the page
+            facts.append(Fact(doc_id, filename, KV, [typed_value(*summary)], page=section.page,
+                              sheet=section.sheet, row_index=number, table=title))
+            continue
         values = [typed_value(h, v) for h, v in zip(table.header, row) if v]
         if values:
+            record = record_name(table.header[identifier], row[identifier]) if identifier is not None else None
             facts.append(Fact(doc_id, filename, ROW, values, page=section.page, sheet=section.sheet,
-                              row_index=number, table=title))
+                              row_index=number, table=title, record=record))
     return facts
+
+
+_SUMMARY_LABEL = re.compile(r"^(?:sub-?\s?total|total|grand total|vat|tax|gst|btw|tva|mwst|discount|shipping|"
+                            r"balance|amount due|totaal|razem|summe|gesamt)\b", re.I)
+
+
+def _summary_line(row: list[str]) -> tuple[str, str] | None:
+    """(label, figure) of a table row that sums the line items above it: a total-like first cell,
+    one figure at the end, nothing in between."""
+    cells = [c.strip() if c else "" for c in row]
+    filled = [c for c in cells if c]
+    if len(filled) != 2 or not cells[0] or not _SUMMARY_LABEL.match(cells[0]):
+        return None
+    return cells[0], filled[-1]
+
+
+def _without_repeats(facts: list[Fact]) -> list[Fact]:
+    """A total printed both in the line-item table and as a text line is one figure."""
+    seen: set[tuple] = set()
+    kept = []
+    for fact in facts:
+        if fact.kind == KV and fact.page is not None:
+            value = fact.values[0]
+            key = (fact.page, normalize_label(value.column), value.number if value.number is not None else value.text)
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(fact)
+    return kept
 
 
 def _kv_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:

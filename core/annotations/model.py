@@ -27,6 +27,9 @@ class FactValue:
     kind: str | None = None  # length | mass | power | percent | currency | ...
     base: float | None = None  # normalized: metres, kilograms, watts, percent, currency amount
     date: str | None = None  # ISO date when the value is a date
+    # Borrowed from the record's page (its heading, number, date) so line items can be filtered by
+    # vendor or date; never matched by "contains" (a vendor called "QuickFit Tyres" sells more than tyres).
+    context: bool = False
 
     @property
     def column_norm(self) -> str:
@@ -46,6 +49,7 @@ class Fact:
     chunk_id: str | None = None
     fact_id: str = ""
     properties: dict[str, str] = field(default_factory=dict)
+    record: str | None = None  # "Receipt no.: QF-24-0117": facts sharing it are one record to count or list
 
     def __post_init__(self) -> None:
         if not self.properties:

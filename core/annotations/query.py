@@ -62,7 +62,7 @@ class StructuredQuery:
     group_by: str | None = None
     enumeration: bool = False
     notes: list[str] = field(default_factory=list)  # what was understood, for the trace
-    counts_documents: str | None = None  # "receipts": count receipts (pages or files), not line items
+    words: set[str] = field(default_factory=set)  # singular content words: "orders" -> "order"
 
     @property
     def is_structured(self) -> bool:
@@ -75,9 +75,13 @@ class StructuredQuery:
         return bool(measured or listed_by_name or q.text or q.date_from or q.date_to or self.aggregate or self.group_by)
 
 
-def word_variants(word: str) -> list[str]:
+def singular(word: str) -> str:
     word = word.lower()
-    stem = word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+
+
+def word_variants(word: str) -> list[str]:
+    stem = singular(word)
     variants = {stem}
     for a, b in VARIANTS:
         if a in stem:
@@ -93,10 +97,11 @@ def parse_structured(question: str, known_values: set[str] | None = None) -> Str
     text = question.strip()
     lowered = text.lower()
     result = StructuredQuery(FactQuery())
-    _comparisons(lowered, result)
+    # "with a total above 7000" is a filter, not a request to add totals up
+    unfiltered = _comparisons(lowered, result)
     _time_range(lowered, result)
     for pattern, op in AGGREGATES:
-        if re.search(pattern, lowered):
+        if re.search(pattern, unfiltered):
             result.aggregate = op
             break
     group = _GROUP.search(lowered)
@@ -108,13 +113,12 @@ def parse_structured(question: str, known_values: set[str] | None = None) -> Str
         result.measure = _measure(lowered) or "total"
     _contains(lowered, result)
     _names(text, known_values or set(), result)
-    counted = re.search(r"\bhow many\s+(receipts|invoices|documents|files|pages|statements|bills)\b", lowered)
-    if counted:
-        result.counts_documents = counted.group(1)
+    result.words = {singular(w) for w in re.findall(r"[a-z]{3,}", lowered) if w not in _STOP}
     return result
 
 
-def _comparisons(lowered: str, result: StructuredQuery) -> None:
+def _comparisons(lowered: str, result: StructuredQuery) -> str:
+    """Add the measured conditions; return the question without them."""
     for bound, op in _BOUNDS:
         pattern = rf"(?:(\w+)\s+)?(?:{bound})\s*(?:(\w+)\s+)?{_NUMBER}\s*{_UNIT}(?![\w-])"
         for match in re.finditer(pattern, lowered):
@@ -139,6 +143,8 @@ def _comparisons(lowered: str, result: StructuredQuery) -> None:
             if match:
                 result.query.conditions.append(Condition(label, op, float(match.group(1).replace(",", "")), match.group(2)))
                 result.notes.append(f"{label} {op} {match.group(1)}")
+                lowered = lowered.replace(match.group(0), " ")
+    return lowered
 
 
 def _label_near(before: str | None, between: str | None, context: str) -> str | None:

@@ -8,7 +8,8 @@ import uuid
 from dataclasses import dataclass, field, replace
 
 from core.annotations.model import normalize_label
-from core.annotations.query import StructuredQuery
+from core.annotations.query import StructuredQuery, singular
+from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
 
 
@@ -45,7 +46,7 @@ def run_structured(parsed: StructuredQuery, store: FactStore) -> StructuredResul
         steps.append(("without the names", query))
     result = StructuredResult(parsed, [])
     for description, candidate in steps:
-        rows = store.search(candidate)
+        rows = of_named_records(store.search(candidate), parsed.words)
         result.attempts.append(Attempt(description, len(rows)))
         if rows:
             result.rows = rows
@@ -54,9 +55,28 @@ def run_structured(parsed: StructuredQuery, store: FactStore) -> StructuredResul
     if result.rows and (parsed.aggregate or parsed.group_by):
         measure = store.match_columns(parsed.measure) if parsed.measure else None
         groups = store.match_columns(parsed.group_by) if parsed.group_by else None
+        if groups and normalize_label(parsed.group_by) in groups:  # "per product": that column, not its synonyms
+            groups = [normalize_label(parsed.group_by)]
         result.measure_columns = measure or []
         result.aggregates = aggregate(result.rows, parsed.aggregate or "count", measure, groups or None)
     return result
+
+
+def of_named_records(rows: list[FactRow], words: set[str]) -> list[FactRow]:
+    """Only the records the question names, when it names a kind of record that has an identifier:
+    "lowest order total" means orders (rows with an order id), not receipt totals."""
+    def named(row: FactRow) -> bool:
+        return bool(words & {singular(w) for w in normalize_label(record_label(row.record)).split()})
+    kept = [r for r in rows if named(r)]
+    return kept or rows
+
+
+def records(rows: list[FactRow]) -> list[list[FactRow]]:
+    """Rows grouped into records, in order of first appearance."""
+    grouped: dict[tuple, list[FactRow]] = {}
+    for row in rows:
+        grouped.setdefault(row.record_key, []).append(row)
+    return list(grouped.values())
 
 
 def format_number(value: float | None) -> str:
@@ -104,22 +124,22 @@ def phrase_answer(
                 evidence += " " + _row_text(holder)
         text = (f"The {_op_name(parsed.aggregate)} of {parsed.measure} over {g['values']} matching records{scope} "
                 f"is {format_number(g[parsed.aggregate])}{holder_note}. {cite}")
-    elif parsed.aggregate == "count" and parsed.counts_documents:
-        # A receipt or invoice is a page of a PDF (or a whole file): count those, not line items.
-        holders = {(r.doc_id, r.page if r.page is not None else r.sheet) for r in rows}
-        text = (f"{len(holders)} {parsed.counts_documents}{scope}, with {len(rows)} matching lines in all. {cite}")
-        evidence = f"{len(holders)} {len(rows)}"
     elif parsed.aggregate == "count":
-        text = f"{len(rows)} matching records{scope}. {cite}"
-        evidence = str(len(rows))
+        count = result.aggregates[0]["count"] if result.aggregates else len(records(rows))
+        lines = f", with {len(rows)} matching lines in all" if len(rows) != count else ""
+        text = f"{count} matching records{scope}{lines}. {cite}"
+        evidence = f"{count} {len(rows)}"
     else:
-        shown = rows[:max_rows]
-        items = [f"{_row_label(r)}{' [Source ' + str(marker[id(r)]) + ']' if id(r) in marker else ''}" for r in shown]
-        text = f"{len(rows)} matching records{scope}: " + "; ".join(items) + "."
-        if len(rows) > len(shown):
-            text += (f" Showing {len(shown)} of {len(rows)}; the full list is saved for export. "
+        grouped = records(rows)
+        shown = grouped[:max_rows]
+        items = [_record_label(group) + "".join(f" [Source {marker[id(r)]}]" for r in group if id(r) in marker)
+                 for group in shown]
+        lines = f" ({len(rows)} matching lines)" if len(rows) != len(grouped) else ""
+        text = f"{len(grouped)} matching records{scope}{lines}: " + "; ".join(items) + "."
+        if len(grouped) > len(shown):
+            text += (f" Showing {len(shown)} of {len(grouped)}; the full list is saved for export. "
                      "Narrow it down, for example by vendor, customer or year?")
-        evidence = " ".join(_row_text(r) for r in shown) + f" {len(rows)} {len(shown)}"
+        evidence = " ".join(_row_text(r) for group in shown for r in group) + f" {len(grouped)} {len(shown)} {len(rows)}"
     evidence += " " + " ".join(result.parsed.notes)  # the answer restates what was asked
     return StructuredAnswer(text + relaxed, sources, evidence)
 
@@ -143,8 +163,16 @@ def _row_text(row: FactRow) -> str:
     return f"{cells} {row.filename} {row.sheet or ''} {row.table or ''} {row.location()}"
 
 
-def _row_label(row: FactRow) -> str:
-    values = list(row.properties.items())
+def _record_label(group: list[FactRow]) -> str:
+    """A record as the answer lists it: its identifier first, then the first matching fact."""
+    first = group[0]
+    if not first.record:
+        return _row_label(first)
+    return f"{first.record}, {_row_label(first, skip=record_label(first.record))}"
+
+
+def _row_label(row: FactRow, skip: str = "") -> str:
+    values = [(k, v) for k, v in row.properties.items() if k != skip]
     shown = ", ".join(f"{k}: {v}" for k, v in values[:4])
     return f"{shown} ({row.filename}{', ' + row.location() if row.location() else ''})"
 

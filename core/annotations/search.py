@@ -16,6 +16,7 @@ from typing import Callable
 import numpy as np
 
 from core.annotations.model import normalize_label
+from core.annotations.records import record_key
 from core.annotations.units import to_base
 from core.exports import rows_to_csv
 
@@ -31,6 +32,17 @@ SYNONYMS: dict[str, set[str]] = {
     "model": {"type", "product", "name"}, "date": {"day", "order date", "invoice date"},
     "efficiency": {"eff", "module efficiency"},
 }
+def _closeness(wanted: str, column: str, similar: set[str]) -> int:
+    """0 the label itself, 1 a synonym, 2 a word of it, 3 part of a word, 4 similar in meaning."""
+    if column == wanted:
+        return 0
+    if column in SYNONYMS.get(wanted, set()):
+        return 1
+    if wanted in column.split():
+        return 2
+    return 4 if column in similar else 3
+
+
 # A single-letter or short column label means different things for different quantities.
 KIND_OF_LABEL = {"width": "length", "height": "length", "length": "length", "depth": "length",
                  "weight": "mass", "power": "power", "efficiency": "percent"}
@@ -68,6 +80,14 @@ class FactRow:
     table: str | None
     properties: dict[str, str]
     numbers: dict[str, float | None]  # column -> normalized number (base unit)
+    record: str | None = None
+
+    @property
+    def record_key(self) -> tuple:
+        """Facts with the same key are one record: a receipt's lines, a panel on two documents."""
+        where = (self.doc_id, self.sheet, self.page, self.row_index) if self.kind == "row" else (
+            (self.doc_id, self.sheet, self.page) if self.page is not None else (self.doc_id, self.row_index))
+        return record_key(self.record, where)
 
     def location(self) -> str:
         parts = [f"p. {self.page}" if self.page else "", f"sheet {self.sheet}" if self.sheet else "",
@@ -125,7 +145,7 @@ class FactStore:
         matched = lexical | similar
         if kind:
             matched = {c for c in matched if kind in available[c]}
-        return sorted(matched)
+        return sorted(matched, key=lambda c: (_closeness(wanted, c, similar), c))
 
     def _similar_labels(self, wanted: str, candidates: list[str]) -> set[str]:
         if self._embed is None or not candidates:
@@ -149,7 +169,7 @@ class FactStore:
             args += clause_args
         if query.text:  # in a value, or in the label of a key-value fact ("Winter tyres: 4 x 95.00")
             likes = " OR ".join("lower(v.text) LIKE ? OR lower(v.column_label) LIKE ?" for _ in query.text)
-            clauses.append(f"f.fact_id IN (SELECT v.fact_id FROM fact_values v WHERE {likes})")
+            clauses.append(f"f.fact_id IN (SELECT v.fact_id FROM fact_values v WHERE v.context = 0 AND ({likes}))")
             args += [f"%{word.lower()}%" for word in query.text for _ in (0, 1)]
         if query.date_from or query.date_to:
             clauses.append("f.fact_id IN (SELECT v.fact_id FROM fact_values v WHERE v.date BETWEEN ? AND ?)")
@@ -230,21 +250,25 @@ class FactStore:
                 numbers.setdefault(fact_id, {})[column] = base if base is not None else number
         return [
             FactRow(r["fact_id"], r["doc_id"], r["filename"], r["kind"], r["page"], r["sheet"], r["row_index"],
-                    r["chunk_id"], r["table_name"], json.loads(r["properties"]), numbers.get(r["fact_id"], {}))
+                    r["chunk_id"], r["table_name"], json.loads(r["properties"]), numbers.get(r["fact_id"], {}),
+                    r["record"])
             for r in rows
         ]
 
 
 def column_of(row: FactRow, columns: list[str]) -> str | None:
-    """The column of `row` that is one of the matched (normalized) `columns`."""
-    return next((c for c in row.properties if normalize_label(c) in columns), None)
+    """The column of `row` that comes first in `columns` (matched columns, best first)."""
+    present = {normalize_label(c): c for c in row.properties}
+    return next((present[c] for c in columns if c in present), None)
 
 
 def aggregate(rows: list[FactRow], op: str, columns: list[str] | None = None,
               group_columns: list[str] | None = None) -> list[dict]:
-    """count / sum / avg / min / max over the matched numeric column, optionally per group."""
-    groups: dict[str, list[float]] = {}
-    counts: dict[str, int] = {}
+    """count / sum / avg / min / max, optionally per group. Counts are of records, not facts (a
+    receipt with three tyre lines is one receipt). Each record adds the values of the best matched
+    column it has: a receipt's "Total", not also its "Subtotal" or its lines' "Amount"."""
+    records: dict[str, set[tuple]] = {}
+    candidates: dict[tuple[str, tuple], list[tuple[int, float]]] = {}
     for row in rows:
         key = ""
         if group_columns:
@@ -252,19 +276,22 @@ def aggregate(rows: list[FactRow], op: str, columns: list[str] | None = None,
             if not group_column or not row.properties.get(group_column):
                 continue  # a record without the grouping column belongs to another table
             key = row.properties[group_column]
-        value = None
-        if columns:
-            column = column_of(row, columns)
-            value = row.numbers.get(column) if column else None
-            if value is None and op != "count":
-                continue  # nothing to add up in this record
-        counts[key] = counts.get(key, 0) + 1
+        column = column_of(row, columns) if columns else None
+        value = row.numbers.get(column) if column else None
+        if value is None and op != "count":
+            continue  # nothing to add up in this fact
+        records.setdefault(key, set()).add(row.record_key)
         if value is not None:
-            groups.setdefault(key, []).append(value)
+            rank = columns.index(normalize_label(column))
+            candidates.setdefault((key, row.record_key), []).append((rank, value))
+    groups: dict[str, list[float]] = {}
+    for (key, _), found in candidates.items():
+        best = min(rank for rank, _ in found)
+        groups.setdefault(key, []).extend(v for rank, v in found if rank == best)
     results = []
-    for key, count in counts.items():
+    for key, members in records.items():
         values = groups.get(key, [])
-        result = {"group": key, "count": count, "values": len(values)}
+        result = {"group": key, "count": len(members), "values": len(values)}
         if op != "count":
             result[op] = _apply(op, values)
         results.append(result)

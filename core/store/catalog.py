@@ -74,7 +74,8 @@ CREATE TABLE IF NOT EXISTS facts (
     row_index INTEGER,
     table_name TEXT,
     chunk_id TEXT,
-    properties TEXT NOT NULL
+    properties TEXT NOT NULL,
+    record TEXT
 );
 CREATE INDEX IF NOT EXISTS facts_doc ON facts(doc_id);
 CREATE TABLE IF NOT EXISTS fact_values (
@@ -87,7 +88,8 @@ CREATE TABLE IF NOT EXISTS fact_values (
     unit TEXT,
     kind TEXT,
     base REAL,
-    date TEXT
+    date TEXT,
+    context INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS fact_values_fact ON fact_values(fact_id);
 CREATE INDEX IF NOT EXISTS fact_values_column ON fact_values(column_norm);
@@ -191,13 +193,15 @@ _CHUNK_COLUMNS = (
 
 def _insert_facts(conn: sqlite3.Connection, facts: "list[Fact]") -> None:
     conn.executemany(
-        "INSERT INTO facts VALUES (?,?,?,?,?,?,?,?,?)",
-        [(f.fact_id, f.doc_id, f.kind, f.page, f.sheet, f.row_index, f.table, f.chunk_id, json.dumps(f.properties))
-         for f in facts],
+        "INSERT INTO facts (fact_id, doc_id, kind, page, sheet, row_index, table_name, chunk_id, properties, record) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?)",
+        [(f.fact_id, f.doc_id, f.kind, f.page, f.sheet, f.row_index, f.table, f.chunk_id, json.dumps(f.properties),
+          f.record) for f in facts],
     )
     conn.executemany(
-        "INSERT INTO fact_values VALUES (?,?,?,?,?,?,?,?,?,?)",
-        [(f.fact_id, i, v.column, v.column_norm, v.text, v.number, v.unit, v.kind, v.base, v.date)
+        "INSERT INTO fact_values (fact_id, position, column_label, column_norm, text, number, unit, kind, base, "
+        "date, context) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        [(f.fact_id, i, v.column, v.column_norm, v.text, v.number, v.unit, v.kind, v.base, v.date, int(v.context))
          for f in facts for i, v in enumerate(f.values)],
     )
 
@@ -236,6 +240,17 @@ class Catalog:
         self._write_lock = threading.RLock()
         with self._write_lock:
             self._conn().executescript(_SCHEMA)
+            self._add_missing_columns()
+
+    # Columns added after a knowledge base may already exist: (table, column, declaration).
+    _LATER_COLUMNS = (("facts", "record", "TEXT"), ("fact_values", "context", "INTEGER NOT NULL DEFAULT 0"))
+
+    def _add_missing_columns(self) -> None:
+        conn = self._conn()
+        for table, column, declaration in self._LATER_COLUMNS:
+            present = {r["name"] for r in conn.execute(f"PRAGMA table_info({table})")}
+            if column not in present:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)

@@ -50,6 +50,6 @@ def test_a_name_alone_is_a_text_question_not_a_records_question():
     assert not parse_structured("Why does the inverter shut down in heat?", set()).is_structured
 
 
-def test_counting_receipts_counts_documents_not_line_items():
+def test_the_kind_of_record_asked_about_is_kept_as_a_singular_word():
     parsed = parse_structured("How many receipts include tyres?", set())
-    assert parsed.counts_documents == "receipts" and parsed.query.text == ["tire", "tyre"]
+    assert "receipt" in parsed.words and parsed.query.text == ["tire", "tyre"]
