@@ -1,4 +1,4 @@
-"""Command line: `python -m core ingest|search|ask|trace|export|facts|docs|delete|reindex`.
+"""Command line: `python -m core ingest|search|ask|trace|export|facts|docs|delete|reindex|backup|restore`.
 
 Other tools depend on the --json outputs: keep their shapes stable.
 """
@@ -61,6 +61,13 @@ def _parser() -> argparse.ArgumentParser:
     delete.add_argument("doc")
 
     sub.add_parser("reindex", help="rebuild every document with the current settings")
+
+    backup = sub.add_parser("backup", help="copy the whole knowledge base into a new folder, consistently")
+    backup.add_argument("destination", type=Path)
+    restore = sub.add_parser("restore", help="copy a backup into a new (empty) data directory")
+    restore.add_argument("source", type=Path)
+    for command in (backup, restore):
+        command.add_argument("--data-dir", help=argparse.SUPPRESS, dest="data_dir_sub")
     for command in (ingest, search, ask, trace, export, facts, docs, delete, sub.choices["reindex"]):
         command.add_argument("--data-dir", help=argparse.SUPPRESS, dest="data_dir_sub")
     return parser
@@ -83,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     settings = load_settings(data_dir=data_dir)
     if args.command == "reindex":
         settings = settings.replace(reindex_on_settings_change=True)
+    if args.command == "restore":  # before a workspace would create an empty knowledge base there
+        return _restore(settings, args)
 
     from core.workspace import Workspace
 
@@ -264,4 +273,30 @@ def _reindex(workspace, args) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
-COMMANDS = {"ingest": _ingest, "search": _search, "ask": _ask, "trace": _trace, "export": _export, "facts": _facts, "docs": _docs, "delete": _delete, "reindex": _reindex}
+def _backup(workspace, args) -> int:
+    from core.store.backup import BackupError, backup
+
+    try:
+        manifest = backup(workspace.kb, args.destination)
+    except BackupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"Backed up {manifest['documents']} documents ({manifest['chunks']} chunks, vectors {manifest['vectors']}) "
+          f"to {args.destination}")
+    return 0
+
+
+def _restore(settings, args) -> int:
+    from core.store.backup import BackupError, restore
+
+    try:
+        manifest = restore(args.source, settings)
+    except BackupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"Restored {manifest['documents']} documents from the backup of {manifest['created_at']} "
+          f"into {settings.data_dir}; the first start checks every store.")
+    return 0
+
+
+COMMANDS = {"ingest": _ingest, "search": _search, "ask": _ask, "trace": _trace, "export": _export, "facts": _facts, "docs": _docs, "delete": _delete, "reindex": _reindex, "backup": _backup}
