@@ -58,7 +58,9 @@ English, Dutch, French, German, Polish):
                   lieferant | merchant | company
   currency        currency | wahrung | devise | valuta
 Labels longer than 60 characters (a paragraph that a PDF table reader took as a header) map to
-no field. Precision: of the fact values whose label maps to a field that the invoice's expected JSON has,
+no field. Precision: of the key-value facts' own values (not line-item cells, which say nothing about
+the invoice's totals, nor context values copied from the page onto its line items) whose label maps
+to a field that the invoice's expected JSON has,
 the share whose value equals the expected value (a "Total" fact with an untyped or wrong value
 counts as wrong). Values under labels that map to a field the JSON does not annotate are not
 judged (counted as "unjudged").
@@ -434,9 +436,10 @@ def run_extraction(args) -> dict:
             if not r["labelled"]:
                 misses.append({"invoice": path.name, "field": field, "expected": exp,
                                **{k: r[k] for k in ("in_doc_text", "in_fact_text", "anywhere")}})
-        # precision over values whose label maps to a field
+        # precision over the invoice's own key-value figures whose label maps to a field: a line
+        # item's "Amount" is not a claim about the invoice amount, and context values are copies
         for fact, v in values:
-            field = label_field(v.column)
+            field = label_field(v.column) if fact.kind == "kv" and not v.context else None
             if field is None:
                 continue
             exp = expected_value(field, obj.get(field))

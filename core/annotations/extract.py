@@ -77,6 +77,11 @@ def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = Non
     short = document.page_count <= max_table_pages
     if document.kind == "pdf" and path is not None and short:
         facts += _pdf_table_facts(path, document, doc_id)
+    if short:  # line items printed without rules, on pages where no table was read
+        tabled = {f.page for f in facts if f.kind == ROW}
+        for section in document.sections:
+            if section.page is not None and section.table is None and section.page not in tabled:
+                facts += _item_line_facts(section, doc_id, document.filename)
     if short:  # receipts, invoices, datasheets: a page is a record
         facts = _without_repeats(facts)
         attach_page_context(facts, {s.page: s.text for s in document.sections if s.page is not None and s.table is None})
@@ -183,6 +188,37 @@ def _key_value(line: str, next_line: str) -> tuple[str, str] | None:
     if not label or label.lower().split()[0] in _NOT_LABELS or len(label.split()) > 6:
         return None
     return label, value
+
+
+# "2 Winter tyre 205/55 R16 95.00 190.00", "6 1 Small Business Exchange 2010 5,39 5,39", "iPad 1 € 399,00":
+# counts before or after a description, then one to three money figures (decimals), the last the amount.
+_MONEY = r"-?[$€£]?\s?\d{1,3}(?:[.,' ]\d{3})*[.,]\d{2}\s?(?:[$€£]|EUR|USD|GBP)?"
+_ITEM_LINE = re.compile(
+    rf"^\s*(?P<lead>(?:\d{{1,4}}\s+){{0,2}})(?P<desc>[^\W\d_].*?[^\s:])(?:\s+(?P<tail>\d{{1,3}}))?\s+"
+    rf"(?P<figures>(?:{_MONEY}\s+|\d{{1,2}}\s?%\s+){{0,3}}{_MONEY})\s*$"
+)
+_MONEY_FIGURE = re.compile(_MONEY)
+_MIN_ITEM_LINES = 2  # one priced line alone is usually a total or a note, not a list of items
+
+
+def _item_line_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
+    """Rows from item lines of a page whose line items are not drawn as a table."""
+    found = []
+    for line_number, line in enumerate(section.text.split("\n"), start=1):
+        match = _ITEM_LINE.match(line)
+        if not match or _SUMMARY_LABEL.match(match.group("desc")) or _KV_LINE.match(line):
+            continue
+        figures = _MONEY_FIGURE.findall(match.group("figures"))
+        cells = [("Description", match.group("desc").strip())]
+        counts = match.group("lead").split() + ([match.group("tail")] if match.group("tail") else [])
+        if counts:
+            cells.append(("Qty", counts[-1]))
+        if len(figures) >= 2:
+            cells.append(("Unit price", figures[-2].strip()))
+        cells.append(("Amount", figures[-1].strip()))
+        found.append(Fact(doc_id, filename, ROW, [typed_value(label, text) for label, text in cells],
+                          page=section.page, row_index=line_number, table="item lines"))
+    return found if len(found) >= _MIN_ITEM_LINES else []
 
 
 def _pdf_table_facts(path: Path, document: LoadedDocument, doc_id: str) -> list[Fact]:

@@ -129,3 +129,20 @@ def test_the_same_model_on_a_sheet_and_a_datasheet_is_one_record():
 def test_with_a_total_above_is_a_filter_not_a_sum():
     assert parse_structured("List every order with a total above 7000", set()).aggregate is None
     assert parse_structured("How many orders have a total above 7000?", set()).aggregate == "count"
+
+
+def test_line_items_printed_without_a_table_become_rows():
+    page = ("Coolblue B.V.\nApple iPad Air Wifi 16 GB Zilver 1 € 399,00 21% € 399,00\n"
+            "6 1 Small Business Exchange 2010 5,39 5,39\nTotal € 404,39")
+    facts = extract_facts(LoadedDocument("inv.pdf", "pdf", [Section(page, page=1)], page_count=1), "d")
+    rows = [f.properties for f in facts if f.kind == "row"]
+    assert rows[0]["Description"] == "Apple iPad Air Wifi 16 GB Zilver" and rows[0]["Qty"] == "1"
+    assert rows[0]["Amount"] == "€ 399,00"
+    assert rows[1]["Description"] == "Small Business Exchange 2010" and rows[1]["Unit price"] == "5,39"
+    assert not any("Total" in r.get("Description", "") for r in rows)
+
+
+def test_a_single_priced_line_is_not_a_list_of_items():
+    page = "Amazon Web Services\nAWS Data Transfer $0.01\nInvoice Number: 42"
+    facts = extract_facts(LoadedDocument("inv.pdf", "pdf", [Section(page, page=1)], page_count=1), "d")
+    assert not [f for f in facts if f.kind == "row"]
