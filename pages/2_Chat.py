@@ -10,12 +10,22 @@ st.set_page_config(page_title="Chat · DocuChat", layout="wide")
 
 ws = workspace()
 state = chat_state()
+AGENT_STEP_LABELS = {  # the live status while agent mode works
+    "tool_call": "Agent: reading the results, choosing the next step...",
+    "validation": "Agent: checking the answer against the requirements...",
+    "reprompt": "Agent: the answer missed a requirement, asking again...",
+}
 
 with st.sidebar:
     st.subheader("Answer settings")
     style = st.radio("Style", ["concise", "detailed", "bullet"], horizontal=True,
                      index=["concise", "detailed", "bullet"].index(ws.settings.answer_style))
     top_k = st.slider("Sources to read (top-k)", 1, 10, ws.settings.top_k)
+    agent_mode = st.toggle(
+        "Agent mode", value=ws.settings.answer_mode == "agent",
+        help="Plan, search several times, open the sources and check the answer against the question's "
+             "requirements before finishing. Slower: several model calls. Even when off, questions that state "
+             "requirements (“use at least three searches”, “quote the exact …”) are answered this way.")
     st.subheader("Conversation")
     conversation: Conversation = state["conversation"]
     if conversation.summary:
@@ -60,12 +70,15 @@ if question:
                 steps.update(label="Writing the answer (the local model can take a minute)...")
             elif event.kind == "reflection":
                 streamed.clear()  # a refined draft replaces the first one
+            elif event.kind in AGENT_STEP_LABELS:
+                steps.update(label=AGENT_STEP_LABELS[event.kind])
 
         def on_token(token):
             streamed.append(token)
             placeholder.text("".join(streamed) + " ▌")
 
-        response = ws.ask(question, style=style, top_k=top_k, on_token=on_token, on_event=on_event,
+        response = ws.ask(question, mode="agent" if agent_mode else None, style=style, top_k=top_k,
+                          on_token=on_token, on_event=on_event,
                           previous_question=conversation.last_question,
                           previous_result_set=conversation.result_set_id).to_dict()
         steps.update(label="Done", state="complete" if "llm_error" not in response["safety_flags"] else "error")

@@ -3,7 +3,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ui.components import render_answer
+from ui.components import agent_trace_event, render_answer
 from ui.state import workspace
 
 # Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
@@ -27,6 +27,10 @@ turn_id = st.selectbox("Question", ids, index=ids.index(wanted) if wanted in lab
 turn = ws.kb.catalog.turn(turn_id)
 events = turn["trace"]["events"]
 response = turn["response"]
+
+if response.get("mode") == "agent":
+    st.caption("Answered in agent mode: a plan, then tool calls chosen by the model one at a time, each final "
+               "answer checked by the validation gate against the question's requirements.")
 
 with st.container(border=True):
     st.markdown("**Question**")
@@ -70,6 +74,8 @@ st.altair_chart(chart, width="stretch")
 st.dataframe(timeline[["Agent", "Step", "Duration (ms)", "Summary"]], hide_index=True, width="stretch")
 
 for event in events:
+    if agent_trace_event(event):
+        continue
     if event["kind"] == "retrieval" and "attempts" in event["outputs"]:
         outputs = event["outputs"]
         st.subheader("Matched facts")
@@ -82,7 +88,7 @@ for event in events:
     if event["kind"] == "retrieval":
         for search in event["outputs"].get("searches", []):
             st.subheader("Retrieved candidates")
-            st.caption(f"Query: “{search['query']}” · semantic weight {search['semantic_weight']} "
+            st.caption(f"Query: “{escape_markdown(search['query'])}” · semantic weight {search['semantic_weight']} "
                        "(keyword weight is 1 minus this) · ranks are 1-based; blank means that search did not find it.")
             table = pd.DataFrame(search["candidates"])
             if not table.empty:

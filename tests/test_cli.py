@@ -87,4 +87,5 @@ def test_ask_in_agent_mode_prints_the_response_with_insufficiencies_and_mode(tmp
 
     assert main(["--data-dir", data, "trace", response["trace_id"]]) == 0
     timeline = capsys.readouterr().out
-    assert "tool_call" in timeline and "search_docs: 1 search" in timeline and "validation" in timeline
+    assert "tool_call" in timeline and "search_docs \"reindex search index\": 1 search" in timeline
+    assert "validation" in timeline

@@ -17,6 +17,7 @@ FLAG_LABELS = {
     "invalid_citation": "invalid citation removed",
     "unsupported_claims": "some details not found in sources",
     "no_citation": "answer cites no source",
+    "forced_synthesis": "written when the agent's step budget ran out",
 }
 
 
@@ -58,6 +59,8 @@ def answer_meta(response: dict, trace_link: bool = True) -> None:
     cols = st.columns([1, 3, 1])
     confidence = response.get("confidence", "low")
     cols[0].badge(f"{confidence} confidence", color=CONFIDENCE_COLOURS.get(confidence, "gray"))
+    if response.get("mode") == "agent":
+        cols[0].badge("agent mode", icon=":material/smart_toy:", color="violet")
     flags = [FLAG_LABELS.get(f, f.replace("_", " ")) for f in response.get("safety_flags", [])]
     if flags:
         cols[1].caption(":material/warning: " + " · ".join(flags))
@@ -73,7 +76,7 @@ def citations(response: dict) -> None:
         return
     st.caption("Sources")
     for c in cited:
-        label = f"[{c['number']}] {c['filename']}"
+        label = f"[{c['number']}] {escape_markdown(c['filename'])}"  # expander labels render Markdown
         location = where(c)
         with st.expander(f"{label} · {location} · similarity {c['score']:.3f}" if location else
                          f"{label} · similarity {c['score']:.3f}"):
@@ -82,6 +85,19 @@ def citations(response: dict) -> None:
 
 def answer_body(response: dict) -> None:
     st.markdown(safe_markdown(response.get("answer", "")))
+
+
+def insufficiencies(response: dict) -> None:
+    """What agent mode could not find in the documents, and what it tried."""
+    gaps = response.get("insufficiencies") or []
+    if not gaps:
+        return
+    lines = []
+    for gap in gaps:
+        tried = f" (searched: {'; '.join(gap['queries_tried'])})" if gap.get("queries_tried") else ""
+        section = f"**{escape_markdown(gap['section'])}**: " if gap.get("section") else ""
+        lines.append(f"- {section}{escape_markdown(gap.get('missing', '') + tried)}")
+    st.warning("Not covered by the documents:\n" + "\n".join(lines), icon=":material/report:")
 
 
 def structured_table(response: dict) -> None:
@@ -106,6 +122,7 @@ def render_answer(response: dict, asked: str = "", trace_link: bool = True) -> N
     if asked and response.get("question") and response["question"] != asked.strip():
         st.caption(f"Answered as: {response['question']}")
     answer_body(response)
+    insufficiencies(response)
     if response.get("clarification"):
         st.info(response["clarification"], icon=":material/help:")
     structured_table(response)
@@ -132,3 +149,47 @@ def documents_frame(records, summaries: dict[str, dict] | None = None) -> pd.Dat
             for d in records
         ]
     )
+
+
+AGENT_KINDS = ("plan", "tool_call", "validation", "reprompt", "error")
+
+
+def agent_trace_event(event: dict) -> bool:
+    """Agent mode's steps on the trace page: the plan, each tool call with its input and what the
+    model read back, the validation gate's verdicts and the reprompts. False for anything else."""
+    kind, outputs = event["kind"], event["outputs"]
+    if kind not in AGENT_KINDS or (kind == "plan" and not outputs.get("steps")) or (
+            kind == "validation" and "codes" not in outputs):
+        return False
+    if kind == "plan":
+        st.subheader("Plan")
+        source = "written by the model" if outputs.get("source") == "llm" else "the default plan"
+        st.caption(f"{len(outputs['steps'])} steps, {source}"
+                   + (f" (the model's reply had none: {outputs['error']})" if outputs.get("error") else ""))
+        st.markdown("\n".join(f"{n}. {escape_markdown(step)}" for n, step in enumerate(outputs["steps"], 1)))
+        if outputs.get("requirements"):
+            st.caption("Requirements found in the question")
+            st.markdown("\n".join(f"- {escape_markdown(r)}" for r in outputs["requirements"]))
+    elif kind == "tool_call":
+        with st.container(border=True):
+            failed = event["status"] == "failed"
+            st.markdown(f"{':material/error:' if failed else ':material/build:'} **Tool call · "
+                        f"{escape_markdown(event['inputs'].get('tool', ''))}** · {event['duration_ms']:.0f} ms")
+            st.caption("Input")
+            st.json(event["inputs"].get("input", {}), expanded=True)
+            st.caption("Summary: " + escape_markdown(outputs.get("output_summary", event["summary"])))
+            with st.expander("What the model read back"):
+                st.code(outputs.get("observation", ""), language=None, wrap_lines=True)
+    elif kind == "validation":
+        if outputs.get("is_valid"):
+            st.success("Validation gate: the answer was accepted.", icon=":material/verified:")
+        else:
+            errors = "\n".join(f"- {escape_markdown(e)}" for e in outputs.get("errors", []))
+            st.error(f"Validation gate: rejected ({escape_markdown(outputs.get('notes', ''))})\n{errors}",
+                     icon=":material/gpp_bad:")
+    elif kind == "reprompt":
+        with st.expander(f"Reprompt {outputs.get('reprompt', '')}: {event['summary']}", icon=":material/replay:"):
+            st.code(outputs.get("message", ""), language=None, wrap_lines=True)
+    else:
+        st.warning(escape_markdown(event["summary"]), icon=":material/warning:")
+    return True

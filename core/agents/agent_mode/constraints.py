@@ -32,8 +32,8 @@ _EACH = re.compile(r"\b(?:for|per)\s+(?:each|every)\s+(?:topic|part|section|item
 
 _OPEN_COUNT = [
     re.compile(rf"\bopen_citation\s+(?:for|on|to)?\s*(?:at least\s+)?{_N}\b", re.I),
-    re.compile(rf"\bopen\s+(?:at least\s+)?{_N}\s+(?:\w+\s+)?(?:citations|sources|chunks|results|documents|passages)\b", re.I),
-    re.compile(rf"\bcite\s+(?:at least\s+)?{_N}\s+(?:\w+\s+)?(?:citations|sources|documents|passages)\b", re.I),
+    re.compile(rf"\bopen\s+(?:at least\s+)?{_N}\s+(?:\w+\s+)?(?:citation|source|chunk|result|document|passage)s?\b", re.I),
+    re.compile(rf"\bcite\s+(?:at least\s+)?{_N}\s+(?:\w+\s+)?(?:citation|source|document|passage)s?\b", re.I),
     re.compile(rf"\bat least\s+{_N}\s+(?:opened\s+)?citations?\s+opened\b", re.I),
 ]
 _OPEN_ANY = re.compile(r"\bopen_citation\b|\b(?:read|open)\s+(?:the\s+)?full\s+text\b", re.I)

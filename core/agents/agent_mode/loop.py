@@ -189,7 +189,7 @@ class AgentLoop:
         with trace.step("tool_call", "Retriever", tool=action.tool, input=action.input) as event:
             result = self.tools.run(state, action.tool, action.input, budget)
             state.tool_calls_used += result.calls
-            event.summary = f"{action.tool}: {result.summary}"
+            event.summary = f"{action.tool} {_describe(result.input)}: {result.summary}"
             event.inputs["input"] = result.input
             event.outputs.update(output_summary=result.summary, observation=result.observation, error=result.error,
                                  tool_calls_used=state.tool_calls_used)
@@ -303,6 +303,13 @@ def _fallback(state: AgentState, settings: Settings) -> list[SearchHit]:
     """The search results the agent saw, best first, for grounding when nothing was opened."""
     hits = sorted(state.hits.values(), key=lambda h: -h.chunk.score)
     return hits[: settings.max_context_citations]
+
+
+def _describe(tool_input: dict) -> str:
+    """ '"reindex", "delete order"' or 'R1, R3': what a tool was asked, for the live status."""
+    values = tool_input.get("queries") or tool_input.get("ids") or [tool_input.get("query", "")]
+    quoted = "queries" in tool_input or "query" in tool_input
+    return ", ".join(f'"{v}"' if quoted else str(v) for v in values if v)
 
 
 def _usage(completion: Completion) -> dict:

@@ -15,6 +15,7 @@ def test_detects_multiple_search_requirement():
 def test_detects_open_citation_requirement():
     assert analyze_constraints("Call open_citation for at least two results.").min_open_citations == 2
     assert analyze_constraints("Open at least 3 sources before you answer.").min_open_citations == 3
+    assert analyze_constraints("Open at least 1 citation, then answer.").min_open_citations == 1
     assert analyze_constraints("Read the full text of the policy before answering.").min_open_citations == 1
 
 
