@@ -146,3 +146,15 @@ def test_a_single_priced_line_is_not_a_list_of_items():
     page = "Amazon Web Services\nAWS Data Transfer $0.01\nInvoice Number: 42"
     facts = extract_facts(LoadedDocument("inv.pdf", "pdf", [Section(page, page=1)], page_count=1), "d")
     assert not [f for f in facts if f.kind == "row"]
+
+
+def test_spending_per_vendor_groups_receipts_by_the_name_printed_at_their_top(receipt_rows):
+    class Columns(_Store):
+        def match_columns(self, label, kind=None, doc_ids=None):
+            from core.annotations.search import SYNONYMS
+            wanted = {label} | SYNONYMS.get(label, set())
+            return sorted({c.lower() for r in self.rows for c in r.properties} & wanted)
+
+    parsed = parse_structured("What is the total per vendor?", set())
+    result = run_structured(parsed, Columns(receipt_rows))
+    assert {g["group"]: g["sum"] for g in result.aggregates} == {"QuickFit Tyres": 190.0, "AutoParts Direct": 45.0}
