@@ -3,7 +3,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ui.components import agent_trace_event, render_answer
+from ui.components import agent_trace_event, escape_markdown, render_answer
 from ui.state import workspace
 
 # Also set here: a first visit straight to this page, before app.py ever ran, skips its config.

@@ -13,6 +13,7 @@ from typing import Callable
 from core.annotations.route import StructuredResult, phrase_answer
 from core.llm.base import ChatLLM, Completion, LLMError, TokenCallback
 from core.retrieval import RetrievedChunk
+from core.safety.injection import neutralize
 from core.store.keyword import tokenize
 
 TokenCounter = Callable[[list[str]], list[int]]
@@ -118,7 +119,8 @@ def build_sources(question: str, chunks: list[RetrievedChunk], budget: int, coun
     share = max(40, budget // len(chunks))
     sources = []
     for chunk in chunks:
-        text = select_sentences(chunk.text, question, share, count_tokens)
+        # An instruction planted in a document reaches the model as a marker, not as an order.
+        text = neutralize(select_sentences(chunk.text, question, share, count_tokens))
         if text:
             sources.append(Source(len(sources) + 1, chunk, text))
     return sources

@@ -30,3 +30,25 @@ def find_injection(text: str) -> list[str]:
 
 def has_injection(text: str) -> bool:
     return bool(find_injection(text))
+
+
+NEUTRALIZED = "[removed: text in the document that reads as an instruction to the assistant]"
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def neutralize(text: str) -> str:
+    """Document text as the model may see it: each sentence (or table cell, "Header: value | ...")
+    that matches an injection pattern is replaced by a marker, so an instruction planted in a
+    document never reaches the model as an instruction, while the rest of its line still does."""
+    if not has_injection(text):
+        return text
+    lines = []
+    for line in text.split("\n"):
+        if not has_injection(line):
+            lines.append(line)
+        elif " | " in line:
+            lines.append(" | ".join(NEUTRALIZED if has_injection(cell) else cell for cell in line.split(" | ")))
+        else:
+            parts = _SENTENCE_END.split(line)
+            lines.append(" ".join(NEUTRALIZED if has_injection(part) else part for part in parts))
+    return "\n".join(lines)
