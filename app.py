@@ -38,11 +38,12 @@ def home() -> None:
                    f"and pages: {ocr_message if ocr_ready else 'not read. ' + ocr_message}")
 
     st.subheader("Start here")
-    links = st.columns(4)
+    links = st.columns(5)
     links[0].page_link("pages/1_Upload.py", label="Upload documents", icon=":material/upload_file:")
     links[1].page_link("pages/2_Chat.py", label="Ask questions", icon=":material/chat:")
     links[2].page_link("pages/3_Agent_Trace.py", label="See how answers were found", icon=":material/account_tree:")
     links[3].page_link("pages/4_Structured_Results.py", label="Export results", icon=":material/table_chart:")
+    links[4].page_link("pages/5_Evaluate.py", label="Measure answers on your questions", icon=":material/fact_check:")
 
     documents = ws.kb.documents()
     if documents:
@@ -70,5 +71,6 @@ navigation = st.navigation([
     st.Page("pages/2_Chat.py", title="Chat", icon=":material/chat:"),
     st.Page("pages/3_Agent_Trace.py", title="Agent Trace", icon=":material/account_tree:"),
     st.Page("pages/4_Structured_Results.py", title="Structured Results", icon=":material/table_chart:"),
+    st.Page("pages/5_Evaluate.py", title="Evaluate", icon=":material/fact_check:"),
 ])
 navigation.run()

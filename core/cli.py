@@ -1,4 +1,4 @@
-"""Command line: `python -m core ingest|search|ask|trace|export|facts|docs|delete|reindex|backup|restore`.
+"""Command line: `python -m core ingest|search|ask|trace|export|facts|docs|delete|reindex|eval|backup|restore`.
 
 Other tools depend on the --json outputs: keep their shapes stable.
 """
@@ -68,7 +68,14 @@ def _parser() -> argparse.ArgumentParser:
     restore.add_argument("source", type=Path)
     for command in (backup, restore):
         command.add_argument("--data-dir", help=argparse.SUPPRESS, dest="data_dir_sub")
-    for command in (ingest, search, ask, trace, export, facts, docs, delete, sub.choices["reindex"]):
+
+    evaluate = sub.add_parser("eval", help="answer a question file (CSV or JSONL) and score the answers")
+    evaluate.add_argument("file", type=Path, help="questions with expected_answer (and expected_file, expected_page)")
+    evaluate.add_argument("--top-k", type=int)
+    evaluate.add_argument("--out", type=Path, help="write the per-question results as CSV")
+    evaluate.add_argument("--compare", type=Path, help="results CSV of an earlier run: which questions got better or worse")
+    evaluate.add_argument("--json", action="store_true", help="print exactly one JSON object: totals, calibration, results")
+    for command in (ingest, search, ask, trace, export, facts, docs, delete, sub.choices["reindex"], evaluate):
         command.add_argument("--data-dir", help=argparse.SUPPRESS, dest="data_dir_sub")
     return parser
 
@@ -273,6 +280,43 @@ def _reindex(workspace, args) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
+def _eval(workspace, args) -> int:
+    from dataclasses import asdict
+
+    from tqdm import tqdm
+
+    from core.evaluate import (QuestionFileError, ResultsFileError, compare_runs, parse_questions, read_results_csv,
+                               results_csv, run_evaluation, save_run)
+    from core.evaluate.report import text_report
+
+    try:
+        questions = parse_questions(args.file.read_bytes(), args.file.name, workspace.settings.eval_max_questions)
+        previous = read_results_csv(args.compare.read_bytes()) if args.compare else None
+    except (OSError, QuestionFileError, ResultsFileError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    for problem in questions.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    bar = tqdm(total=len(questions.questions), unit="question", disable=args.json or not sys.stderr.isatty(),
+               file=sys.stderr)
+    run = run_evaluation(
+        questions.questions, lambda question: workspace.ask(question, top_k=args.top_k), workspace.settings,
+        source_name=args.file.name, on_progress=lambda run, total: bar.update(1),
+    )
+    bar.close()
+    save_run(run, workspace.settings.evaluations_dir)
+    if args.out:
+        args.out.write_bytes(results_csv(run.results))
+    comparison = compare_runs(previous, run.results) if previous is not None else None
+    if args.json:
+        print(json.dumps({**run.summary(), "problems": questions.problems,
+                          "results": [asdict(r) for r in run.results],
+                          "comparison": asdict(comparison) if comparison is not None else None}, indent=2))
+        return 0
+    print(text_report(run, comparison))
+    return 0
+
+
 def _backup(workspace, args) -> int:
     from core.store.backup import BackupError, backup
 
@@ -299,4 +343,4 @@ def _restore(settings, args) -> int:
     return 0
 
 
-COMMANDS = {"ingest": _ingest, "search": _search, "ask": _ask, "trace": _trace, "export": _export, "facts": _facts, "docs": _docs, "delete": _delete, "reindex": _reindex, "backup": _backup}
+COMMANDS = {"eval": _eval, "ingest": _ingest, "search": _search, "ask": _ask, "trace": _trace, "export": _export, "facts": _facts, "docs": _docs, "delete": _delete, "reindex": _reindex, "backup": _backup}

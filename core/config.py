@@ -128,6 +128,11 @@ class Settings:
     agent_search_workers: int = 2  # independent searches of one tool call run concurrently
     min_exact_quote_chars: int = 12  # a shorter "quote" proves nothing
 
+    # --- evaluation on the user's own questions (Evaluate page, `python -m core eval`)
+    eval_number_tolerance: float = 0.01  # relative: an answer of 280 matches an expected 279.84
+    eval_min_word_recall: float = 0.8  # a text answer must hold this share of the expected words
+    eval_max_questions: int = 500  # per run; at tens of seconds a question this is already hours
+
     # --- index rebuild policy when settings change under an existing index
     reindex_on_settings_change: bool = False
 
@@ -147,6 +152,11 @@ class Settings:
     def files_dir(self) -> Path:
         """Copies of ingested originals, so re-indexing never needs the user's file again."""
         return self.data_dir / "files"
+
+    @property
+    def evaluations_dir(self) -> Path:
+        """Finished evaluation runs (CSV and a summary each), for comparing the next run with them."""
+        return self.data_dir / "evaluations"
 
     @property
     def cache_dir(self) -> Path:

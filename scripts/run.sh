@@ -9,6 +9,9 @@ DATA_DIR="${DOCUCHAT_DATA_DIR:-data/runtime}"
 if [ ! -d data/samples ]; then
   .venv/bin/python scripts/make_samples.py --out data/samples
 fi
+if [ ! -f data/samples/sample_questions.jsonl ]; then  # example questions for the Evaluate page
+  .venv/bin/python -m core.evaluate.examples --out data/samples
+fi
 if [ ! -f "$DATA_DIR/catalog.sqlite3" ]; then
   echo "Indexing the sample documents (first start only)..."
   .venv/bin/python -m core --data-dir "$DATA_DIR" ingest data/samples/*.pdf data/samples/*.xlsx data/samples/*.csv || true

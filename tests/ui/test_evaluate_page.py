@@ -1,0 +1,97 @@
+"""The Evaluate page through Streamlit's AppTest, with the scripted model (first sentence of the
+best source, cited): upload questions, run them, read the scores, download, compare runs."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.evaluate import list_runs
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN_TIMEOUT = 90
+HANDBOOK = b"Helios panels carry a 25-year output warranty and a 12-year product warranty.\n"
+QUESTIONS = (b"id,question,expected_answer,expected_file\n"
+             b"output,How long is the output warranty?,25-year,handbook.txt\n"
+             b"product,How long is the product warranty?,99 years,handbook.txt\n"
+             b"bad,,no question here,\n")
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("DOCUCHAT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("DOCUCHAT_LLM_PROVIDER", "scripted")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=RUN_TIMEOUT)
+    at.run()
+    return at
+
+
+def page(at: AppTest, name: str) -> AppTest:
+    at.switch_page(f"pages/{name}")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def upload_handbook(at: AppTest) -> None:
+    page(at, "1_Upload.py")
+    at.file_uploader[0].set_value([("handbook.txt", HANDBOOK, "text/plain")])
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+
+
+def run_questions(at: AppTest, questions: bytes = QUESTIONS) -> AppTest:
+    page(at, "5_Evaluate.py")
+    at.file_uploader[0].set_value([("questions.csv", questions, "text/csv")]).run()
+    next(b for b in at.button if b.label.startswith("Run ")).click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_a_question_file_is_run_scored_per_question_and_in_total_and_downloadable(app):
+    upload_handbook(app)
+    run_questions(app)
+
+    assert any("line 4: no question." in w.value for w in app.warning)  # the bad row is named, not dropped silently
+    assert metrics(app) == {"Answers right": "50%", "Retrieval hit": "100%", "Citations right": "100%",
+                            "Refusals right": "n/a", "Median time": metrics(app)["Median time"]}
+    calibration, per_question = app.dataframe[0].value, app.dataframe[1].value
+    assert calibration["Confidence"].tolist() == ["high", "medium", "low"]
+    assert per_question["id"].tolist() == ["output", "product"]
+    assert per_question["correct"].tolist() == [True, False]
+    assert "25-year output warranty" in per_question["answer"][0]
+    assert app.get("download_button")[-1].label == "Download results CSV"
+
+
+def test_a_second_run_is_compared_with_the_first_question_by_question(app, tmp_path):
+    upload_handbook(app)
+    run_questions(app)
+    better = QUESTIONS.replace(b"99 years", b"12-year")
+    run_questions(app, better)
+
+    assert metrics(app)["Answers right"] == "100%"
+    first = list_runs(tmp_path / "data" / "evaluations")[-1]["run_id"]  # the runs are kept in the data dir
+    app.selectbox[1].set_value(first).run()
+    assert not app.exception, app.exception
+    assert any("1 better · 0 worse · 1 unchanged" in m.value for m in app.markdown)
+    changes = app.dataframe[-1].value
+    assert changes["Question"].tolist() == ["How long is the product warranty?"]
+    assert changes["What changed"].tolist() == ["answer: wrong → right"]
+
+
+def test_an_unusable_file_gets_a_message_and_an_empty_knowledge_base_cannot_be_run(app):
+    page(app, "5_Evaluate.py")
+    assert any("No evaluation runs yet" in i.value for i in app.info)
+    app.file_uploader[0].set_value([("notes.csv", b"name,value\nx,1\n", "text/csv")]).run()
+    assert any("'question' column" in e.value for e in app.error)
+
+    app.radio[0].set_value("Example questions for the sample documents").run()
+    run_button = next(b for b in app.button if b.label.startswith("Run "))
+    assert run_button.label == "Run 15 questions" and run_button.disabled
+    assert any("knowledge base is empty" in i.value for i in app.info)
