@@ -107,7 +107,33 @@ class Settings:
     min_answer_chars: int = 20
     confidence_high_similarity: float = 0.8
     confidence_medium_similarity: float = 0.6
-    max_reflection_iterations: int = 3
+    max_reflection_iterations: int = 3  # seed 003's MAX_ITERATIONS
+
+    # --- complex questions (seed 003): classification, decomposition, self-reflection
+    query_decomposition: bool = True
+    decomposition_llm: bool = True  # one LLM call when the rules cannot classify or split a question
+    decomposition_max_tokens: int = 200
+    max_sub_queries: int = 4  # MAX_SUB_QUERIES
+    decompose_count_comparative: int = 2  # DECOMPOSE_COUNTS: what the LLM is asked for per type
+    decompose_count_multi_step: int = 3
+    decompose_count_temporal: int = 2
+    sub_query_top_k: int = 10  # hits per sub-query before global dedup (seed 003's top-10)
+    reflection_llm: bool = False  # ask the model "is this sufficient?" (30-60 s a call here)
+
+    # --- document routing over summaries (seed 002)
+    document_routing: bool = True
+    router_top_k_docs: int = 3  # top_k_docs
+    router_max_docs: int = 8  # documents a stated name may select before the name is too vague
+    router_cover_chunks: int = 3  # a document's first chunks, where filings and letters name their owner
+    router_vocabulary_chunks: int = 30  # chunks per document read to learn which words are ordinary
+    # Measured (bench/routing_quality.py): the summaries of filings are mostly their cover's
+    # boilerplate, and routing by them below 0.6 lost recall; names route 100% right.
+    router_min_similarity: float = 0.6  # best summary similarity below this: unsure, search everything
+    router_similarity_margin: float = 0.05  # documents this close to the best one are chosen too
+    router_weak_similarity: float = 0.3  # a filtered search whose best hit is below this falls back
+
+    # --- enumeration-aware planning (seed 002): "list all ..." retrieves broadly
+    enumeration_top_k: int = 10
 
     # --- answer mode and agent mode (seed 001's bounded tool loop; limits named as in the seed)
     answer_mode: str = "auto"  # pipeline | agent | auto (agent when the question states constraints)

@@ -1,0 +1,250 @@
+"""Document router (seed 002): pick the few documents a question is about, so retrieval can be
+pre-filtered to them, and fall back to searching everything when unsure.
+
+Seed 002 asks an LLM to pick file names from the document summaries. Here an LLM call costs
+30-60 s, so the router reads the same material without one:
+
+1. Names. A question that names a document's owner or subject ("3M", "Ulta Beauty", "Apple") is
+   routed to the documents that carry that name in their file name or on their first page (a
+   filing's cover names its registrant; summaries of such filings are mostly boilerplate, and
+   a file called "2023 Q3 AAPL.pdf" never says "Apple"). Only distinctive words count: a word on
+   more than `router_max_docs` documents ("Washington", "10-K", "Quarterly") names none of them.
+   First-page words must be capitalised in the question, as names are, so "net sales" does not
+   route to the one press release whose headline says "Net Sales". When the question also names
+   a period ("FY2018", "Q2 2023"), the documents whose title has the most of it are preferred.
+2. Summaries. Otherwise the question's embedding is compared with each document summary's
+   (KnowledgeBase.search_summaries); the documents within a margin of the best are chosen, when
+   the best is similar enough to be trusted.
+
+Chosen ids are validated against the knowledge base. Routing is skipped when there is nothing
+to narrow, and the Retriever falls back to every document when the filtered search comes back
+weak (`is_weak`).
+"""
+from __future__ import annotations
+
+import re
+import threading
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from core.config import Settings
+from core.store import KnowledgeBase
+from core.store.keyword import STOPWORDS
+
+_WORD = re.compile(r"[a-z0-9]+")
+_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9&.'’-]*")
+_LOWER_CASE_WORD = re.compile(r"(?<![\w./@-])[a-z]+(?![\w./@-])")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_QUARTER = re.compile(r"\bq([1-4])\b|(?<=\d)q([1-4])\b|\b([1-4])q\b")
+# Words that say what kind of file it is, or ask something, never whose it is.
+_NOT_NAMES = STOPWORDS | {
+    "pdf", "xlsx", "csv", "txt", "md", "dated", "final", "draft", "copy", "new", "inc", "corp", "co", "ltd", "llc",
+    "plc", "company", "corporation", "compare", "list", "show", "explain", "describe", "give", "tell", "please",
+    "can", "could", "would", "should", "why", "whose", "there", "any", "all", "each", "every",
+}
+
+
+@dataclass
+class Candidate:
+    doc_id: str
+    filename: str
+    score: float  # summary similarity, or the number of the document's names the question states
+    why: str
+
+
+@dataclass
+class Routing:
+    doc_ids: list[str] | None  # None: search every document
+    reason: str
+    method: str  # "name" | "summary" | "none"
+    chosen: list[Candidate] = field(default_factory=list)
+    considered: list[Candidate] = field(default_factory=list)  # the best candidates, for the trace
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class _Profile:
+    filename: str
+    title_names: set[str]  # distinctive words of the file name
+    cover_names: set[str]  # capitalised words of the first chunks
+    periods: set[str]  # years and quarters in the file name
+
+
+def periods_in(text: str) -> set[str]:
+    lowered = text.lower()
+    quarters = {"q" + next(g for g in m.groups() if g) for m in _QUARTER.finditer(lowered)}
+    return set(_YEAR.findall(lowered)) | quarters
+
+
+def _is_name(word: str) -> bool:
+    return word not in _NOT_NAMES and not word.isdigit() and not periods_in(word) and len(word) > 1
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower().replace("'s", "").replace("’s", ""))
+
+
+def _joined_forms(words: list[str]) -> set[str]:
+    """Words, and adjacent pairs and triples run together ("Best Buy" -> "bestbuy"), since file
+    names often run a company's words together."""
+    forms = set(words)
+    for n in (2, 3):
+        forms |= {"".join(words[i:i + n]) for i in range(len(words) - n + 1)}
+    return forms
+
+
+def question_names(question: str) -> tuple[set[str], set[str]]:
+    """(forms to match against file names, forms of the capitalised words to match against
+    first pages)."""
+    capitalised = [w for token in _CAPITALISED.findall(question) for w in _words(token)]
+    return _joined_forms(_words(question)), _joined_forms(capitalised)
+
+
+class DocumentRouter:
+    def __init__(self, kb: KnowledgeBase, settings: Settings) -> None:
+        self.kb = kb
+        self.settings = settings
+        self._profiles: tuple[str, dict[str, _Profile]] | None = None
+        self._lock = threading.Lock()  # sub-queries are routed from several threads
+
+    def route(
+        self, question: str, embed: Callable[[list[str]], np.ndarray] | None = None, otherwise: Routing | None = None,
+    ) -> Routing:
+        """Where to search for `question`. A sub-query that names no document of its own takes
+        `otherwise` (the whole question's routing) instead of the summaries."""
+        s = self.settings
+        profiles = self.profiles()
+        if len(profiles) <= s.router_top_k_docs:
+            return Routing(None, f"{len(profiles)} document(s): nothing to narrow", "none")
+        named = self.name_matches(question, profiles)
+        if named:
+            return self._by_name(question, named, profiles)
+        if otherwise is not None:
+            return otherwise
+        return self.by_summary(question, embed)
+
+    # --- names ----------------------------------------------------------------------------------
+
+    def profiles(self) -> dict[str, _Profile]:
+        """Each searchable document's names, rebuilt when the knowledge base changes."""
+        generation = self.kb.catalog.get_meta("generation") or "0"
+        with self._lock:
+            if self._profiles is None or self._profiles[0] != generation:
+                self._profiles = (generation, self._build_profiles())
+            return self._profiles[1]
+
+    def _build_profiles(self) -> dict[str, _Profile]:
+        n = self.settings.router_cover_chunks
+        summaries = self.kb.document_summaries()
+        profiles = {}
+        for d in self.kb.documents():
+            if d.status != "indexed":
+                continue
+            cover = " ".join(c.text for c in self.kb.catalog.neighbours(d.doc_id, 0, n - 1))
+            # "10K" in "3M_2018_10K.pdf" is the kind of document (its summary says so), not a name.
+            kind = _joined_forms(_words(summaries.get(d.doc_id, {}).get("document_type", "")))
+            profiles[d.doc_id] = _Profile(
+                d.filename,
+                {w for w in _words(d.filename.rsplit(".", 1)[0]) if _is_name(w) and w not in kind},
+                {w for token in _CAPITALISED.findall(cover) for w in _words(token) if _is_name(w)},
+                periods_in(d.filename),
+            )
+        # A name shared by more documents than routing would keep names none of them, and a word
+        # the documents also use in lower case ("cash", "earnings", "center") is an ordinary word.
+        frequency = Counter(w for p in profiles.values() for w in p.title_names | p.cover_names)
+        ordinary = self._lower_case_words(profiles)
+        limit = self.settings.router_max_docs
+        for p in profiles.values():
+            p.title_names = {w for w in p.title_names if frequency[w] <= limit and w not in ordinary}
+            p.cover_names = {w for w in p.cover_names if frequency[w] <= limit and w not in ordinary}
+        return profiles
+
+    def _lower_case_words(self, profiles: dict[str, _Profile]) -> set[str]:
+        """Words written in lower case in running text (not in web or mail addresses) in the first
+        `router_vocabulary_chunks` chunks of every document."""
+        n = self.settings.router_vocabulary_chunks
+        words: set[str] = set()
+        for doc_id in profiles:
+            for chunk in self.kb.catalog.neighbours(doc_id, 0, n - 1):
+                words.update(_LOWER_CASE_WORD.findall(chunk.text))
+        return words
+
+    @staticmethod
+    def name_matches(question: str, profiles: dict[str, _Profile]) -> dict[str, list[str]]:
+        """doc_id -> the document's names that the question states."""
+        any_case, capitalised = question_names(question)
+        found = {
+            doc_id: sorted((p.title_names & any_case) | (p.cover_names & capitalised))
+            for doc_id, p in profiles.items()
+        }
+        return {doc_id: names for doc_id, names in found.items() if names}
+
+    def _by_name(self, question: str, named: dict[str, list[str]], profiles: dict[str, _Profile]) -> Routing:
+        most = max(len(names) for names in named.values())
+        best = {doc_id: names for doc_id, names in named.items() if len(names) == most}
+        asked = periods_in(question)
+        overlap = {doc_id: len(asked & profiles[doc_id].periods) for doc_id in best}
+        if asked and max(overlap.values()) > 0:
+            top = max(overlap.values())
+            best = {doc_id: names for doc_id, names in best.items() if overlap[doc_id] == top}
+        candidates = [
+            Candidate(doc_id, profiles[doc_id].filename, float(len(names)),
+                      "names " + ", ".join(names) + (" and the period" if overlap.get(doc_id) else ""))
+            for doc_id, names in sorted(best.items(), key=lambda kv: profiles[kv[0]].filename)
+        ]
+        stated = ", ".join(sorted({w for names in best.values() for w in names}))
+        if len(candidates) > self.settings.router_max_docs:
+            return Routing(None, f"unsure: '{stated}' fits {len(candidates)} documents; searching every document",
+                           "none", considered=candidates)
+        valid = _validate(candidates, self.kb)
+        if not valid:
+            return Routing(None, "the named documents are no longer searchable: searching every document", "none",
+                           considered=candidates)
+        return Routing([c.doc_id for c in valid], f"the question names {stated}: {len(valid)} document(s)",
+                       "name", valid, candidates)
+
+    # --- summaries ------------------------------------------------------------------------------
+
+    def by_summary(self, question: str, embed: Callable[[list[str]], np.ndarray] | None = None) -> Routing:
+        s = self.settings
+        profiles = self.profiles()
+        summaries = self.kb.search_summaries((embed or self.kb.embedder.embed)([question])[0], k=len(profiles))
+        if not summaries:
+            return Routing(None, "no names stated and no document summaries to route by: searching every document",
+                           "none")
+        considered = [
+            Candidate(doc_id, profiles[doc_id].filename if doc_id in profiles else doc_id, round(score, 3),
+                      "summary similarity")
+            for doc_id, score, _ in summaries[: 2 * s.router_top_k_docs]
+        ]
+        best = summaries[0][1]
+        if best < s.router_min_similarity:
+            return Routing(None, f"unsure: best summary similarity {best:.2f} is under {s.router_min_similarity}; "
+                           "searching every document", "none", considered=considered)
+        chosen = [c for c in considered if c.score >= best - s.router_similarity_margin][: s.router_top_k_docs]
+        valid = _validate(chosen, self.kb)
+        if not valid:
+            return Routing(None, "the routed documents are no longer searchable: searching every document", "none",
+                           considered=considered)
+        return Routing([c.doc_id for c in valid],
+                       f"{len(valid)} document(s) whose summaries are closest to the question (best {best:.2f})",
+                       "summary", valid, considered)
+
+
+def _validate(candidates: list[Candidate], kb: KnowledgeBase) -> list[Candidate]:
+    """Only documents that are in the knowledge base and searchable right now."""
+    present = set(kb.resolve_documents([c.doc_id for c in candidates]))
+    return [c for c in candidates if c.doc_id in present]
+
+
+def is_weak(hits, settings: Settings) -> bool:
+    """A filtered search that found nothing, or nothing close to the question, means the router
+    was probably wrong: search everything instead. (Fewer hits than asked for is not weak: the
+    chosen documents may just be short.)"""
+    scored = [h for h in hits if h.expanded_from is None]
+    return not scored or max(h.similarity for h in scored) < settings.router_weak_similarity
