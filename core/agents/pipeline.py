@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from core.agents import decompose as decompose_agent
 from core.agents import planner as planner_agent
 from core.agents import reasoner as reasoner_agent
 from core.agents import responder as responder_agent
@@ -16,6 +17,7 @@ from core.agents.planner import Plan
 from core.agents.reasoner import Draft
 from core.agents.retriever import Evidence
 from core.agents.responder import Response
+from core.agents.router import DocumentRouter
 from core.agents.validator import Validation
 from core.annotations.query import parse_structured
 from core.annotations.route import payload, save_result_set
@@ -23,6 +25,7 @@ from core.annotations.search import FactStore
 from core.config import Settings
 from core.llm.base import ChatLLM, TokenCallback
 from core.retrieval import HybridRetriever
+from core.safety.pii import StreamRedactor, merge_flags, redact_pii
 from core.store import KnowledgeBase
 from core.trace import TraceRecorder
 from core.trace.events import Listener
@@ -36,15 +39,21 @@ class AnswerPipeline:
         self.settings = settings
         self.facts = FactStore(kb.catalog.connection, kb.embedder.embed, settings.label_similarity,
                                generation=lambda: kb.catalog.get_meta("generation") or "0")
+        self.router = DocumentRouter(kb, settings) if settings.document_routing else None
+        self.rerank: decompose_agent.Reranker | None = None  # seed 003's optional reranker hook
 
     def ask(
         self, question: str, *, style: str | None = None, top_k: int | None = None,
         on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
         previous_result_set: str | None = None,
     ) -> Response:
+        # Seed 003: personal data leaves the question before it is logged or reaches the model.
+        redaction = redact_pii(question)
+        question = redaction.text
         trace = TraceRecorder(question, on_event)
         evidence = draft = validation = None
         plan = self._plan(question, previous_question, previous_result_set, trace)
+        plan.safety_flags = merge_flags(plan.safety_flags, redaction.flags)
         if plan.needs_retrieval:
             evidence = self._retrieve(plan, top_k, trace)
             draft = self._reason(plan, evidence, style, on_token, trace)
@@ -63,15 +72,30 @@ class AnswerPipeline:
                 self.kb.counts()["facts"] > 0)
             parsed = parse_structured(plan.question, self.facts.known_values()) if facts_available else None
             plan = planner_agent.choose_route(plan, parsed, facts_available)
+            decomposition = self._decompose(plan)
             event.summary = plan.reason
+            if decomposition is not None and decomposition.is_complex:
+                event.summary += f"; {decomposition.kind.lower()}: {len(plan.sub_queries)} sub-queries"
             event.outputs.update(
                 resolved_question=plan.question if plan.asked else None, new_topic=plan.new_topic,
                 needs_retrieval=plan.needs_retrieval, intent=plan.intent, route=plan.route,
                 fallbacks=plan.fallbacks, sub_queries=plan.sub_queries, safety_flags=plan.safety_flags,
                 semantic_weight=plan.semantic_weight,
                 understood=parsed.notes if parsed else None, result_set=plan.structured if plan.route == planner_agent.RESULT_SET else None,
+                classification=plan.classification, enumeration=plan.enumeration,
+                decomposition=decomposition.trace() if decomposition else None,
             )
         return plan
+
+    def _decompose(self, plan: Plan) -> decompose_agent.Decomposition | None:
+        """Seed 003 on text questions: classify and split into sub-queries. The model is offered
+        only on the hybrid route (a question about records is answered from the facts)."""
+        if not plan.needs_retrieval or plan.route == planner_agent.RESULT_SET or plan.enumeration:
+            return None
+        llm = self.llm if plan.route == planner_agent.HYBRID else None
+        decomposition = decompose_agent.decompose(plan.question, self.settings, llm)
+        plan.classification, plan.sub_queries = decomposition.kind, decomposition.sub_queries
+        return decomposition
 
     def _retrieve(self, plan: Plan, top_k: int | None, trace: TraceRecorder, expand: int | None = None) -> Evidence:
         if plan.route == planner_agent.RESULT_SET:
@@ -89,19 +113,25 @@ class AnswerPipeline:
             trace.record("reflection", "Retriever", "no stored facts matched: falling back to text search",
                          attempts=[a.__dict__ for a in fallback_from.attempts])
         k = top_k or self.settings.top_k
+        if plan.enumeration:  # seed 002: a list needs more of the documents than a fact does
+            k = max(k, self.settings.enumeration_top_k)
         with trace.step("retrieval", "Retriever", queries=plan.sub_queries, top_k=k) as event:
-            evidence = retriever_agent.retrieve(plan, self.retriever, k, expand=expand)
+            evidence = retriever_agent.retrieve(plan, self.retriever, k, self.settings, expand=expand,
+                                                router=self.router, rerank=self.rerank)
             evidence.fallback_from = fallback_from
             event.summary = f"{len(evidence.chunks)} chunks" + (f" (error: {evidence.error})" if evidence.error else "")
+            event.summary += _routing_summary(evidence)
             event.outputs.update(
                 error=evidence.error,
                 average_similarity=round(evidence.average_similarity, 3),
+                merged=evidence.merged,
                 searches=[
                     {
-                        "query": r.query, "semantic_weight": r.semantic_weight, "timings_ms": r.timings_ms,
-                        "candidates": [_candidate_row(c) for c in r.candidates[:30]],
+                        "query": s.query, "error": s.error, "routing": s.routing, "fell_back_to_all": s.fell_back,
+                        **({"semantic_weight": s.result.semantic_weight, "timings_ms": s.result.timings_ms,
+                            "candidates": [_candidate_row(c) for c in s.result.candidates[:30]]} if s.result else {}),
                     }
-                    for r in evidence.results
+                    for s in evidence.searches
                 ],
             )
         return evidence
@@ -129,12 +159,19 @@ class AnswerPipeline:
                 event.outputs.update(answer=draft.answer, evidence=draft.evidence)
             return draft
         style = style or s.answer_style
+        # Seed 003: one synthesis call over every sub-query's evidence; the answer is redacted
+        # as it streams, so personal data never reaches the screen.
+        question = decompose_agent.synthesis_question(plan.question, plan.sub_queries) \
+            if plan.classification != decompose_agent.SIMPLE else plan.question
+        stream = StreamRedactor(on_token) if on_token else None
         with trace.step("llm_call", "Reasoner", provider=self.llm.name, model=self.llm.model, style=style) as event:
             draft = reasoner_agent.reason(
-                plan.question, evidence.chunks, self.llm, style=style, budget=s.context_token_budget,
+                question, evidence.chunks, self.llm, style=style, budget=s.context_token_budget,
                 temperature=s.answer_temperature, max_tokens=s.answer_max_tokens,
-                count_tokens=self.kb.embedder.count_tokens, on_token=on_token,
+                count_tokens=self.kb.embedder.count_tokens, on_token=stream,
             )
+            if stream:
+                stream.flush()
             event.summary = (f"error: {draft.error}" if draft.error else
                              f"{draft.prompt_tokens} prompt + {draft.completion_tokens} answer tokens")
             event.outputs.update(
@@ -154,22 +191,41 @@ class AnswerPipeline:
         trace: TraceRecorder,
     ) -> tuple[Draft, Validation]:
         validation = self._check(draft, trace)
-        iteration = 1
-        while not draft.exact and validation.needs_refinement and iteration < self.settings.max_reflection_iterations:
+        iteration = 1  # seed 003's self-reflection: at most max_reflection_iterations answers in all
+        while not draft.exact and iteration < self.settings.max_reflection_iterations:
+            reflection = self._reflect(plan, draft, validation)
+            if reflection.source != "rules":  # the model was asked: its verdict belongs in the trace
+                trace.record("reflection", "Validator", reflection.reason, sufficient=reflection.sufficient,
+                             source=reflection.source, queries=reflection.queries)
+            if reflection.sufficient:
+                break
             iteration += 1
-            refined = replace(plan, sub_queries=[plan.question, " ".join(validation.unsupported[:6])])
+            refined = replace(plan, sub_queries=reflection.queries)
             trace.record(
-                "reflection", "Validator", f"refining retrieval (iteration {iteration})",
-                unsupported=validation.unsupported, queries=refined.sub_queries,
+                "reflection", "Validator", f"refining retrieval (iteration {iteration}): {reflection.reason}",
+                unsupported=validation.unsupported, queries=refined.sub_queries, source=reflection.source,
             )
             more = self._retrieve(refined, top_k, trace, expand=1)
             second = self._reason(plan, more, style, None, trace)
             second_validation = self._check(second, trace)
-            if second_validation.is_valid and len(second_validation.unsupported) < len(validation.unsupported):
+            if decompose_agent.improves(self._gaps(plan, draft, validation), self._gaps(plan, second, second_validation),
+                                        second_validation.is_valid, reflection.source):
                 draft, validation = second, second_validation
-            else:
+            else:  # seed 003: the best answer so far stands
                 break
         return draft, validation
+
+    def _reflect(self, plan: Plan, draft: Draft, validation: Validation) -> decompose_agent.Reflection:
+        return decompose_agent.reflect(
+            plan.question, _parts(plan), draft.answer, is_valid=validation.is_valid,
+            is_no_information=validation.is_no_information, unsupported=validation.unsupported,
+            settings=self.settings, llm=self.llm,
+        )
+
+    @staticmethod
+    def _gaps(plan: Plan, draft: Draft, validation: Validation) -> tuple[int, int]:
+        missing = [] if validation.is_no_information else decompose_agent.uncovered(draft.answer, _parts(plan))
+        return len(validation.unsupported), len(missing)
 
     def _check(self, draft: Draft, trace: TraceRecorder) -> Validation:
         with trace.step("validation", "Validator") as event:
@@ -189,6 +245,9 @@ class AnswerPipeline:
     ) -> Response:
         with trace.step("final", "Responder") as event:
             response = responder_agent.respond(plan, draft, validation)
+            redacted = redact_pii(response.answer)  # seed 003: the answer is re-scanned before it is shown
+            response.answer = redacted.text
+            response.safety_flags = merge_flags(response.safety_flags, redacted.flags)
             if evidence is not None and evidence.structured is not None and evidence.structured.rows:
                 result_set_id = save_result_set(self.kb.catalog, plan.question, evidence.structured)
                 response.structured = payload(evidence.structured, result_set_id, self.settings.max_rows_per_answer)
@@ -218,6 +277,24 @@ def clarification(result) -> str:
     return (f"No stored records matched this question (tried: {tried}), so the answer comes from a text "
             "search. To search the records, try other words for the item, a product or customer name as "
             "it appears in the files, a unit (“1.2 m”), or a time range (“in 2024”).")
+
+
+def _parts(plan: Plan) -> list[str]:
+    """The parts an answer must address: the sub-queries of a decomposed question (an
+    enumeration's extra search for tables of contents is not a part of the question)."""
+    return plan.sub_queries if plan.classification != decompose_agent.SIMPLE else []
+
+
+def _routing_summary(evidence: Evidence) -> str:
+    """ "; routed to 2 documents (the question names apple)" or the fallback, for the live status."""
+    routed = [s for s in evidence.searches if s.routing and s.routing["doc_ids"]]
+    if not routed:
+        return ""
+    chosen = {c["filename"] for s in routed for c in s.routing["chosen"]}
+    text = f"; routed to {len(chosen)} document(s) ({routed[0].routing['reason']})"
+    if any(s.fell_back for s in routed):
+        text += ", weak results so every document was searched"
+    return text
 
 
 def _candidate_row(chunk) -> dict:

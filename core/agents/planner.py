@@ -48,9 +48,29 @@ class Plan:
     asked: str = ""  # the question as typed, when follow-up resolution rewrote it
     new_topic: bool = False  # the user said "new topic": the conversation starts afresh
     structured: object | None = None  # the parsed structured query (core.annotations.query)
+    classification: str = "SIMPLE"  # seed 003: SIMPLE | COMPARATIVE | MULTI_STEP | TEMPORAL
+    enumeration: bool = False  # seed 002: "list all ...", retrieved broadly
 
 
 STRUCTURED, HYBRID, RESULT_SET = "structured", "hybrid", "result_set"
+
+# Seed 002's enumeration patterns: these ask for every item, so one narrow search would miss some.
+_LIST_ALL = re.compile(
+    r"\b(?:list (?:all|every|each)|list of all|enumerate|what are all|name (?:all|every)|(?:complete|full) list of)\b"
+    r"(?:\s+(?:of\s+)?the)?\s*", re.I,
+)
+
+
+def enumeration_queries(question: str) -> list[str] | None:
+    """Seed 002's enumeration-aware plan: the question, and a broad search for the tables of
+    contents, indexes and lists that hold every item ("List all rating plan rules" ->
+    "table of contents rating plan rules complete list"); None for other questions."""
+    match = _LIST_ALL.search(question)
+    if not match:
+        return None
+    topic = (question[: match.start()] + " " + question[match.end():]).strip(" ?.!")
+    topic = re.sub(r"^(?:please|can you|could you)\s+", "", topic, flags=re.I).strip()
+    return [question, f"table of contents {topic} complete list".replace("  ", " ")]
 
 
 def choose_route(plan: Plan, structured_query, facts_available: bool) -> Plan:
@@ -108,16 +128,19 @@ def plan_question(
     text = resolve_follow_up(text, previous_question)
     intent = classify_intent(text)
     weight = semantic_weight(text, settings.semantic_weight_enumeration, settings.semantic_weight_reasoning)
+    listing = enumeration_queries(text)
     return Plan(
         question=text,
         needs_retrieval=True,
         intent=intent,
         route="hybrid",
-        reason=f"{intent} question: hybrid keyword + semantic search over all documents",
-        sub_queries=[text],
+        reason=(f"{intent} question: hybrid keyword + semantic search over all documents" if not listing else
+                "asks for every item: one broad search, also aimed at tables of contents and lists"),
+        sub_queries=listing or [text],
         semantic_weight=weight,
         asked=asked if text != asked else "",
         new_topic=new_topic,
+        enumeration=listing is not None,
     )
 
 

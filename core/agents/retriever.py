@@ -1,12 +1,19 @@
-"""Retriever (seed 000, step 2): run the plan's searches; on any failure, return no chunks."""
+"""Retriever (seed 000, step 2): run the plan's searches; on any failure, return no chunks.
+
+A plan with several sub-queries (seed 003) searches them concurrently and merges the hits
+(core.agents.decompose); each search is pre-filtered to the documents the router picks for it
+(seed 002) and falls back to every document when that comes back weak."""
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
 
+from core.agents.decompose import Reranker, SubQueryResult, merge, search_all
 from core.agents.planner import Plan
+from core.agents.router import DocumentRouter, Routing, is_weak
 from core.annotations.route import StructuredResult, run_structured
 from core.annotations.search import FactQuery, FactStore
+from core.config import Settings
 from core.retrieval import HybridRetriever, RetrievalResult, RetrievedChunk
 from core.store import KnowledgeBase
 
@@ -20,6 +27,8 @@ class Evidence:
     error: str | None = None
     structured: StructuredResult | None = None  # set on the structured route
     fallback_from: StructuredResult | None = None  # the structured attempts that found nothing
+    searches: list[SubQueryResult] = field(default_factory=list)  # per sub-query: routing, fallback, errors
+    merged: dict | None = None  # dedup and selection counts, when several sub-queries were merged
 
     @property
     def average_similarity(self) -> float:
@@ -27,20 +36,45 @@ class Evidence:
         return sum(scored) / len(scored) if scored else 0.0
 
 
-def retrieve(plan: Plan, retriever: HybridRetriever, top_k: int, expand: int | None = None) -> Evidence:
-    results: list[RetrievalResult] = []
-    chunks: dict[str, RetrievedChunk] = {}
+def retrieve(
+    plan: Plan, retriever: HybridRetriever, top_k: int, settings: Settings, expand: int | None = None,
+    router: DocumentRouter | None = None, rerank: Reranker | None = None,
+) -> Evidence:
+    queries = plan.sub_queries or [plan.question]
+    single = len(queries) == 1
+    routing: Routing | None = None
     try:
-        for query in plan.sub_queries or [plan.question]:
-            result = retriever.search(query, top_k=top_k, doc_ids=plan.doc_ids, weight=plan.semantic_weight, expand=expand)
-            results.append(result)
-            for chunk in result.hits:  # global dedup keeps the best-scored copy
-                if chunk.chunk_id not in chunks or chunks[chunk.chunk_id].score < chunk.score:
-                    chunks[chunk.chunk_id] = chunk
-    except Exception as exc:  # seed 000: retrieval errors give an empty list, logged
-        log.exception("Retrieval failed")
-        return Evidence([], results, error=f"{type(exc).__name__}: {exc}")
-    return Evidence(list(chunks.values()), results)
+        if router is not None and plan.doc_ids is None:  # never narrow what the user narrowed
+            routing = router.route(plan.question)
+    except Exception:  # routing is an optimisation: without it, every document is searched
+        log.exception("Routing failed")
+
+    def search(query: str) -> SubQueryResult:
+        own = routing
+        if router is not None and routing is not None and not single:
+            own = router.route(query, otherwise=routing)  # "Compare Apple and Intel": each its own documents
+        doc_ids = plan.doc_ids or (own.doc_ids if own else None)
+        k = top_k if single else settings.sub_query_top_k
+        window = expand if single else 0  # several sub-queries: neighbours are added after the merge
+        result = retriever.search(query, top_k=k, doc_ids=doc_ids, weight=plan.semantic_weight, expand=window)
+        weak = own is not None and own.doc_ids is not None and plan.doc_ids is None and is_weak(result.hits, settings)
+        if weak:
+            result = retriever.search(query, top_k=k, weight=plan.semantic_weight, expand=window)
+        return SubQueryResult(query, result, routing=own.to_dict() if own else None, fell_back=weak)
+
+    searches = search_all(queries, search)
+    results = [s.result for s in searches if s.result is not None]
+    errors = [f"{s.query!r}: {s.error}" for s in searches if s.error]
+    if not results:  # seed 000: retrieval errors give an empty list, logged
+        return Evidence([], [], error="; ".join(errors) or "no search ran", searches=searches)
+    if single:
+        return Evidence(results[0].hits, results, searches=searches)
+    chunks, merged = merge(searches, top_k, plan.question, rerank)
+    window = settings.expand_window if expand is None else expand
+    if window > 0:
+        chunks = retriever.expand(chunks, window)
+    merged["failed_sub_queries"] = errors
+    return Evidence(chunks, results, searches=searches, merged=merged)
 
 
 def retrieve_facts(plan: Plan, facts: FactStore, kb: KnowledgeBase) -> Evidence:

@@ -56,3 +56,10 @@ def test_intent_is_classified_by_rules(question, intent):
 def test_enumeration_leans_on_keywords_and_reasoning_on_meaning():
     assert plan("List every receipt with tyres").semantic_weight == S.semantic_weight_enumeration
     assert plan("Why does the inverter shut down?").semantic_weight == S.semantic_weight_reasoning
+
+
+def test_list_all_questions_get_a_broad_search_aimed_at_contents_and_lists():
+    p = plan("List all rating plan rules")
+    assert p.enumeration and p.sub_queries == ["List all rating plan rules",
+                                                "table of contents rating plan rules complete list"]
+    assert not plan("What is the rating plan?").enumeration

@@ -84,3 +84,24 @@ def test_a_streamed_answer_is_redacted_before_it_is_shown():
     assert "".join(shown) == redact_pii(answer).text
     assert "@" not in "".join(shown) and stream.kinds == ["email", "phone"]
     assert len(shown) > 1  # released as it goes, not only at the end
+
+
+# --- in the pipeline: the question before it is logged or sent, the answer before it is shown ----
+
+def test_personal_data_never_reaches_the_log_the_model_or_the_screen(make_workspace, write_text):
+    from core.llm.scripted import ScriptedLLM
+
+    ws = make_workspace()
+    ws.llm = ws.pipeline.llm = ScriptedLLM(lambda messages: "Support is reached on 415-555-0132 [Source 1].")
+    ws.ingestor.ingest_paths([write_text("support.txt", "Support questions are answered by the support desk.")])
+    shown: list[str] = []
+
+    response = ws.ask("Who answers support questions? Reply to jane.doe@example.com", on_token=shown.append)
+
+    assert "jane.doe@example.com" not in ws.llm.calls[0][0]["content"]
+    saved = ws.kb.catalog.turn(response.trace_id)
+    assert saved["question"] == "Who answers support questions? Reply to [EMAIL]"
+    assert "jane.doe" not in str(saved)  # nowhere in the persisted turn or its trace
+    assert response.answer.startswith("Support is reached on [PHONE]")
+    assert "555" not in "".join(shown) and "[PHONE]" in "".join(shown)
+    assert {"pii_redacted:email", "pii_redacted:phone"} <= set(response.safety_flags)
