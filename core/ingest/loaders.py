@@ -75,7 +75,13 @@ def load_pdf(path: Path, settings: Settings) -> LoadedDocument:
             failures.append(type(exc).__name__)
             continue
         warnings = [f"Read with a fallback parser after: {', '.join(failures)}."] if failures else []
-        scanned, ocr_warnings = ocr_pdf_pages(path, texts, settings)  # pages that are only an image
+        try:
+            scanned, ocr_warnings = ocr_pdf_pages(path, texts, settings)  # pages that are only an image
+        except (IngestError, MemoryError):
+            raise
+        except Exception as exc:  # e.g. PDFium cannot load a page the fallback parser read: keep the text
+            log.info("OCR skipped for %s: %s", path.name, exc)
+            scanned, ocr_warnings = {}, [f"Scanned pages were not looked for ({type(exc).__name__})."]
         sections = [
             section for i, t in enumerate(texts)
             for section in scanned.get(i + 1) or [Section(text=t.replace("\r\n", "\n"), page=i + 1)]
