@@ -61,6 +61,10 @@ class Settings:
     long_document_pages: int = 20
     short_document_pages: int = 3
     data_heavy_digit_ratio: float = 0.12
+    # long-text route (seed 004): long documents are summarized in page spans of about this many
+    # tokens ("macro-chunks, ~10-20k tokens"); a question searches the best spans, then their pages
+    macro_chunk_tokens: int = 12000
+    long_text_sections: int = 3
 
     # --- embeddings
     embedding_model: str = "all-MiniLM-L6-v2"
@@ -146,6 +150,7 @@ class Settings:
     min_plan_steps: int = 2
     max_plan_steps: int = 5
     agent_plan_with_llm: bool = True  # False: the default plan from the constraints, one LLM call fewer
+    agent_initial_search: bool = True  # run the plan's first search without a model call
     agent_plan_max_tokens: int = 200
     agent_action_max_tokens: int = 600  # a final action carries the whole answer
     agent_snippet_chars: int = 240  # of each search result in the agent's prompt

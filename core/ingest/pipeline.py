@@ -24,7 +24,7 @@ from core.ingest.categories import category_hints
 from core.ingest.chunking import Chunk, chunk_document
 from core.ingest.document import IngestError, LoadedDocument
 from core.ingest.isolation import load_isolated, time_message
-from core.ingest.summary import summarize
+from core.ingest.summary import section_summaries, summarize
 from core.store.catalog import FAILED, INDEXED, DocumentRecord, now, text_hash
 from core.store.knowledge_base import KnowledgeBase, failed_doc_id
 
@@ -193,10 +193,11 @@ class Ingestor:
         assign_chunks(facts, chunks)
         hints = category_hints(document, s)
         summary = summarize(document, hints)
-        # The summary is embedded with the chunks: one batch, one cache, one progress bar.
-        vectors, embedded = self._embed(texts + [summary.text(document.title)],
+        sections = section_summaries(document, s.macro_chunk_tokens) if "long" in hints else []
+        # Summaries are embedded with the chunks: one batch, one cache, one progress bar.
+        vectors, embedded = self._embed(texts + [summary.text(document.title)] + [x.text for x in sections],
                                         lambda done, total: report("embedding", done, total))
-        vectors, summary_vector = vectors[:-1], vectors[-1]
+        vectors, summary_vector, section_vectors = vectors[:len(texts)], vectors[len(texts)], vectors[len(texts) + 1:]
         report("indexing")
         stored = self._store_original(path, doc_id, document.filename)
         record = DocumentRecord(
@@ -207,7 +208,8 @@ class Ingestor:
             stored_path=str(stored), created_at=now(), updated_at=now(),
         )
         try:
-            self.kb.add_document(record, chunks, texts, vectors, facts, (summary.to_dict(), summary_vector))
+            self.kb.add_document(record, chunks, texts, vectors, facts, (summary.to_dict(), summary_vector),
+                                 list(zip(sections, section_vectors)))
         except Exception:
             self.kb.delete_document(doc_id)  # leave nothing half-written behind
             raise

@@ -1,10 +1,15 @@
 """Document summaries in seed 002's schema (document_type, summary, key_topics, use_for), made at
 ingest without the LLM (it is too slow on 2 cores to read every file): the type from the file
 name and the first page, the summary from the first informative sentences, the topics from the
-most frequent distinctive words. They are embedded, so a question can be routed to documents."""
+most frequent distinctive words. They are embedded, so a question can be routed to documents.
+
+Long documents also get section summaries (seed 004's macro-chunks): consecutive pages of about
+`macro_chunk_tokens`, each summarized by the words that set it apart from the rest of the document
+and its first prose, for summary-then-segment search."""
 from __future__ import annotations
 
 import re
+import math
 from collections import Counter
 from dataclasses import asdict, dataclass
 
@@ -76,3 +81,43 @@ def _topics(document: LoadedDocument, count: int = 8) -> list[str]:
         if w.lower() not in STOPWORDS and w.lower() not in _GENERIC
     )
     return [w for w, _ in words.most_common(count)]
+
+
+@dataclass
+class SectionSummary:
+    page_start: int
+    page_end: int
+    text: str
+
+    @property
+    def pages(self) -> str:
+        return str(self.page_start) if self.page_start == self.page_end else f"{self.page_start}-{self.page_end}"
+
+
+def section_summaries(document: LoadedDocument, macro_chunk_tokens: int, max_chars: int = 300) -> list[SectionSummary]:
+    """Consecutive pages of about `macro_chunk_tokens` (words x 1.3), each summarized."""
+    spans: list[list] = []
+    tokens = macro_chunk_tokens  # start a new span on the first page
+    for section in document.sections:
+        if section.page is None:
+            continue
+        if tokens >= macro_chunk_tokens:
+            spans.append([])
+            tokens = 0
+        spans[-1].append(section)
+        tokens += int(len(section.text.split()) * 1.3)
+    if len(spans) < 2:
+        return []  # one span is the whole document: its summary already says it
+    counts = [Counter(w.lower() for s in span for w in _WORD.findall(s.text)) for span in spans]
+    spread = Counter(w for c in counts for w in c)  # in how many spans each word occurs
+    summaries = []
+    for span, words in zip(spans, counts):
+        distinctive = sorted(
+            (w for w in words if w not in STOPWORDS and w not in _GENERIC),
+            key=lambda w: -words[w] * math.log(1 + len(spans) / spread[w]),
+        )[:12]
+        lead = _lead(LoadedDocument(document.filename, document.kind, span), max_chars)
+        pages = f"{span[0].page}-{span[-1].page}"
+        summaries.append(SectionSummary(span[0].page, span[-1].page,
+                                        f"{document.title}, pages {pages}. Topics: {', '.join(distinctive)}. {lead}"))
+    return summaries

@@ -73,6 +73,7 @@ class HybridRetriever:
         weight: float | None = None,
         expand: int | None = None,
         retrievers: tuple[str, ...] = (BM25, VECTOR),
+        chunk_ids: set[str] | None = None,
     ) -> RetrievalResult:
         s = self.settings
         top_k = top_k or s.top_k
@@ -86,7 +87,8 @@ class HybridRetriever:
         bm25_scores: dict[str, float] = {}
         query_vector = None
 
-        allowed = self.kb.chunk_ids_for_documents(doc_ids) if doc_ids else None
+        allowed = chunk_ids if chunk_ids is not None else (
+            self.kb.chunk_ids_for_documents(doc_ids) if doc_ids else None)
         if BM25 in retrievers:
             started = time.perf_counter()
             keyword_hits = self.kb.keyword.search(query, pool, allowed_ids=allowed)
@@ -98,7 +100,7 @@ class HybridRetriever:
             query_vector = self.kb.embedder.embed([query])[0]
             timings["embed_ms"] = _ms(started)
             started = time.perf_counter()
-            if allowed is not None and len(allowed) <= s.exact_filter_limit:
+            if chunk_ids is not None or (allowed is not None and len(allowed) <= s.exact_filter_limit):
                 vector_hits = self.kb.vectors.rank(query_vector, sorted(allowed), pool)
             else:
                 vector_hits = self.kb.vectors.query(query_vector, pool, doc_ids=doc_ids)

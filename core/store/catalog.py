@@ -21,6 +21,7 @@ import numpy as np
 if TYPE_CHECKING:
     from core.annotations.model import Fact
     from core.ingest.chunking import Chunk
+    from core.ingest.summary import SectionSummary
 
 INDEXING, INDEXED, FAILED = "indexing", "indexed", "failed"
 
@@ -98,6 +99,14 @@ CREATE TABLE IF NOT EXISTS summaries (
     summary TEXT NOT NULL,
     vector BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS section_summaries (
+    doc_id TEXT NOT NULL,
+    page_start INTEGER NOT NULL,
+    page_end INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS section_summaries_doc ON section_summaries(doc_id);
 CREATE TABLE IF NOT EXISTS result_sets (
     result_set_id TEXT PRIMARY KEY,
     created_at TEXT NOT NULL,
@@ -214,6 +223,7 @@ def _delete_facts(conn: sqlite3.Connection, doc_id: str) -> None:
 def _replace_document(conn: sqlite3.Connection, record: DocumentRecord) -> None:
     _delete_facts(conn, record.doc_id)
     conn.execute("DELETE FROM summaries WHERE doc_id=?", (record.doc_id,))
+    conn.execute("DELETE FROM section_summaries WHERE doc_id=?", (record.doc_id,))
     conn.execute("DELETE FROM chunks WHERE doc_id=?", (record.doc_id,))
     conn.execute("DELETE FROM documents WHERE doc_id=?", (record.doc_id,))
     conn.execute(
@@ -303,9 +313,9 @@ class Catalog:
 
     def begin_document(
         self, record: DocumentRecord, chunks: "list[Chunk]", index_texts: list[str], facts: "list[Fact]" = (),
-        summary: tuple[dict, np.ndarray] | None = None,
+        summary: tuple[dict, np.ndarray] | None = None, sections: "list[tuple[SectionSummary, np.ndarray]]" = (),
     ) -> None:
-        """Write the document as 'indexing' with all its chunks and facts, in one transaction."""
+        """Write the document as 'indexing' with all its chunks, facts and summaries, in one transaction."""
         with self._connect() as conn:
             _replace_document(conn, record)
             conn.executemany(
@@ -323,6 +333,9 @@ class Catalog:
             if summary is not None:
                 conn.execute("INSERT INTO summaries VALUES (?,?,?)",
                              (record.doc_id, json.dumps(summary[0]), summary[1].astype(np.float32).tobytes()))
+            conn.executemany("INSERT INTO section_summaries VALUES (?,?,?,?,?)", [
+                (record.doc_id, section.page_start, section.page_end, section.text, vector.astype(np.float32).tobytes())
+                for section, vector in sections])
 
     def set_status(self, doc_id: str, status: str, error: str | None = None) -> None:
         with self._connect() as conn:
@@ -340,6 +353,7 @@ class Catalog:
         with self._connect() as conn:
             _delete_facts(conn, doc_id)
             conn.execute("DELETE FROM summaries WHERE doc_id=?", (doc_id,))
+            conn.execute("DELETE FROM section_summaries WHERE doc_id=?", (doc_id,))
             conn.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
             conn.execute("DELETE FROM documents WHERE doc_id=?", (doc_id,))
 
@@ -410,6 +424,16 @@ class Catalog:
         ).fetchall()
         return [r["chunk_id"] for r in rows]
 
+    def chunk_ids_in_pages(self, spans: list[tuple[str, int, int]]) -> set[str]:
+        found: set[str] = set()
+        for doc_id, first, last in spans:
+            rows = self._conn().execute(
+                "SELECT chunk_id FROM chunks WHERE doc_id=? AND page_start <= ? AND COALESCE(page_end, page_start) >= ?",
+                (doc_id, last, first),
+            ).fetchall()
+            found.update(r["chunk_id"] for r in rows)
+        return found
+
     def counts(self) -> dict[str, int]:
         conn = self._conn()
         documents = conn.execute(
@@ -452,6 +476,15 @@ class Catalog:
             "WHERE d.status=? ORDER BY s.doc_id", (INDEXED,)
         ).fetchall()
         return [(r["doc_id"], json.loads(r["summary"]), np.frombuffer(r["vector"], dtype=np.float32)) for r in rows]
+
+    def section_summaries(self) -> list[tuple[str, int, int, str, np.ndarray]]:
+        """(doc_id, page_start, page_end, text, vector) of the long documents' page spans."""
+        rows = self._conn().execute(
+            "SELECT s.* FROM section_summaries s JOIN documents d USING(doc_id) WHERE d.status=? "
+            "ORDER BY s.doc_id, s.page_start", (INDEXED,)
+        ).fetchall()
+        return [(r["doc_id"], r["page_start"], r["page_end"], r["text"], np.frombuffer(r["vector"], dtype=np.float32))
+                for r in rows]
 
     # --- result sets: every match of a structured answer, for paging and export --------------
 

@@ -103,11 +103,12 @@ class KnowledgeBase:
     # --- writes -------------------------------------------------------------------------------
 
     def add_document(
-        self, record: DocumentRecord, chunks, index_texts: list[str], vectors: np.ndarray, facts=(), summary=None
+        self, record: DocumentRecord, chunks, index_texts: list[str], vectors: np.ndarray, facts=(), summary=None,
+        sections=(),
     ) -> None:
-        """Make one document, its structured facts and its summary searchable. Call inside `writing()`."""
+        """Make one document, its structured facts and its summaries searchable. Call inside `writing()`."""
         record.status = INDEXING
-        self.catalog.begin_document(record, chunks, index_texts, facts, summary)
+        self.catalog.begin_document(record, chunks, index_texts, facts, summary, sections)
         self.vectors.add(
             [c.chunk_id for c in chunks],
             vectors,
@@ -262,6 +263,18 @@ class KnowledgeBase:
         scores = np.stack([v for _, _, v in stored]) @ vector.astype(np.float32)
         order = np.argsort(-scores)[:k]
         return [(stored[i][0], round(float(scores[i]), 6), stored[i][1]) for i in order]
+
+    def search_sections(self, vector: np.ndarray, k: int) -> list[tuple[str, int, int, float]]:
+        """search_vector(scope=summary) over long documents' page spans: (doc_id, first page, last page, score)."""
+        stored = self.catalog.section_summaries()
+        if not stored:
+            return []
+        scores = np.stack([s[4] for s in stored]) @ vector.astype(np.float32)
+        return [(stored[i][0], stored[i][1], stored[i][2], round(float(scores[i]), 6)) for i in np.argsort(-scores)[:k]]
+
+    def chunk_ids_in_pages(self, spans: list[tuple[str, int, int]]) -> set[str]:
+        """The chunks of each (doc_id, first page, last page) span."""
+        return self.catalog.chunk_ids_in_pages(spans)
 
     def resolve_documents(self, names_or_ids: list[str]) -> list[str]:
         """Doc ids for a mix of ids and file names (the user names files, the code uses ids)."""
