@@ -196,3 +196,18 @@ def entity_bomb_xlsx(path: Path) -> Path:
         _skeleton(archive)
         archive.writestr("xl/worksheets/sheet1.xml", sheet)
     return path
+
+
+def png_bomb(path: Path, side: int) -> Path:
+    """A `side` x `side` black 1-bit PNG: 900 megapixels at 30,000, in about 100 KB."""
+    import struct
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    packer = zlib.compressobj(9)
+    row = b"\x00" * (1 + (side + 7) // 8)  # filter byte, then the row's bits
+    pixels = b"".join(packer.compress(row) for _ in range(side)) + packer.flush()
+    header = struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b""))
+    return path

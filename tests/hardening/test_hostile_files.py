@@ -138,6 +138,8 @@ CASES = [
     Case("binary-named-txt", _file("photo.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8),
          "binary"),
     Case("binary-named-csv", _file("data.csv", bytes(range(1, 256)) * 64), "binary"),
+    Case("png-decompression-bomb", _built("bomb.png", hostile.png_bomb, 30_000), "could not be opened"),
+    Case("text-named-jpg", _file("scan.jpg", b"Just text, not a JPEG."), "could not be opened"),
     Case("executable-renamed", _file("setup.exe", b"MZ\x90\x00" * 100), "unsupported file type"),
     Case("name-with-dot-dot-slash", _file("x", b"Path traversal test text.", "../../etc/passwd.txt"),
          check=_name_is("passwd.txt")),
