@@ -175,7 +175,8 @@ def agent_trace_event(event: dict) -> bool:
             failed = event["status"] == "failed"
             st.markdown(f"{':material/error:' if failed else ':material/build:'} **Tool call · "
                         f"{escape_markdown(event['inputs'].get('tool', ''))}** · {event['duration_ms']:.0f} ms")
-            st.caption("Input")
+            st.caption("Input" + (" (run without a model call: the plan's first search)"
+                                  if event["inputs"].get("automatic") else ""))
             st.json(event["inputs"].get("input", {}), expanded=True)
             st.caption("Summary: " + escape_markdown(outputs.get("output_summary", event["summary"])))
             with st.expander("What the model read back"):

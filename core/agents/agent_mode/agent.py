@@ -17,6 +17,7 @@ from core.config import Settings
 from core.llm.base import ChatLLM, TokenCallback
 from core.retrieval import HybridRetriever
 from core.safety import find_injection
+from core.safety.pii import StreamRedactor, merge_flags, redact_pii
 from core.store import KnowledgeBase
 from core.trace import TraceRecorder
 from core.trace.events import Listener
@@ -52,9 +53,14 @@ class AgentMode:
         on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
         previous_result_set: str | None = None,
     ) -> Response:
+        # Seed 003, as in the pipeline: personal data leaves the question before it is logged or
+        # reaches the model, and the answer is redacted as it streams and once more when final.
+        redaction = redact_pii(question)
+        question = redaction.text
         trace = TraceRecorder(question, on_event)
         with trace.step("plan", "Planner", question=question, previous_question=previous_question) as event:
             plan = self._check(question, previous_question, previous_result_set)
+            plan.safety_flags = merge_flags(plan.safety_flags, redaction.flags)
             constraints = analyze_constraints(plan.question)
             event.summary = plan.reason if not plan.needs_retrieval else (
                 "agent mode: " + (", ".join(constraints.matched) or "no explicit constraints"))
@@ -66,10 +72,16 @@ class AgentMode:
         run = None
         if plan.needs_retrieval:
             tools = AgentTools(self.retriever, self.kb, self.facts, self.settings, top_k)
+            stream = StreamRedactor(on_token) if on_token else None
             run = AgentLoop(self.llm, tools, self.settings).run(plan.question, constraints, trace, style=style,
-                                                                on_token=on_token)
+                                                                on_token=stream)
+            if stream:
+                stream.flush()
         with trace.step("final", "Responder") as event:
             response = to_response(plan, run, self.settings) if run else responder_agent.respond(plan, None, None)
+            redacted = redact_pii(response.answer)
+            response.answer = redacted.text
+            response.safety_flags = merge_flags(response.safety_flags, redacted.flags)
             response.mode = AGENT
             response.trace_id = trace.trace.turn_id
             event.summary = (f"{response.confidence} confidence, {sum(c.cited for c in response.citations)} cited; "

@@ -102,6 +102,13 @@ class AgentLoop:
         last_final: Action | None = None
         reprompts = iteration = 0
         forced_reason = "the iteration limit was reached"
+        if s.agent_initial_search:
+            # The plan's first step is always a search: run it without asking the model, on the
+            # required topics or else the question. One model call fewer, and a small model starts
+            # from real results and ids instead of copying the prompt's example query.
+            queries = constraints.required_search_topics[: s.max_tool_calls] or [question[: s.agent_query_max_chars]]
+            feedback = self._act(state, Action(TOOL_CALL, tool=SEARCH_DOCS, input={"queries": queries}),
+                                 s.max_tool_calls, trace, automatic=True)
         while iteration < s.max_iterations:
             iteration += 1
             budget = s.max_tool_calls - state.tool_calls_used
@@ -152,6 +159,12 @@ class AgentLoop:
             if action.type == TOOL_CALL:
                 feedback = self._act(state, action, budget, trace)
                 pending = None
+                if feedback:  # nothing ran (an unknown id, a repeated search): as good as a malformed action
+                    if reprompts >= s.max_reprompts:
+                        forced_reason = f"the model's tool calls kept failing after {reprompts} reprompts"
+                        break
+                    reprompts += 1
+                    trace.record("reprompt", "Validator", "tool call failed", message=feedback, reprompt=reprompts)
                 continue
             # FINAL: the validation gate decides.
             last_final = action
@@ -184,9 +197,10 @@ class AgentLoop:
                                  constraints=constraints.to_dict(), requirements=constraints.requirements())
         return plan
 
-    def _act(self, state: AgentState, action: Action, budget: int, trace: TraceRecorder) -> str:
+    def _act(self, state: AgentState, action: Action, budget: int, trace: TraceRecorder,
+             automatic: bool = False) -> str:
         """Run one tool call; returns the feedback for the next prompt (an error the model should fix)."""
-        with trace.step("tool_call", "Retriever", tool=action.tool, input=action.input) as event:
+        with trace.step("tool_call", "Retriever", tool=action.tool, input=action.input, automatic=automatic) as event:
             result = self.tools.run(state, action.tool, action.input, budget)
             state.tool_calls_used += result.calls
             event.summary = f"{action.tool} {_describe(result.input)}: {result.summary}"
@@ -240,7 +254,8 @@ class AgentLoop:
         if not state.hits and llm_error is None and budget > 0:
             # The model never searched: search for the question itself, as the pipeline would,
             # so the synthesis has evidence to stand on.
-            self._act(state, Action(TOOL_CALL, tool=SEARCH_DOCS, input={"queries": [question]}), budget, trace)
+            self._act(state, Action(TOOL_CALL, tool=SEARCH_DOCS, input={"queries": [question[: s.agent_query_max_chars]]}),
+                      budget, trace, automatic=True)
         insufficiencies = [_insufficiency(i, state) for i in (last_final.insufficiencies if last_final else [])]
         unmet = (pending.errors if pending else
                  gates.validate_min_searches(constraints, state) + gates.validate_min_open_citations(constraints, state))

@@ -88,12 +88,15 @@ def runbook_kb(tmp_path_factory, embedder) -> Path:
 
 @pytest.fixture
 def agent_ws(tmp_path, embedder, runbook_kb):
-    """make(llm, **settings): a workspace over a copy of the three operations documents."""
+    """make(llm, **settings): a workspace over a copy of the three operations documents. The
+    scripted model makes every tool call, as in seed 001's tests, unless a test turns the
+    automatic first search back on."""
     opened: list[Workspace] = []
 
     def make(llm: ScriptedLLM, **settings) -> Workspace:
         data_dir = tmp_path / f"kb{len(opened)}"
         shutil.copytree(runbook_kb, data_dir)
+        settings.setdefault("agent_initial_search", False)
         ws = Workspace(Settings(data_dir=data_dir, **settings), embedder, llm)
         opened.append(ws)
         return ws
