@@ -69,7 +69,7 @@ _MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|a
          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _YEAR = r"(?:19|20)\d\d"
 _PERIOD = re.compile(
-    rf"\b(?:(?:q[1-4]|(?:first|second|third|fourth) quarter(?: of)?|h[12]|{_MONTH}(?: \d{{1,2}},?)?)\s+(?:fy\s?|fiscal (?:year )?)?{_YEAR}"
+    rf"\b(?:(?:q[1-4]|(?:first|second|third|fourth) quarter|h[12]|{_MONTH}(?: \d{{1,2}},?)?)(?: of)?\s+(?:fy\s?|fiscal (?:year )?)?{_YEAR}"
     rf"|(?:fy\s?|fiscal (?:year )?){_YEAR}|{_YEAR}\s?q[1-4]|q[1-4]|{_YEAR}(?:\s?[-/]\s?\d\d)?)\b",
     re.I,
 )
@@ -86,6 +86,8 @@ _DETERMINERS = {"the", "a", "an"}
 _CONJUNCTIONS = {"and", "or", "vs", "vs.", "versus", "against", ","}
 _MAX_ITEM_WORDS = 4
 _TOKEN = re.compile(r"[\w][\w.&'’%$-]*[\w%]|[\w]|,|\?|;|:|\.")
+_ASKS = re.compile(r"^(?:if so,?\s*|and\s+|also,?\s*)?(?:what|how|which|who|whom|whose|when|where|why|is|are|was|were|"
+                   r"does|do|did|has|have|had|can|could|will|would|should)\b", re.I)
 _PRONOUNS = re.compile(r"\b(it|its|they|them|their|this|that|these|those)\b", re.I)
 _QUESTION_START = re.compile(
     r"^(?:please\s+)?(?:(?:compare|contrast)\s+|(?:what|how)\s+(?:is|are|was|were|has|have|did|does|do)\s+"
@@ -96,7 +98,7 @@ _QUESTION_START = re.compile(
 )
 _TEMPORAL_WORDS = re.compile(
     r"\b(?:how\s+(?:has|have|did|does|do)|what\s+(?:has|have)?\s*chang(?:e|ed|es)(?:\s+in)?|chang(?:e|ed|es|ing)|"
-    r"evolv(?:e|ed|ing)|over time|trends?(?:\s+in)?|year[- ]over[- ]year|grow(?:n|th)|grew|since|before and after|"
+    r"evolv(?:e|ed|ing)|over time|trends?(?:\s+in)?|year[- ]over[- ]year|since|before and after|"
     r"from|between|through|to|and|during|in|of|the|period|periods)\b",
     re.I,
 )
@@ -110,6 +112,7 @@ class Decomposition:
     reason: str
     error: str | None = None
     completion: Completion | None = None  # the LLM call, when one was made
+    prompt: str = ""  # what the model was asked, when it was
 
     @property
     def is_complex(self) -> bool:
@@ -119,7 +122,9 @@ class Decomposition:
         return {
             "classification": self.kind, "source": self.source, "reason": self.reason, "error": self.error,
             "sub_queries": self.sub_queries,
+            "prompt": self.prompt or None, "raw_output": self.completion.text if self.completion else None,
             "llm_seconds": self.completion.seconds if self.completion else None,
+            "prompt_tokens": self.completion.prompt_tokens if self.completion else None,
         }
 
 
@@ -188,7 +193,8 @@ class _Coordination:
 
 
 _SPAN = re.compile(rf"\b(?:(?:from|between)\s+(?:{_PERIOD.pattern})\s+(?:to|and|through)|since)\s+(?:{_PERIOD.pattern})", re.I)
-_WH_START = re.compile(r"^\s*(?:what|which|how|who|when|where)\s+(?:is|are|was|were|has|have|had|did|does|do)\b", re.I)
+_WH_START = re.compile(r"^\s*(?:(?:what|which|how|who|when|where)\s+(?:is|are|was|were|has|have|had|did|does|do)|"
+                       r"(?:is|are|was|were|has|have|did|does)\s+there(?:\s+been)?(?:\s+any)?)\b", re.I)
 _SYNONYMS_OF_VS = re.compile(r"\s+(?:compared? (?:to|with)|relative to|as opposed to|against)\s+", re.I)
 
 
@@ -238,29 +244,35 @@ def _is_name(item: str) -> bool:
 
 
 def _chain_at(tokens: list[str], i: int) -> _Coordination | None:
-    """The coordination around the conjunction at token i."""
+    """The coordination around the conjunction at token i. The chain goes on while the next
+    item is of the same kind (names with names, periods with periods, plain words with plain
+    words): "in FY 2023 vs FY 2022, if we exclude ..." joins the two years only."""
     left = _item_back(tokens, i - 1)
     if left is None:
         return None
-    items = [" ".join(tokens[left:i])]
+    items = [_strip_determiners(" ".join(tokens[left:i]))]
     j = i
-    while j < len(tokens) and tokens[j].lower() in _CONJUNCTIONS:
+    while j < len(tokens) and tokens[j].lower() in _CONJUNCTIONS and (tokens[j] != "," or _is_list_comma(tokens, j)):
         k = j + 1
         if tokens[j] == "," and k < len(tokens) and tokens[k].lower() in ("and", "or"):
             k += 1
         right = _item_forward(tokens, k)
         if right is None:
             break
-        items.append(" ".join(tokens[k:right + 1]))
+        item = _strip_determiners(" ".join(tokens[k:right + 1]))
+        if _kind(item) != _kind(items[0]):
+            break
+        items.append(item)
         j = right + 1
-    items = [_strip_determiners(x) for x in items]
     if len(items) < 2 or len({x.lower() for x in items}) < len(items):
         return None  # "Johnson and Johnson" is one name
-    if len({_is_name(x) for x in items}) > 1 or len({bool(_PERIOD.fullmatch(x)) for x in items}) > 1:
-        return None  # "in 2023, Apple or Amazon": the year is not one of the things compared
     if not _is_name(items[0]) and tokens[i].lower() in ("and", "or", ",") and not _after_cue(tokens, left):
         return None  # "research and development", "cash and cash equivalents": one thing
     return _Coordination(tokens, left, j - 1, items)
+
+
+def _kind(item: str) -> tuple[bool, bool]:
+    return _is_name(item), bool(_PERIOD.fullmatch(item))
 
 
 def _after_cue(tokens: list[str], start: int) -> bool:
@@ -318,6 +330,9 @@ def _compared_with(question: str) -> _Coordination | None:
     a, b = _tidy(m.group("a")), _tidy(m.group("b"))
     if _PRONOUNS.fullmatch(a) or "," in pre and re.search(r"\b(?:and|but)$", pre):
         return None  # "..., and how does this compare to Y": what "this" is, is another question
+    # "Boeing's tax rate in FY2022 compare to FY2021": the period takes the first side's words.
+    if _PERIOD.fullmatch(b) and _PERIOD.search(a):
+        b = _PERIOD.sub(b, a, count=1)
     # "Compare Apple with Microsoft on margins": the topic after the second name is shared.
     shared = re.match(r"^(?P<b>.+?)\s+(?P<topic>(?:on|in terms of|regarding|for|by|during|in)\s+.+)$", b)
     if shared and _is_name(a) and len(a.split()) <= _MAX_ITEM_WORDS and len(shared.group("b").split()) <= _MAX_ITEM_WORDS:
@@ -342,7 +357,7 @@ def _differ_from(question: str) -> _Coordination | None:
 
 def _temporal(question: str, limit: int) -> list[str]:
     periods = _unique(_periods(question))
-    topic = _tidy(_TEMPORAL_WORDS.sub(" ", _PERIOD.sub(" ", _WH_START.sub("", question))))
+    topic = _tidy(_TEMPORAL_WORDS.sub(" ", _PERIOD.sub(" ", _WH_START.sub("", _first_sentence(question)))))
     if not topic:
         return []
     if len(periods) >= 2:
@@ -353,17 +368,24 @@ def _temporal(question: str, limit: int) -> list[str]:
     return []
 
 
+def _first_sentence(question: str) -> str:
+    """The question proper, without the instructions that follow it or asides in brackets
+    ("... in FY2017 (in percent)? Round to one decimal place.")."""
+    first = re.split(r"(?<=[?.!])\s+", question.strip(), maxsplit=1)[0]
+    return re.sub(r"\([^)]*\)", " ", first)
+
+
 def _question_parts(question: str) -> list[str]:
     """Several questions in one: split at question marks, semicolons, ", and what/how ...",
-    "and then", "first ..., then ..."."""
+    "and then". Only parts that ask something count: "Answer in USD
+    millions." or "List this for each period." tell how to answer, and need no search of their own."""
     text = re.sub(r"^\s*first(?:ly)?,?\s+", "", question.strip(), flags=re.I)
     pieces = re.split(
-        r"\?\s+(?=\S)|;\s+|,?\s+and then\s+|,\s*then\s+|,\s+(?:and|but)\s+(?=(?:what|how|which|who|when|where|why|"
+        r"\?\s+(?=\S)|;\s+|,?\s+and then\s+|,\s+(?:and|but)\s+(?=(?:what|how|which|who|when|where|why|"
         r"is|are|was|were|does|do|did|has|have|can)\b)",
         text, flags=re.I,
     )
-    parts = [_tidy(p) for p in pieces]
-    return [p for p in parts if len(p.split()) >= 3]
+    return [p for p in (_tidy(p) for p in pieces) if len(p.split()) >= 3 and _ASKS.match(p)]
 
 
 def _carry_subject(parts: list[str]) -> list[str]:
@@ -384,7 +406,7 @@ def _join(tokens: list[str]) -> str:
 
 def _tidy(text: str) -> str:
     text = re.sub(r"\s+", " ", text).strip()
-    return text.strip(" ,;:?.").strip()
+    return text.strip(" ,;:?.-–").strip()
 
 
 def _unique(items: list[str]) -> list[str]:
@@ -440,21 +462,21 @@ def decompose_with_llm(question: str, llm: ChatLLM, settings: Settings) -> Decom
                                               max_tokens=s.decomposition_max_tokens)
     except LLMError as exc:  # seed 003: classification failure -> SIMPLE
         return Decomposition(SIMPLE, [question], "fallback", "the model could not classify the question",
-                             error=str(exc))
+                             error=str(exc), prompt=prompt)
     kind = str(value.get("type", "")).upper()
     if kind not in TYPES:
         return Decomposition(SIMPLE, [question], "fallback",
-                             f"the model gave an unknown type {kind!r}", error="unknown type", completion=completion)
+                             f"the model gave an unknown type {kind!r}", error="unknown type", completion=completion, prompt=prompt)
     raw = value.get("sub_queries")
     if isinstance(raw, str):
         raw = parse_sub_queries(raw, s.max_sub_queries) or [raw]
     queries = _unique([_tidy(q) for q in raw if isinstance(q, str)])[: s.max_sub_queries] if isinstance(raw, list) else []
     if kind == SIMPLE:
-        return Decomposition(SIMPLE, [question], "llm", "the model judged it simple", completion=completion)
+        return Decomposition(SIMPLE, [question], "llm", "the model judged it simple", completion=completion, prompt=prompt)
     if len(queries) < 2:  # seed 003: decomposition failure -> the single question
         return Decomposition(kind, [question], "fallback", "the model's sub-queries were unusable",
-                             error="fewer than two sub-queries", completion=completion)
-    return Decomposition(kind, queries, "llm", f"split by the model ({len(queries)} parts)", completion=completion)
+                             error="fewer than two sub-queries", completion=completion, prompt=prompt)
+    return Decomposition(kind, queries, "llm", f"split by the model ({len(queries)} parts)", completion=completion, prompt=prompt)
 
 
 def decompose(question: str, settings: Settings, llm: ChatLLM | None = None) -> Decomposition:

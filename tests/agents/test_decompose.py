@@ -42,10 +42,22 @@ def rules(question):
     # change over time
     ("How did revenue change since 2021?", TEMPORAL, ["revenue 2021", "revenue"]),
     ("What was the revenue in 2022 and 2023?", TEMPORAL, ["revenue 2022", "revenue 2023"]),
+    ("How does Boeing's effective tax rate in FY2022 compare to FY2021?", COMPARATIVE,
+     ["Boeing's effective tax rate in FY2022", "Boeing's effective tax rate in FY2021"]),
+    ("How much was the change in Sales for AMCOR in FY 2023 vs FY 2022, if we exclude FX, costs and one-offs?",
+     COMPARATIVE, ["How much was the change in Sales for AMCOR in FY 2023, if we exclude FX, costs and one-offs",
+                   "How much was the change in Sales for AMCOR in FY 2022, if we exclude FX, costs and one-offs"]),
+    # the question proper, not the instructions after it, is what each period searches
+    ("What is Amazon's year-over-year change in revenue from FY2016 to FY2017 (in percent)? Round to one decimal.",
+     TEMPORAL, ["Amazon's revenue FY2016", "Amazon's revenue FY2017"]),
+    ("Was there any change in the number of stores between Q2 of FY2024 and FY2023?", TEMPORAL,
+     ["number stores Q2 of FY2024", "number stores FY2023"]),
     # several questions in one; "it" carries the subject along
     ("What is EBITDA, and how is it calculated?", MULTI_STEP, ["What is EBITDA", "how is it calculated (EBITDA)"]),
     # simple, for sure: no model call
     ("What is machine learning?", SIMPLE, ["What is machine learning?"]),
+    ("Does Adobe have an improving operating margin? If margin is not useful, then state that and explain why.", SIMPLE,
+     ["Does Adobe have an improving operating margin? If margin is not useful, then state that and explain why."]),
     ("How do I install the panel?", SIMPLE, ["How do I install the panel?"]),
     ("What were Johnson and Johnson's sales in 2022?", SIMPLE, ["What were Johnson and Johnson's sales in 2022?"]),
     ("What is the relationship between revenue and research and development?", SIMPLE,
