@@ -1,6 +1,6 @@
 """Quality and speed of DocuChat's structured facts (seed 004): extraction, question answering, timing.
 
-    .venv/bin/python bench/structured_quality.py [--sections 1,2,3] [--repeats 3] [--show-failures]
+    .venv/bin/python bench/structured_quality.py [--sections 1,2,3,4] [--repeats 3] [--show-failures]
 
 No LLM is used anywhere: the workspace gets ScriptedLLM([]), and every question records how many
 times the LLM was called (a structured answer must need none). Note that ScriptedLLM([]) does not
@@ -115,7 +115,7 @@ import sys
 import tempfile
 import time
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from decimal import Decimal
 from pathlib import Path
 
@@ -951,9 +951,68 @@ def _per_question_timing(samples: list[dict]) -> dict:
     return out
 
 
+# ==================================================================================================
+# section 4: WikiTableQuestions tables
+# ==================================================================================================
+
+def _norm_cell(text: str) -> str:
+    return " ".join(str(text).replace(",", "").lower().split())
+
+
+def run_tables(args) -> dict:
+    """Each CSV of ../shared/corpus/wikitablequestions read as ingest reads it: are all its data rows
+    row facts, with the file's first line as the header, and is each question's answer a cell of
+    some fact of its table (what the structured route can reach)?"""
+    import csv as csv_module
+
+    from core.annotations.extract import extract_facts
+    from core.config import Settings
+    from core.ingest.loaders import load_document
+
+    corpus = SHARED / "corpus" / "wikitablequestions"
+    settings = Settings()
+    answers: dict[str, list[str]] = defaultdict(list)
+    for name in ("qa_subset.tsv", "pristine-unseen-tables.tsv"):
+        with (SHARED / "eval-public" / "wikitablequestions" / name).open(encoding="utf-8") as fh:
+            for row in csv_module.DictReader(fh, delimiter="\t"):
+                answers[row["context"]].append(row["targetValue"])
+    totals = Counter()
+    misses = []
+    for path in sorted(corpus.glob("csv/*/*.csv")):
+        key = str(path.relative_to(corpus))
+        with path.open(encoding="utf-8", newline="") as fh:
+            raw = [r for r in csv_module.reader(fh) if any(c.strip() for c in r)]
+        facts = extract_facts(load_document(path, settings), "d")
+        rows = [f for f in facts if f.kind == "row"]
+        cells = {_norm_cell(v.text) for f in rows for v in f.values}
+        # the header row of the file, as labels; a repeated name is told apart as "Time (2)"
+        header = {re.sub(r" \(\d+\)$", "", column) for f in rows for column in f.properties}
+        header_ok = bool(rows) and header <= {c.strip() for c in raw[0] if c.strip()} | {""}
+        totals["tables"] += 1
+        totals["rows_expected"] += len(raw) - 1
+        totals["rows_found"] += min(len(rows), len(raw) - 1)
+        totals["headers_ok"] += int(header_ok)
+        for answer in answers.get(key, []):
+            parts = [_norm_cell(a) for a in answer.split("|")]
+            totals["answers"] += 1
+            reachable = all(p in cells or any(p and p in c for c in cells) for p in parts)
+            totals["answers_in_cells"] += int(reachable)
+        if len(rows) != len(raw) - 1 or not header_ok:
+            misses.append(f"{key}: {len(rows)} rows of {len(raw) - 1}, header {'ok' if header_ok else 'differs'}")
+    print(f"\n[4] WikiTableQuestions tables ({totals['tables']} CSVs in ../shared/corpus/wikitablequestions)")
+    print(f"    data rows extracted as row facts: {totals['rows_found']}/{totals['rows_expected']} "
+          f"({100 * totals['rows_found'] / max(totals['rows_expected'], 1):.1f}%); "
+          f"header = first line: {totals['headers_ok']}/{totals['tables']}")
+    print(f"    questions whose answer is a cell of a fact of its table: {totals['answers_in_cells']}/{totals['answers']} "
+          f"({100 * totals['answers_in_cells'] / max(totals['answers'], 1):.1f}%)")
+    for line in misses[:10]:
+        print("    " + line)
+    return {**totals, "misses": misses}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sections", default="1,2,3", help="which sections to run (default 1,2,3; 3 needs 2)")
+    parser.add_argument("--sections", default="1,2,3,4", help="which sections to run (default 1,2,3,4; 3 needs 2)")
     parser.add_argument("--repeats", type=int, default=3,
                         help="asks per question for the timing section (the first one is also scored; default 3)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads for the embedder (default 1)")
@@ -969,6 +1028,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     if "1" in sections:
         payload["extraction"] = run_extraction(args)
+    if "4" in sections:
+        payload["tables"] = run_tables(args)
     if "2" in sections or "3" in sections:
         tmp = args.keep or Path(tempfile.mkdtemp(prefix="structured_quality_"))
         if args.keep and tmp.exists():
