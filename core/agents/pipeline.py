@@ -280,9 +280,10 @@ def clarification(result) -> str:
 
 
 def _parts(plan: Plan) -> list[str]:
-    """The parts an answer must address: the sub-queries of a decomposed question (an
-    enumeration's extra search for tables of contents is not a part of the question)."""
-    return plan.sub_queries if plan.classification != decompose_agent.SIMPLE else []
+    """The parts an answer must name, checked by reflection: the things a comparison compares.
+    (A good answer about a change over time may give figures without naming each period, and
+    a retry costs a model call, so only a missing name asks for one.)"""
+    return plan.sub_queries if plan.classification == decompose_agent.COMPARATIVE else []
 
 
 def _routing_summary(evidence: Evidence) -> str:

@@ -297,6 +297,13 @@ def test_an_answer_missing_a_part_is_refined_once_and_the_better_answer_kept(rep
     assert reflection["outputs"]["queries"][0] == "the revenue of Globex"
 
 
+def test_a_change_over_time_is_not_refined_for_periods_the_answer_leaves_unnamed(reports):
+    ws = reports(citing_all("ACME revenue grew because solar panel sales doubled."))
+    response = ws.ask("How did the revenue of ACME change from 2022 to 2023?")
+    assert events(ws, response, "plan")[0]["outputs"]["classification"] == TEMPORAL
+    assert len(ws.llm.calls) == 1 and events(ws, response, "reflection") == []
+
+
 def test_reflection_stops_at_max_iterations_with_the_best_answer_so_far(reports):
     ws = reports(citing_all("ACME revenue grew strongly this year.",
                             "ACME revenue grew, Globex revenue fell this year.",
