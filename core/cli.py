@@ -72,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate = sub.add_parser("eval", help="answer a question file (CSV or JSONL) and score the answers")
     evaluate.add_argument("file", type=Path, help="questions with expected_answer (and expected_file, expected_page)")
     evaluate.add_argument("--top-k", type=int)
+    evaluate.add_argument("--mode", choices=["pipeline", "agent", "auto"], help="as for ask (default: the answer_mode setting)")
     evaluate.add_argument("--out", type=Path, help="write the per-question results as CSV")
     evaluate.add_argument("--compare", type=Path, help="results CSV of an earlier run: which questions got better or worse")
     evaluate.add_argument("--json", action="store_true", help="print exactly one JSON object: totals, calibration, results")
@@ -300,7 +301,8 @@ def _eval(workspace, args) -> int:
     bar = tqdm(total=len(questions.questions), unit="question", disable=args.json or not sys.stderr.isatty(),
                file=sys.stderr)
     run = run_evaluation(
-        questions.questions, lambda question: workspace.ask(question, top_k=args.top_k), workspace.settings,
+        questions.questions, lambda question: workspace.ask(question, top_k=args.top_k, mode=args.mode),
+        workspace.settings,
         source_name=args.file.name, on_progress=lambda run, total: bar.update(1),
     )
     bar.close()

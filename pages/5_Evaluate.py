@@ -57,6 +57,9 @@ if question_set is not None:
     empty = ws.kb.is_empty()
     if empty:
         st.info("The knowledge base is empty: upload documents (or load the samples on the home page) first.")
+    agent_mode = st.toggle("Agent mode", value=ws.settings.answer_mode == "agent",
+                           help="Answer with the agent's tool loop, as the Chat toggle does. Slower: several model "
+                                "calls a question.")
     if st.button(f"Run {count} question{'s' * (count != 1)}", type="primary", disabled=empty):
         bar = st.progress(0.0, text="Starting...")
 
@@ -66,7 +69,10 @@ if question_set is not None:
             bar.progress(len(run.results) / total,
                          text=f"{len(run.results)} of {total} answered · {latest.question[:80]}")
 
-        finished = run_evaluation(question_set.questions, ws.ask, ws.settings, source_name, on_progress=on_progress)
+        def ask(question: str):
+            return ws.ask(question, mode="agent" if agent_mode else None)
+
+        finished = run_evaluation(question_set.questions, ask, ws.settings, source_name, on_progress=on_progress)
         save_run(finished, folder)
         bar.progress(1.0, text=f"Done: {len(finished.results)} questions")
         st.session_state.evaluation_run = finished.run_id
@@ -111,14 +117,14 @@ table = pd.DataFrame([r.__dict__ for r in run.results])
 st.dataframe(
     table, hide_index=True, width="stretch",
     column_order=["id", "question", "expected", "answer", "correct", "retrieval_hit", "citation_correct", "confidence",
-                  "seconds", "expected_file", "expected_pages", "cited", "sources", "route", "trace_id", "error"],
+                  "seconds", "expected_file", "expected_pages", "cited", "sources", "route", "mode", "trace_id", "error"],
     column_config={
         "id": "Id", "question": "Question", "expected": "Expected",
         "answer": st.column_config.TextColumn("Answer", width="large"),
         "correct": "Right", "retrieval_hit": "Retrieval hit", "citation_correct": "Citation right",
         "confidence": "Confidence", "seconds": st.column_config.NumberColumn("Seconds", format="%.1f"),
         "expected_file": "Expected file", "expected_pages": "Expected pages", "cited": "Cited", "sources": "Retrieved",
-        "route": "Route", "trace_id": "Trace", "error": "Error",
+        "route": "Route", "mode": "Mode", "trace_id": "Trace", "error": "Error",
     },
 )
 st.download_button("Download results CSV", results_csv(run.results), file_name=f"{run.run_id}.csv", mime="text/csv",

@@ -40,6 +40,7 @@ class EvalResult:
     citation_correct: bool | None
     confidence: str
     route: str
+    mode: str  # pipeline | agent: which engine answered
     sources: str  # "file p. 4; file p. 2": what the model was given, in rank order
     cited: str  # the sources the answer cites
     seconds: float
@@ -122,7 +123,7 @@ def score_response(question: EvalQuestion, response: Response, seconds: float, s
         expected_file=question.expected_file or "", expected_pages=_pages(question.expected_pages),
         answer=response.answer, correct=verdict.correct, expects_refusal=verdict.expects_refusal,
         refused=verdict.refused, retrieval_hit=verdict.retrieval_hit, citation_correct=verdict.citation_correct,
-        confidence=response.confidence, route=response.route,
+        confidence=response.confidence, route=response.route, mode=response.mode,
         sources=_where(response.citations), cited=_where([c for c in response.citations if c.cited]),
         seconds=round(seconds, 3), trace_id=response.trace_id,
     )
@@ -133,7 +134,7 @@ def failed_result(question: EvalQuestion, error: str, seconds: float) -> EvalRes
         id=question.id, question=question.question, expected=question.expected,
         expected_file=question.expected_file or "", expected_pages=_pages(question.expected_pages), answer="",
         correct=False, expects_refusal=False, refused=False, retrieval_hit=None, citation_correct=None,
-        confidence="", route="", sources="", cited="", seconds=round(seconds, 3), error=error,
+        confidence="", route="", mode="", sources="", cited="", seconds=round(seconds, 3), error=error,
     )
 
 

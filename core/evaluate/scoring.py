@@ -22,7 +22,7 @@ from core.agents.validator import is_no_information
 _REFUSAL = re.compile(
     r"^(?:not in (?:the |my |these |any )?(?:documents?|files?|sources?)|no answer|not answerable|unanswerable|n a)$"
 )
-_CITATION = re.compile(r"\[\s*Source\s+\d+\s*\]", re.I)
+_CITATION = re.compile(r"\[\s*(?:Source\s+)?\d+\s*\]", re.I)  # [Source 2] (pipeline), [2] (agent mode)
 # A number as people write it: 1,234.56 / 1.234,56 / 12,5 / -3 / 0.55; a minus only before a
 # number that does not follow a word (the 01 in 2024-01-18 is 1, not -1).
 _NUMBER = re.compile(r"(?:(?<![\w.,])-)?(?<![\w.,])\d+(?:[.,']\d+)*")

@@ -9,7 +9,7 @@ from core.evaluate.runner import EvalResult, EvalRun
 
 def run(run_id: str, started: str, correct: bool) -> EvalRun:
     result = EvalResult("q1", "How long is the warranty?", "25 years", "", "", "25 years", correct, False, False,
-                        None, None, "high", "hybrid", "", "", 0.5)
+                        None, None, "high", "hybrid", "pipeline", "", "", 0.5)
     return EvalRun(run_id, started, "q.csv", [result], planned=1)
 
 

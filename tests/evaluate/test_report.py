@@ -16,7 +16,7 @@ def result(question: str, correct: bool, retrieval: bool | None = None, citation
     return EvalResult(
         id=question[:3], question=question, expected="25 years", expected_file="h.pdf" if retrieval is not None else "",
         expected_pages="4", answer=answer, correct=correct, expects_refusal=False, refused=False,
-        retrieval_hit=retrieval, citation_correct=citation, confidence="high", route="hybrid",
+        retrieval_hit=retrieval, citation_correct=citation, confidence="high", route="hybrid", mode="pipeline",
         sources="h.pdf p. 4", cited="h.pdf p. 4", seconds=1.5, trace_id="t", error="",
     )
 

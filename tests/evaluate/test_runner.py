@@ -30,7 +30,8 @@ def test_a_response_is_scored_on_answer_retrieval_and_citation_with_where_its_so
     result = score_response(WARRANTY, given, 1.234, SETTINGS)
     assert (result.correct, result.retrieval_hit, result.citation_correct) == (True, True, True)
     assert result.sources == "specs.pdf p. 1; handbook.pdf p. 4" and result.cited == "handbook.pdf p. 4"
-    assert (result.confidence, result.route, result.trace_id, result.seconds) == ("high", "hybrid", "t1", 1.234)
+    assert (result.confidence, result.route, result.mode, result.trace_id, result.seconds) == (
+        "high", "hybrid", "pipeline", "t1", 1.234)
 
 
 def test_a_question_that_fails_is_recorded_as_an_error_and_the_run_goes_on():

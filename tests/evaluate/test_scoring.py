@@ -40,6 +40,7 @@ def test_numbers_are_read_as_people_write_them():
 
 def test_a_citation_number_is_not_a_number_in_the_answer():
     assert numbers_in("The warranty is long [Source 12].") == []
+    assert numbers_in("The warranty is long [3].") == []  # agent mode cites [N]
     assert not matches("12", "The warranty is long [Source 12].")
 
 
