@@ -31,6 +31,7 @@ WORD_LEVEL = 5  # Tesseract's TSV levels: page, block, paragraph, line, word
 DESCRIPTION_LINES = 2  # an item's name may be printed over this many lines above its figures
 SIDE_WORDS = 4  # a label or the figures printed beside a line: "2.0 7.00 14.00", "Total (RM)"
 HEADER_LINES = 3  # a column header is looked for this many lines above the first item
+NEARBY_ROWS = 3  # rows a line segment is compared with (a skewed scan interleaves neighbouring lines)
 
 # A price as receipts print it: 9.00, 1,234.50, 4.904,94, -3.00, (3.00), optionally with a currency sign.
 _AMOUNT = re.compile(r"^[(-]?[$€£]?\s?\d{1,3}(?:[,.' ]?\d{3})*[.,]\d{2}\)?[A-Z]{0,3}$")
@@ -158,7 +159,8 @@ def build_rows(words: list[Word], column_gap: float) -> list[Row]:
         segments.setdefault(word.line_key, []).append(word)
     rows: list[list[list[Word]]] = []  # each row: its segments
     for segment in sorted(segments.values(), key=lambda s: _middle(s)):
-        row = next((r for r in reversed(rows[-3:]) if any(_same_line(segment, other) for other in r)), None)
+        recent = rows[-NEARBY_ROWS:]  # sorted by height: only the last rows can share a line with this one
+        row = next((r for r in reversed(recent) if any(_same_line(segment, other) for other in r)), None)
         if row is None:
             rows.append([segment])
         else:
@@ -326,9 +328,14 @@ def load_image(path: Path, settings: Settings) -> LoadedDocument:
     usable, status = ocr_status(settings)
     if not usable:
         raise IngestError(f"This is a scanned image: it needs OCR to be read. {status}")
-    sections, warnings = _ocr_pages(list(enumerate(frames, start=1)), settings)
+    warnings = []
+    if len(frames) > settings.ocr_max_pages:
+        warnings.append(f"The image has {len(frames)} pages; only the first {settings.ocr_max_pages} were read "
+                        f"by OCR (DOCUCHAT_OCR_MAX_PAGES).")
+        frames = frames[: settings.ocr_max_pages]
+    sections, failed = _ocr_pages(list(enumerate(frames, start=1)), settings)
     return LoadedDocument(path.name, path.suffix.lower().lstrip("."), sections, page_count=len(frames),
-                          warnings=warnings)
+                          warnings=warnings + failed)
 
 
 def ocr_pdf_pages(path: Path, texts: list[str], settings: Settings) -> tuple[dict[int, list[Section]], list[str]]:

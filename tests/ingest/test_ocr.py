@@ -238,6 +238,9 @@ def test_every_frame_of_a_multi_page_tiff_is_a_page(tmp_path, receipt_png):
     assert document.page_count == 2
     assert sorted({s.page for s in document.sections}) == [1, 2]
 
+    capped = load_document(path, Settings(ocr_max_pages=1))
+    assert capped.page_count == 1 and "only the first 1 were read" in capped.warnings[0]
+
 
 # --- without Tesseract ------------------------------------------------------------------------
 
