@@ -16,7 +16,7 @@ from core.agents.agent_mode.constraints import ConstraintAnalysis
 from core.agents.agent_mode.grounding import Grounded, ground_citations
 from core.agents.agent_mode.plan import AgentPlan, generate_plan
 from core.agents.agent_mode.state import AgentState, Insufficiency, SearchHit
-from core.agents.agent_mode.tools import SEARCH_DOCS, TOOL_DESCRIPTIONS, AgentTools, where
+from core.agents.agent_mode.tools import OPEN_CITATION, SEARCH_DOCS, TOOL_DESCRIPTIONS, AgentTools, where
 from core.agents.reasoner import STYLE_INSTRUCTIONS
 from core.config import Settings
 from core.llm.base import ChatLLM, Completion, LLMError, LLMMalformedJSON, TokenCallback
@@ -100,6 +100,7 @@ class AgentLoop:
         feedback = ""
         pending: gates.GateResult | None = None  # a rejected final whose fix needs tools
         last_final: Action | None = None
+        failed_tool: str | None = None  # the tool whose call just ran nothing
         reprompts = iteration = 0
         forced_reason = "the iteration limit was reached"
         if s.agent_initial_search:
@@ -112,19 +113,19 @@ class AgentLoop:
         while iteration < s.max_iterations:
             iteration += 1
             budget = s.max_tool_calls - state.tool_calls_used
-            unmet = gates.validate_min_searches(constraints, state) + gates.validate_min_open_citations(constraints, state)
-            must_use_tools = budget > 0 and (bool(unmet) or (pending is not None and pending.needs_tools))
+            offered, final_allowed = next_choices(names, constraints, state, budget, pending, failed_tool)
             schema = action_schema(
-                names, [h for h in state.hits if not state.opened_as(state.hits[h].chunk.chunk_id)],
+                offered, [h for h in state.hits if not state.opened_as(state.hits[h].chunk.chunk_id)],
                 budget=budget, open_slots=s.max_context_citations - len(state.opened),
-                allow_final=not must_use_tools, allow_tools=True, max_query_chars=s.agent_query_max_chars,
+                allow_final=final_allowed, allow_tools=True, max_query_chars=s.agent_query_max_chars,
                 max_insufficiencies=s.agent_max_insufficiencies,
             )
-            prompt = self._iteration_prompt(state, constraints, plan, budget, feedback, style)
+            prompt = self._iteration_prompt(state, constraints, plan, budget, feedback, style,
+                                            offered if budget > 0 else [], final_allowed)
             messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
             with trace.step("llm_call", "Reasoner", provider=self.llm.name, model=self.llm.model,
                             iteration=iteration) as event:
-                event.outputs.update(prompt=system + "\n\n" + prompt, final_allowed=not must_use_tools)
+                event.outputs.update(prompt=system + "\n\n" + prompt, offered=offered, final_allowed=final_allowed)
                 try:
                     value, completion = self.llm.complete_json(messages, schema, max_tokens=s.agent_action_max_tokens,
                                                                temperature=0.0)
@@ -159,6 +160,7 @@ class AgentLoop:
             if action.type == TOOL_CALL:
                 feedback = self._act(state, action, budget, trace)
                 pending = None
+                failed_tool = action.tool if feedback else None
                 if feedback:  # nothing ran (an unknown id, a repeated search): as good as a malformed action
                     if reprompts >= s.max_reprompts:
                         forced_reason = f"the model's tool calls kept failing after {reprompts} reprompts"
@@ -215,7 +217,7 @@ class AgentLoop:
         return ""
 
     def _iteration_prompt(self, state: AgentState, constraints: ConstraintAnalysis, plan: AgentPlan, budget: int,
-                          feedback: str, style: str | None) -> str:
+                          feedback: str, style: str | None, offered: list[str], final_allowed: bool) -> str:
         """The stable part first (question, plan, requirements, the growing observation log), the
         counters and any correction last, so consecutive prompts share the longest prefix."""
         s = self.settings
@@ -230,10 +232,13 @@ class AgentLoop:
         ]
         if feedback:
             parts.append(feedback)
+        # No "Current step: k of n": steps and tool calls do not pair up (one call can do three
+        # searches), and a 1.5B model told it was on a search step repeated that search.
+        choices = offered + (["final"] if final_allowed else [])
         parts.append(
-            f"Current step: {min(len(plan.steps), len(state.observations) + 1)} of {len(plan.steps)}\n"
             f"TOOL BUDGET: {budget} calls remaining\nSEARCHES DONE: {state.searches_done}\n"
-            f"CITATIONS OPENED: {len(state.opened)}\n\nOutput your next action as JSON:"
+            f"CITATIONS OPENED: {len(state.opened)}\nNEXT ACTION MAY BE: {', '.join(choices)}\n\n"
+            "Output your next action as JSON:"
         )
         return "\n\n".join(parts)
 
@@ -300,6 +305,23 @@ class AgentLoop:
         grounded.answer = disclose(grounded.answer, insufficiencies, constraints.insufficiency_phrase)
         return AgentRun(grounded.answer, grounded, insufficiencies, state, plan, final_gate, False, reason, reprompts,
                         iteration, llm_error, completions)
+
+
+def next_choices(names: list[str], constraints: ConstraintAnalysis, state: AgentState, budget: int,
+                 pending: gates.GateResult | None, failed_tool: str | None) -> tuple[list[str], bool]:
+    """The tools the next action may use, and whether it may be final. While the prompt's
+    minimums are unmet and the budget allows, only tools; when only opening is missing, only
+    open_citation; a tool whose call just ran nothing is not offered again if there is another."""
+    searches_unmet = bool(gates.validate_min_searches(constraints, state))
+    opens_unmet = bool(gates.validate_min_open_citations(constraints, state))
+    openable = any(not state.opened_as(h.chunk.chunk_id) for h in state.hits.values())
+    must_use_tools = budget > 0 and (searches_unmet or opens_unmet or (pending is not None and pending.needs_tools))
+    tools = list(names)
+    if opens_unmet and not searches_unmet and openable and OPEN_CITATION in tools:
+        tools = [OPEN_CITATION]  # more searching cannot meet what is missing
+    if failed_tool in tools and len(tools) > 1:
+        tools.remove(failed_tool)
+    return tools, not must_use_tools
 
 
 def disclose(answer: str, insufficiencies: list[dict], phrase: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 from concurrent.futures import ThreadPoolExecutor
+from functools import cached_property
 
 from core.agents.agent_mode.state import AgentState, OpenedCitation, SearchHit, ToolResult
 from core.annotations.query import parse_structured
@@ -95,7 +96,7 @@ class AgentTools:
         self.settings = settings
         self.top_k = top_k or settings.top_k
 
-    @property
+    @cached_property
     def names(self) -> list[str]:
         """The tools on offer; the fact tools only when the documents yielded facts."""
         names = [SEARCH_DOCS, OPEN_CITATION]

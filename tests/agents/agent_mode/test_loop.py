@@ -221,3 +221,19 @@ def test_personal_data_is_redacted_from_the_question_the_prompts_and_the_answer(
     assert "jane.doe" not in str(turn) and "[EMAIL]" in turn["question"]
     assert response.answer == f"Run {REINDEX} [1]; questions to [EMAIL]."
     assert "pii_redacted:email" in response.safety_flags
+
+
+def test_the_next_action_offers_only_what_can_still_meet_the_requirements():
+    from core.agents.agent_mode.constraints import analyze_constraints
+    from core.agents.agent_mode.loop import next_choices
+    from tests.agents.agent_mode.test_gate import _state
+
+    tools = ["search_docs", "open_citation"]
+    strict = analyze_constraints(STRICT)
+    assert next_choices(tools, strict, _state(["a"], []), 4, None, None) == (tools, False)  # searches missing
+    searched = _state(["a", "b", "c"], [])
+    assert next_choices(tools, strict, searched, 2, None, None) == (["open_citation"], False)  # opening missing
+    assert next_choices(tools, strict, searched, 0, None, None)[1]  # no budget left: final is allowed
+    done = _state(["a", "b", "c"], ["operations.md", "deletes.md"])
+    assert next_choices(tools, strict, done, 0, None, None) == (tools, True)
+    assert next_choices(tools, strict, done, 1, None, "search_docs") == (["open_citation"], True)  # just failed
