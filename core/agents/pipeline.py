@@ -128,8 +128,9 @@ class AnswerPipeline:
                 searches=[
                     {
                         "query": s.query, "error": s.error, "routing": s.routing, "fell_back_to_all": s.fell_back,
-                        **({"semantic_weight": s.result.semantic_weight, "timings_ms": s.result.timings_ms,
-                            "candidates": [_candidate_row(c) for c in s.result.candidates[:30]]} if s.result else {}),
+                        "semantic_weight": s.result.semantic_weight if s.result else None,
+                        "timings_ms": s.result.timings_ms if s.result else {},
+                        "candidates": [_candidate_row(c) for c in s.result.candidates[:30]] if s.result else [],
                     }
                     for s in evidence.searches
                 ],

@@ -327,3 +327,22 @@ def test_an_unsure_question_costs_one_planning_call_and_a_failed_one_is_simple(r
     plan = events(ws, response, "plan")[0]["outputs"]
     assert (plan["classification"], plan["decomposition"]["source"]) == (SIMPLE, "fallback")
     assert response.answer.startswith("The reports describe revenue")
+
+
+def test_a_sub_query_whose_search_fails_is_reported_and_the_answer_uses_the_others(reports, monkeypatch):
+    answer = "ACME revenue grew because solar panel sales doubled."
+    ws = reports(citing_all(answer, answer))  # the second: reflection searches for the missing part again
+    search = ws.retriever.search
+
+    def flaky(query, **options):
+        if "Globex" in query:
+            raise RuntimeError("index unavailable")
+        return search(query, **options)
+
+    monkeypatch.setattr(ws.retriever, "search", flaky)
+    response = ws.ask("Compare the revenue of ACME and Globex")
+    searches = {s["query"]: s for s in events(ws, response, "retrieval")[0]["outputs"]["searches"]}
+    assert searches["the revenue of Globex"]["error"] == "RuntimeError: index unavailable"
+    assert searches["the revenue of Globex"]["candidates"] == []
+    assert {c.filename for c in response.citations} == {"acme_report.txt"}
+    assert response.answer.startswith(answer)
