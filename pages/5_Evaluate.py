@@ -7,6 +7,7 @@ from core.evaluate import (EvalRun, QuestionFileError, ResultsFileError, compare
                            parse_questions, read_results_csv, results_csv, run_evaluation, save_run)
 from core.evaluate.examples import FILENAME, question_lines, sample_questions
 from core.evaluate.report import percent
+from ui.components import escape_markdown
 from ui.state import workspace
 
 # Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
@@ -44,7 +45,7 @@ if source.startswith("Upload"):
             question_set = parse_questions(upload.getvalue(), upload.name, ws.settings.eval_max_questions)
             source_name = upload.name
         except QuestionFileError as exc:
-            st.error(str(exc), icon=":material/error:")
+            st.error(escape_markdown(str(exc)), icon=":material/error:")
 else:
     question_set = parse_questions(question_lines(sample_questions()), FILENAME, ws.settings.eval_max_questions)
     source_name = FILENAME
@@ -52,7 +53,7 @@ else:
 
 if question_set is not None:
     for problem in question_set.problems:
-        st.warning(problem, icon=":material/warning:")
+        st.warning(escape_markdown(problem), icon=":material/warning:")
     count = len(question_set.questions)
     empty = ws.kb.is_empty()
     if empty:
@@ -67,7 +68,7 @@ if question_set is not None:
             save_run(run, folder)  # kept after every answer: leaving the page mid-run loses nothing
             latest = run.results[-1]
             bar.progress(len(run.results) / total,
-                         text=f"{len(run.results)} of {total} answered · {latest.question[:80]}")
+                         text=f"{len(run.results)} of {total} answered · {escape_markdown(latest.question[:80])}")
 
         def ask(question: str):
             return ws.ask(question, mode="agent" if agent_mode else None)
@@ -143,7 +144,7 @@ try:
     elif previous_id is not None:
         previous = load_results(folder, previous_id)
 except ResultsFileError as exc:
-    st.error(str(exc), icon=":material/error:")
+    st.error(escape_markdown(str(exc)), icon=":material/error:")
 if previous is not None:
     comparison = compare_runs(previous, run.results)
     st.markdown(f"**{len(comparison.better)} better · {len(comparison.worse)} worse · {comparison.unchanged} unchanged**"

@@ -85,7 +85,7 @@ class EvalRun:
 
 def new_run(source_name: str) -> EvalRun:
     now = dt.datetime.now().astimezone()
-    return EvalRun(f"eval-{now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:4]}", now.isoformat(timespec="seconds"), source_name)
+    return EvalRun(f"eval-{now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:4]}", now.isoformat(timespec="milliseconds"), source_name)
 
 
 def run_evaluation(
