@@ -300,13 +300,17 @@ def _eval(workspace, args) -> int:
         print(f"warning: {problem}", file=sys.stderr)
     bar = tqdm(total=len(questions.questions), unit="question", disable=args.json or not sys.stderr.isatty(),
                file=sys.stderr)
+
+    def progress(run, total) -> None:
+        save_run(run, workspace.settings.evaluations_dir)  # after every answer: an interrupted run loses nothing
+        bar.update(1)
+
     run = run_evaluation(
         questions.questions, lambda question: workspace.ask(question, top_k=args.top_k, mode=args.mode),
         workspace.settings,
-        source_name=args.file.name, on_progress=lambda run, total: bar.update(1),
+        source_name=args.file.name, on_progress=progress,
     )
     bar.close()
-    save_run(run, workspace.settings.evaluations_dir)
     if args.out:
         args.out.write_bytes(results_csv(run.results))
     comparison = compare_runs(previous, run.results) if previous is not None else None
