@@ -11,5 +11,8 @@ if [ ! -x /usr/bin/chromium ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
+# Known vulnerabilities of the installed dependencies: printed, never fails the build (see the script).
+bash scripts/audit.sh
+
 export HF_HUB_OFFLINE=1
 .venv/bin/python -m pytest -q "$@"
