@@ -1,6 +1,8 @@
-"""Query latency of keyword, vector and hybrid search at 10k / 100k synthetic chunks, and ingest throughput.
+"""Query latency of keyword, vector and hybrid search at 10k / 100k synthetic chunks, and ingest throughput;
+keyword search alone up to 1M chunks and vector search alone at the largest size that builds in time.
 
     .venv/bin/python bench/scale.py [--sizes 10000,100000] [--queries 200] [--skip-ingest]
+                                    [--keyword-sizes 1000000] [--vector-sizes 200000]
 
 Section 1, per size (each size runs in its own subprocess, so peak RSS is per size):
   - synthetic chunks: ~120-word texts drawn from a vocabulary of --vocab pseudo-words with a
@@ -15,6 +17,12 @@ Section 1, per size (each size runs in its own subprocess, so peak RSS is per si
     VectorStore.query, reciprocal_rank_fusion, their per-query sum (the hybrid figure), and the full
     HybridRetriever.search with a stub embedder (embed_ms ~ 0; includes the catalog fetch), also with
     a one-document filter.
+Section 1b, --keyword-sizes and --vector-sizes (each size in its own subprocess): one store alone,
+  without the catalog, for sizes where writing every chunk through the application would take
+  hours. Keyword: the same synthetic texts, KeywordIndex.build + save, then KeywordIndex.search
+  (in memory and memory-mapped after a reload), build time, disk size, peak RSS. Vector: the same
+  random unit vectors upserted into an embedded Chroma collection with the application's HNSW
+  settings (VectorStore.add), then VectorStore.query k=50, build time, disk size, peak RSS.
 Section 2 (unless --skip-ingest): real PDFs ingested through Workspace into a fresh temp data dir:
   pages/s, chunks/s, and seconds per ingest step from the progress callbacks.
 Figures are printed and written to bench/results/scale.json.
@@ -60,7 +68,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--skip-ingest", action="store_true", help="skip the real-PDF ingest section")
     p.add_argument("--ingest-dir", type=Path, default=ROOT.parent / "shared" / "corpus" / "docugami-sec10q")
     p.add_argument("--ingest-files", type=int, default=5, help="first N PDFs of --ingest-dir (default 5)")
+    p.add_argument("--keyword-sizes", default="", help="chunk counts for keyword search alone (e.g. 1000000)")
+    p.add_argument("--vector-sizes", default="", help="chunk counts for vector search alone (e.g. 200000)")
     p.add_argument("--worker", type=int, help=argparse.SUPPRESS)  # internal: one size, in a subprocess
+    p.add_argument("--worker-mode", default="full", choices=["full", "keyword", "vector"], help=argparse.SUPPRESS)
     p.add_argument("--worker-out", type=Path, help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
@@ -295,9 +306,96 @@ def run_size(n: int, args: argparse.Namespace) -> dict:
     return out
 
 
-def run_size_subprocess(n: int, args: argparse.Namespace, argv: list[str]) -> dict:
-    out_path = args.tmp_root / f"worker-{n}-{os.getpid()}.json"
-    cmd = [sys.executable, str(Path(__file__).resolve()), *argv, "--worker", str(n), "--worker-out", str(out_path)]
+def synthetic_texts(rng, args: argparse.Namespace, n: int) -> tuple[list[str], list[str], np.ndarray]:
+    """Vocabulary, texts and Zipf probabilities, generated in blocks so 1M texts fit in memory."""
+    vocab = make_vocab(rng, args.vocab)
+    probs = zipf_probabilities(len(vocab), args.zipf)
+    texts: list[str] = []
+    for start in range(0, n, 100_000):
+        texts.extend(make_texts(rng, vocab, probs, min(100_000, n - start), args.words))
+    return vocab, texts, probs
+
+
+def run_keyword_only(n: int, args: argparse.Namespace) -> dict:
+    from core.store.keyword import KeywordIndex
+
+    out: dict = {"chunks": n, "mode": "keyword"}
+    rng = np.random.default_rng(args.seed)
+    started = time.perf_counter()
+    vocab, texts, probs = synthetic_texts(rng, args, n)
+    out["generate_s"] = round(time.perf_counter() - started, 1)
+    out["rss_after_generate_mb"] = peak_rss_mb()
+    tmp = Path(tempfile.mkdtemp(prefix=f"scale-kw-{n}-", dir=args.tmp_root))
+    print(f"[{n}] keyword index: build ...", file=sys.stderr, flush=True)
+    index = KeywordIndex()
+    started = time.perf_counter()
+    index.build([f"c{i}" for i in range(n)], texts, stamp="1")
+    out["build_s"] = round(time.perf_counter() - started, 1)
+    del texts
+    started = time.perf_counter()
+    index.save(tmp / "keyword_index")
+    out["save_s"] = round(time.perf_counter() - started, 1)
+    out["disk_mb"] = dir_size_mb(tmp / "keyword_index")
+    out["peak_rss_build_mb"] = peak_rss_mb()
+    started = time.perf_counter()
+    loaded = KeywordIndex.load(tmp / "keyword_index")
+    out["load_mmap_s"] = round(time.perf_counter() - started, 2)
+    qrng = np.random.default_rng(args.seed + 1)
+    queries = [" ".join(vocab[i] for i in qrng.choice(len(vocab), size=int(m), p=probs))
+               for m in qrng.integers(3, 7, size=args.queries + 10)]
+    mem, mmap = [], []
+    for i, query in enumerate(queries):
+        _, a = timed_ms(index.search, query, K)
+        _, b = timed_ms(loaded.search, query, K)
+        if i >= 10:
+            mem.append(a)
+            mmap.append(b)
+    out["latency_ms"] = {"keyword_mem_ms": p50_p95(mem), "keyword_mmap_ms": p50_p95(mmap)}
+    out["peak_rss_mb"] = peak_rss_mb()
+    shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def run_vector_only(n: int, args: argparse.Namespace) -> dict:
+    from core.config import load_settings
+    from core.store.vectors import VectorStore
+
+    out: dict = {"chunks": n, "mode": "vector"}
+    rng = np.random.default_rng(args.seed)
+    tmp = Path(tempfile.mkdtemp(prefix=f"scale-vec-{n}-", dir=args.tmp_root))
+    settings = load_settings(data_dir=tmp).replace(chroma_host="")
+    store = VectorStore(settings)
+    out["hnsw"] = store.hnsw
+    print(f"[{n}] vector store: upserting ...", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    block = 10_000
+    for start in range(0, n, block):
+        count = min(block, n - start)
+        ids = [f"c{i}" for i in range(start, start + count)]
+        store.add(ids, unit_vectors(rng, count), [{"doc_id": f"d{i // CHUNKS_PER_DOC}"} for i in range(start, start + count)])
+        if (start // block) % 5 == 4:
+            print(f"[{n}]   {start + count} vectors, {time.perf_counter() - started:.0f}s", file=sys.stderr, flush=True)
+    out["build_s"] = round(time.perf_counter() - started, 1)
+    out["vectors_per_s"] = round(n / out["build_s"], 1)
+    out["peak_rss_build_mb"] = peak_rss_mb()
+    qrng = np.random.default_rng(args.seed + 1)
+    samples = []
+    for i, vector in enumerate(unit_vectors(qrng, args.queries + 10)):
+        _, ms = timed_ms(store.query, vector, K)
+        if i >= 10:
+            samples.append(ms)
+    out["latency_ms"] = {"vector_ms": p50_p95(samples)}
+    out["disk_mb"] = dir_size_mb(settings.chroma_path)
+    out["peak_rss_mb"] = peak_rss_mb()
+    del store
+    shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def run_size_subprocess(n: int, args: argparse.Namespace, argv: list[str], mode: str = "full") -> dict:
+    out_path = args.tmp_root / f"worker-{mode}-{n}-{os.getpid()}.json"
+    cmd = [sys.executable, str(Path(__file__).resolve()), *argv, "--worker", str(n), "--worker-mode", mode,
+           "--worker-out", str(out_path)]
     started = time.perf_counter()
     proc = subprocess.run(cmd)
     if proc.returncode != 0:
@@ -401,13 +499,26 @@ def print_sizes(results: list[dict]) -> None:
               f"(components {fmt(p50, 2)} ms; full retriever excl. embed {fmt(full, 2)} ms)")
 
 
+def print_single_store(results: list[dict]) -> None:
+    rows = []
+    for r in results:
+        latency = next(iter(r["latency_ms"].values()))
+        extra = (f"mmap p50/p95 {fmt(r['latency_ms']['keyword_mmap_ms']['p50'], 2)} / "
+                 f"{fmt(r['latency_ms']['keyword_mmap_ms']['p95'], 2)} ms; load {r['load_mmap_s']} s"
+                 if r["mode"] == "keyword" else f"{fmt(r['vectors_per_s'])} vectors/s")
+        rows.append([f"{r['mode']} {r['chunks']:,}", f"{fmt(latency['p50'], 2)} / {fmt(latency['p95'], 2)}",
+                     fmt(r["build_s"]), fmt(r["disk_mb"]), fmt(r["peak_rss_mb"]), extra])
+    print(table(["one store alone", "query p50 / p95 ms (k=50)", "build s", "disk MB", "peak RSS MB", ""], rows))
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     args.tmp_root.mkdir(parents=True, exist_ok=True)
     if args.worker:
-        result = run_size(args.worker, args)
+        worker = {"full": run_size, "keyword": run_keyword_only, "vector": run_vector_only}[args.worker_mode]
+        result = worker(args.worker, args)
         args.worker_out.write_text(json.dumps(result))
         return 0
 
@@ -420,8 +531,14 @@ def main(argv=None) -> int:
     results = []
     for n in sizes:
         results.append(run_size_subprocess(n, args, argv))
-    print()
-    print_sizes(results)
+    if results:
+        print()
+        print_sizes(results)
+    single = [run_size_subprocess(int(n), args, argv, "keyword") for n in args.keyword_sizes.split(",") if n.strip()]
+    single += [run_size_subprocess(int(n), args, argv, "vector") for n in args.vector_sizes.split(",") if n.strip()]
+    if single:
+        print()
+        print_single_store(single)
 
     ingest_summary = None
     if not args.skip_ingest:
@@ -434,11 +551,12 @@ def main(argv=None) -> int:
 
     total_s = round(time.perf_counter() - run_started, 1)
     print(f"\nwhole run {total_s} s")
-    path = write_json("scale", {
+    path = write_json("scale" if sizes else "scale_single_store", {
         "machine": machine_at_start,
         "parameters": {"sizes": sizes, "queries": args.queries, "vocab": args.vocab, "words": args.words,
                        "zipf": args.zipf, "seed": args.seed, "k": K, "dim": DIM, "chunks_per_doc": CHUNKS_PER_DOC},
         "sizes": results,
+        "single_store": single,
         "ingest": ingest_summary,
         "total_seconds": total_s,
     })
