@@ -169,6 +169,7 @@ class AgentLoop:
                     trace.record("reprompt", "Validator", "tool call failed", message=feedback, reprompt=reprompts)
                 continue
             # FINAL: the validation gate decides.
+            repeated = last_final is not None and last_final.answer == action.answer and pending is not None
             last_final = action
             result = gates.validate_agent_state(action.answer, constraints, state, action.insufficiencies,
                                                 min_quote_chars=s.min_exact_quote_chars)
@@ -176,6 +177,9 @@ class AgentLoop:
             if result.valid:
                 return self._accept(state, plan, completions, action, result, reprompts, iteration)
             pending = result
+            if repeated:  # at temperature 0 the same reprompt brings the same answer: stop asking
+                forced_reason = "the model repeated an answer the validation gate had rejected"
+                break
             if reprompts >= s.max_reprompts:
                 forced_reason = f"the answer still failed validation after {reprompts} reprompts"
                 break

@@ -86,7 +86,7 @@ def test_premature_finals_every_time_end_in_forced_synthesis_with_insufficiencie
     tokens = []
     ws = agent_ws(scripted_agent(
         PLAN, search("reindex"),
-        *[final(f"Run {REINDEX} [1].")] * 4,  # the first is rejected, then three reprompts fail too
+        *[final(f"Run {REINDEX} [1], attempt {n}.") for n in range(4)],  # rejected, then 3 reprompts fail too
         "Run REINDEX TABLE documents; in the nightly window [1].",  # the forced synthesis, streamed
     ))
 
@@ -119,6 +119,18 @@ def test_the_first_search_runs_without_a_model_call_on_the_required_topics(agent
     assert "SEARCHES DONE: 3" in llm.calls[1][-1]["content"]  # the model's first prompt already has results
     assert len(llm.calls) == 3 and _events(ws, response, "validation")[0]["outputs"]["is_valid"]
     assert response.insufficiencies[0]["queries_tried"] == ["Reindex", "Delete", "Retry"]
+
+
+def test_a_rejected_answer_given_again_ends_the_reprompts(agent_ws):
+    ws = agent_ws(scripted_agent(
+        PLAN, search("reindex"), final(f"Run {REINDEX} [1]."), final(f"Run {REINDEX} [1]."),
+        "Run REINDEX TABLE documents; in the nightly window [1].",
+    ))
+
+    response = ws.ask(STRICT)
+
+    assert len(_events(ws, response, "validation")) == 2 and len(_events(ws, response, "reprompt")) == 1
+    assert "the model repeated an answer the validation gate had rejected" in response.reasoning
 
 
 def test_a_malformed_action_is_a_reprompt_not_a_crash(agent_ws):
@@ -177,8 +189,8 @@ def test_budget_exhausted_forces_synthesis_from_the_opened_citations(agent_ws):
         PLAN,
         search("reindex", "rebuild index", "index log"),
         open_files("operations.md"), open_files("deletes.md"),
-        final(f"Run pg_reindex [1]."),  # budget spent; rejected: pg_reindex is in no document
-        final(f"Run pg_reindex [1]."), final(f"Run pg_reindex [1]."), final(f"Run pg_reindex [1]."),
+        final("Run pg_reindex [1]."),  # budget spent; rejected: pg_reindex is in no document
+        *[final(f"Run pg_reindex [1], attempt {n}.") for n in range(3)],
         f"Run {REINDEX} [1] and ignore [7].",
     ), max_reprompts=3)
 
