@@ -43,12 +43,12 @@ def _object(properties: dict, required: list[str]) -> dict:
 
 def action_schema(
     tools: list[str], openable: list[str], *, budget: int, open_slots: int, allow_final: bool,
-    allow_tools: bool, max_query_chars: int, max_insufficiencies: int,
+    max_query_chars: int, max_insufficiencies: int,
 ) -> dict:
     """The JSON schema of the next action: one branch per usable tool, and "final" if allowed."""
     text = {"type": "string", "minLength": 1, "maxLength": max_query_chars}
     branches = []
-    if allow_tools and budget > 0:
+    if budget > 0:
         if SEARCH_DOCS in tools:
             branches.append(_tool_branch(SEARCH_DOCS, _object(
                 {"queries": {"type": "array", "items": text, "minItems": 1, "maxItems": budget}}, ["queries"])))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from core.agents.agent_mode.constraints import NEWEST_DATED, ConstraintAnalysis
 from core.agents.agent_mode.grounding import MARKER, cited_markers
 from core.agents.agent_mode.state import AgentState
-from core.agents.validator import unsupported_claims
+from core.agents.validator import is_no_information, unsupported_claims
 from core.store.keyword import tokenize
 
 # Seed 001's list: procedures a model likes to invent that are only right if a document says so.
@@ -27,6 +27,7 @@ MIN_SEARCHES_UNMET = "MIN_SEARCHES_UNMET"
 TOPIC_NOT_SEARCHED = "TOPIC_NOT_SEARCHED"
 MIN_OPEN_CITATIONS_UNMET = "MIN_OPEN_CITATIONS_UNMET"
 INVALID_CITATION_REFERENCE = "INVALID_CITATION_REFERENCE"
+CITATION_MISSING = "CITATION_MISSING"
 UNGROUNDED_CLAIM = "UNGROUNDED_CLAIM"
 EXACT_QUOTE_MISSING = "EXACT_QUOTE_MISSING"
 EXACT_QUOTE_NOT_VERBATIM = "EXACT_QUOTE_NOT_VERBATIM"
@@ -110,6 +111,21 @@ def validate_citation_references(answer: str, state: AgentState) -> tuple[list[i
     message = (f"Citation(s) {', '.join(f'[{n}]' for n in invalid)} do not exist: only {len(state.opened)} "
                f"citation(s) are open, numbered [1] to [{len(state.opened)}].")
     return cited, invalid, [GateError(INVALID_CITATION_REFERENCE, message)]
+
+
+def validate_citations_present(answer: str, cited: list[int], constraints: ConstraintAnalysis, state: AgentState,
+                               min_answer_chars: int) -> list[GateError]:
+    """Seed 001's rules 1 and 4: an answer states only what opened citations say, and cites them.
+    An answer that only says the documents lack something needs no citation."""
+    rest = re.sub(re.escape(constraints.insufficiency_phrase), " ", MARKER.sub(" ", answer), flags=re.I)
+    if cited or is_no_information(answer) or len(" ".join(rest.split())) < min_answer_chars:
+        return []
+    if not state.opened:
+        return [GateError(CITATION_MISSING, "Nothing was opened: open the search results your answer uses with "
+                          "open_citation, then cite them as [1], [2].", needs_tools=True)]
+    numbers = ", ".join(f"[{c.number}]" for c in state.opened)
+    return [GateError(CITATION_MISSING, f"The answer cites nothing: mark each statement with the opened citation "
+                      f"it comes from ({numbers}).")]
 
 
 def grounding_text(state: AgentState, constraints: ConstraintAnalysis) -> str:
@@ -211,13 +227,17 @@ def validate_insufficiency_disclosure(answer: str, constraints: ConstraintAnalys
 
 
 def validate_agent_state(answer: str, constraints: ConstraintAnalysis, state: AgentState,
-                         insufficiencies: list[dict] | None = None, *, min_quote_chars: int) -> GateResult:
+                         insufficiencies: list[dict] | None = None, *, min_quote_chars: int,
+                         min_answer_chars: int) -> GateResult:
     insufficiencies = insufficiencies or []
     result = GateResult()
     result.errors += validate_min_searches(constraints, state)
     result.errors += validate_min_open_citations(constraints, state)
     result.cited, result.invalid_citations, errors = validate_citation_references(answer, state)
     result.errors += errors
+    valid_cited = [n for n in result.cited if n not in result.invalid_citations]
+    if not errors:
+        result.errors += validate_citations_present(answer, valid_cited, constraints, state, min_answer_chars)
     result.ungrounded, errors = validate_grounded_claims(answer, state, constraints)
     result.errors += errors
     result.errors += validate_exact_quote_requirement(answer, constraints, state, insufficiencies, min_quote_chars)

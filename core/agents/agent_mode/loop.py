@@ -117,7 +117,7 @@ class AgentLoop:
             schema = action_schema(
                 offered, [h for h in state.hits if not state.opened_as(state.hits[h].chunk.chunk_id)],
                 budget=budget, open_slots=s.max_context_citations - len(state.opened),
-                allow_final=final_allowed, allow_tools=True, max_query_chars=s.agent_query_max_chars,
+                allow_final=final_allowed, max_query_chars=s.agent_query_max_chars,
                 max_insufficiencies=s.agent_max_insufficiencies,
             )
             prompt = self._iteration_prompt(state, constraints, plan, budget, feedback, style,
@@ -172,7 +172,8 @@ class AgentLoop:
             repeated = last_final is not None and last_final.answer == action.answer and pending is not None
             last_final = action
             result = gates.validate_agent_state(action.answer, constraints, state, action.insufficiencies,
-                                                min_quote_chars=s.min_exact_quote_chars)
+                                                min_quote_chars=s.min_exact_quote_chars,
+                                                min_answer_chars=s.min_answer_chars)
             _record_validation(trace, result, reprompts, s.max_reprompts)
             if result.valid:
                 return self._accept(state, plan, completions, action, result, reprompts, iteration)
@@ -305,7 +306,8 @@ class AgentLoop:
             final_gate.ungrounded, final_gate.errors = gates.validate_grounded_claims(grounded.answer, state, constraints)
         else:
             final_gate = gates.validate_agent_state(grounded.answer, constraints, state, insufficiencies,
-                                                    min_quote_chars=s.min_exact_quote_chars)
+                                                    min_quote_chars=s.min_exact_quote_chars,
+                                                    min_answer_chars=s.min_answer_chars)
         grounded.answer = disclose(grounded.answer, insufficiencies, constraints.insufficiency_phrase)
         return AgentRun(grounded.answer, grounded, insufficiencies, state, plan, final_gate, False, reason, reprompts,
                         iteration, llm_error, completions)

@@ -7,8 +7,7 @@ TOOLS = ["search_docs", "open_citation"]
 
 
 def _schema(**overrides):
-    options = dict(budget=3, open_slots=5, allow_final=True, allow_tools=True, max_query_chars=200,
-                   max_insufficiencies=8)
+    options = dict(budget=3, open_slots=5, allow_final=True, max_query_chars=200, max_insufficiencies=8)
     options.update(overrides)
     return action_schema(TOOLS, ["R1", "R2"], **options)
 
@@ -29,7 +28,7 @@ def test_schema_offers_each_tool_and_final_and_only_unopened_ids():
 def test_spent_budget_leaves_only_final_and_unmet_requirements_leave_only_tools():
     assert _kinds(_schema(budget=0)) == ["final"]
     assert _kinds(_schema(allow_final=False)) == ["search_docs", "open_citation"]
-    assert _kinds(action_schema(TOOLS, [], budget=2, open_slots=5, allow_final=True, allow_tools=True,
+    assert _kinds(action_schema(TOOLS, [], budget=2, open_slots=5, allow_final=True,
                                 max_query_chars=200, max_insufficiencies=8)) == ["search_docs", "final"]
 
 

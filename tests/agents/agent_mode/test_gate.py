@@ -22,7 +22,7 @@ def _state(searches: list[str], opened: list[str], dates: dict[str, str] | None 
 
 
 def _check(answer: str, constraints, state, insufficiencies=None) -> gate.GateResult:
-    return gate.validate_agent_state(answer, constraints, state, insufficiencies, min_quote_chars=12)
+    return gate.validate_agent_state(answer, constraints, state, insufficiencies, min_quote_chars=12, min_answer_chars=20)
 
 
 def test_validates_min_searches_failure():
@@ -104,3 +104,14 @@ def test_reprompt_message_is_the_seeds():
     assert message.endswith("REMAINING TOOL BUDGET: 4 calls\n\n"
                             "You MUST output a TOOL_CALL to gather more information before finalizing.")
     assert "tool budget is spent" in gate.reprompt_message(result, 0)
+
+
+def test_an_answer_must_cite_what_it_opened_unless_it_only_says_what_is_missing():
+    simple = analyze_constraints("How is the search index rebuilt?")
+    nothing_open = _check("Run REINDEX TABLE documents during the nightly window.", simple, _state(["reindex"], []))
+    assert nothing_open.codes == [gate.CITATION_MISSING] and nothing_open.needs_tools
+    uncited = _check("Run REINDEX TABLE documents during the nightly window.", simple,
+                     _state(["reindex"], ["operations.md"]))
+    assert uncited.codes == [gate.CITATION_MISSING] and "([1])" in uncited.errors[0].message
+    assert _check("The provided documents do not contain information about this.", simple, _state(["x"], [])).valid
+    assert _check("Insufficient documentation.", simple, _state(["x"], [])).valid
