@@ -63,8 +63,8 @@ def sample_questions() -> list[EvalQuestion]:
                      f"{bifacial['voc']} V", specs, (bifacial_page,)),
         EvalQuestion("receipt-total", f"What was the total paid on receipt {first[1]}?",
                      f"{samples.receipt_totals(first[4])[2]}", receipts, (first_page,)),
-        EvalQuestion("receipt-vat-rate", "What VAT rate is charged on the receipts?",
-                     f"{int(samples.VAT_RATE * 100)} %", receipts, (first_page,)),
+        EvalQuestion("receipt-vat-rate", "What VAT rate is charged on the receipts?",  # printed on every receipt
+                     f"{int(samples.VAT_RATE * 100)} %", receipts, tuple(range(1, len(samples.RECEIPT_DATA) + 1))),
         EvalQuestion("quickfit-spend", "How much did we spend at QuickFit Tyres in 2024?", f"{quickfit_total}",
                      receipts, tuple(page for page, _ in quickfit)),
         EvalQuestion("acme-orders-2024", "How many orders did ACME place in 2024?", str(len(acme_2024)),
