@@ -87,7 +87,10 @@ def _fact(data: dict) -> Fact:
 def _child() -> None:
     path, settings, filename, doc_id = pickle.loads(sys.stdin.buffer.read())
     limit = settings.max_parse_memory_mb * 2**20
-    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    try:
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    except (ValueError, OSError):  # a system that does not enforce it (macOS): the time limit still holds
+        pass
     # Imported after the limit is set, so that what they allocate counts too.
     from core.annotations.extract import extract_facts
     from core.ingest.loaders import load_document
