@@ -161,6 +161,7 @@ class Settings:
     agent_max_insufficiencies: int = 8
     agent_search_workers: int = 2  # independent searches of one tool call run concurrently
     min_exact_quote_chars: int = 12  # a shorter "quote" proves nothing
+    agent_attribution_min_overlap: float = 0.5  # share of a sentence's words a source must hold to be its [N]
 
     # --- evaluation on the user's own questions (Evaluate page, `python -m core eval`)
     eval_number_tolerance: float = 0.01  # relative: an answer of 280 matches an expected 279.84

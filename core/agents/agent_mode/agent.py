@@ -152,6 +152,9 @@ def to_response(plan: Plan, run: AgentRun, settings: Settings) -> Response:
                     f"answer synthesized from what was gathered because {run.forced_reason}"))
     if run.grounded.from_snippets:
         reasoning += "; nothing was opened, so the citations are search results"
+    if run.grounded.attributed:
+        reasoning += ("; the model cited nothing, so markers " + ", ".join(f"[{n}]" for n in run.grounded.attributed)
+                      + " were placed where a sentence's words come from that source")
     if run.grounded.stripped:
         reasoning += "; removed citations to nothing opened: " + ", ".join(f"[{n}]" for n in run.grounded.stripped)
     if unsupported:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from core.agents.agent_mode.constraints import NEWEST_DATED, ConstraintAnalysis
 from core.agents.agent_mode.grounding import MARKER, cited_markers
 from core.agents.agent_mode.state import AgentState
+from core.agents.agent_mode.tools import OPEN_CITATION, SEARCH_DOCS
 from core.agents.validator import is_no_information, unsupported_claims
 from core.store.keyword import tokenize
 
@@ -28,6 +29,7 @@ TOPIC_NOT_SEARCHED = "TOPIC_NOT_SEARCHED"
 MIN_OPEN_CITATIONS_UNMET = "MIN_OPEN_CITATIONS_UNMET"
 INVALID_CITATION_REFERENCE = "INVALID_CITATION_REFERENCE"
 CITATION_MISSING = "CITATION_MISSING"
+ANSWER_TOO_SHORT = "ANSWER_TOO_SHORT"
 UNGROUNDED_CLAIM = "UNGROUNDED_CLAIM"
 EXACT_QUOTE_MISSING = "EXACT_QUOTE_MISSING"
 EXACT_QUOTE_NOT_VERBATIM = "EXACT_QUOTE_NOT_VERBATIM"
@@ -45,8 +47,12 @@ _QUOTED = [
 class GateError:
     code: str
     message: str
-    needs_tools: bool = False  # fixing it takes more tool calls, not just a rewrite
+    fix_tool: str | None = None  # the tool whose calls fix it; None: a rewritten answer does
     section: str = ""  # set when the error means information is missing: what an insufficiency names
+
+    @property
+    def needs_tools(self) -> bool:
+        return self.fix_tool is not None
 
     @property
     def missing_information(self) -> bool:
@@ -71,6 +77,10 @@ class GateResult:
         return any(e.needs_tools for e in self.errors)
 
     @property
+    def fix_tools(self) -> set[str]:
+        return {e.fix_tool for e in self.errors if e.fix_tool}
+
+    @property
     def codes(self) -> list[str]:
         return list(dict.fromkeys(e.code for e in self.errors))
 
@@ -79,13 +89,13 @@ def validate_min_searches(constraints: ConstraintAnalysis, state: AgentState) ->
     errors = []
     if state.searches_done < constraints.min_searches:
         errors.append(GateError(MIN_SEARCHES_UNMET, f"Required at least {constraints.min_searches} separate "
-                                f"searches, but only {state.searches_done} were performed.", needs_tools=True,
+                                f"searches, but only {state.searches_done} were performed.", fix_tool=SEARCH_DOCS,
                                 section="searches"))
     searched = [set(tokenize(q)) for q in state.search_queries]
     for topic in constraints.required_search_topics:
         words = set(tokenize(topic))
         if words and not any(words & query for query in searched):
-            errors.append(GateError(TOPIC_NOT_SEARCHED, f"No search covered the topic '{topic}'.", needs_tools=True,
+            errors.append(GateError(TOPIC_NOT_SEARCHED, f"No search covered the topic '{topic}'.", fix_tool=SEARCH_DOCS,
                                     section=topic))
     return errors
 
@@ -95,7 +105,8 @@ def validate_min_open_citations(constraints: ConstraintAnalysis, state: AgentSta
     if opened >= constraints.min_open_citations:
         return []
     return [GateError(MIN_OPEN_CITATIONS_UNMET, f"Required to open at least {constraints.min_open_citations} "
-                      f"citation(s), but only {opened} were opened.", needs_tools=True, section="opened citations")]
+                      f"citation(s), but only {opened} were opened.", fix_tool=OPEN_CITATION,
+                      section="opened citations")]
 
 
 def validate_citation_references(answer: str, state: AgentState) -> tuple[list[int], list[int], list[GateError]]:
@@ -107,25 +118,36 @@ def validate_citation_references(answer: str, state: AgentState) -> tuple[list[i
     if not state.opened:
         message = (f"Citations {', '.join(f'[{n}]' for n in invalid)} refer to nothing: open the results you use "
                    "with open_citation before citing them.")
-        return cited, invalid, [GateError(INVALID_CITATION_REFERENCE, message, needs_tools=True)]
+        return cited, invalid, [GateError(INVALID_CITATION_REFERENCE, message, fix_tool=OPEN_CITATION)]
     message = (f"Citation(s) {', '.join(f'[{n}]' for n in invalid)} do not exist: only {len(state.opened)} "
                f"citation(s) are open, numbered [1] to [{len(state.opened)}].")
     return cited, invalid, [GateError(INVALID_CITATION_REFERENCE, message)]
 
 
-def validate_citations_present(answer: str, cited: list[int], constraints: ConstraintAnalysis, state: AgentState,
-                               min_answer_chars: int) -> list[GateError]:
-    """Seed 001's rules 1 and 4: an answer states only what opened citations say, and cites them.
-    An answer that only says the documents lack something needs no citation."""
+def says_only_what_is_missing(answer: str, constraints: ConstraintAnalysis, min_answer_chars: int) -> bool:
     rest = re.sub(re.escape(constraints.insufficiency_phrase), " ", MARKER.sub(" ", answer), flags=re.I)
-    if cited or is_no_information(answer) or len(" ".join(rest.split())) < min_answer_chars:
+    return is_no_information(answer) or len(" ".join(rest.split())) < min_answer_chars
+
+
+def validate_answer_length(answer: str, constraints: ConstraintAnalysis, min_answer_chars: int) -> list[GateError]:
+    """Seed 000's rule: a few characters are not an answer (a small model once answered with the
+    word "open_citation")."""
+    disclosed = constraints.insufficiency_phrase.lower() in answer.lower() or is_no_information(answer)
+    if disclosed or len(MARKER.sub("", answer).strip()) >= min_answer_chars:
         return []
-    if not state.opened:
-        return [GateError(CITATION_MISSING, "Nothing was opened: open the search results your answer uses with "
-                          "open_citation, then cite them as [1], [2].", needs_tools=True)]
-    numbers = ", ".join(f"[{c.number}]" for c in state.opened)
-    return [GateError(CITATION_MISSING, f"The answer cites nothing: mark each statement with the opened citation "
-                      f"it comes from ({numbers}).")]
+    return [GateError(ANSWER_TOO_SHORT, "The answer is too short: write the answer itself, from the opened "
+                      "citations, or say what the documents do not contain.")]
+
+
+def validate_citations_present(answer: str, constraints: ConstraintAnalysis, state: AgentState,
+                               min_answer_chars: int) -> list[GateError]:
+    """Seed 001's rules 1 and 4: an answer states what opened citations say. With nothing opened,
+    a substantive answer must first open its sources; an answer that only says the documents lack
+    something needs none. (Opened but unmarked is fixed by grounding, not by a reprompt.)"""
+    if state.opened or says_only_what_is_missing(answer, constraints, min_answer_chars):
+        return []
+    return [GateError(CITATION_MISSING, "Nothing was opened: open the search results your answer uses with "
+                      "open_citation, then cite them as [1], [2].", fix_tool=OPEN_CITATION)]
 
 
 def grounding_text(state: AgentState, constraints: ConstraintAnalysis) -> str:
@@ -186,7 +208,7 @@ def validate_exact_quote_requirement(answer: str, constraints: ConstraintAnalysi
         return []
     return [GateError(EXACT_QUOTE_MISSING, f"Quote exact text for: {what}. Copy it verbatim in double quotes from "
                       f"an opened citation, or say \"{constraints.insufficiency_phrase}\" if no document has it.",
-                      needs_tools=not state.opened, section=f"exact quote: {what}")]
+                      fix_tool=None if state.opened else OPEN_CITATION, section=f"exact quote: {what}")]
 
 
 def validate_required_sections(answer: str, constraints: ConstraintAnalysis) -> list[GateError]:
@@ -233,11 +255,11 @@ def validate_agent_state(answer: str, constraints: ConstraintAnalysis, state: Ag
     result = GateResult()
     result.errors += validate_min_searches(constraints, state)
     result.errors += validate_min_open_citations(constraints, state)
+    result.errors += validate_answer_length(answer, constraints, min_answer_chars)
     result.cited, result.invalid_citations, errors = validate_citation_references(answer, state)
     result.errors += errors
-    valid_cited = [n for n in result.cited if n not in result.invalid_citations]
     if not errors:
-        result.errors += validate_citations_present(answer, valid_cited, constraints, state, min_answer_chars)
+        result.errors += validate_citations_present(answer, constraints, state, min_answer_chars)
     result.ungrounded, errors = validate_grounded_claims(answer, state, constraints)
     result.errors += errors
     result.errors += validate_exact_quote_requirement(answer, constraints, state, insufficiencies, min_quote_chars)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from core.agents.agent_mode.state import SearchHit
 from core.agents.responder import Citation
+from core.store.keyword import tokenize
 
 # [1], [1, 2], and the pipeline's [Source 1], which small models also write.
 MARKER = re.compile(r"\[\s*(?:Source\s+)?(\d{1,2}(?:\s*,\s*(?:Source\s+)?\d{1,2})*)\s*\]", re.I)
@@ -36,12 +37,42 @@ def strip_markers(answer: str, valid: set[int]) -> str:
     return _SPACED_MARKER.sub(keep, answer).strip()
 
 
+# Sentence ends (kept with their sentence) and line breaks: where a marker may be placed.
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?=\s)|(?=\n)")
+_TRAILING = re.compile(r"[.!?:;,]*\s*$")
+
+
+def attribute_markers(answer: str, sources: list[str], min_overlap: float) -> tuple[str, list[int]]:
+    """For an answer that cites nothing: each sentence gets the [N] of the source holding the
+    largest share of its words, if that share is at least `min_overlap`. Headings and code blocks
+    are left alone. Returns the answer and the numbers placed."""
+    vocabularies = [set(tokenize(text)) for text in sources]
+    pieces, placed, in_code = [], [], False
+    for piece in _SENTENCE_SPLIT.split(answer):
+        fences = piece.count("```")
+        words = set(tokenize(piece))
+        if fences or in_code or piece.strip().startswith("#") or len(words) < 2 or not vocabularies:
+            in_code = in_code != (fences % 2 == 1)
+            pieces.append(piece)
+            continue
+        shares = [len(words & vocabulary) / len(words) for vocabulary in vocabularies]
+        best = max(range(len(shares)), key=shares.__getitem__)
+        if shares[best] < min_overlap:
+            pieces.append(piece)
+            continue
+        end = _TRAILING.search(piece).start()
+        pieces.append(f"{piece[:end]} [{best + 1}]{piece[end:]}")
+        placed.append(best + 1)
+    return "".join(pieces), sorted(set(placed))
+
+
 @dataclass
 class Grounded:
     answer: str
     citations: list[Citation]
     stripped: list[int] = field(default_factory=list)  # hallucinated marker numbers removed
     from_snippets: bool = False
+    attributed: list[int] = field(default_factory=list)  # markers placed by word overlap, not by the model
 
 
 def ground_citations(answer: str, sources: list[SearchHit], *, from_snippets: bool = False,

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from core.agents.agent_mode import gate as gates
 from core.agents.agent_mode.actions import TOOL_CALL, Action, ActionError, action_schema, parse_action
 from core.agents.agent_mode.constraints import ConstraintAnalysis
-from core.agents.agent_mode.grounding import Grounded, ground_citations
+from core.agents.agent_mode.grounding import Grounded, attribute_markers, cited_markers, ground_citations
 from core.agents.agent_mode.plan import AgentPlan, generate_plan
 from core.agents.agent_mode.state import AgentState, Insufficiency, SearchHit
 from core.agents.agent_mode.tools import OPEN_CITATION, SEARCH_DOCS, TOOL_DESCRIPTIONS, AgentTools, where
@@ -249,10 +249,21 @@ class AgentLoop:
 
     def _accept(self, state: AgentState, plan: AgentPlan, completions: list[Completion], action: Action,
                 result: gates.GateResult, reprompts: int, iteration: int) -> AgentRun:
-        grounded = ground_citations(action.answer, [c.hit for c in state.opened], fallback=_fallback(state, self.settings))
+        grounded = self._ground(action.answer, [c.hit for c in state.opened], False, state)
         insufficiencies = [_insufficiency(i, state) for i in action.insufficiencies]
         return AgentRun(grounded.answer, grounded, insufficiencies, state, plan, result, True, None, reprompts,
                         iteration, completions=completions)
+
+    def _ground(self, answer: str, sources: list[SearchHit], from_snippets: bool, state: AgentState) -> Grounded:
+        """[N] markers to citations; an answer from sources that cites none gets its markers by
+        word overlap (small models often leave them out)."""
+        attributed: list[int] = []
+        if sources and not cited_markers(answer):
+            answer, attributed = attribute_markers(answer, [h.chunk.text for h in sources],
+                                                   self.settings.agent_attribution_min_overlap)
+        grounded = ground_citations(answer, sources, from_snippets=from_snippets, fallback=_fallback(state, self.settings))
+        grounded.attributed = attributed
+        return grounded
 
     def _finish(self, question: str, constraints: ConstraintAnalysis, state: AgentState, plan: AgentPlan,
                 completions: list[Completion], reprompts: int, iteration: int, last_final: Action | None,
@@ -300,7 +311,7 @@ class AgentLoop:
             answer = last_final.answer if last_final else LLM_ERROR_ANSWER.format(error=llm_error or "no answer")
             from_snippets = False
             sources = [c.hit for c in state.opened]
-        grounded = ground_citations(answer, sources, from_snippets=from_snippets, fallback=_fallback(state, s))
+        grounded = self._ground(answer, sources, from_snippets, state)
         if from_snippets:  # [N] are search results here, so only the claims can be checked
             final_gate = gates.GateResult()
             final_gate.ungrounded, final_gate.errors = gates.validate_grounded_claims(grounded.answer, state, constraints)
@@ -315,19 +326,19 @@ class AgentLoop:
 
 def next_choices(names: list[str], constraints: ConstraintAnalysis, state: AgentState, budget: int,
                  pending: gates.GateResult | None, failed_tool: str | None) -> tuple[list[str], bool]:
-    """The tools the next action may use, and whether it may be final. While the prompt's
-    minimums are unmet and the budget allows, only tools; when only opening is missing, only
-    open_citation; a tool whose call just ran nothing is not offered again if there is another."""
-    searches_unmet = bool(gates.validate_min_searches(constraints, state))
-    opens_unmet = bool(gates.validate_min_open_citations(constraints, state))
+    """The tools the next action may use, and whether it may be final. While a minimum of the
+    prompt is unmet or a rejected answer needs more evidence, and budget remains: only tools, and
+    only open_citation when opening is all that is missing. A tool whose call just ran nothing is
+    not offered again when there is another."""
+    unmet = gates.validate_min_searches(constraints, state) + gates.validate_min_open_citations(constraints, state)
+    needed = {e.fix_tool for e in unmet if e.fix_tool} | (pending.fix_tools if pending else set())
     openable = any(not state.opened_as(h.chunk.chunk_id) for h in state.hits.values())
-    must_use_tools = budget > 0 and (searches_unmet or opens_unmet or (pending is not None and pending.needs_tools))
     tools = list(names)
-    if opens_unmet and not searches_unmet and openable and OPEN_CITATION in tools:
-        tools = [OPEN_CITATION]  # more searching cannot meet what is missing
+    if needed == {OPEN_CITATION} and openable and OPEN_CITATION in tools:
+        tools = [OPEN_CITATION]  # more searching cannot give what is missing
     if failed_tool in tools and len(tools) > 1:
         tools.remove(failed_tool)
-    return tools, not must_use_tools
+    return tools, not (budget > 0 and needed)
 
 
 def disclose(answer: str, insufficiencies: list[dict], phrase: str) -> str:

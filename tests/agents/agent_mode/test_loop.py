@@ -133,6 +133,25 @@ def test_a_rejected_answer_given_again_ends_the_reprompts(agent_ws):
     assert "the model repeated an answer the validation gate had rejected" in response.reasoning
 
 
+def test_an_answer_before_opening_anything_is_sent_to_open_and_unmarked_answers_get_markers(agent_ws):
+    llm = scripted_agent(
+        PLAN, search("reindex"),
+        final("Run REINDEX TABLE documents during the nightly window."),  # from the snippets, nothing opened
+        open_files("operations.md"),
+        final("Run REINDEX TABLE documents during the nightly window."),  # opened now, still unmarked
+    )
+    ws = agent_ws(llm)
+
+    response = ws.ask("How is the search index rebuilt?", mode="agent")
+
+    [rejected, accepted] = _events(ws, response, "validation")
+    assert rejected["outputs"]["codes"] == [gate.CITATION_MISSING] and accepted["outputs"]["is_valid"]
+    after_rejection = _events(ws, response, "llm_call")[2]["outputs"]
+    assert (after_rejection["offered"], after_rejection["final_allowed"]) == (["open_citation"], False)
+    assert response.answer == "Run REINDEX TABLE documents during the nightly window [1]."
+    assert response.citations[0].cited and "markers [1] were placed" in response.reasoning
+
+
 def test_a_malformed_action_is_a_reprompt_not_a_crash(agent_ws):
     ws = agent_ws(scripted_agent(
         PLAN,
