@@ -70,7 +70,8 @@ class AnswerPipeline:
             )
             facts_available = plan.needs_retrieval and plan.route != planner_agent.RESULT_SET and (
                 self.kb.counts()["facts"] > 0)
-            parsed = parse_structured(plan.question, self.facts.known_values()) if facts_available else None
+            parsed = (parse_structured(plan.question, self.facts.known_values(), self.facts.known_words())
+                      if facts_available else None)
             plan = planner_agent.choose_route(plan, parsed, facts_available)
             decomposition = self._decompose(plan)
             event.summary = plan.reason

@@ -18,6 +18,12 @@ def normalize_label(label: str) -> str:
     return " ".join(_NOT_WORD.sub(" ", stripped.lower()).split())
 
 
+def singular(word: str) -> str:
+    """ "orders" -> "order", "receipts" -> "receipt"; "glass" stays."""
+    word = word.lower()
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+
+
 @dataclass
 class FactValue:
     column: str  # the label as written in the document

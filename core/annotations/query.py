@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from core.annotations.model import singular
 from core.annotations.search import Condition, FactQuery
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
@@ -35,11 +36,12 @@ _BOUNDS = [  # phrase -> op, for "no wider than", "at most", "under", "over", ..
     (r"exactly|equal to|equals|=", "="),
 ]
 AGGREGATES = [  # checked in order: "highest order total" is a max, not a sum
-    (r"\bhow many\b|\bnumber of\b|\bcount\b", "count"),
+    (r"\bhow many\b|\bcount\b|(?:^|\bthe |\btotal |\ba )number of\s+[a-z]+s\b", "count"),  # not "the phone number of"
     (r"\baverage\b|\bmean\b", "avg"),
     (r"\bhighest\b|\bmaximum\b|\blargest\b|\bmost expensive\b|\bbiggest\b|\bwidest\b|\bheaviest\b|\btallest\b|\blongest\b|\bthickest\b|\bmost powerful\b", "max"),
     (r"\blowest\b|\bminimum\b|\bsmallest\b|\bcheapest\b|\bnarrowest\b|\blightest\b|\bshortest\b|\bthinnest\b", "min"),
-    (r"\btotal\b|\bsum\b|\bspen[dt]\b|\bin total\b|\bhow much\b", "sum"),
+    # "how much did we spend" adds up; "how much power after 25 years" looks a figure up
+    (r"\btotal\b|\bsum\b|\bspen[dt]\b|\bhow much\b(?=.*\b(?:pa(?:y|id)|cost|charged?|billed|owed?|earned|altogether)\b)", "sum"),
 ]
 _GROUP = re.compile(r"\b(?:per|by|for each|for every|grouped by|broken down by)\s+([a-z][a-z ]{1,20}?)(?:\s+(?:in|for|from|during|since)\b|[?.,]|$)", re.I)
 _CONTAINS = re.compile(r"\b(?:with|containing|contains|contain|(?:that )?(?:have|has|include|includes)|including|mention(?:ing|s)?|for)\s+(?:an?\s+|the\s+|any\s+)?([a-z][a-z\- ]{2,30}?)(?:\s+(?:in|on|from|since|during|and|or|by|per)\b|[?.,!]|$)", re.I)
@@ -75,11 +77,6 @@ class StructuredQuery:
         return bool(measured or listed_by_name or q.text or q.date_from or q.date_to or self.aggregate or self.group_by)
 
 
-def singular(word: str) -> str:
-    word = word.lower()
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
-
-
 def word_variants(word: str) -> list[str]:
     stem = singular(word)
     variants = {stem}
@@ -91,9 +88,12 @@ def word_variants(word: str) -> list[str]:
     return sorted(variants)
 
 
-def parse_structured(question: str, known_values: set[str] | None = None) -> StructuredQuery:
+def parse_structured(question: str, known_values: set[str] | None = None,
+                     known_words: set[str] | None = None) -> StructuredQuery:
     """Rules over the question; `known_values` are lower-cased stored cell values (names of
-    customers, vendors, products) so "did ACME place" becomes a filter on ACME."""
+    customers, vendors, products) so "did ACME place" becomes a filter on ACME; `known_words`
+    are the singular words of column labels, record labels and file names, so "how many
+    employees" is not answered by counting every fact when no record is about employees."""
     text = question.strip()
     lowered = text.lower()
     result = StructuredQuery(FactQuery())
@@ -114,6 +114,12 @@ def parse_structured(question: str, known_values: set[str] | None = None) -> Str
     _contains(lowered, result)
     _names(text, known_values or set(), result)
     result.words = {singular(w) for w in re.findall(r"[a-z]{3,}", lowered) if w not in _STOP}
+    counted = re.search(r"\bhow many\s+([a-z]+)", lowered)
+    q = result.query
+    unfiltered = not (q.conditions or q.text or q.date_from or q.date_to or result.group_by)
+    if (known_words is not None and result.aggregate == "count" and unfiltered and counted
+            and singular(counted.group(1)) not in known_words):
+        result.aggregate = None  # nothing stored is one of those: a question for the text
     return result
 
 

@@ -7,8 +7,8 @@ import json
 import uuid
 from dataclasses import dataclass, field, replace
 
-from core.annotations.model import normalize_label
-from core.annotations.query import StructuredQuery, singular
+from core.annotations.model import normalize_label, singular
+from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
 

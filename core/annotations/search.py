@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from core.annotations.model import normalize_label
+from core.annotations.model import normalize_label, singular
 from core.annotations.records import record_key
 from core.annotations.units import to_base
 from core.exports import rows_to_csv
@@ -196,6 +196,19 @@ class FactStore:
             "AND length(text) BETWEEN 2 AND 40"
         ).fetchall()
         return {r[0] for r in rows}
+
+    def known_words(self) -> set[str]:
+        """Singular words naming what the facts are about: column labels, record labels, file and sheet names."""
+        return self._cached(("known_words",), self._known_words)
+
+    def _known_words(self) -> set[str]:
+        conn = self._connect()
+        names = [r[0] for r in conn.execute("SELECT DISTINCT column_norm FROM fact_values")]
+        names += [r[0].split(":", 1)[0] for r in conn.execute("SELECT DISTINCT record FROM facts WHERE record IS NOT NULL")]
+        names += [r[0] for r in conn.execute("SELECT DISTINCT sheet FROM facts WHERE sheet IS NOT NULL")]
+        names += [r[0].rsplit(".", 1)[0] for r in conn.execute("SELECT filename FROM documents")]
+        words = {w for name in names for w in normalize_label(name).split()}
+        return {singular(w) for w in words}
 
     def rows_by_id(self, fact_ids: list[str]) -> list[FactRow]:
         """Facts by id in the given order (a stored result set); deleted documents drop out."""

@@ -53,3 +53,18 @@ def test_a_name_alone_is_a_text_question_not_a_records_question():
 def test_the_kind_of_record_asked_about_is_kept_as_a_singular_word():
     parsed = parse_structured("How many receipts include tyres?", set())
     assert "receipt" in parsed.words and parsed.query.text == ["tire", "tyre"]
+
+
+@pytest.mark.parametrize("question", [
+    "What is the phone number of Helios Energy customer support?",
+    "How much of its nominal power does an HX module still deliver after 25 years?",
+])
+def test_looking_a_figure_up_is_not_an_aggregate(question):
+    assert parse_structured(question, set()).aggregate is None
+
+
+def test_counting_things_no_record_is_about_is_left_to_the_text():
+    known = {"order", "receipt", "total", "customer"}
+    assert parse_structured("How many employees does Helios Energy have?", set(), known).aggregate is None
+    assert parse_structured("How many orders are there?", set(), known).aggregate == "count"
+    assert parse_structured("What is the number of orders in 2023?", set(), known).aggregate == "count"
