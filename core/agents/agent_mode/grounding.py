@@ -42,27 +42,39 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?=\s)|(?=\n)")
 _TRAILING = re.compile(r"[.!?:;,]*\s*$")
 
 
+def _stems(text: str) -> set[str]:
+    """Word prefixes, so "retrying" meets "retry" and "verified" meets "verify"."""
+    return {token[:_STEM] for token in tokenize(text)}
+
+
+_STEM = 5
+
+
 def attribute_markers(answer: str, sources: list[str], min_overlap: float) -> tuple[str, list[int]]:
-    """For an answer that cites nothing: each sentence gets the [N] of the source holding the
-    largest share of its words, if that share is at least `min_overlap`. Headings and code blocks
-    are left alone. Returns the answer and the numbers placed."""
-    vocabularies = [set(tokenize(text)) for text in sources]
+    """For an answer that cites nothing: each sentence gets the [N] of the source holding at least
+    `min_overlap` of its words, or of the two sources that together do (a sentence that joins two
+    facts). Headings and code blocks are left alone. Returns the answer and the numbers placed."""
+    vocabularies = [_stems(text) for text in sources]
     pieces, placed, in_code = [], [], False
     for piece in _SENTENCE_SPLIT.split(answer):
         fences = piece.count("```")
-        words = set(tokenize(piece))
+        words = _stems(piece)
         if fences or in_code or piece.strip().startswith("#") or len(words) < 2 or not vocabularies:
             in_code = in_code != (fences % 2 == 1)
             pieces.append(piece)
             continue
-        shares = [len(words & vocabulary) / len(words) for vocabulary in vocabularies]
-        best = max(range(len(shares)), key=shares.__getitem__)
-        if shares[best] < min_overlap:
+        order = sorted(range(len(vocabularies)), key=lambda i: -len(words & vocabularies[i]))
+        chosen = [order[0]]
+        if len(words & vocabularies[order[0]]) < min_overlap * len(words) and len(order) > 1:
+            chosen.append(order[1])
+        covered = set().union(*(words & vocabularies[i] for i in chosen))
+        if len(covered) < min_overlap * len(words) or any(not words & vocabularies[i] for i in chosen):
             pieces.append(piece)
             continue
+        numbers = sorted(i + 1 for i in chosen)
         end = _TRAILING.search(piece).start()
-        pieces.append(f"{piece[:end]} [{best + 1}]{piece[end:]}")
-        placed.append(best + 1)
+        pieces.append(f"{piece[:end]} [{', '.join(map(str, numbers))}]{piece[end:]}")
+        placed += numbers
     return "".join(pieces), sorted(set(placed))
 
 

@@ -2,6 +2,7 @@
 from core.agents.agent_mode.grounding import attribute_markers, cited_markers, ground_citations, strip_markers
 from core.agents.agent_mode.state import SearchHit
 from core.retrieval import RetrievedChunk
+from tests.agents.agent_mode.conftest import DOCS
 
 
 def _hit(n: int, filename: str) -> SearchHit:
@@ -46,3 +47,11 @@ def test_an_unmarked_answer_gets_the_marker_of_the_source_holding_its_words():
     assert marked == ("## Steps\nRun REINDEX TABLE documents in the nightly window [1].\n```sql\n"
                       "REINDEX TABLE documents;\n```\nClients retry after 30 seconds [2]. Unrelated words here entirely.")
     assert placed == [1, 2]
+
+
+def test_a_sentence_joining_two_facts_gets_both_sources():
+    """Qwen 1.5B's answer to a two-part question, word for word."""
+    answer = ("The client must wait 30 seconds before retrying after hitting the rate limit, and an order is "
+              "verified before deletion by checking the status in the orders table.")
+    marked, placed = attribute_markers(answer, [DOCS["deletes.md"], DOCS["limits.md"], DOCS["operations.md"]], 0.5)
+    assert marked.endswith("in the orders table [1, 2].") and placed == [1, 2]
