@@ -65,6 +65,7 @@ class Settings:
     # tokens ("macro-chunks, ~10-20k tokens"); a question searches the best spans, then their pages
     macro_chunk_tokens: int = 12000
     long_text_sections: int = 3
+    long_text_fallback_similarity: float = 0.25  # text search weaker than this tries the long-text route
 
     # --- embeddings
     embedding_model: str = "all-MiniLM-L6-v2"

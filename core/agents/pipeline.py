@@ -136,7 +136,26 @@ class AnswerPipeline:
                     for s in evidence.searches
                 ],
             )
+        if planner_agent.LONG_TEXT in plan.fallbacks and not evidence.error and (
+                evidence.average_similarity < self.settings.long_text_fallback_similarity):
+            evidence = self._retrieve_long_text(plan, k, evidence, trace)
         return evidence
+
+    def _retrieve_long_text(self, plan: Plan, k: int, weak: Evidence, trace: TraceRecorder) -> Evidence:
+        """The last fallback: when text search found nothing close, the best sections of long documents."""
+        with trace.step("retrieval", "Retriever", route="long_text", after_similarity=round(weak.average_similarity, 3)) as event:
+            found = retriever_agent.retrieve_long_text(plan, self.retriever, k, self.settings.long_text_sections)
+            better = found is not None and found[0].average_similarity > weak.average_similarity
+            event.summary = ("no long document has section summaries" if found is None else
+                             f"{len(found[0].chunks)} chunks from {len(found[1])} sections"
+                             + ("" if better else ": no closer than the text search, which is kept"))
+            if found is not None:
+                event.outputs.update(sections=[s.__dict__ for s in found[1]],
+                                     average_similarity=round(found[0].average_similarity, 3))
+        if not better:
+            return weak
+        found[0].fallback_from = weak.fallback_from
+        return found[0]
 
     def _retrieve_facts(self, plan: Plan, trace: TraceRecorder) -> Evidence:
         with trace.step("retrieval", "Retriever", route="structured", understood=plan.structured.notes) as event:

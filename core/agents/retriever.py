@@ -15,6 +15,7 @@ from core.annotations.route import StructuredResult, run_structured
 from core.annotations.search import FactQuery, FactStore
 from core.config import Settings
 from core.retrieval import HybridRetriever, RetrievalResult, RetrievedChunk
+from core.retrieval.long_text import Span, summary_then_segment
 from core.store import KnowledgeBase
 
 log = logging.getLogger(__name__)
@@ -75,6 +76,16 @@ def retrieve(
         chunks = retriever.expand(chunks, window)
     merged["failed_sub_queries"] = errors
     return Evidence(chunks, results, searches=searches, merged=merged)
+
+
+def retrieve_long_text(plan: Plan, retriever: HybridRetriever, top_k: int, sections: int) -> tuple[Evidence, list[Span]] | None:
+    """Seed 004's long-text route: the best page spans of long documents by their summaries, then
+    the segments inside them. None when no long document has section summaries."""
+    found = summary_then_segment(retriever, plan.question, top_k, sections)
+    if found is None:
+        return None
+    result, spans = found
+    return Evidence(result.hits, [result]), spans
 
 
 def retrieve_facts(plan: Plan, facts: FactStore, kb: KnowledgeBase) -> Evidence:

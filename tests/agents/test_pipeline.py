@@ -114,3 +114,18 @@ def test_hallucinated_source_numbers_are_removed(open_ws):
     response = ws.ask("What is machine learning?")
     assert response.answer == "Machine learning learns from data [Source 1]."
     assert "invalid_citation" in response.safety_flags
+
+
+def test_weak_text_search_falls_back_to_the_sections_of_long_documents(open_ws, tmp_path):
+    from tests.ingest.conftest import write_text_pdf
+
+    pages = ([f"Grounding the frame: connect the earth cable to lug {n}." for n in range(12)]
+             + [f"Inverter start-up: wait for the green light, step {n}." for n in range(12)])
+    # every text search counts as weak here, so the long-text route is always tried
+    ws = open_ws(with_docs=False, long_document_pages=20, macro_chunk_tokens=100, long_text_fallback_similarity=1.01)
+    assert ws.ingestor.ingest_paths([write_text_pdf(tmp_path / "manual.pdf", pages)])[0].ok
+    response = ws.ask("How do I start the inverter?")
+    events = ws.kb.catalog.turn(response.trace_id)["trace"]["events"]
+    [long_text] = [e for e in events if e["inputs"].get("route") == "long_text"]
+    assert long_text["outputs"]["sections"] and long_text["summary"]
+    assert response.citations  # answered from one route or the other, never from nothing
