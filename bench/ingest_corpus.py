@@ -1,7 +1,8 @@
 """Ingest the whole shared corpus in one batch into a fresh temporary data dir: time, throughput,
 peak memory, and how fast questions are answered while it runs.
 
-    .venv/bin/python bench/ingest_corpus.py [--corpus ../shared/corpus] [--limit N] [--probe-every 20] [--keep]
+    .venv/bin/python bench/ingest_corpus.py [--corpus ../shared/corpus] [--limit N] [--probe-every 20]
+                                            [--stand-in-embedder] [--keep]
 
 - Every supported file under --corpus, in one `Ingestor.ingest_paths` call (one batch, one write
   bracket), as `python -m core ingest FOLDER` does. --limit N takes N files round-robin across the
@@ -12,8 +13,12 @@ peak memory, and how fast questions are answered while it runs.
 - Responsiveness: every --probe-every seconds another thread asks a question through the same
   Workspace (hybrid search + the pipeline with the extractive stand-in model, so no LLM time)
   while the ingest holds its write lock; the latencies are reported.
-Figures are printed and written to bench/results/ingest_corpus.json. The data dir is removed
-unless --keep.
+- --stand-in-embedder replaces the model by a hash of each text (same dimension, no model time):
+  everything else (reading, OCR, chunking, facts, Chroma and BM25 writes) is the real work. The
+  model embeds about 14 chunks/s on 2 idle cores (bench/scale.py); on a shared machine much less,
+  which makes a whole-corpus run with it take hours.
+Figures are printed and written to bench/results/ingest_corpus[_stand_in].json. The data dir is
+removed unless --keep.
 """
 from __future__ import annotations
 
@@ -42,6 +47,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
     p.add_argument("--limit", type=int, help="at most N files, round-robin across the corpus folders")
     p.add_argument("--probe-every", type=float, default=20.0, help="seconds between probe questions (0: none)")
+    p.add_argument("--stand-in-embedder", action="store_true", help="hash vectors instead of the model")
     p.add_argument("--keep", action="store_true", help="keep the temporary data dir")
     return p.parse_args(argv)
 
@@ -73,6 +79,26 @@ class Sampler(threading.Thread):
         started = time.perf_counter()
         while not self.stop.wait(self.every):
             self.samples.append((round(time.perf_counter() - started, 1), round(rss_mb(), 1)))
+
+
+class HashEmbedder:
+    """Deterministic unit vectors from a hash of each text: the shape of the model's output, none of its cost."""
+
+    model_name, dim = "hash-stand-in", 384
+
+    def embed(self, texts):
+        import hashlib
+
+        import numpy as np
+
+        rows = [np.frombuffer(hashlib.sha512(t.encode()).digest() * 6, dtype=np.uint8)[: self.dim] for t in texts]
+        vectors = np.asarray(rows, dtype=np.float32) - 127.5
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    def count_tokens(self, texts):
+        from core.embedding import shared_embedder
+
+        return shared_embedder().count_tokens(texts)  # the real tokenizer: chunk sizes stay real
 
 
 class Prober(threading.Thread):
@@ -109,7 +135,7 @@ def main(argv=None) -> int:
     print(f"{len(files)} files from {args.corpus} into {data_dir}", flush=True)
     machine_at_start = machine()
     loaded = time.perf_counter()
-    workspace = Workspace(settings)
+    workspace = Workspace(settings, HashEmbedder() if args.stand_in_embedder else None)
     workspace.embedder.embed(["warm up the model"])
     model_load_s = time.perf_counter() - loaded
     rss_before = rss_mb()
@@ -165,8 +191,9 @@ def main(argv=None) -> int:
               f"max {fmt(probes['max_ms'])} ms, errors {len(probes['errors'])}")
     print(f"embedding model load {model_load_s:.1f} s (not counted); "
           f"consistent after the batch: {workspace.kb.consistency()['consistent']}")
-    path = write_json("ingest_corpus", {
+    path = write_json("ingest_corpus_stand_in" if args.stand_in_embedder else "ingest_corpus", {
         "machine": machine_at_start, "corpus": str(args.corpus), "limit": args.limit, "files": len(files),
+        "embedder": workspace.embedder.model_name,
         "ingest": summary, "memory": memory, "probes": probes, "by_kind": by_kind,
         "model_load_s": round(model_load_s, 1),
     })
