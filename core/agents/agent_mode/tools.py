@@ -19,6 +19,7 @@ from core.annotations.route import format_number, run_structured
 from core.annotations.search import FactStore
 from core.config import Settings
 from core.retrieval import HybridRetriever, RetrievedChunk
+from core.safety.injection import neutralize
 from core.store import KnowledgeBase
 
 log = logging.getLogger(__name__)
@@ -76,7 +77,7 @@ def document_date(filename: str, first_text: str) -> str | None:
 
 
 def snippet(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
+    flat = " ".join(neutralize(text).split())  # what the model reads of a document: no planted instructions
     return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
 
 
@@ -206,7 +207,7 @@ class AgentTools:
             state.opened.append(citation)
             opened += 1
             dated = f" (dated {citation.dated})" if citation.dated else ""
-            text = citation.text[: s.max_citation_text_for_llm]
+            text = neutralize(citation.text)[: s.max_citation_text_for_llm]
             blocks.append(f"=== OPENED CITATION [{citation.number}] = {hit.handle}: {where(hit.chunk)}{dated} ===\n{text}")
         if not opened:
             return _error(OPEN_CITATION, {"ids": ids}, " ".join(errors))
