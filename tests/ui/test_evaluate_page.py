@@ -2,48 +2,26 @@
 best source, cited): upload questions, run them, read the scores, download, compare runs."""
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.evaluate import list_runs
+from tests.ui.apptest import HANDBOOK, open_page
 
-ROOT = Path(__file__).resolve().parents[2]
-RUN_TIMEOUT = 90
-HANDBOOK = b"Helios panels carry a 25-year output warranty and a 12-year product warranty.\n"
 QUESTIONS = (b"id,question,expected_answer,expected_file\n"
              b"output,How long is the output warranty?,25-year,handbook.txt\n"
              b"product,How long is the product warranty?,99 years,handbook.txt\n"
              b"bad,,no question here,\n")
 
 
-@pytest.fixture
-def app(tmp_path, monkeypatch):
-    monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("DOCUCHAT_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("DOCUCHAT_LLM_PROVIDER", "scripted")
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=RUN_TIMEOUT)
-    at.run()
-    return at
-
-
-def page(at: AppTest, name: str) -> AppTest:
-    at.switch_page(f"pages/{name}")
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def upload_handbook(at: AppTest) -> None:
-    page(at, "1_Upload.py")
+    open_page(at, "1_Upload.py")
     at.file_uploader[0].set_value([("handbook.txt", HANDBOOK, "text/plain")])
     at.button[0].click().run()
     assert not at.exception, at.exception
 
 
 def run_questions(at: AppTest, questions: bytes = QUESTIONS) -> AppTest:
-    page(at, "5_Evaluate.py")
+    open_page(at, "5_Evaluate.py")
     at.file_uploader[0].set_value([("questions.csv", questions, "text/csv")]).run()
     next(b for b in at.button if b.label.startswith("Run ")).click().run()
     assert not at.exception, at.exception
@@ -86,7 +64,7 @@ def test_a_second_run_is_compared_with_the_first_question_by_question(app, tmp_p
 
 
 def test_an_unusable_file_gets_a_message_and_an_empty_knowledge_base_cannot_be_run(app):
-    page(app, "5_Evaluate.py")
+    open_page(app, "5_Evaluate.py")
     assert any("No evaluation runs yet" in i.value for i in app.info)
     app.file_uploader[0].set_value([("notes.csv", b"name,value\nx,1\n", "text/csv")]).run()
     assert any("'question' column" in e.value for e in app.error)

@@ -2,36 +2,14 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[2]
-RUN_TIMEOUT = 90
-HANDBOOK = b"Helios panels carry a 25-year output warranty and a 12-year product warranty.\n"
-
-
-@pytest.fixture
-def app(tmp_path, monkeypatch):
-    monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("DOCUCHAT_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("DOCUCHAT_LLM_PROVIDER", "scripted")
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=RUN_TIMEOUT)
-    at.run()
-    assert not at.exception
-    return at
-
-
-def _page(at: AppTest, page: str) -> AppTest:
-    at.switch_page(f"pages/{page}")
-    at.run()
-    assert not at.exception, at.exception
-    return at
+from tests.ui.apptest import HANDBOOK, open_page
 
 
 def _upload(at: AppTest, files: list[tuple[str, bytes, str]]) -> AppTest:
-    _page(at, "1_Upload.py")
+    open_page(at, "1_Upload.py")
     at.file_uploader[0].set_value(files)
     at.button[0].click()  # the form's submit button
     at.run()
@@ -40,7 +18,7 @@ def _upload(at: AppTest, files: list[tuple[str, bytes, str]]) -> AppTest:
 
 
 def _ask(at: AppTest, question: str) -> AppTest:
-    _page(at, "2_Chat.py")
+    open_page(at, "2_Chat.py")
     at.chat_input[0].set_value(question)
     at.run()
     assert not at.exception, at.exception
@@ -130,7 +108,7 @@ def test_an_unavailable_model_gives_a_clear_message(app, monkeypatch, tmp_path):
 def test_trace_page_shows_the_timeline_candidates_prompt_and_validation(app):
     _upload(app, [("handbook.txt", HANDBOOK, "text/plain")])
     _ask(app, "How long is the output warranty?")
-    _page(app, "3_Agent_Trace.py")
+    open_page(app, "3_Agent_Trace.py")
 
     headings = [s.value for s in app.subheader]
     assert headings[:1] == ["Timeline"] and "Retrieved candidates" in headings and "Validation" in headings
@@ -143,7 +121,7 @@ def test_trace_page_shows_the_timeline_candidates_prompt_and_validation(app):
 def test_structured_results_lists_cited_sources_with_a_csv_download(app):
     _upload(app, [("handbook.txt", HANDBOOK, "text/plain")])
     _ask(app, "How long is the output warranty?")
-    _page(app, "4_Structured_Results.py")
+    open_page(app, "4_Structured_Results.py")
 
     table = app.tabs[2].dataframe[0].value  # "Cited sources"
     assert table["filename"].tolist() == ["handbook.txt"]
@@ -163,7 +141,7 @@ def test_a_question_about_records_is_answered_from_every_row_with_a_table_and_do
     assert answer.dataframe[0].value.shape[0] == 10  # max_rows_per_answer shown inline
     assert answer.get("download_button")[0].label == "Download all 20 as CSV"
 
-    _page(app, "4_Structured_Results.py")
+    open_page(app, "4_Structured_Results.py")
     results = app.tabs[0]
     assert "20 matching records" in results.markdown[0].value
     assert results.dataframe[0].value.shape[0] == 20
@@ -175,5 +153,5 @@ def test_every_page_explains_itself_when_there_is_nothing_yet(app):
     for page, expected in [("3_Agent_Trace.py", "No questions asked yet"),
                            ("4_Structured_Results.py", "No structured answers yet"),
                            ("1_Upload.py", "No documents yet")]:
-        _page(app, page)
+        open_page(app, page)
         assert expected in _texts(app)
