@@ -396,8 +396,11 @@ def report_from_jsonl(args) -> int:
     summary = summarize(rows, modes)
     print(f"{len(rows)} questions from {path.relative_to(ROOT)}\n")
     print_report(summary, rows, modes)
-    out = write_json(name, {"from_jsonl": True, "modes": modes, "questions": [r["id"] for r in rows],
-                            "summary": summary, "per_question": rows})
+    earlier = RESULTS / f"{name}.json"  # the run's machine, settings and timings are kept
+    payload = json.loads(earlier.read_text()) if earlier.exists() else {}
+    payload.update(from_jsonl=True, modes=modes, questions=[r["id"] for r in rows], summary=summary,
+                   per_question=rows)
+    out = write_json(name, payload)
     print(f"wrote {out.relative_to(ROOT)}")
     return 0
 
