@@ -6,6 +6,7 @@ import streamlit as st
 
 from core.annotations.search import Condition, FactQuery, display_table, rows_for_export
 from core.exports import citation_rows, rows_to_csv
+from ui.components import match_summary
 from ui.state import workspace
 
 # Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
@@ -29,7 +30,7 @@ with results:
         turn_id = st.selectbox("Question", list(labels), format_func=labels.get)
         turn = next(t for t in answered if t["turn_id"] == turn_id)
         structured = turn["response"]["structured"]
-        st.markdown(f"**{structured['total_matches']} matching records** · understood as: "
+        st.markdown(f"**{match_summary(structured)}** · understood as: "
                     f"{', '.join(structured['understood']) or 'all records'}")
         stored = ws.kb.catalog.result_set(structured["result_set_id"])
         rows = ws.pipeline.facts.rows_by_id(stored["fact_ids"]) if stored else []

@@ -21,6 +21,13 @@ FLAG_LABELS = {
 }
 
 
+
+def match_summary(structured: dict) -> str:
+    """ "6 matching records (9 facts)": counts are of records, the table lists the facts."""
+    total = structured["total_matches"]
+    records = structured.get("total_records", total)
+    return f"{records} matching records" + (f" ({total} facts)" if records != total else "")
+
 def where(citation: dict) -> str:
     parts = []
     if citation.get("page"):
@@ -110,7 +117,8 @@ def structured_table(response: dict) -> None:
     table = pd.DataFrame(structured["rows"], columns=structured["columns"])
     st.dataframe(table, hide_index=True, width="stretch")
     shown, total = structured["rows_shown"], structured["total_matches"]
-    st.caption(f"Showing {shown} of {total} matching records." if total > shown else f"{total} matching records.")
+    st.caption(f"Showing {shown} of {total} matching facts; {match_summary(structured)}." if total > shown
+               else f"{match_summary(structured)}.")
     exported = workspace().export_result_set(structured["result_set_id"])
     if exported:
         st.download_button(f"Download all {total} as CSV", exported[0], file_name=f"{structured['result_set_id']}.csv",

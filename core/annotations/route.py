@@ -197,6 +197,7 @@ def payload(result: StructuredResult, result_set_id: str, max_rows: int) -> dict
         "rows": cells,
         "rows_shown": len(cells),
         "total_matches": len(result.rows),
+        "total_records": len(records(result.rows)),  # a receipt's lines are one record
         "result_set_id": result_set_id,
         "aggregates": result.aggregates,
         "understood": result.parsed.notes,
