@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import replace
 
 from core.annotations.model import KV, Fact, FactValue, normalize_label
 
@@ -91,17 +92,15 @@ def attach_page_context(facts: list[Fact], page_texts: dict[int, str]) -> None:
             by_page[fact.page].append(fact)
     for page, on_page in by_page.items():
         key_values = [f for f in on_page if f.kind == KV]
-        ranked = sorted(((identifier_rank(f.values[0].column), n) for n, f in enumerate(key_values)
-                         if identifier_rank(f.values[0].column) is not None))
+        ranks = [(identifier_rank(f.values[0].column), n) for n, f in enumerate(key_values)]
+        ranked = sorted((rank, n) for rank, n in ranks if rank is not None)
         identifier = key_values[ranked[0][1]] if ranked else None
         dated = next((f for f in key_values if f.values[0].date), None)
         heading = page_heading(page_texts.get(page, ""))
         borrowed = [FactValue(column="Heading", text=heading, context=True)] if heading else []
         for source in (identifier, dated):
             if source is not None:
-                value = source.values[0]
-                borrowed.append(FactValue(value.column, value.text, value.number, value.unit, value.kind,
-                                          value.base, value.date, context=True))
+                borrowed.append(replace(source.values[0], context=True))
         record = record_name(identifier.values[0].column, identifier.values[0].text) if identifier else None
         for fact in on_page:
             if record and not fact.record:
