@@ -1,7 +1,8 @@
 """The answering pipeline of seed 000: Planner -> Retriever -> Reasoner -> Validator -> Responder.
 
 Each step is traced; the turn and its trace are persisted before the answer is returned, so an
-answer the user saw always has its audit record.
+answer the user saw always has its audit record. Streamed words reach the screen before that, so
+the turn is first saved as interrupted just before the model starts writing, and replaced at the end.
 """
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ class AnswerPipeline:
         plan.safety_flags = merge_flags(plan.safety_flags, redaction.flags)
         if plan.needs_retrieval:
             evidence = self._retrieve(plan, top_k, trace)
+            self._save_turn(responder_agent.interrupted(plan, trace.trace.turn_id), plan, trace)
             draft = self._reason(plan, evidence, style, on_token, trace)
             draft, validation = self._validate(plan, evidence, draft, style, top_k, trace)
         return self._respond(plan, draft, validation, evidence, trace)
@@ -284,12 +286,13 @@ class AnswerPipeline:
             }
             event.summary = f"{response.confidence} confidence, {len(response.citations)} citations"
             event.outputs.update(answer=response.answer, safety_flags=response.safety_flags)
-        response.timings = trace.trace.agent_durations()
-        self.kb.catalog.save_turn(
-            response.trace_id, plan.question, response.answer, response.confidence,
-            response.to_dict(), trace.trace.to_dict(),
-        )
+        self._save_turn(response, plan, trace)
         return response
+
+    def _save_turn(self, response: Response, plan: Plan, trace: TraceRecorder) -> None:
+        response.timings = trace.trace.agent_durations()
+        self.kb.catalog.save_turn(response.trace_id, plan.question, response.answer, response.confidence,
+                                  response.to_dict(), trace.trace.to_dict())
 
 
 def clarification(result) -> str:

@@ -44,6 +44,7 @@ class Response:
     new_topic: bool = False
     insufficiencies: list[dict] = field(default_factory=list)  # agent mode: {section, missing, queries_tried}
     mode: str = "pipeline"  # pipeline | agent: which engine answered
+    interrupted: bool = False  # the app stopped while the model was writing this answer
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -51,6 +52,16 @@ class Response:
 
 def strip_invalid_citations(answer: str, valid: set[int]) -> str:
     return _CITATION.sub(lambda m: m.group(0) if int(m.group(1)) in valid else "", answer)
+
+
+INTERRUPTED_ANSWER = ("This answer was interrupted: the app stopped while the model was writing it. "
+                      "The trace shows the steps that had finished; ask again for a complete answer.")
+
+
+def interrupted(plan: Plan, trace_id: str) -> Response:
+    """What the audit log holds for a turn whose answer was streaming when the app stopped."""
+    return Response(INTERRUPTED_ANSWER, [], "low", list(plan.safety_flags), plan.reason, trace_id=trace_id,
+                    intent=plan.intent, route=plan.route, question=plan.question, interrupted=True)
 
 
 def respond(plan: Plan, draft: Draft | None, validation: Validation | None) -> Response:

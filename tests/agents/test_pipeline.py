@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.agents.responder import INTERRUPTED_ANSWER
 from core.llm.scripted import ScriptedLLM
 from core.workspace import Workspace
 from core.config import Settings
@@ -51,6 +52,24 @@ def test_normal_flow_answers_with_citations_and_a_full_trace(open_ws):
     assert "[Source 1] (ai_intro.txt)" in llm_event["outputs"]["prompt"]
     candidates = saved["trace"]["events"][1]["outputs"]["searches"][0]["candidates"]
     assert {"bm25_rank", "vector_rank", "fused_score", "used"} <= set(candidates[0])
+
+
+def test_while_the_model_writes_the_turn_is_already_logged_as_interrupted_then_replaced(open_ws):
+    seen_while_writing = []
+
+    def answer(messages) -> str:
+        seen_while_writing.extend(ws.kb.catalog.recent_turns())
+        return "Machine learning learns from data [Source 1]."
+
+    ws = open_ws(answer)
+    response = ws.ask("What is machine learning?", on_token=lambda token: None)
+
+    [logged] = seen_while_writing  # streamed words may be on screen: a crash now still leaves the question and its sources
+    assert logged["turn_id"] == response.trace_id and logged["response"]["interrupted"]
+    assert logged["answer"] == INTERRUPTED_ANSWER
+    assert [e["agent"] for e in logged["trace"]["events"]] == ["Planner", "Retriever"]
+    [final] = ws.kb.catalog.recent_turns()
+    assert final["answer"] == response.answer and not final["response"]["interrupted"]
 
 
 def test_injection_flow_refuses_without_retrieval_or_llm(open_ws):

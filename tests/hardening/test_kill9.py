@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from core.agents.responder import INTERRUPTED_ANSWER
 from core.cli import main
 from core.store.knowledge_base import INTERRUPTED_MESSAGE
 
@@ -90,7 +91,13 @@ def test_after_kill_9_the_stores_agree_and_unfinished_files_are_listed(point, tm
     assert all(s == "indexed" for name, (s, _) in status.items() if name not in INTERRUPTED[point])
     # Nothing of an unfinished file can be found.
     assert not any(h.filename in INTERRUPTED[point] for h in ws.retriever.search("turbine T1-5 produced").candidates)
-    assert ws.kb.catalog.recent_turns() == []  # an answer never shown leaves no turn
+    turns = ws.kb.catalog.recent_turns()
+    if point == "answer":  # its words were streaming: the audit log says so, with the steps that finished
+        [turn] = turns
+        assert turn["response"]["interrupted"] and turn["answer"] == INTERRUPTED_ANSWER
+        assert [e["agent"] for e in turn["trace"]["events"]] == ["Planner", "Retriever"]
+    else:
+        assert turns == []
 
     results = ws.ingestor.ingest_paths(sorted(inbox.iterdir()))
     assert {r.filename for r in results if r.status == "indexed"} == set(INTERRUPTED[point])
