@@ -1,6 +1,6 @@
 """Reasoner (seed 000, step 3): one LLM call over a tight, labelled context.
 
-The context is assembled within a token budget from the sentences of each chunk that share the
+The context is assembled within a token budget from the passage of each chunk that shares the
 most words with the question (not a blind cut at 500 characters), and each source names its file
 and page. On the 2-core target a prompt token costs ~30 ms, so the budget is the main speed knob.
 """
@@ -42,7 +42,7 @@ Answer:"""
 
 CONTINUE_INSTRUCTION = "Continue the answer exactly where it stopped. Do not repeat what was already written."
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_UNIT = re.compile(r"\S[^\n]*?(?:[.!?](?=\s)|$)", re.MULTILINE)  # a sentence, or a line's end
 
 
 @dataclass
@@ -83,32 +83,38 @@ class Draft:
         return sum(c.completion_tokens for c in self.completions)
 
 
-def select_sentences(text: str, question: str, budget: int, count_tokens: TokenCounter) -> str:
-    """The sentences of `text` most related to `question`, in their original order, within
-    `budget` tokens. The best sentence is always kept, shortened if it alone is over budget."""
-    sentences = [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
-    if not sentences:
+def select_passage(text: str, question: str, budget: int, count_tokens: TokenCounter) -> str:
+    """The contiguous stretch of `text` within `budget` tokens that holds the most of the question's
+    words, cut at sentence or line ends. Contiguous, because scattered lines of a PDF (a table row
+    without its header, half a sentence) read to a small model as noise it declines to answer from."""
+    spans = [m.span() for m in _UNIT.finditer(text)]
+    if not spans:
         return ""
-    counts = count_tokens(sentences)
+    units = [text[a:b] for a, b in spans]
+    counts = count_tokens(units)
     if sum(counts) <= budget:
-        return "\n".join(sentences)
+        return text[spans[0][0]:spans[-1][1]]
     wanted = set(tokenize(question))
-    scores = [
-        (len(wanted & set(tokenize(s))) / (1 + 0.01 * n), -i)  # overlap, then earlier first
-        for i, (s, n) in enumerate(zip(sentences, counts))
-    ]
-    order = sorted(range(len(sentences)), key=lambda i: scores[i], reverse=True)
-    chosen: list[int] = []
-    used = 0
-    for i in order:
-        if used + counts[i] <= budget:
-            chosen.append(i)
-            used += counts[i]
-    if not chosen:
-        best = sentences[order[0]]
-        words = best.split()
-        return " ".join(words[: max(1, budget * 3 // 4)])
-    return "\n".join(sentences[i] for i in sorted(chosen))
+    matched = [wanted & set(tokenize(u)) for u in units]
+    best: tuple | None = None
+    for start in range(len(units)):
+        used, covered, hits, end = 0, set(), 0, start
+        while end < len(units) and used + counts[end] <= budget:
+            used += counts[end]
+            covered |= matched[end]
+            hits += len(matched[end])
+            end += 1
+        if end > start and (best is None or (len(covered), hits) > best[0]):
+            best = ((len(covered), hits), start, end)
+    if best is None:  # every unit alone is over budget: the words around the best one's first match
+        unit = max(range(len(units)), key=lambda i: (len(matched[i]), -i))
+        words = units[unit].split()
+        first = next((i for i, w in enumerate(words) if wanted & set(tokenize(w))), 0)
+        keep = max(1, budget * 3 // 4)
+        start = max(0, min(first - keep // 4, len(words) - keep))
+        return " ".join(words[start:start + keep])
+    _, start, end = best
+    return text[spans[start][0]:spans[end - 1][1]]
 
 
 def build_sources(question: str, chunks: list[RetrievedChunk], budget: int, count_tokens: TokenCounter) -> list[Source]:
@@ -120,7 +126,7 @@ def build_sources(question: str, chunks: list[RetrievedChunk], budget: int, coun
     sources = []
     for chunk in chunks:
         # An instruction planted in a document reaches the model as a marker, not as an order.
-        text = neutralize(select_sentences(chunk.text, question, share, count_tokens))
+        text = neutralize(select_passage(chunk.text, question, share, count_tokens))
         if text:
             sources.append(Source(len(sources) + 1, chunk, text))
     return sources

@@ -1,5 +1,5 @@
 """Reasoner: the seed 000 prompt, a context built from the relevant sentences, continuation."""
-from core.agents.reasoner import NO_INFORMATION, build_prompt, build_sources, reason, select_sentences
+from core.agents.reasoner import NO_INFORMATION, build_prompt, build_sources, reason, select_passage
 from core.embedding import MiniLMEmbedder
 from core.llm.scripted import ScriptedLLM
 from core.retrieval import RetrievedChunk
@@ -22,16 +22,38 @@ def test_the_prompt_follows_the_seed_template_and_names_file_and_page():
     assert "using [Source N] notation" in prompt and prompt.endswith("Answer:")
 
 
-def test_context_keeps_the_sentences_that_match_the_question_within_budget():
+def test_context_keeps_the_passage_that_matches_the_question_within_budget():
     filler = " ".join(f"Paragraph {i} describes the company history and its offices." for i in range(30))
     text = filler + " The output warranty lasts 25 years. " + filler
-    selected = select_sentences(text, "How long does the output warranty last?", 40, count)
+    selected = select_passage(text, "How long does the output warranty last?", 40, count)
     assert "The output warranty lasts 25 years." in selected
     assert sum(count([selected])) <= 40
 
 
+def test_the_passage_is_one_unbroken_piece_of_a_wrapped_pdf_page():
+    """Lines picked one by one from a PDF page (half a sentence here, a row without its header
+    there) read as noise; the passage is the best stretch, as printed."""
+    page = "\n".join([
+        "Item 9.01 Financial Statements and Exhibits.", "(d) Exhibits.", "Exhibit No. Description",
+        "4.1 Second Supplemental Indenture, dated as of June 30, 2022, among Amcor Finance (USA), Inc.,",
+        "Amcor Flexibles North America, Inc. and Deutsche Bank Trust Company Americas, as trustee.",
+        *[f"Signature line {i} of the registrant, duly authorized, on behalf of the company." for i in range(12)],
+        "Dated: July 5, 2022",
+    ])
+    selected = select_passage(page, "What was the key agenda of the Amcor 8-K filing dated July 2022?", 60, count)
+    assert selected in page
+    assert "Indenture, dated as of June 30, 2022, among Amcor Finance (USA), Inc.,\nAmcor Flexibles North America" in selected
+    assert sum(count([selected])) <= 60
+
+
+def test_a_single_line_over_budget_keeps_the_words_around_its_match():
+    line = " ".join(f"word{i}" for i in range(200)) + " warranty 25 years " + " ".join(f"more{i}" for i in range(200))
+    selected = select_passage(line, "How long is the warranty?", 40, count)
+    assert "warranty" in selected and len(selected.split()) == 30
+
+
 def test_a_short_chunk_is_kept_whole():
-    assert select_sentences("Line one.\nLine two.", "anything", 100, count) == "Line one.\nLine two."
+    assert select_passage("Line one.\nLine two.", "anything", 100, count) == "Line one.\nLine two."
 
 
 def test_tokens_stream_and_a_cut_answer_is_continued():
