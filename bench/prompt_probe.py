@@ -13,8 +13,11 @@ only the prompt:
                     the context to after the instructions (right before "Answer:"),
   question_last_soft  as question_last, and the refusal line reads "Only if none of the sources is
                     relevant to the question, say ..." (the same refusal sentence).
-each for the pipeline's selected-sentence context and the baseline's full-chunk context. The
-original layout's answers are the ones recorded by answer_quality.py in the same knowledge base.
+each for the pipeline's selected-sentence context and the baseline's full-chunk context, and
+  passage           the pipeline only: the same retrieved chunks and the same budget, the context
+                    rebuilt by the current reasoner.build_prompt (the best contiguous passage of each
+                    chunk), to compare with the recorded prompt's context (--variants passage).
+The original layout's answers are the ones recorded by answer_quality.py in the same knowledge base.
 temperature 0.3, max_tokens 500, as in the pipeline. Scored with answer_quality.score_answer.
 Writes bench/results/prompt_probe.json.
 """
@@ -70,21 +73,46 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--name", default="answer_quality")
     p.add_argument("--max", type=int, default=10, help="at most this many questions")
+    p.add_argument("--variants", default="unquoted,question_last,question_last_soft,passage",
+                   help="comma-separated variants to run (default all)")
+    p.add_argument("--all-rows", action="store_true", help="every recorded question, not only those with the "
+                   "evidence page in context")
     args = p.parse_args(argv)
+    chosen = args.variants.split(",")
 
-    from core.agents.reasoner import NO_INFORMATION, STYLE_INSTRUCTIONS
+    from core.agents.reasoner import NO_INFORMATION, STYLE_INSTRUCTIONS, build_prompt, build_sources
     from core.config import load_settings
+    from core.embedding import MiniLMEmbedder
     from core.llm import make_llm
+    from core.retrieval import RetrievedChunk
+    from core.store.catalog import Catalog
 
     settings = load_settings(data_dir=RESULTS / "kb-answers")
     llm = make_llm(settings)
+    catalog = Catalog(settings.catalog_path)
+    count_tokens = MiniLMEmbedder().count_tokens
+
+    def passage_prompt(recorded: dict) -> str:
+        """The recorded pipeline prompt's question and chunks, its context rebuilt by today's code."""
+        prompt_text = recorded["prompt"]
+        asked = prompt_text[prompt_text.index("Question: ") + 10:prompt_text.index("\n\nContext from documents:")]
+        ids = [c["chunk_id"] for c in recorded["citations"]]
+        records = catalog.chunks(ids)
+        chunks = [RetrievedChunk(r.chunk_id, r.doc_id, r.filename, r.chunk_index, r.text, r.page_label, r.sheet,
+                                 r.rows_label, 0.0) for r in (records[i] for i in ids if i in records)]
+        sources = build_sources(asked, chunks, settings.context_token_budget, count_tokens)
+        return build_prompt(asked, sources, settings.answer_style)
+
     questions = {q["financebench_id"]: q for q in load_questions(SHARED)}
     rows = [json.loads(x) for x in (RESULTS / f"{args.name}.jsonl").read_text().splitlines() if x.strip()]
-    rows = [r for r in rows if r["pipeline"]["evidence_in_context"] or r["baseline"]["evidence_in_context"]][: args.max]
-    print(f"{len(rows)} questions with the evidence page in context", flush=True)
+    if not args.all_rows:
+        rows = [r for r in rows if r["pipeline"]["evidence_in_context"] or r["baseline"]["evidence_in_context"]]
+    rows = rows[: args.max]
+    print(f"{len(rows)} questions" + ("" if args.all_rows else " with the evidence page in context"), flush=True)
     style = STYLE_INSTRUCTIONS.get(settings.answer_style, STYLE_INSTRUCTIONS["concise"])
     variants = {"unquoted": (ORIGINAL_LAYOUT, REFUSAL_UNQUOTED), "question_last": (TAIL, REFUSAL),
                 "question_last_soft": (TAIL, REFUSAL_SOFT)}
+    variants = {k: v for k, v in variants.items() if k in chosen}
     results = []
     llm.complete([{"role": "user", "content": "Say OK."}], max_tokens=4, temperature=0.0)
     for n, r in enumerate(rows, start=1):
@@ -99,10 +127,13 @@ def main(argv=None) -> int:
             if not prompt_text:
                 continue
             context = context_of(prompt_text)
-            for variant, (layout, refusal) in variants.items():
-                prompt = HEAD + layout.format(
-                    context=context, style_instruction=style,
-                    refusal_line=refusal.format(no_information=NO_INFORMATION), question=q["question"])
+            prompts = {variant: HEAD + layout.format(
+                context=context, style_instruction=style,
+                refusal_line=refusal.format(no_information=NO_INFORMATION), question=q["question"])
+                for variant, (layout, refusal) in variants.items()}
+            if system == "pipeline" and "passage" in chosen:
+                prompts["passage"] = passage_prompt(r[system])
+            for variant, prompt in prompts.items():
                 started = time.perf_counter()
                 c = llm.complete([{"role": "user", "content": prompt}], max_tokens=500, temperature=0.3)
                 answer = c.text.strip()
