@@ -2,7 +2,7 @@
 keyword search alone up to 1M chunks and vector search alone at the largest size that builds in time.
 
     .venv/bin/python bench/scale.py [--sizes 10000,100000] [--queries 200] [--skip-ingest]
-                                    [--keyword-sizes 1000000] [--vector-sizes 200000]
+                                    [--keyword-sizes 1000000] [--vector-sizes 1000000 [--vector-dir DIR]]
 
 Section 1, per size (each size runs in its own subprocess, so peak RSS is per size):
   - synthetic chunks: ~120-word texts drawn from a vocabulary of --vocab pseudo-words with a
@@ -22,7 +22,9 @@ Section 1b, --keyword-sizes and --vector-sizes (each size in its own subprocess)
   hours. Keyword: the same synthetic texts, KeywordIndex.build + save, then KeywordIndex.search
   (in memory and memory-mapped after a reload), build time, disk size, peak RSS. Vector: the same
   random unit vectors upserted into an embedded Chroma collection with the application's HNSW
-  settings (VectorStore.add), then VectorStore.query k=50, build time, disk size, peak RSS.
+  settings (VectorStore.add), then VectorStore.query k=50, build time, disk size, peak RSS; query
+  latency also every --checkpoint vectors on the way. With --vector-dir DIR the store is kept and a
+  later run continues it (build time adds up across runs, from DIR/progress.json).
 Section 2 (unless --skip-ingest): real PDFs ingested through Workspace into a fresh temp data dir:
   pages/s, chunks/s, and seconds per ingest step from the progress callbacks.
 Figures are printed and written to bench/results/scale.json.
@@ -70,6 +72,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--ingest-files", type=int, default=5, help="first N PDFs of --ingest-dir (default 5)")
     p.add_argument("--keyword-sizes", default="", help="chunk counts for keyword search alone (e.g. 1000000)")
     p.add_argument("--vector-sizes", default="", help="chunk counts for vector search alone (e.g. 200000)")
+    p.add_argument("--vector-dir", type=Path, help="vector-only runs: keep the store here; an existing one is "
+                   "continued from its count")
+    p.add_argument("--checkpoint", type=int, default=100_000, help="vector-only runs: time queries every N vectors")
+    p.add_argument("--checkpoint-queries", type=int, default=50, help="timed queries at each checkpoint (default 50)")
     p.add_argument("--worker", type=int, help=argparse.SUPPRESS)  # internal: one size, in a subprocess
     p.add_argument("--worker-mode", default="full", choices=["full", "keyword", "vector"], help=argparse.SUPPRESS)
     p.add_argument("--worker-out", type=Path, help=argparse.SUPPRESS)
@@ -357,39 +363,61 @@ def run_keyword_only(n: int, args: argparse.Namespace) -> dict:
 
 
 def run_vector_only(n: int, args: argparse.Namespace) -> dict:
+    """Random unit vectors into the app's VectorStore up to n, timing queries at every --checkpoint.
+    With --vector-dir the store is kept and a later run continues it from its count: at a million
+    vectors the build outlasts a working session here."""
     from core.config import load_settings
     from core.store.vectors import VectorStore
 
     out: dict = {"chunks": n, "mode": "vector"}
-    rng = np.random.default_rng(args.seed)
-    tmp = Path(tempfile.mkdtemp(prefix=f"scale-vec-{n}-", dir=args.tmp_root))
+    kept = args.vector_dir is not None
+    tmp = args.vector_dir or Path(tempfile.mkdtemp(prefix=f"scale-vec-{n}-", dir=args.tmp_root))
+    tmp.mkdir(parents=True, exist_ok=True)
+    progress_path = tmp / "progress.json"
+    progress = json.loads(progress_path.read_text()) if progress_path.exists() else {"checkpoints": [], "build_s": 0.0}
     settings = load_settings(data_dir=tmp).replace(chroma_host="")
     store = VectorStore(settings)
     out["hnsw"] = store.hnsw
-    print(f"[{n}] vector store: upserting ...", file=sys.stderr, flush=True)
+    have = store.count()
+    print(f"[{n}] vector store: {have} vectors already, upserting to {n} ...", file=sys.stderr, flush=True)
+    rng = np.random.default_rng(args.seed + have)  # a resumed build draws fresh vectors, not the first ones again
     started = time.perf_counter()
     block = 10_000
-    for start in range(0, n, block):
-        count = min(block, n - start)
-        ids = [f"c{i}" for i in range(start, start + count)]
-        store.add(ids, unit_vectors(rng, count), [{"doc_id": f"d{i // CHUNKS_PER_DOC}"} for i in range(start, start + count)])
-        if (start // block) % 5 == 4:
-            print(f"[{n}]   {start + count} vectors, {time.perf_counter() - started:.0f}s", file=sys.stderr, flush=True)
-    out["build_s"] = round(time.perf_counter() - started, 1)
-    out["vectors_per_s"] = round(n / out["build_s"], 1)
+    done = have
+    while done < n:
+        start, done = done, min(n, (done // block + 1) * block)  # a resumed build realigns to whole blocks
+        ids = [f"c{i}" for i in range(start, done)]
+        store.add(ids, unit_vectors(rng, done - start), [{"doc_id": f"d{i // CHUNKS_PER_DOC}"} for i in range(start, done)])
+        if done % args.checkpoint == 0 or done == n:
+            build_s = round(progress["build_s"] + time.perf_counter() - started, 1)
+            queries = query_latency(store, args.seed + done, args.checkpoint_queries)
+            progress["checkpoints"].append({"vectors": done, "build_s": build_s, "vector_ms": queries,
+                                            "rss_mb": peak_rss_mb(), "disk_mb": dir_size_mb(settings.chroma_path)})
+            print(f"[{n}]   {done} vectors, built in {build_s:.0f}s; query p50/p95 {queries['p50']}/{queries['p95']} ms",
+                  file=sys.stderr, flush=True)
+            progress_path.write_text(json.dumps({**progress, "build_s": build_s}))
+            progress["build_s"], started = build_s, time.perf_counter()
+    out["build_s"] = round(progress["build_s"] + time.perf_counter() - started, 1)
+    out["vectors_per_s"] = round(n / max(out["build_s"], 1e-9), 1)
     out["peak_rss_build_mb"] = peak_rss_mb()
-    qrng = np.random.default_rng(args.seed + 1)
-    samples = []
-    for i, vector in enumerate(unit_vectors(qrng, args.queries + 10)):
-        _, ms = timed_ms(store.query, vector, K)
-        if i >= 10:
-            samples.append(ms)
-    out["latency_ms"] = {"vector_ms": p50_p95(samples)}
+    out["checkpoints"] = progress["checkpoints"]
+    out["latency_ms"] = {"vector_ms": query_latency(store, args.seed + 1, args.queries)}
     out["disk_mb"] = dir_size_mb(settings.chroma_path)
     out["peak_rss_mb"] = peak_rss_mb()
     del store
-    shutil.rmtree(tmp, ignore_errors=True)
+    if not kept:
+        shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def query_latency(store, seed: int, queries: int) -> dict:
+    """p50/p95 of VectorStore.query k=K for random unit vectors, after 10 untimed warm-up queries."""
+    samples = []
+    for i, vector in enumerate(unit_vectors(np.random.default_rng(seed), queries + 10)):
+        _, ms = timed_ms(store.query, vector, K)
+        if i >= 10:
+            samples.append(ms)
+    return p50_p95(samples)
 
 
 def run_size_subprocess(n: int, args: argparse.Namespace, argv: list[str], mode: str = "full") -> dict:
