@@ -3,7 +3,13 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
 from streamlit.testing.v1 import AppTest
+
+from core.agents.responder import INTERRUPTED_ANSWER
+from core.config import Settings
+from core.llm.scripted import ScriptedLLM
+from core.workspace import Workspace
 
 from tests.ui.apptest import HANDBOOK, open_page
 
@@ -116,6 +122,21 @@ def test_trace_page_shows_the_timeline_candidates_prompt_and_validation(app):
     candidates = app.dataframe[1].value
     assert {"Keyword rank", "Vector rank", "Fused score", "Used in answer"} <= set(candidates.columns)
     assert any("You are a helpful assistant" in c.value for c in app.code)
+
+
+def test_an_answer_cut_off_by_a_crash_shows_in_the_trace_as_interrupted(app, tmp_path, embedder, write_text):
+    def crash(messages):
+        raise KeyboardInterrupt  # the process stops while the model writes
+
+    ws = Workspace(Settings(data_dir=tmp_path / "data"), embedder, ScriptedLLM(crash))
+    ws.ingestor.ingest_paths([write_text("handbook.txt", HANDBOOK.decode())])
+    with pytest.raises(KeyboardInterrupt):
+        ws.ask("How long is the output warranty?")
+    ws.close()
+
+    open_page(app, "3_Agent_Trace.py")
+    assert INTERRUPTED_ANSWER in _texts(app)
+    assert list(app.dataframe[0].value["Agent"]) == ["Planner", "Retriever"]
 
 
 def test_structured_results_lists_cited_sources_with_a_csv_download(app):
