@@ -57,7 +57,8 @@ class AnswerPipeline:
         plan.safety_flags = merge_flags(plan.safety_flags, redaction.flags)
         if plan.needs_retrieval:
             evidence = self._retrieve(plan, top_k, trace)
-            self._save_turn(responder_agent.interrupted(plan, trace.trace.turn_id), plan, trace)
+            responder_agent.save_turn(self.kb.catalog, responder_agent.interrupted(plan, trace.trace.turn_id),
+                                      plan.question, trace)
             draft = self._reason(plan, evidence, style, on_token, trace)
             draft, validation = self._validate(plan, evidence, draft, style, top_k, trace)
         return self._respond(plan, draft, validation, evidence, trace)
@@ -286,13 +287,8 @@ class AnswerPipeline:
             }
             event.summary = f"{response.confidence} confidence, {len(response.citations)} citations"
             event.outputs.update(answer=response.answer, safety_flags=response.safety_flags)
-        self._save_turn(response, plan, trace)
+        responder_agent.save_turn(self.kb.catalog, response, plan.question, trace)
         return response
-
-    def _save_turn(self, response: Response, plan: Plan, trace: TraceRecorder) -> None:
-        response.timings = trace.trace.agent_durations()
-        self.kb.catalog.save_turn(response.trace_id, plan.question, response.answer, response.confidence,
-                                  response.to_dict(), trace.trace.to_dict())
 
 
 def clarification(result) -> str:

@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, field
 from core.agents.planner import Plan
 from core.agents.reasoner import Draft
 from core.agents.validator import Validation
+from core.store.catalog import Catalog
+from core.trace import TraceRecorder
 
 _CITATION = re.compile(r"\s*\[\s*Source\s+(\d+)\s*\]", re.I)
 
@@ -58,10 +60,18 @@ INTERRUPTED_ANSWER = ("This answer was interrupted: the app stopped while the mo
                       "The trace shows the steps that had finished; ask again for a complete answer.")
 
 
-def interrupted(plan: Plan, trace_id: str) -> Response:
+def interrupted(plan: Plan, trace_id: str, mode: str = "pipeline") -> Response:
     """What the audit log holds for a turn whose answer was streaming when the app stopped."""
     return Response(INTERRUPTED_ANSWER, [], "low", list(plan.safety_flags), plan.reason, trace_id=trace_id,
-                    intent=plan.intent, route=plan.route, question=plan.question, interrupted=True)
+                    intent=plan.intent, route=plan.route, question=plan.question, mode=mode, interrupted=True)
+
+
+def save_turn(catalog: Catalog, response: Response, question: str, trace: TraceRecorder) -> None:
+    """The audit record of a turn: saved before its answer is shown, and again, as interrupted,
+    before the model starts streaming words to the screen."""
+    response.timings = trace.trace.agent_durations()
+    catalog.save_turn(response.trace_id, question, response.answer, response.confidence,
+                      response.to_dict(), trace.trace.to_dict())
 
 
 def respond(plan: Plan, draft: Draft | None, validation: Validation | None) -> Response:

@@ -71,6 +71,8 @@ class AgentMode:
             )
         run = None
         if plan.needs_retrieval:
+            responder_agent.save_turn(self.kb.catalog, responder_agent.interrupted(plan, trace.trace.turn_id, AGENT),
+                                      plan.question, trace)
             tools = AgentTools(self.retriever, self.kb, self.facts, self.settings, top_k)
             stream = StreamRedactor(on_token) if on_token else None
             run = AgentLoop(self.llm, tools, self.settings).run(plan.question, constraints, trace, style=style,
@@ -96,9 +98,7 @@ class AgentMode:
                     searches=run.state.search_queries,
                     remaining_errors=[e.message for e in run.gate.errors] if run.gate else [],
                 )
-        response.timings = trace.trace.agent_durations()
-        self.kb.catalog.save_turn(response.trace_id, plan.question, response.answer, response.confidence,
-                                  response.to_dict(), trace.trace.to_dict())
+        responder_agent.save_turn(self.kb.catalog, response, plan.question, trace)
         return response
 
     def _check(self, question: str, previous_question: str, previous_result_set: str | None) -> Plan:

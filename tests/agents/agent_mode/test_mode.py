@@ -26,3 +26,21 @@ def test_workspace_dispatches_by_mode_and_the_answer_mode_setting(agent_ws):
     assert ws.ask("How is the search index rebuilt?").mode == "pipeline"
     assert ws.ask(RUNBOOK).mode == "pipeline"  # the setting says pipeline, auto is not asked for
     assert ws.ask(RUNBOOK, mode="auto").mode == "agent"
+
+
+def test_while_the_agent_works_its_turn_is_already_logged_as_interrupted(agent_ws):
+    from core.agents.responder import INTERRUPTED_ANSWER
+
+    logged = []
+
+    def plan_and_look(messages) -> str:
+        logged.extend(ws.kb.catalog.recent_turns())
+        raise KeyboardInterrupt  # the process stops during the agent's first model call
+
+    ws = agent_ws(ScriptedLLM(plan_and_look))
+    with pytest.raises(KeyboardInterrupt):
+        ws.ask(RUNBOOK, mode="agent")
+
+    [turn] = logged
+    assert turn["answer"] == INTERRUPTED_ANSWER and turn["response"]["mode"] == "agent"
+    assert ws.kb.catalog.recent_turns()[0]["response"]["interrupted"]
