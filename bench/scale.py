@@ -547,6 +547,7 @@ def main(argv=None) -> int:
     if args.worker:
         worker = {"full": run_size, "keyword": run_keyword_only, "vector": run_vector_only}[args.worker_mode]
         result = worker(args.worker, args)
+        args.worker_out.parent.mkdir(parents=True, exist_ok=True)  # another run may have removed an empty tmp root
         args.worker_out.write_text(json.dumps(result))
         return 0
 
