@@ -57,8 +57,9 @@ class AnswerPipeline:
         plan.safety_flags = merge_flags(plan.safety_flags, redaction.flags)
         if plan.needs_retrieval:
             evidence = self._retrieve(plan, top_k, trace)
-            responder_agent.save_turn(self.kb.catalog, responder_agent.interrupted(plan, trace.trace.turn_id),
-                                      plan.question, trace)
+            if not evidence.has_records:  # the model will write, and its words stream to the screen
+                responder_agent.save_turn(self.kb.catalog, responder_agent.interrupted(plan, trace.trace.turn_id),
+                                          plan.question, trace)
             draft = self._reason(plan, evidence, style, on_token, trace)
             draft, validation = self._validate(plan, evidence, draft, style, top_k, trace)
         return self._respond(plan, draft, validation, evidence, trace)
@@ -111,7 +112,7 @@ class AnswerPipeline:
         fallback_from = None
         if plan.route == planner_agent.STRUCTURED:
             evidence = self._retrieve_facts(plan, trace)
-            if evidence.structured.rows:
+            if evidence.has_records:
                 return evidence
             fallback_from = evidence.structured
             trace.record("reflection", "Retriever", "no stored facts matched: falling back to text search",
@@ -175,7 +176,7 @@ class AnswerPipeline:
 
     def _reason(self, plan: Plan, evidence: Evidence, style: str | None, on_token, trace: TraceRecorder) -> Draft:
         s = self.settings
-        if evidence.structured is not None and evidence.structured.rows:
+        if evidence.has_records:
             with trace.step("prompt", "Reasoner", summary="answer phrased from the facts (no LLM call)") as event:
                 draft = reasoner_agent.phrase_structured(
                     evidence.structured, evidence.chunks, s.max_rows_per_answer, s.max_snippets_per_answer, on_token,
@@ -272,7 +273,7 @@ class AnswerPipeline:
             redacted = redact_pii(response.answer)  # seed 003: the answer is re-scanned before it is shown
             response.answer = redacted.text
             response.safety_flags = merge_flags(response.safety_flags, redacted.flags)
-            if evidence is not None and evidence.structured is not None and evidence.structured.rows:
+            if evidence is not None and evidence.has_records:
                 result_set_id = save_result_set(self.kb.catalog, plan.question, evidence.structured)
                 response.structured = payload(evidence.structured, result_set_id, self.settings.max_rows_per_answer)
                 response.route = planner_agent.STRUCTURED

@@ -32,6 +32,11 @@ class Evidence:
     merged: dict | None = None  # dedup and selection counts, when several sub-queries were merged
 
     @property
+    def has_records(self) -> bool:
+        """Structured facts matched: the answer is phrased from them, without the model."""
+        return self.structured is not None and bool(self.structured.rows)
+
+    @property
     def average_similarity(self) -> float:
         scored = [c.similarity for c in self.chunks if c.expanded_from is None]
         return sum(scored) / len(scored) if scored else 0.0
