@@ -98,8 +98,7 @@ def main(argv=None) -> int:
         asked = prompt_text[prompt_text.index("Question: ") + 10:prompt_text.index("\n\nContext from documents:")]
         ids = [c["chunk_id"] for c in recorded["citations"]]
         records = catalog.chunks(ids)
-        chunks = [RetrievedChunk(r.chunk_id, r.doc_id, r.filename, r.chunk_index, r.text, r.page_label, r.sheet,
-                                 r.rows_label, 0.0) for r in (records[i] for i in ids if i in records)]
+        chunks = [RetrievedChunk.from_record(records[i], 0.0) for i in ids if i in records]
         sources = build_sources(asked, chunks, settings.context_token_budget, count_tokens)
         return build_prompt(asked, sources, settings.answer_style)
 

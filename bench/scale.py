@@ -395,8 +395,8 @@ def run_vector_only(n: int, args: argparse.Namespace) -> dict:
                                             "rss_mb": peak_rss_mb(), "disk_mb": dir_size_mb(settings.chroma_path)})
             print(f"[{n}]   {done} vectors, built in {build_s:.0f}s; query p50/p95 {queries['p50']}/{queries['p95']} ms",
                   file=sys.stderr, flush=True)
-            progress_path.write_text(json.dumps({**progress, "build_s": build_s}))
             progress["build_s"], started = build_s, time.perf_counter()
+            progress_path.write_text(json.dumps(progress))
     out["build_s"] = round(progress["build_s"] + time.perf_counter() - started, 1)
     out["vectors_per_s"] = round(n / max(out["build_s"], 1e-9), 1)
     out["peak_rss_build_mb"] = peak_rss_mb()

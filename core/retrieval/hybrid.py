@@ -39,6 +39,14 @@ class RetrievedChunk:
     def retrievers(self) -> list[str]:
         return [name for name, rank in ((BM25, self.bm25_rank), (VECTOR, self.vector_rank)) if rank]
 
+    @classmethod
+    def from_record(cls, record: ChunkRecord, score: float, **extra) -> RetrievedChunk:
+        return cls(
+            chunk_id=record.chunk_id, doc_id=record.doc_id, filename=record.filename,
+            chunk_index=record.chunk_index, text=record.text, page=record.page_label,
+            sheet=record.sheet, rows=record.rows_label, score=round(score, 6), **extra,
+        )
+
     @property
     def similarity(self) -> float:
         """Cosine similarity where the vector side saw the chunk, else 0 (seed 000's score)."""
@@ -113,7 +121,7 @@ class HybridRetriever:
         records = self.kb.chunks([chunk_id for chunk_id, _ in fused])
         ranks = {name: {c: i for i, c in enumerate(ids, start=1)} for name, ids in rankings.items()}
         candidates = [
-            _retrieved(
+            RetrievedChunk.from_record(
                 records[chunk_id], score,
                 vector_score=vector_scores.get(chunk_id), bm25_score=bm25_scores.get(chunk_id),
                 vector_rank=ranks.get(VECTOR, {}).get(chunk_id), bm25_rank=ranks.get(BM25, {}).get(chunk_id),
@@ -146,16 +154,8 @@ class HybridRetriever:
             for record in self.kb.catalog.neighbours(hit.doc_id, hit.chunk_index - window, hit.chunk_index + window):
                 group = by_doc[hit.doc_id]
                 if record.chunk_index not in group:
-                    group[record.chunk_index] = _retrieved(record, 0.0, expanded_from=hit.chunk_id, used=True)
+                    group[record.chunk_index] = RetrievedChunk.from_record(record, 0.0, expanded_from=hit.chunk_id, used=True)
         return [chunk for group in by_doc.values() for _, chunk in sorted(group.items())]
-
-
-def _retrieved(record: ChunkRecord, score: float, **extra) -> RetrievedChunk:
-    return RetrievedChunk(
-        chunk_id=record.chunk_id, doc_id=record.doc_id, filename=record.filename,
-        chunk_index=record.chunk_index, text=record.text, page=record.page_label,
-        sheet=record.sheet, rows=record.rows_label, score=round(score, 6), **extra,
-    )
 
 
 def _ms(started: float) -> float:
