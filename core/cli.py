@@ -122,8 +122,12 @@ def _ingest(workspace, args) -> int:
         print("No files to ingest.", file=sys.stderr)
         return 1
     bar = tqdm(total=len(files), unit="file", disable=args.json or not sys.stderr.isatty(), file=sys.stderr)
+    told_waiting = []
 
     def progress(event) -> None:
+        if event.step == "waiting" and not told_waiting:  # said once, with or without a terminal
+            told_waiting.append(True)
+            print(event.message, file=sys.stderr, flush=True)
         bar.n = round(event.fraction * len(files), 2)
         detail = f" {event.done}/{event.total}" if event.total else ""
         bar.set_description(f"{event.filename[:30]} {event.step}{detail}")
@@ -254,13 +258,19 @@ def _docs(workspace, args) -> int:
         summaries = workspace.kb.document_summaries()
         print(json.dumps([{**r.__dict__, "summary": summaries.get(r.doc_id)} for r in records], indent=2))
         return 0
-    if not records:
+    pending = workspace.kb.pending_elsewhere()
+    if not records and not pending:
         print("No documents yet.")
     types = {doc_id: summary["document_type"] for doc_id, summary in workspace.kb.document_summaries().items()}
     for r in records:
         detail = (f"{types.get(r.doc_id, 'Document')}, {r.pages or 0} pages, {r.n_chunks} chunks, {r.category}"
                   if r.status == "indexed" else (r.error or ""))
         print(f"{r.doc_id}  {r.status:9}  {r.filename}  ({detail})")
+    listed = {r.filename for r in records if r.status == "indexing"}
+    for position, filename in enumerate(pending):  # the batch's first pending file is the one it reads now
+        if filename not in listed:
+            where = "being read by" if position == 0 else "queued in the batch of"
+            print(f"{'-':13}  {'indexing':9}  {filename}  ({where} another DocuChat process)")
     counts = workspace.kb.counts()
     print(f"{counts['documents']} documents, {counts['chunks']} chunks indexed")
     return 0

@@ -17,6 +17,10 @@ ENV_PREFIX = "DOCUCHAT_"
 class Settings:
     # --- where state lives
     data_dir: Path = Path("data/runtime")
+    # A second process that wants to write (an ingest while the CLI or another app window ingests)
+    # waits this long for the first, saying who it waits for, then gives up with that message.
+    # Negative: wait without limit. Readers never wait.
+    write_wait_seconds: float = 1800.0
 
     # --- ingestion limits (bad input gets a clear message, never a hang)
     max_file_mb: float = 100.0

@@ -27,6 +27,7 @@ from core.ingest.isolation import load_isolated, time_message
 from core.ingest.summary import section_summaries, summarize
 from core.store.catalog import FAILED, INDEXED, DocumentRecord, now, text_hash
 from core.store.knowledge_base import KnowledgeBase, failed_doc_id
+from core.store.lock import WriterBusy
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ BEFORE_WRITE = ("parsing", "chunking", "embedding", "indexing")
 @dataclass
 class IngestProgress:
     filename: str
-    step: str  # hashing | parsing | chunking | embedding | indexing | done | failed
+    step: str  # waiting (for another process) | hashing | parsing | chunking | embedding | indexing | done | failed
     file_index: int  # 0-based position in the batch
     file_count: int
     done: int = 0  # units of this step done (e.g. chunks embedded)
@@ -49,7 +50,7 @@ class IngestProgress:
     def fraction(self) -> float:
         """Overall progress of the batch, 0..1, for one progress bar."""
         within = self.done / self.total if self.total else (1.0 if self.step in ("done", "failed") else 0.0)
-        weight = {"hashing": 0.0, "parsing": 0.05, "chunking": 0.15, "embedding": 0.2, "indexing": 0.95}
+        weight = {"waiting": 0.0, "hashing": 0.0, "parsing": 0.05, "chunking": 0.15, "embedding": 0.2, "indexing": 0.95}
         start = weight.get(self.step, 1.0)
         share = start + (0.75 * within if self.step == "embedding" else 0.0)
         return min(1.0, (self.file_index + share) / max(self.file_count, 1))
@@ -119,16 +120,26 @@ class Ingestor:
         progress: ProgressCallback | None = None,
         names: list[str] | None = None,
     ) -> list[IngestResult]:
-        """Ingest a batch. `names` gives the user's file names when paths are temporary files."""
+        """Ingest a batch. `names` gives the user's file names when paths are temporary files.
+        While another process writes to the knowledge base, the batch waits (reported as step
+        'waiting'); if that lasts past the write_wait_seconds setting, every file fails with the reason."""
         paths = [Path(p) for p in paths]
         filenames = [safe_filename(names[index] if names else path.name) for index, path in enumerate(paths)]
         results: list[IngestResult] = []
-        with self.kb.writing():
-            started = now()
-            for index, (path, name) in enumerate(zip(paths, filenames)):
-                self.kb.set_pending(filenames[index:], started)
-                results.append(self._ingest_one(path, name, index, len(paths), progress))
-            self.kb.set_pending([], started)
+
+        def waiting(message: str) -> None:
+            if progress:
+                progress(IngestProgress(filenames[0] if filenames else "", "waiting", 0, len(paths), message=message))
+
+        try:
+            with self.kb.writing(on_wait=waiting):
+                started = now()
+                for index, (path, name) in enumerate(zip(paths, filenames)):
+                    self.kb.set_pending(filenames[index:], started)
+                    results.append(self._ingest_one(path, name, index, len(paths), progress))
+                self.kb.set_pending([], started)
+        except WriterBusy as exc:  # nothing was written: the files are simply not in, with the reason
+            return [IngestResult(name, FAILED, message=str(exc)) for name in filenames]
         return results
 
     def _ingest_one(

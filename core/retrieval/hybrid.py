@@ -89,6 +89,7 @@ class HybridRetriever:
         alpha = weight if weight is not None else semantic_weight(
             query, s.semantic_weight_enumeration, s.semantic_weight_reasoning
         )
+        self.kb.sync()  # another process may have indexed documents since the last search
         timings: dict[str, float] = {}
         rankings: dict[str, list[str]] = {}
         vector_scores: dict[str, float] = {}
@@ -108,10 +109,11 @@ class HybridRetriever:
             query_vector = self.kb.embedder.embed([query])[0]
             timings["embed_ms"] = _ms(started)
             started = time.perf_counter()
-            if chunk_ids is not None or (allowed is not None and len(allowed) <= s.exact_filter_limit):
-                vector_hits = self.kb.vectors.rank(query_vector, sorted(allowed), pool)
-            else:
-                vector_hits = self.kb.vectors.query(query_vector, pool, doc_ids=doc_ids)
+            with self.kb.searchable_vectors() as vectors:
+                if chunk_ids is not None or (allowed is not None and len(allowed) <= s.exact_filter_limit):
+                    vector_hits = vectors.rank(query_vector, sorted(allowed), pool)
+                else:
+                    vector_hits = vectors.query(query_vector, pool, doc_ids=doc_ids)
             rankings[VECTOR] = [h.chunk_id for h in vector_hits]
             vector_scores = {h.chunk_id: h.similarity for h in vector_hits}
             timings["vector_ms"] = _ms(started)
@@ -136,7 +138,9 @@ class HybridRetriever:
             # Chunks found only by BM25 still get their true cosine similarity: the confidence
             # rules (seed 000) average it over the chunks an answer uses.
             missing = [h.chunk_id for h in hits if h.vector_score is None]
-            for chunk_id, similarity in self.kb.vectors.similarities(query_vector, missing).items():
+            with self.kb.searchable_vectors() as vectors:
+                similarities = vectors.similarities(query_vector, missing)
+            for chunk_id, similarity in similarities.items():
                 next(h for h in hits if h.chunk_id == chunk_id).vector_score = similarity
         window = s.expand_window if expand is None else expand
         if window > 0:

@@ -61,7 +61,7 @@ def backup(kb, destination: Path) -> dict:
         raise BackupError(f"{destination} is not empty; back up into a new folder.")
     if destination.resolve().is_relative_to(settings.data_dir.resolve()):
         raise BackupError("The backup folder cannot be inside the data directory it backs up.")
-    with kb.write_lock:
+    with kb.exclusive():  # no process writes while the copy is taken
         state = kb.consistency()
         counts = kb.counts()
         destination.mkdir(parents=True, exist_ok=True)

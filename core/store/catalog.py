@@ -418,6 +418,19 @@ class Catalog:
         ).fetchall()
         return [r["chunk_id"] for r in rows], [r["index_text"] for r in rows]
 
+    def indexed_vectors(self, model: str) -> tuple[list[str], list[str], np.ndarray]:
+        """Chunk ids, their doc ids and their vectors (from the embedding cache) for every indexed chunk."""
+        rows = self._conn().execute(
+            "SELECT c.chunk_id, c.doc_id, e.vector FROM chunks c JOIN documents d USING(doc_id) "
+            "JOIN embedding_cache e ON e.text_hash=c.text_hash AND e.model=? "
+            "WHERE d.status=? ORDER BY c.doc_id, c.chunk_index",
+            (model, INDEXED),
+        ).fetchall()
+        if not rows:
+            return [], [], np.zeros((0, 0), dtype=np.float32)
+        matrix = np.stack([np.frombuffer(r["vector"], dtype=np.float32) for r in rows])
+        return [r["chunk_id"] for r in rows], [r["doc_id"] for r in rows], matrix
+
     def chunk_ids_of(self, doc_id: str) -> list[str]:
         rows = self._conn().execute(
             "SELECT chunk_id FROM chunks WHERE doc_id=? ORDER BY chunk_index", (doc_id,)

@@ -3,18 +3,24 @@
 Write order makes every crash recoverable:
 - ingest: catalog rows as 'indexing' -> vectors -> 'indexed' -> keyword index rebuilt;
 - delete: catalog rows removed -> vectors removed -> keyword index rebuilt.
-A 'dirty' flag brackets each write; on open, a dirty knowledge base is reconciled: partial
-documents are removed and listed as failed ("ingest again"), so are the files of an interrupted
-batch that were never reached, orphan vectors are dropped, missing vectors are restored from the
-embedding cache, and a stale keyword index is rebuilt.
+A 'dirty' flag brackets each write. Several processes may open one data directory (the app, the
+CLI, a second app): writes are serialized by an OS lock on the directory (core/store/lock.py), and
+only a dirty knowledge base whose lock is free was left by a crashed writer. That one is reconciled
+by the next process to take the lock: partial documents are removed and listed as failed ("ingest
+again"), so are the files of its batch that were never reached, orphan vectors are dropped, missing
+vectors are restored from the embedding cache, and a stale keyword index is rebuilt.
+A process that does not hold the lock only reads: the catalog (SQLite, WAL), the last saved keyword
+index, and the vectors, from Chroma while no other process writes and from the catalog's copy of
+them while one does (see core/store/vectors.py for why).
 """
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -24,12 +30,14 @@ from core.store.catalog import (
     FAILED, INDEXED, INDEXING, Catalog, ChunkRecord, DocumentRecord, now, text_hash,
 )
 from core.store.keyword import KeywordIndex
-from core.store.vectors import VectorStore
+from core.store.lock import DataDirLock, WriterBusy
+from core.store.vectors import CatalogVectors, VectorStore
 
 log = logging.getLogger(__name__)
 
 INTERRUPTED_MESSAGE = "Ingest was interrupted before it finished. Please ingest this file again."
-PENDING_FILES = "pending_files"  # meta key: the files of the running batch not yet done
+PENDING_FILES = "pending_files"  # meta key: the writing process and the files of its batch not yet done
+WaitCallback = Callable[[str], None]
 
 
 def failed_doc_id(filename: str) -> str:
@@ -58,7 +66,13 @@ class KnowledgeBase:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.catalog = Catalog(settings.catalog_path)
         self.vectors = VectorStore(settings)
-        self.write_lock = threading.RLock()  # one writer at a time; readers never wait on it
+        self.exact_vectors = CatalogVectors(lambda: self.catalog.indexed_vectors(embedder.model_name),
+                                            self._generation)
+        self.lock = DataDirLock(settings.data_dir)  # orders processes; readers never wait on it
+        self.write_lock = threading.RLock()  # orders this process's writing threads
+        self._exclusive_depth = 0
+        self._chroma_generation: str | None = None  # what this process's Chroma client has seen
+        self._keyword_file: tuple[int, int] | None = None
         self.parameter_changes = self._parameter_changes()
         if self.parameter_changes and not settings.reindex_on_settings_change:
             raise IndexSettingsChanged(
@@ -67,8 +81,8 @@ class KnowledgeBase:
                 "Run `python -m core reindex` to rebuild it with the current settings, "
                 "or restore the previous settings."
             )
-        self.recovered: list[str] = self.recover()
-        self.keyword = self._open_keyword_index()
+        self.recovered: list[str] = self._recover_if_abandoned()
+        self._keyword: KeywordIndex | None = None  # opened on first use: `docs` and the pages never need it
 
     # --- index parameters ---------------------------------------------------------------------
 
@@ -76,8 +90,7 @@ class KnowledgeBase:
         current = self.settings.index_parameters()
         stored = self.catalog.get_json("index_parameters")
         if stored is None or not self.catalog.documents():
-            self.catalog.set_json("index_parameters", current)
-            return ""
+            return ""  # the first writer records the current parameters
         changed = [f"{k}: {stored.get(k)} -> {v}" for k, v in current.items() if stored.get(k) != v]
         return ", ".join(changed)
 
@@ -89,16 +102,80 @@ class KnowledgeBase:
     # --- write brackets -----------------------------------------------------------------------
 
     @contextmanager
-    def writing(self) -> Iterator[None]:
+    def exclusive(self, on_wait: WaitCallback | None = None) -> Iterator[None]:
+        """This process alone may change the stores, and sees every write of the others. Waits for
+        another writing process up to the write_wait_seconds setting, telling `on_wait` who it waits for."""
         with self.write_lock:
+            if self._exclusive_depth == 0:
+                try:
+                    self.lock.acquire(self.settings.write_wait_seconds, on_wait and self._wait_reporter(on_wait))
+                except WriterBusy as exc:
+                    raise WriterBusy(f"{self.writer_activity() or 'Another DocuChat process is writing'}; "
+                                     f"{exc}. Try again when it has finished.") from exc
+            self._exclusive_depth += 1
+            try:
+                if self._exclusive_depth == 1:
+                    self._take_over()
+                yield
+            finally:
+                self._exclusive_depth -= 1
+                if self._exclusive_depth == 0:
+                    self.lock.release()
+
+    @contextmanager
+    def writing(self, on_wait: WaitCallback | None = None) -> Iterator[None]:
+        with self.exclusive(on_wait):
             self.catalog.set_meta("dirty", "1")
             yield
             self.refresh_keyword_index()
             self.catalog.set_meta("dirty", "0")
 
+    def _take_over(self) -> None:
+        """What a process does on taking the lock: catch up with the writes of other processes, and
+        clean up after one that crashed (the lock was free, so no writer is alive)."""
+        self._sync_chroma()
+        if self.catalog.get_meta("dirty") == "1":
+            self.recovered += self.recover()
+        if self.catalog.get_json("index_parameters") is None or not self.catalog.documents():
+            self.catalog.set_json("index_parameters", self.settings.index_parameters())
+
+    def _sync_chroma(self) -> None:
+        """Drop an embedded Chroma client that has not seen another process's writes (it keeps its
+        graph in memory); it reopens on first use. Call only while holding the lock."""
+        generation = self._generation()
+        if self._chroma_generation != generation:
+            self.vectors.close()
+            self._chroma_generation = generation
+
+    def _wait_reporter(self, on_wait: WaitCallback) -> Callable[[float], None]:
+        def report(waited: float) -> None:
+            who = self.writer_activity() or "Another DocuChat process is writing to this knowledge base"
+            on_wait(f"{who}; waiting… ({waited:.0f} s)")
+        return report
+
+    def writer_activity(self) -> str | None:
+        """What another process is writing, as a sentence, or None when no other process writes."""
+        if self.lock.held_here:
+            return None
+        with self.lock.probe() as free:
+            if free:
+                return None
+        pending = self.catalog.get_json(PENDING_FILES) or {}
+        files = pending.get("files") or []
+        if not files:
+            return "Another DocuChat process is writing to this knowledge base"
+        return f"Another DocuChat process is indexing {len(files)} file{'s' if len(files) != 1 else ''}"
+
+    def pending_elsewhere(self) -> list[str]:
+        """The files another live process's batch has not finished yet (for listings: 'indexing')."""
+        if self.writer_activity() is None:
+            return []
+        return list((self.catalog.get_json(PENDING_FILES) or {}).get("files") or [])
+
     def _bump_generation(self) -> None:
-        generation = int(self.catalog.get_meta("generation") or 0) + 1
-        self.catalog.set_meta("generation", str(generation))
+        generation = str(int(self.catalog.get_meta("generation") or 0) + 1)
+        self.catalog.set_meta("generation", generation)
+        self._chroma_generation = generation  # only the lock holder writes, and its Chroma saw this
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -118,8 +195,10 @@ class KnowledgeBase:
         self._bump_generation()
 
     def set_pending(self, filenames: list[str], batch_started: str | None = None) -> None:
-        """The files of the running batch not yet done: after a crash they are listed as failed."""
-        self.catalog.set_json(PENDING_FILES, {"started": batch_started or now(), "files": filenames})
+        """The files of the running batch not yet done: other processes list them as being indexed,
+        and after a crash they are listed as failed."""
+        self.catalog.set_json(PENDING_FILES, {"pid": os.getpid(), "started": batch_started or now(),
+                                              "files": filenames})
 
     def record_failure(self, record: DocumentRecord) -> None:
         record.status = FAILED
@@ -142,21 +221,72 @@ class KnowledgeBase:
 
     # --- keyword index ------------------------------------------------------------------------
 
+    @property
+    def keyword(self) -> KeywordIndex:
+        if self._keyword is None:
+            self._keyword = self._open_keyword_index()
+        return self._keyword
+
+    @keyword.setter
+    def keyword(self, index: KeywordIndex) -> None:
+        self._keyword = index
+
     def _open_keyword_index(self) -> KeywordIndex:
-        index = KeywordIndex.load(self.settings.keyword_index_path, self.settings.bm25_k1, self.settings.bm25_b)
+        index = self._load_keyword_index()
         if index is not None and index.stamp == self._generation():
             return index
-        log.info("Keyword index missing or stale; rebuilding from the catalog")
-        return self._build_keyword_index()
+        with self.lock.probe() as free:
+            log.info("Keyword index missing or stale; rebuilding from the catalog")
+            # With another process writing, the rebuild stays in memory: that process saves the
+            # index when its batch ends, and sync() loads it then.
+            return self._build_keyword_index(save=free)
+
+    def _load_keyword_index(self) -> KeywordIndex | None:
+        self._keyword_file = self._keyword_file_state()
+        return KeywordIndex.load(self.settings.keyword_index_path, self.settings.bm25_k1, self.settings.bm25_b)
+
+    def _keyword_file_state(self) -> tuple[int, int] | None:
+        try:
+            stat = (self.settings.keyword_index_path / "ids.json").stat()
+        except OSError:
+            return None
+        return stat.st_mtime_ns, stat.st_size
+
+    def sync(self) -> None:
+        """Before a search: load a keyword index that another process saved since (cheap: the
+        arrays are memory-mapped; nothing is rebuilt). Vectors need nothing: see searchable_vectors."""
+        if self.keyword.stamp == self._generation() or self.lock.held_here:
+            return
+        if self._keyword_file_state() != self._keyword_file:
+            index = self._load_keyword_index()
+            if index is not None:  # None: caught between the writer's two renames; next time
+                self.keyword = index
+
+    @contextmanager
+    def searchable_vectors(self) -> Iterator[CatalogVectors | VectorStore]:
+        """The vectors this process may search now, without waiting: Chroma when it is a server or
+        no other process is writing (held for the query, so no writer starts under it), otherwise
+        the same vectors from the catalog."""
+        if self.vectors.shared:
+            yield self.vectors
+            return
+        with self.lock.probe() as free:
+            if not free:
+                yield self.exact_vectors
+                return
+            self._sync_chroma()
+            yield self.vectors
 
     def _generation(self) -> str:
         return self.catalog.get_meta("generation") or "0"
 
-    def _build_keyword_index(self) -> KeywordIndex:
+    def _build_keyword_index(self, save: bool = True) -> KeywordIndex:
         ids, texts = self.catalog.indexed_chunk_texts()
         index = KeywordIndex(self.settings.bm25_k1, self.settings.bm25_b)
         index.build(ids, texts, stamp=self._generation())
-        index.save(self.settings.keyword_index_path)
+        if save:
+            index.save(self.settings.keyword_index_path)
+            self._keyword_file = self._keyword_file_state()
         return index
 
     def refresh_keyword_index(self) -> None:
@@ -165,8 +295,20 @@ class KnowledgeBase:
 
     # --- crash recovery -----------------------------------------------------------------------
 
+    def _recover_if_abandoned(self) -> list[str]:
+        """On open: a dirty knowledge base is recovered only when no process holds the lock, so
+        the writer that marked it is dead. A live writer's work in progress is left alone."""
+        if self.catalog.get_meta("dirty") != "1":
+            return []
+        with self.lock.probe() as free:
+            if not free:
+                return []
+            self._sync_chroma()
+            return self.recover()
+
     def recover(self) -> list[str]:
-        """Bring the three stores back into agreement. Returns the files that need re-ingesting."""
+        """Bring the three stores back into agreement after a crashed writer. Returns the files that
+        need re-ingesting. Call only while holding the lock (see exclusive and _recover_if_abandoned)."""
         if self.catalog.get_meta("dirty") != "1":
             return []
         with self.write_lock:
@@ -190,7 +332,7 @@ class KnowledgeBase:
             missing = sorted(expected - stored)
             if missing:
                 self._restore_vectors(missing)
-            if changed:  # the keyword index follows the catalog's chunks, which only this changes
+            if changed or orphans or missing:  # other processes' Chroma and keyword index are stale now
                 self._bump_generation()
             self.catalog.set_meta("dirty", "0")
         if interrupted or orphans or missing:
@@ -288,12 +430,16 @@ class KnowledgeBase:
         return {c for d in doc_ids for c in self.catalog.chunk_ids_of(d)}
 
     def consistency(self) -> dict[str, object]:
-        """Whether catalog, vector store and keyword index hold exactly the same chunks."""
-        indexed, _ = self.catalog.indexed_chunk_texts()
-        expected = set(indexed)
-        vectors = self.vectors.all_ids()
-        keyword = set(self.keyword.chunk_ids)
-        partial = [d.filename for d in self.catalog.documents(status=INDEXING)]
+        """Whether catalog, vector store and keyword index hold exactly the same chunks (waits for
+        a writing process, so what it compares is at rest)."""
+        with self.exclusive():
+            indexed, _ = self.catalog.indexed_chunk_texts()
+            expected = set(indexed)
+            vectors = self.vectors.all_ids()
+            if self.keyword.stamp != self._generation():  # another process may have saved a newer one
+                self.keyword = self._load_keyword_index() or self.keyword
+            keyword = set(self.keyword.chunk_ids)
+            partial = [d.filename for d in self.catalog.documents(status=INDEXING)]
         return {
             "consistent": expected == vectors == keyword and not partial,
             "catalog_chunks": len(expected),
@@ -303,4 +449,5 @@ class KnowledgeBase:
         }
 
     def close(self) -> None:
+        self.vectors.close()
         self.catalog.close()

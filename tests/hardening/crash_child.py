@@ -54,6 +54,7 @@ if POINT == "index_write":
     workspace.kb.vectors.add = half_then_stop
 
 if POINT == "keyword_write":
+    workspace.kb.keyword  # opened (and saved) first, as a search would, so the batch's end swaps it
     rename = Path.rename
 
     def rename_then_stop(self, target):
