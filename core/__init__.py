@@ -1,1 +1,1 @@
-"""DocuChat core: everything that is not Streamlit. See README for the map of the packages."""
+"""DocuChat core: everything that is not Streamlit. See docs/architecture.md for the map of the packages."""
