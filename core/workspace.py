@@ -13,6 +13,7 @@ from core.ingest.pipeline import Ingestor
 from core.llm import ChatLLM, make_llm
 from core.retrieval.hybrid import HybridRetriever
 from core.store.knowledge_base import KnowledgeBase
+from core.suggestions import DocumentFacts
 
 
 class Workspace:
@@ -50,6 +51,16 @@ class Workspace:
             return None
         rows = self.pipeline.facts.rows_by_id(stored["fact_ids"])
         return export_annotations_csv(rows), len(rows)
+
+    def document_facts(self) -> list[DocumentFacts]:
+        """What the empty chat's overview and example questions are built from: each indexed
+        document's name, kind, type, topics and stored table columns."""
+        summaries = self.kb.document_summaries()
+        return [
+            DocumentFacts(d.filename, d.kind or "", summaries.get(d.doc_id, {}).get("document_type", ""),
+                          summaries.get(d.doc_id, {}).get("key_topics", []), self.pipeline.facts.columns([d.doc_id]))
+            for d in self.kb.documents() if d.status == "indexed"
+        ]
 
     def status(self) -> dict[str, object]:
         """What the home page and `docs` show: knowledge-base size and where things run."""
