@@ -42,14 +42,20 @@ class Workspace:
             return self.agent.ask(question, **options)
         return self.pipeline.ask(question, **options)
 
+    def result_rows(self, result_set_id: str) -> list | None:
+        """The facts of a stored result set (None when it is gone), in their stored order."""
+        stored = self.kb.catalog.result_set(result_set_id)
+        if stored is None:
+            return None
+        return self.pipeline.facts.rows_by_id(stored["fact_ids"])
+
     def export_result_set(self, result_set_id: str) -> tuple[bytes, int] | None:
         """The whole stored result set of a structured answer as CSV with provenance, and its size."""
         from core.annotations.search import export_annotations_csv
 
-        stored = self.kb.catalog.result_set(result_set_id)
-        if stored is None:
+        rows = self.result_rows(result_set_id)
+        if rows is None:
             return None
-        rows = self.pipeline.facts.rows_by_id(stored["fact_ids"])
         return export_annotations_csv(rows), len(rows)
 
     def document_facts(self) -> list[DocumentFacts]:

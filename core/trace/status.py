@@ -98,6 +98,9 @@ class LiveStatus:
         with self._lock:
             return "".join(self.tokens)
 
+    def elapsed(self) -> float:
+        return self._clock() - self.started_at
+
     def text(self) -> str:
         """ "Reading 3 passages (about 15 s) · 6 s": the running step, its estimate, time so far."""
         with self._lock:
