@@ -9,7 +9,9 @@ from core.workspace import Workspace
 
 @st.cache_resource(show_spinner="Opening the knowledge base...")
 def _open(settings: Settings) -> Workspace:
-    return Workspace(settings)
+    ws = Workspace(settings)
+    ws.llm.load_in_background()  # at start-up, so the first question does not wait for the model
+    return ws
 
 
 def workspace() -> Workspace:
@@ -21,3 +23,9 @@ def chat_state() -> dict:
     if "chat" not in st.session_state:
         st.session_state.chat = {"messages": [], "conversation": Conversation()}
     return st.session_state.chat
+
+
+@st.cache_resource
+def evaluations() -> dict:
+    """The evaluation run of each data dir, running in the background, shared by every session."""
+    return {}

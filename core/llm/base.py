@@ -111,6 +111,11 @@ class ChatLLM:
         previous = self.prompt_tokens_per_second
         self.prompt_tokens_per_second = speed if previous is None else 0.5 * previous + 0.5 * speed
 
+    @property
+    def loading(self) -> bool:
+        """True while the model loads in the background."""
+        return False
+
     def load_in_background(self) -> None:
         """Start loading the model now, so the first question does not wait for it. Providers
         that load nothing (a server, the scripted model) have nothing to do."""

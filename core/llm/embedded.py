@@ -68,6 +68,10 @@ class EmbeddedLLM(ChatLLM):
                 self.model = Path(path).name
         return self._server
 
+    @property
+    def loading(self) -> bool:
+        return self._loader is not None and self._loader.is_alive() and not self.loaded
+
     def load_in_background(self) -> None:
         """Load the model in a daemon thread (once); a question asked meanwhile waits on the same
         lock instead of loading a second copy. A failure is kept for health() to report."""
@@ -151,7 +155,7 @@ class EmbeddedLLM(ChatLLM):
             return False, self._load_error
         if self.loaded:
             state = "loaded"
-        elif self._loader is not None:
+        elif self.loading:
             state = "loading in the background…"
         else:
             state = "not loaded yet (loads on the first question)"

@@ -26,9 +26,10 @@ def test_the_model_loads_in_a_background_thread_and_health_reports_each_stage(tm
 
     llm.load_in_background()
     llm.load_in_background()  # a second page visit does not start a second load
-    assert llm.health() == (True, "model.gguf, in-process, loading in the background…")
+    assert llm.health() == (True, "model.gguf, in-process, loading in the background…") and llm.loading
     release.set()
     llm._loader.join(5)
+    assert not llm.loading
     assert llm.health() == (True, "model.gguf, in-process, loaded") and calls == [1]
 
 

@@ -1,0 +1,54 @@
+"""Answering a question while the page stays alive: the pipeline runs in a worker thread, and the
+script thread redraws the status line (the running step, seconds, the read-time estimate) and the
+words streamed so far a few times a second. Streamlit elements are only touched from the script
+thread; the worker only calls core."""
+from __future__ import annotations
+
+import threading
+
+import streamlit as st
+
+from core.trace.status import LiveStatus
+from core.workspace import Workspace
+from ui.components import escape_markdown
+
+REDRAW_SECONDS = 0.25
+
+
+def ask_live(ws: Workspace, question: str, **options) -> dict:
+    """ws.ask with a live status box and streamed words; the Response as a dict."""
+    status = LiveStatus(lambda: ws.llm.prompt_tokens_per_second or ws.settings.llm_prompt_tokens_per_second)
+    box = st.status(status.text(), expanded=False)
+    words = st.empty()
+    outcome: dict = {}
+
+    def work() -> None:
+        try:
+            outcome["response"] = ws.ask(question, on_token=status.on_token, on_event=status, **options)
+        except BaseException as exc:  # re-raised in the script thread, where Streamlit shows it
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=work, name="docuchat-answer", daemon=True)
+    worker.start()
+    shown = 0
+    while True:
+        worker.join(REDRAW_SECONDS)
+        for event in status.completed[shown:]:
+            mark = ":material/error:" if event.status == "failed" else ":material/check:"
+            box.write(f"{mark} **{event.agent}**: {escape_markdown(event.summary)} ({event.duration_ms / 1000:.1f} s)")
+            shown += 1
+        box.update(label=status.text())
+        streamed = status.streamed()
+        if streamed:
+            words.text(streamed + " ▌")
+        if not worker.is_alive():
+            break
+    if "error" in outcome:
+        box.update(label="Failed", state="error")
+        raise outcome["error"]
+    response = outcome["response"].to_dict()
+    failed = "llm_error" in response["safety_flags"]
+    box.update(label=f"{'Failed' if failed else 'Done'} in {status.elapsed():.0f} s",
+               state="error" if failed else "complete")
+    words.empty()
+    return response
