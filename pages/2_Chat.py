@@ -5,7 +5,7 @@ from core.conversation import Conversation, update_summary
 from core.citations import short_answer
 from core.suggestions import describe_knowledge_base, example_questions
 from ui.components import escape_markdown, render_answer
-from ui.live import ask_live
+from ui.live import ask_live, finished_status
 from ui.state import chat_state, workspace
 
 # Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
@@ -58,6 +58,8 @@ for message in state["messages"]:
         if message["role"] == "user":
             st.text(message["content"])
         else:
+            if message.get("status"):
+                finished_status(message["status"])
             render_answer(message["response"], message.get("asked", ""))
 
 question = st.chat_input("Ask a question about your documents", max_chars=ws.settings.max_question_chars + 500)
@@ -67,12 +69,13 @@ if question:
     with st.chat_message("user"):
         st.text(question)
     with st.chat_message("assistant"):
-        response = ask_live(ws, question, mode="agent" if agent_mode else None, style=style, top_k=top_k,
+        response, finished = ask_live(ws, question, mode="agent" if agent_mode else None, style=style, top_k=top_k,
                             previous_question=conversation.last_question,
                             previous_result_set=conversation.result_set_id)
         render_answer(response, question)
     state["messages"].append(
-        {"role": "assistant", "content": response["answer"], "response": response, "asked": question}
+        {"role": "assistant", "content": response["answer"], "response": response, "asked": question,
+         "status": finished}
     )
     base = Conversation() if response["new_topic"] else conversation
     if "prompt_injection" not in response["safety_flags"] and response["question"]:

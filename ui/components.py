@@ -49,9 +49,12 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|$~])")
 _LIST_ITEM = re.compile(r"^(\s*)([-*•]|\d+[.)])\s+(.*)$")
 
 
+_LIST_NUMBER = re.compile(r"^(\s*\d+)([.)])", re.M)
+
+
 def escape_markdown(text: str) -> str:
-    """Markdown that shows text literally: no links, images, headings or HTML from a document."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    """Markdown that shows text literally: no links, images, headings, lists or HTML from a document."""
+    return _LIST_NUMBER.sub(r"\1\\\2", _MARKDOWN_SPECIAL.sub(r"\\\1", text))
 
 
 def safe_markdown(text: str) -> str:

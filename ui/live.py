@@ -15,8 +15,9 @@ from ui.components import escape_markdown
 REDRAW_SECONDS = 0.25
 
 
-def ask_live(ws: Workspace, question: str, **options) -> dict:
-    """ws.ask with a live status box and streamed words; the Response as a dict."""
+def ask_live(ws: Workspace, question: str, **options) -> tuple[dict, dict]:
+    """ws.ask with a live status box and streamed words: the Response as a dict, and the finished
+    status ({label, state, steps}) for redrawing it with the answer later."""
     status = LiveStatus(lambda: ws.llm.prompt_tokens_per_second or ws.settings.llm_prompt_tokens_per_second)
     box = st.status(status.text(), expanded=False)
     words = st.empty()
@@ -30,13 +31,13 @@ def ask_live(ws: Workspace, question: str, **options) -> dict:
 
     worker = threading.Thread(target=work, name="docuchat-answer", daemon=True)
     worker.start()
-    shown = 0
+    steps: list[str] = []
     while True:
         worker.join(REDRAW_SECONDS)
-        for event in status.completed[shown:]:
+        for event in status.completed[len(steps):]:
             mark = ":material/error:" if event.status == "failed" else ":material/check:"
-            box.write(f"{mark} **{event.agent}**: {escape_markdown(event.summary)} ({event.duration_ms / 1000:.1f} s)")
-            shown += 1
+            steps.append(f"{mark} **{event.agent}**: {escape_markdown(event.summary)} ({event.duration_ms / 1000:.1f} s)")
+            box.write(steps[-1])
         box.update(label=status.text())
         streamed = status.streamed()
         if streamed:
@@ -48,7 +49,15 @@ def ask_live(ws: Workspace, question: str, **options) -> dict:
         raise outcome["error"]
     response = outcome["response"].to_dict()
     failed = "llm_error" in response["safety_flags"]
-    box.update(label=f"{'Failed' if failed else 'Done'} in {status.elapsed():.0f} s",
-               state="error" if failed else "complete")
+    finished = {"label": f"{'Failed' if failed else 'Done'} in {status.elapsed():.0f} s",
+                "state": "error" if failed else "complete", "steps": steps}
+    box.update(label=finished["label"], state=finished["state"])
     words.empty()
-    return response
+    return response, finished
+
+
+def finished_status(finished: dict) -> None:
+    """A past answer's status, closed: how long it took and its steps."""
+    with st.status(finished["label"], state=finished["state"], expanded=False):
+        for step in finished["steps"]:
+            st.write(step)

@@ -76,11 +76,15 @@ def test_chat_answers_with_a_cited_source_and_a_confidence_badge(app):
     _ask(app, "How long is the output warranty?")
 
     answer = app.chat_message[1]
-    assert "[Source 1]" in answer.markdown[0].value.replace("\\", "")  # escaped, shown literally
-    assert any("handbook.txt" in e.label for e in answer.expander)
-    assert "25-year output warranty" in answer.expander[0].text[0].value
-    sidebar = "\n".join(t.value for t in app.sidebar.text)
-    assert "How long is the output warranty?" in sidebar  # the rolling summary
+    body = answer.markdown[0].value
+    assert "[Source 1]" not in body.replace("\\", "")  # no machinery: a compact chip instead
+    trace_id = app.session_state.chat["messages"][-1]["response"]["trace_id"]
+    assert body.endswith(f"product warranty [\\[1\\]](#src-{trace_id}-1).")  # at the claim's end, a link
+    [source] = [e for e in answer.expander if "handbook.txt" in e.label]
+    assert f'id="src-{trace_id}-1"' in source.markdown[0].value  # the link's target is inside the source
+    assert "25-year output warranty" in source.text[0].value
+    sidebar = "\n".join(m.value for m in app.sidebar.markdown)
+    assert "How long is the output warranty?" in sidebar  # the conversation so far
 
 
 def test_chat_explains_bad_questions_instead_of_failing(app):
@@ -99,7 +103,7 @@ def test_new_topic_clears_the_conversation(app):
     _ask(app, "How long is the output warranty?")
     next(b for b in app.sidebar.button if b.label == "New topic").click()
     app.run()
-    assert not app.sidebar.text
+    assert not any("output warranty" in m.value for m in app.sidebar.markdown)
 
 
 def test_an_unavailable_model_gives_a_clear_message(app, monkeypatch, tmp_path):
