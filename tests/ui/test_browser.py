@@ -89,7 +89,7 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     box.press("Enter")
     page.get_by_text("View trace").first.wait_for()
     assert page.get_by_text("[Source 1]").count() == 0  # compact chips, not the model's markers
-    page.get_by_text("confidence").first.wait_for()
+    page.get_by_text(re.compile(r"^(high|medium|low) confidence$")).first.wait_for()  # the badge
     # The cited source names its file and its page (PDF) or sheet and rows (spreadsheet).
     source = page.get_by_text(re.compile(r"\[1\] (Panel_Spec_Sheets\.pdf · p\. \d|Product_Specs_by_Maker\.xlsx · sheet)"))
     source.wait_for()
