@@ -131,22 +131,24 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     _shot(page, "7-home")
 
 
-PAGES = [("", "Start here"), ("Upload", "Documents"), ("Chat", "Your knowledge base"), ("Agent_Trace", "Timeline"),
-         ("Structured_Results", "understood as"), ("Evaluate", "Questions")]
+PAGES = [("", "missing sample documents"), ("Upload", "Re-index"), ("Chat", "Try one of these"), ("Agent_Trace", "Raw trace"),
+         ("Structured_Results", "Download CSV"), ("Evaluate", "No evaluation runs yet")]
 
 
 @pytest.mark.parametrize("width", [1400, 500])
 def test_every_page_renders_at_laptop_and_phone_width(page, app_url, width):
     """Runs after the flow above (same server, same documents): each page, at each width, saved for a
     person to look at; nothing may raise, and the Home page's links must not be cut off."""
-    page.set_viewport_size({"width": width, "height": 1000})
+    page.set_viewport_size({"width": width, "height": 1800})  # Streamlit scrolls inside the page: see it all
     for path, marker in PAGES:
         _open(page, app_url, path)
-        page.get_by_text(marker).first.wait_for()
+        page.get_by_text(marker).first.wait_for()  # an element near the end of the page: it has drawn
         assert page.locator("[data-testid=stException]").count() == 0
         _shot(page, f"page-{path or 'Home'}-{width}")
     _open(page, app_url)
-    for link in page.locator("[data-testid=stPageLink] a").all():
+    links = page.locator("[data-testid=stPageLink] a")
+    links.nth(4).wait_for()
+    for link in links.all():
         truncated = link.evaluate("a => [...a.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1)")
         assert not truncated, f"cut off: {link.inner_text()}"
     page.set_viewport_size({"width": 1400, "height": 1000})
