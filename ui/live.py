@@ -38,7 +38,8 @@ def ask_live(ws: Workspace, question: str, **options) -> tuple[dict, dict]:
             mark = ":material/error:" if event.status == "failed" else ":material/check:"
             steps.append(f"{mark} **{event.agent}**: {escape_markdown(event.summary)} ({event.duration_ms / 1000:.1f} s)")
             box.write(steps[-1])
-        box.update(label=status.text())
+        # The model may still be loading from start-up; the first step that needs it waits for it.
+        box.update(label=("Loading the language model · " if ws.llm.loading else "") + status.text())
         streamed = status.streamed()
         if streamed:
             words.text(streamed + " ▌")
