@@ -1,5 +1,5 @@
 """How close the chat status's read-time estimate ("Reading 3 passages (about 15 s)") comes to the
-time the model really takes to read the prompt (time to its first token), with the real embedded
+time the model really takes to read the prompt (time to its first token, as the provider times it), with the real embedded
 model, one process, questions in order: the first estimate uses the setting, later ones the speed
 the provider measured on its earlier calls.
 
@@ -30,30 +30,18 @@ from core.workspace import Workspace  # noqa: E402
 
 
 class Probe(LiveStatus):
-    """The chat page's status, noting for the answer prompt its estimate and the real read time."""
+    """The chat page's status, noting the estimate it showed when the answer prompt started."""
 
-    def __init__(self, llm, settings, clock=time.monotonic):
-        super().__init__(lambda: llm.prompt_tokens_per_second or settings.llm_prompt_tokens_per_second, clock)
+    def __init__(self, llm, settings):
+        super().__init__(lambda: llm.prompt_tokens_per_second or settings.llm_prompt_tokens_per_second)
         self.speed_source = "measured" if llm.prompt_tokens_per_second else "setting"
         self.prompt: dict | None = None
-        self._call_started = None
 
     def started(self, event):
         super().started(event)
         if event.kind == "llm_call" and "prompt_tokens_estimate" in event.inputs and self.prompt is None:
-            self._call_started = self._clock()
             self.prompt = {"estimate_tokens": event.inputs["prompt_tokens_estimate"],
-                           "estimate_s": round(self.estimate_s or 0, 2), "first_token_s": None}
-
-    def on_token(self, token):
-        if self.prompt is not None and self.prompt["first_token_s"] is None:
-            self.prompt["first_token_s"] = round(self._clock() - self._call_started, 2)
-        super().on_token(token)
-
-    def __call__(self, event):
-        super().__call__(event)
-        if event.kind == "llm_call" and self.prompt is not None and "prompt_tokens" not in self.prompt:
-            self.prompt["prompt_tokens"] = event.outputs.get("prompt_tokens")
+                           "estimate_s": round(self.estimate_s or 0, 2)}
 
 
 def main() -> None:
@@ -70,16 +58,29 @@ def main() -> None:
         time.sleep(0.5)
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / "status_estimate.jsonl"
+    # The model's own time to first token (before the screen's PII hold-back), per streamed call.
+    completions = []
+    measure = ws.llm._measure_prompt_speed
+
+    def record(completion):
+        completions.append(completion)
+        measure(completion)
+
+    ws.llm._measure_prompt_speed = record
     rows = []
     with out.open("w", encoding="utf-8") as sink:
         for question in sample_questions()[: args.limit]:
             probe = Probe(ws.llm, settings)
+            completions.clear()
             started = time.monotonic()
             ws.ask(question.question, on_token=probe.on_token, on_event=probe)
-            if probe.prompt is None or probe.prompt["first_token_s"] is None:
-                continue  # answered from records, or the model wrote nothing: no prompt to estimate
+            if probe.prompt is None or not completions:
+                continue  # answered from records: no prompt to estimate
+            first = completions[0]
             row = {"id": question.id, "speed_source": probe.speed_source, **probe.prompt,
-                   "total_s": round(time.monotonic() - started, 2), "load": os.getloadavg()[0]}
+                   "first_token_s": first.first_token_seconds, "prompt_tokens": first.prompt_tokens,
+                   "cached_tokens": first.cached_tokens, "total_s": round(time.monotonic() - started, 2),
+                   "load": round(os.getloadavg()[0], 1)}
             rows.append(row)
             sink.write(json.dumps(row) + "\n")
             sink.flush()
