@@ -43,15 +43,17 @@ if not ready:
                "and from the command line.", icon=":material/warning:")
 if ws.kb.is_empty():
     st.info("The knowledge base is empty. Add documents on the Upload page first.", icon=":material/folder_open:")
-elif not state["messages"]:
-    documents = ws.document_facts()
-    st.markdown(f"**Your knowledge base:** {escape_markdown(describe_knowledge_base(documents))}")
-    examples = example_questions(documents)
-    if examples:
-        st.caption("Try one of these, or ask your own:")
-        for n, example in enumerate(examples):
-            if st.button(example, key=f"example-{n}", icon=":material/lightbulb:"):
-                st.session_state.pending_question = example
+intro = st.empty()  # what an empty chat offers; cleared as soon as the first question is asked
+if not ws.kb.is_empty() and not state["messages"]:
+    with intro.container():
+        documents = ws.document_facts()
+        st.markdown(f"**Your knowledge base:** {escape_markdown(describe_knowledge_base(documents))}")
+        examples = example_questions(documents)
+        if examples:
+            st.caption("Try one of these, or ask your own:")
+            for n, example in enumerate(examples):
+                if st.button(example, key=f"example-{n}", icon=":material/lightbulb:"):
+                    st.session_state.pending_question = example
 
 for message in state["messages"]:
     with st.chat_message(message["role"]):
@@ -65,6 +67,7 @@ for message in state["messages"]:
 question = st.chat_input("Ask a question about your documents", max_chars=ws.settings.max_question_chars + 500)
 question = question or st.session_state.pop("pending_question", None)
 if question:
+    intro.empty()
     state["messages"].append({"role": "user", "content": question})
     with st.chat_message("user"):
         st.text(question)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -24,7 +25,9 @@ from tests.ui.test_browser import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 
 TEXT_QUESTION = "What are the dimensions of the HX-450 panel?"
 RECORDS_QUESTION = "Which panels are no wider than 1.2 m?"
-ANSWER_TIMEOUT_MS = 600_000  # the embedded model on a busy 2-core machine
+ANSWER_TIMEOUT_MS = 600_000
+# The live status is checked by eye, not shown in the README: it goes with the test screenshots.
+WAITING_SHOT = ROOT / "test-artifacts" / "screenshots" / "chat-waiting.png"  # the embedded model on a busy 2-core machine
 
 
 def index_samples(data_dir: Path) -> None:
@@ -42,10 +45,15 @@ def index_samples(data_dir: Path) -> None:
         ws.close()
 
 
-def ask(page, question: str) -> None:
+def ask(page, question: str, waiting: Path | None = None) -> None:
+    """Ask as a user does; `waiting`: also save the live status while the model reads its prompt."""
     box = page.get_by_placeholder("Ask a question about your documents")
     box.fill(question)
     box.press("Enter")
+    if waiting is not None:
+        page.get_by_text(re.compile(r"^Reading \d+ passages?")).first.wait_for(timeout=ANSWER_TIMEOUT_MS)
+        page.wait_for_timeout(3000)  # a few seconds into the wait: the counter has moved
+        page.screenshot(path=str(waiting))
     page.get_by_text("View trace").first.wait_for(timeout=ANSWER_TIMEOUT_MS)
     page.wait_for_timeout(800)  # let the last deltas paint
 
@@ -69,7 +77,7 @@ def capture(url: str, out: Path, width: int) -> list[Path]:
         page.goto(url)
         page.get_by_role("heading", level=1).first.wait_for()
         go(page, "Chat")
-        ask(page, TEXT_QUESTION)
+        ask(page, TEXT_QUESTION, waiting=WAITING_SHOT)
         chip = page.locator("a[href^='#src-']").first
         if chip.count():
             chip.click()  # opens the cited source under the answer
@@ -103,6 +111,7 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=1400)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    WAITING_SHOT.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = args.data_dir or Path(tmp) / "data"
         index_samples(data_dir)

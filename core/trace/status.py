@@ -102,12 +102,13 @@ class LiveStatus:
         return self._clock() - self.started_at
 
     def text(self) -> str:
-        """ "Reading 3 passages (about 15 s) · 6 s": the running step, its estimate, time so far."""
+        """ "Reading 3 passages, about 9 s left · 12 s": the running step, what its estimate leaves
+        of it, and the seconds since the question was asked."""
         with self._lock:
             now = self._clock()
             elapsed = now - self.started_at
             label = self.label
             if self.estimate_s is not None:
                 left = self.estimate_s - (now - self._step_started)
-                label += f" (about {self.estimate_s:.0f} s)" if left > 0 else " (nearly done)"
+                label += f", about {left:.0f} s left" if left >= 1 else ", nearly done"
             return f"{label} · {elapsed:.0f} s"

@@ -24,9 +24,9 @@ def test_the_status_follows_the_pipeline_steps_with_elapsed_seconds_and_an_estim
         assert status.text() == "Searching your documents · 3 s"
     with recorder.step("llm_call", "Reasoner", passages=3, prompt_tokens_estimate=540):
         clock.now += 4
-        assert status.text() == "Reading 3 passages (about 15 s) · 7 s"  # 540 tokens at 36 a second
+        assert status.text() == "Reading 3 passages, about 11 s left · 7 s"  # 540 tokens at 36 a second: 15 s
         clock.now += 20
-        assert status.text() == "Reading 3 passages (nearly done) · 27 s"  # slower than estimated
+        assert status.text() == "Reading 3 passages, nearly done · 27 s"  # slower than estimated
         status.on_token("The")
         status.on_token(" answer")
         assert status.text() == "Writing the answer · 27 s" and status.streamed() == "The answer"
@@ -55,9 +55,9 @@ def test_the_estimate_uses_the_speed_known_when_the_prompt_starts():
     status = LiveStatus(lambda: next(speeds), Clock())
     recorder = TraceRecorder("q?", listener=status)
     with recorder.step("llm_call", "Reasoner", passages=2, prompt_tokens_estimate=200):
-        assert "(about 20 s)" in status.text()
+        assert "about 20 s left" in status.text()
     with recorder.step("llm_call", "Reasoner", passages=2, prompt_tokens_estimate=200):
-        assert "(about 2 s)" in status.text()
+        assert "about 2 s left" in status.text()
 
 
 def test_a_refined_draft_clears_the_words_streamed_so_far():
