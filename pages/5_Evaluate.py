@@ -10,7 +10,7 @@ from core.evaluate.background import BackgroundEvaluation
 from core.evaluate.report import percent
 from core.samples import missing_samples
 from ui.components import escape_markdown
-from ui.state import evaluations, workspace
+from ui.state import evaluations, remembered, workspace
 
 # Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
 st.set_page_config(page_title="Evaluate · DocuChat", layout="wide")
@@ -54,14 +54,6 @@ with st.expander("Question file format"):
     )
     st.download_button("Download the example questions for the sample documents", question_lines(sample_questions()),
                        file_name=FILENAME, mime="application/json", key="download-example")
-
-
-def remembered(key: str, default):
-    """A widget value kept across page visits (Streamlit forgets a widget's state when its page is left)."""
-    saved = st.session_state.setdefault("remembered", {})
-    if key in st.session_state:
-        saved[key] = st.session_state[key]
-    return saved.get(key, default)
 
 
 active = evaluations().get(str(folder))

@@ -29,3 +29,12 @@ def chat_state() -> dict:
 def evaluations() -> dict:
     """The evaluation run of each data dir, running in the background, shared by every session."""
     return {}
+
+
+def remembered(key: str, default):
+    """The value of the widget with this key, kept across page visits (Streamlit forgets a widget's
+    state when its page is left): pass it as the widget's value, with key=key."""
+    saved = st.session_state.setdefault("remembered", {})
+    if key in st.session_state:
+        saved[key] = st.session_state[key]
+    return saved.get(key, default)
