@@ -3,8 +3,8 @@ base and models, where to start)."""
 import streamlit as st
 
 from core.ingest.ocr import ocr_status
-from core.samples import make_samples
-from ui.components import documents_frame
+from core.samples import make_samples, missing_samples
+from ui.components import documents_table
 from ui.state import workspace
 
 
@@ -30,7 +30,8 @@ def home() -> None:
         st.subheader("Models and storage")
         left, right = st.columns(2)
         left.markdown(f"**Language model** ({status['llm_provider']})")
-        (left.success if status["llm_ready"] else left.error)(status["llm_status"])
+        with left:
+            model_status(ws)
         right.markdown("**Embedding model**")
         right.success(f"{status['embedding_model']}, local, offline")
         ocr_ready, ocr_message = ocr_status(ws.settings)
@@ -38,30 +39,50 @@ def home() -> None:
                    f"and pages: {ocr_message if ocr_ready else 'not read. ' + ocr_message}")
 
     st.subheader("Start here")
-    links = st.columns(5)
-    links[0].page_link("pages/1_Upload.py", label="Upload documents", icon=":material/upload_file:")
-    links[1].page_link("pages/2_Chat.py", label="Ask questions", icon=":material/chat:")
-    links[2].page_link("pages/3_Agent_Trace.py", label="See how answers were found", icon=":material/account_tree:")
-    links[3].page_link("pages/4_Structured_Results.py", label="Export results", icon=":material/table_chart:")
-    links[4].page_link("pages/5_Evaluate.py", label="Measure answers on your questions", icon=":material/fact_check:")
+    # Two short rows, so every label fits its column at laptop and phone widths.
+    first, second = st.columns(3), st.columns(3)
+    first[0].page_link("pages/1_Upload.py", label="Upload documents", icon=":material/upload_file:")
+    first[1].page_link("pages/2_Chat.py", label="Ask questions", icon=":material/chat:")
+    first[2].page_link("pages/3_Agent_Trace.py", label="See how answers were found", icon=":material/account_tree:")
+    second[0].page_link("pages/4_Structured_Results.py", label="Export results", icon=":material/table_chart:")
+    second[1].page_link("pages/5_Evaluate.py", label="Measure answers", icon=":material/fact_check:")
 
     documents = ws.kb.documents()
     if documents:
         st.subheader("Documents")
-        st.dataframe(documents_frame(documents, ws.kb.document_summaries()), hide_index=True, width="stretch")
+        documents_table(documents, ws.kb.document_summaries())
     else:
         st.info("The knowledge base is empty. Upload your own files, or start with the sample documents: "
                 "a solar-panel handbook, spec sheets, receipts, a product spreadsheet and an orders table.")
 
-    if st.button("Load sample documents", type="secondary" if documents else "primary"):
+    missing = missing_samples({d.filename for d in documents if d.status == "indexed"})
+    if missing and st.button("Load sample documents" if len(missing) == len(missing_samples(set())) else
+                             f"Load the {len(missing)} missing sample documents",
+                             type="secondary" if documents else "primary"):
         with st.status("Preparing sample documents...", expanded=True) as progress:
-            files = [p for p in make_samples(ws.settings.data_dir / "samples") if p.suffix != ".md"]
+            files = [p for p in make_samples(ws.settings.data_dir / "samples") if p.name in missing]
             bar = st.progress(0.0)
             results = ws.ingestor.ingest_paths(files, progress=lambda e: bar.progress(e.fraction, text=f"{e.filename}: {e.step}"))
             for r in results:
                 st.write(f"{r.filename}: {r.message}")
             progress.update(label="Sample documents ready", state="complete")
         st.rerun()
+
+
+def model_status(ws) -> None:
+    ready, message = ws.llm.health()
+    if ws.llm.loading:
+        loading_status(ws)
+    else:
+        (st.success if ready else st.error)(message)
+
+
+@st.fragment(run_every=2)
+def loading_status(ws) -> None:
+    """Redrawn every 2 s while the model loads in the background; the page reruns once it is done."""
+    if not ws.llm.loading:
+        st.rerun(scope="app")
+    st.info(ws.llm.health()[1], icon=":material/hourglass_top:")
 
 
 st.set_page_config(page_title="DocuChat", page_icon=":material/description:", layout="wide")

@@ -103,6 +103,11 @@ class Settings:
     llm_context_tokens: int = 4096
     llm_omp_wait_policy: str = "PASSIVE"
     llm_timeout_s: float = 300.0
+    # Prompt tokens read per second until the provider has timed one of its own calls (DESIGN.md:
+    # Qwen2.5-Coder-1.5B Q4_K_M, 2 threads, idle machine: 36): the chat page's first wait estimate.
+    llm_prompt_tokens_per_second: float = 36.0
+    # The LLM's tokenizer counts about 1.4x the embedder's word pieces (see context_token_budget).
+    llm_tokens_per_word_piece: float = 1.4
     ollama_host: str = ""
     ollama_model: str = "qwen2.5-coder:1.5b"
     answer_temperature: float = 0.3

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+from pathlib import Path
 
 CITATION_COLUMNS = ["asked_at", "question", "answer_confidence", "number", "cited", "filename", "page",
                     "sheet", "rows", "score", "doc_id", "chunk_id", "turn_id", "snippet"]
@@ -40,3 +42,16 @@ def rows_to_csv(rows: list[dict]) -> bytes:
     for row in rows:
         writer.writerow({k: _cell(v) for k, v in row.items()})
     return out.getvalue().encode("utf-8-sig")  # the BOM makes Excel read UTF-8
+
+
+def _slug(text: str, words: int) -> str:
+    return "-".join(re.findall(r"[a-z0-9]+", text.lower())[:words])
+
+
+def export_filename(question: str, filenames: list[str], when: str) -> str:
+    """ "orders_2023_2024-how-many-orders-did-acme-place-2026-11-23.csv": the table the rows come
+    from (when there is one), the question's first words, and the date it was asked."""
+    tables = sorted({Path(f).stem for f in filenames if f})
+    table = re.sub(r"[^A-Za-z0-9_-]+", "_", tables[0]).strip("_") if len(tables) == 1 else ""
+    parts = [p for p in (table, _slug(question, 6), when[:10]) if p]
+    return "-".join(parts or ["docuchat-results"]) + ".csv"

@@ -678,6 +678,11 @@ def make_samples(out: Path) -> list[Path]:
     return written
 
 
+def missing_samples(present: set[str]) -> list[str]:
+    """The sample documents (not the notes) whose file names are not among `present`."""
+    return [name for name in MAKERS if not name.endswith(".md") and name not in present]
+
+
 def check_samples(paths: list[Path]) -> list[str]:
     """Load every file with DocuChat's own loaders; return one summary line per file."""
     from core.config import Settings

@@ -13,6 +13,7 @@ from core.ingest.pipeline import Ingestor
 from core.llm import ChatLLM, make_llm
 from core.retrieval.hybrid import HybridRetriever
 from core.store.knowledge_base import KnowledgeBase
+from core.suggestions import DocumentFacts
 
 
 class Workspace:
@@ -41,15 +42,31 @@ class Workspace:
             return self.agent.ask(question, **options)
         return self.pipeline.ask(question, **options)
 
+    def result_rows(self, result_set_id: str) -> list | None:
+        """The facts of a stored result set (None when it is gone), in their stored order."""
+        stored = self.kb.catalog.result_set(result_set_id)
+        if stored is None:
+            return None
+        return self.pipeline.facts.rows_by_id(stored["fact_ids"])
+
     def export_result_set(self, result_set_id: str) -> tuple[bytes, int] | None:
         """The whole stored result set of a structured answer as CSV with provenance, and its size."""
         from core.annotations.search import export_annotations_csv
 
-        stored = self.kb.catalog.result_set(result_set_id)
-        if stored is None:
+        rows = self.result_rows(result_set_id)
+        if rows is None:
             return None
-        rows = self.pipeline.facts.rows_by_id(stored["fact_ids"])
         return export_annotations_csv(rows), len(rows)
+
+    def document_facts(self) -> list[DocumentFacts]:
+        """What the empty chat's overview and example questions are built from: each indexed
+        document's name, kind, type, topics and stored table columns."""
+        summaries = self.kb.document_summaries()
+        return [
+            DocumentFacts(d.filename, d.kind or "", summaries.get(d.doc_id, {}).get("document_type", ""),
+                          summaries.get(d.doc_id, {}).get("key_topics", []), self.pipeline.facts.columns([d.doc_id]))
+            for d in self.kb.documents() if d.status == "indexed"
+        ]
 
     def status(self) -> dict[str, object]:
         """What the home page and `docs` show: knowledge-base size and where things run."""

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.components import documents_frame
+from ui.components import documents_table
 from ui.state import workspace
 
 # Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
@@ -42,9 +42,11 @@ elif submitted:
             results = ws.ingestor.ingest_paths(paths, progress=on_progress, names=names)
             bar.progress(1.0, text="Done")
             failed = [r for r in results if not r.ok]
+            # A batch with a failed file never ends on a green check: the failure is the news.
             status.update(
-                label=f"Indexed {len(results) - len(failed)} of {len(results)} file(s)",
-                state="error" if failed and len(failed) == len(results) else "complete",
+                label=f"Indexed {len(results) - len(failed)} of {len(results)} file(s)"
+                      + (f"; {len(failed)} could not be read" if failed else ""),
+                state="error" if failed else "complete",
             )
     st.session_state.upload_results = [r.__dict__ for r in results]
 
@@ -66,7 +68,7 @@ if not documents:
 else:
     counts = ws.kb.counts()
     st.caption(f"{counts['documents']} indexed documents, {counts['chunks']} searchable chunks.")
-    st.dataframe(documents_frame(documents, ws.kb.document_summaries()), hide_index=True, width="stretch")
+    documents_table(documents, ws.kb.document_summaries(), problems=False)  # this batch's errors are above
     names = {d.doc_id: f"{d.filename} ({d.status})" for d in documents}
     chosen = st.selectbox("Document", list(names), format_func=names.get, index=None,
                           placeholder="Choose a document to re-index or delete")

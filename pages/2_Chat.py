@@ -2,7 +2,10 @@
 import streamlit as st
 
 from core.conversation import Conversation, update_summary
+from core.citations import short_answer
+from core.suggestions import describe_knowledge_base, example_questions
 from ui.components import escape_markdown, render_answer
+from ui.live import ask_live, finished_status
 from ui.state import chat_state, workspace
 
 # Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
@@ -10,11 +13,6 @@ st.set_page_config(page_title="Chat · DocuChat", layout="wide")
 
 ws = workspace()
 state = chat_state()
-AGENT_STEP_LABELS = {  # the live status while agent mode works
-    "tool_call": "Agent: reading the results, choosing the next step...",
-    "validation": "Agent: checking the answer against the requirements...",
-    "reprompt": "Agent: the answer missed a requirement, asking again...",
-}
 
 with st.sidebar:
     st.subheader("Answer settings")
@@ -28,10 +26,12 @@ with st.sidebar:
              "requirements (“use at least three searches”, “quote the exact …”) are answered this way.")
     st.subheader("Conversation")
     conversation: Conversation = state["conversation"]
-    if conversation.summary:
-        st.text(conversation.summary)
+    exchanges = [(m["asked"], m["content"]) for m in state["messages"] if m["role"] == "assistant"]
+    if conversation.exchanges and exchanges:
+        for asked, answer in exchanges[-len(conversation.exchanges):]:
+            st.markdown(f"**{escape_markdown(asked)}**  \n{escape_markdown(short_answer(answer))}")
     else:
-        st.caption("Nothing yet. Follow-up questions such as “and in 2023?” use this summary.")
+        st.caption("Nothing yet. Follow-up questions such as “and in 2023?” use this conversation.")
     if st.button("New topic", help="Forget the conversation so far"):
         state["conversation"] = Conversation()
         st.rerun()
@@ -43,49 +43,42 @@ if not ready:
                "and from the command line.", icon=":material/warning:")
 if ws.kb.is_empty():
     st.info("The knowledge base is empty. Add documents on the Upload page first.", icon=":material/folder_open:")
+intro = st.empty()  # what an empty chat offers; cleared as soon as the first question is asked
+if not ws.kb.is_empty() and not state["messages"]:
+    with intro.container():
+        documents = ws.document_facts()
+        st.markdown(f"**Your knowledge base:** {escape_markdown(describe_knowledge_base(documents))}")
+        examples = example_questions(documents)
+        if examples:
+            st.caption("Try one of these, or ask your own:")
+            for n, example in enumerate(examples):
+                if st.button(example, key=f"example-{n}", icon=":material/lightbulb:"):
+                    st.session_state.pending_question = example
 
 for message in state["messages"]:
     with st.chat_message(message["role"]):
         if message["role"] == "user":
             st.text(message["content"])
         else:
+            if message.get("status"):
+                finished_status(message["status"])
             render_answer(message["response"], message.get("asked", ""))
 
 question = st.chat_input("Ask a question about your documents", max_chars=ws.settings.max_question_chars + 500)
+question = question or st.session_state.pop("pending_question", None)
 if question:
+    intro.empty()
     state["messages"].append({"role": "user", "content": question})
     with st.chat_message("user"):
         st.text(question)
     with st.chat_message("assistant"):
-        steps = st.status("Working on it...", expanded=False)
-        placeholder = st.empty()
-        streamed: list[str] = []
-
-        def on_event(event):
-            mark = ":material/error:" if event.status == "failed" else ":material/check:"
-            steps.write(f"{mark} **{event.agent}**: {escape_markdown(event.summary)} ({event.duration_ms:.0f} ms)")
-            if event.kind == "plan":
-                steps.update(label="Searching your documents...")
-            elif event.kind == "retrieval":
-                steps.update(label="Writing the answer (the local model can take a minute)...")
-            elif event.kind == "reflection":
-                streamed.clear()  # a refined draft replaces the first one
-            elif event.kind in AGENT_STEP_LABELS:
-                steps.update(label=AGENT_STEP_LABELS[event.kind])
-
-        def on_token(token):
-            streamed.append(token)
-            placeholder.text("".join(streamed) + " ▌")
-
-        response = ws.ask(question, mode="agent" if agent_mode else None, style=style, top_k=top_k,
-                          on_token=on_token, on_event=on_event,
-                          previous_question=conversation.last_question,
-                          previous_result_set=conversation.result_set_id).to_dict()
-        steps.update(label="Done", state="complete" if "llm_error" not in response["safety_flags"] else "error")
-        placeholder.empty()
+        response, finished = ask_live(ws, question, mode="agent" if agent_mode else None, style=style, top_k=top_k,
+                            previous_question=conversation.last_question,
+                            previous_result_set=conversation.result_set_id)
         render_answer(response, question)
     state["messages"].append(
-        {"role": "assistant", "content": response["answer"], "response": response, "asked": question}
+        {"role": "assistant", "content": response["answer"], "response": response, "asked": question,
+         "status": finished}
     )
     base = Conversation() if response["new_topic"] else conversation
     if "prompt_injection" not in response["safety_flags"] and response["question"]:

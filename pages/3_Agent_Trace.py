@@ -24,6 +24,7 @@ labels = {t["turn_id"]: f"{t['created_at'][:16].replace('T', ' ')} · {t['questi
 wanted = st.query_params.get("turn") or st.session_state.get("last_turn")
 ids = list(labels)
 turn_id = st.selectbox("Question", ids, index=ids.index(wanted) if wanted in labels else 0, format_func=labels.get)
+st.query_params["turn"] = turn_id  # the URL names the question shown: it can be shared and reloaded
 turn = ws.kb.catalog.turn(turn_id)
 events = turn["trace"]["events"]
 response = turn["response"]

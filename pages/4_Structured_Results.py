@@ -4,9 +4,9 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from core.annotations.search import Condition, FactQuery, display_table, rows_for_export
-from core.exports import citation_rows, rows_to_csv
-from ui.components import match_summary
+from core.annotations.search import Condition, FactQuery, rows_for_export
+from core.exports import citation_rows, export_filename, rows_to_csv
+from ui.components import match_summary, records_frame
 from ui.state import workspace
 
 # Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
@@ -45,10 +45,10 @@ with results:
                 width="stretch",
             )
         if rows:
-            columns, cells = display_table(rows)
-            st.dataframe(pd.DataFrame(cells, columns=columns), hide_index=True, width="stretch")
+            st.dataframe(records_frame(rows), hide_index=True, width="stretch")
             st.download_button("Download CSV", rows_to_csv(rows_for_export(rows)), type="primary",
-                               file_name=f"{structured['result_set_id']}.csv", mime="text/csv", key="download-results")
+                               file_name=export_filename(turn["question"], [r.filename for r in rows], turn["created_at"]),
+                               mime="text/csv", key="download-results")
         else:
             st.warning("The documents behind this result set have been deleted.")
 

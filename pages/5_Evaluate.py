@@ -6,9 +6,11 @@ import streamlit as st
 from core.evaluate import (EvalRun, QuestionFileError, ResultsFileError, compare_runs, list_runs, load_results,
                            parse_questions, read_results_csv, results_csv, run_evaluation, save_run)
 from core.evaluate.examples import FILENAME, question_lines, sample_questions
+from core.evaluate.background import BackgroundEvaluation
 from core.evaluate.report import percent
+from core.samples import missing_samples
 from ui.components import escape_markdown
-from ui.state import workspace
+from ui.state import evaluations, remembered, workspace
 
 # Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
 st.set_page_config(page_title="Evaluate · DocuChat", layout="wide")
@@ -20,6 +22,24 @@ st.caption("Upload questions with the answers you expect. Each one is answered e
 
 ws = workspace()
 folder = ws.settings.evaluations_dir
+
+
+@st.fragment(run_every=1)
+def run_progress(job: BackgroundEvaluation) -> None:
+    """The run in progress, redrawn every second; it goes on if this page is left."""
+    if not job.running:
+        if job.run is not None:
+            st.session_state.evaluation_run = job.run.run_id
+        st.rerun(scope="app")
+    latest = job.run.results[-1].question[:80] if job.run and job.run.results else ""
+    st.progress(job.answered / max(job.total, 1),
+                text=f"{job.answered} of {job.total} answered" + (f" · last: {latest}" if latest else ""))
+    if not job.stopping and st.button("Stop", icon=":material/stop_circle:",
+                                      help="End the run after the answer in progress; what was answered is kept."):
+        job.stop()
+    if job.stopping:
+        st.caption("Stopping after the answer in progress…")
+    st.caption("The run goes on if you leave this page.")
 
 with st.expander("Question file format"):
     st.markdown(
@@ -35,8 +55,21 @@ with st.expander("Question file format"):
     st.download_button("Download the example questions for the sample documents", question_lines(sample_questions()),
                        file_name=FILENAME, mime="application/json", key="download-example")
 
-source = st.radio("Questions", ["Upload a question file", "Example questions for the sample documents"],
-                  horizontal=True, label_visibility="collapsed")
+
+active = evaluations().get(str(folder))
+if active is not None and active.running:
+    run_progress(active)
+    st.stop()
+if active is not None and active.error:
+    st.error(f"The last run failed: {escape_markdown(active.error)}", icon=":material/error:")
+
+SOURCES = ["Upload a question file", "Example questions for the sample documents"]
+source = st.radio("Questions", SOURCES, horizontal=True, label_visibility="collapsed", key="eval-source",
+                  index=SOURCES.index(remembered("eval-source", SOURCES[0])))
+agent_mode = st.toggle("Agent mode", value=remembered("eval-agent-mode", ws.settings.answer_mode == "agent"),
+                       key="eval-agent-mode",
+                       help="Answer with the agent's tool loop, as the Chat toggle does. Slower: several model "
+                            "calls a question.")
 question_set = None
 if source.startswith("Upload"):
     upload = st.file_uploader("Question file (CSV or JSONL)", type=["csv", "jsonl", "json"])
@@ -49,34 +82,29 @@ if source.startswith("Upload"):
 else:
     question_set = parse_questions(question_lines(sample_questions()), FILENAME, ws.settings.eval_max_questions)
     source_name = FILENAME
-    st.caption("Load the sample documents on the home page first: these questions are about them.")
+    missing = missing_samples({d.filename for d in ws.kb.documents() if d.status == "indexed"})
+    if missing:
+        st.caption(f"These questions are about the sample documents; {len(missing)} of them are not loaded yet "
+                   "(load them on the home page).")
 
 if question_set is not None:
     for problem in question_set.problems:
         st.warning(escape_markdown(problem), icon=":material/warning:")
     count = len(question_set.questions)
+    st.caption(f"{count} question{'s' * (count != 1)} to run:")
+    st.dataframe(pd.DataFrame([{"Id": q.id, "Question": q.question, "Expected": q.expected,
+                                "File": q.expected_file or "", "Pages": ", ".join(map(str, q.expected_pages))}
+                               for q in question_set.questions]),
+                 hide_index=True, width="stretch", height=min(38 + 35 * count, 300), key="preview")
     empty = ws.kb.is_empty()
     if empty:
         st.info("The knowledge base is empty: upload documents (or load the samples on the home page) first.")
-    agent_mode = st.toggle("Agent mode", value=ws.settings.answer_mode == "agent",
-                           help="Answer with the agent's tool loop, as the Chat toggle does. Slower: several model "
-                                "calls a question.")
     if st.button(f"Run {count} question{'s' * (count != 1)}", type="primary", disabled=empty):
-        bar = st.progress(0.0, text="Starting...")
-
-        def on_progress(run: EvalRun, total: int) -> None:
-            save_run(run, folder)  # kept after every answer: leaving the page mid-run loses nothing
-            latest = run.results[-1]
-            bar.progress(len(run.results) / total,
-                         text=f"{len(run.results)} of {total} answered · {escape_markdown(latest.question[:80])}")
-
-        def ask(question: str):
-            return ws.ask(question, mode="agent" if agent_mode else None)
-
-        finished = run_evaluation(question_set.questions, ask, ws.settings, source_name, on_progress=on_progress)
-        save_run(finished, folder)
-        bar.progress(1.0, text=f"Done: {len(finished.results)} questions")
-        st.session_state.evaluation_run = finished.run_id
+        mode = "agent" if agent_mode else None
+        evaluations()[str(folder)] = BackgroundEvaluation(
+            question_set.questions, lambda question: ws.ask(question, mode=mode), ws.settings, source_name, folder,
+        ).start()
+        st.rerun()
 
 runs = list_runs(folder)
 if not runs:

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import re
 
+from datetime import date
+
 import pandas as pd
 import streamlit as st
+
+from core.annotations.search import export_annotations_csv, rows_for_export
+from core.citations import place_citations
+from core.exports import export_filename
 
 CONFIDENCE_COLOURS = {"high": "green", "medium": "orange", "low": "red"}
 FLAG_LABELS = {
@@ -43,9 +49,12 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|$~])")
 _LIST_ITEM = re.compile(r"^(\s*)([-*•]|\d+[.)])\s+(.*)$")
 
 
+_LIST_NUMBER = re.compile(r"^(\s*\d+)([.)])", re.M)
+
+
 def escape_markdown(text: str) -> str:
-    """Markdown that shows text literally: no links, images, headings or HTML from a document."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    """Markdown that shows text literally: no links, images, headings, lists or HTML from a document."""
+    return _LIST_NUMBER.sub(r"\1\\\2", _MARKDOWN_SPECIAL.sub(r"\\\1", text))
 
 
 def safe_markdown(text: str) -> str:
@@ -76,22 +85,50 @@ def answer_meta(response: dict, trace_link: bool = True) -> None:
                           query_params={"turn": response["trace_id"]})
 
 
+def source_anchor(response: dict, number: int) -> str:
+    """The id a citation chip links to: unique per answer, hex and digits only."""
+    return f"src-{response.get('trace_id') or 'answer'}-{number}"
+
+
+def _source_label(c: dict) -> str:
+    label = f"[{c['number']}] {escape_markdown(c['filename'])}"  # expander labels render Markdown
+    location = where(c)
+    return f"{label} · {location} · similarity {c['score']:.3f}" if location else f"{label} · similarity {c['score']:.3f}"
+
+
 def citations(response: dict) -> None:
+    """The sources the answer cites, each opened by its chip in the answer (a link to the anchor
+    inside its expander: the browser opens a closed section to show a link's target). An answer
+    that cites nothing, such as a refusal, gets the closest passages folded into one section."""
     items = response.get("citations", [])
-    cited = [c for c in items if c.get("cited")] or items
-    if not cited:
-        return
-    st.caption("Sources")
-    for c in cited:
-        label = f"[{c['number']}] {escape_markdown(c['filename'])}"  # expander labels render Markdown
-        location = where(c)
-        with st.expander(f"{label} · {location} · similarity {c['score']:.3f}" if location else
-                         f"{label} · similarity {c['score']:.3f}"):
-            st.text(c.get("snippet", ""))
+    cited = [c for c in items if c.get("cited")]
+    if cited:
+        st.caption("Sources")
+        for c in cited:
+            with st.expander(_source_label(c)):
+                st.markdown(f'<span id="{source_anchor(response, c["number"])}"></span>', unsafe_allow_html=True)
+                st.text(c.get("snippet", ""))
+    elif items:
+        with st.expander(f"Closest passages found ({len(items)}), none of them used in the answer"):
+            for c in items:
+                st.caption(_source_label(c))
+                st.text(c.get("snippet", ""))
+
+
+_CHIP = re.compile(r"\\\[(\d+)\\\]")  # a "[N]" chip after escape_markdown: \[N\]
 
 
 def answer_body(response: dict) -> None:
-    st.markdown(safe_markdown(response.get("answer", "")))
+    """The answer with its citations as compact chips at the end of each claim, each a link to
+    its source below."""
+    numbers = {c["number"] for c in response.get("citations", []) if c.get("cited")}
+
+    def link(match: re.Match) -> str:
+        n = int(match.group(1))
+        return f"[\\[{n}\\]](#{source_anchor(response, n)})" if n in numbers else match.group(0)
+
+    text = safe_markdown(place_citations(response.get("answer", "")))
+    st.markdown(_CHIP.sub(link, text))
 
 
 def insufficiencies(response: dict) -> None:
@@ -107,6 +144,13 @@ def insufficiencies(response: dict) -> None:
     st.warning("Not covered by the documents:\n" + "\n".join(lines), icon=":material/report:")
 
 
+def records_frame(rows) -> pd.DataFrame:
+    """Fact rows as a table with each record's own columns (blank where a record has no value)
+    and the provenance columns last; no "None" in page or sheet cells."""
+    table = pd.DataFrame(rows_for_export(rows)).drop(columns=["doc_id", "chunk_id", "fact_id"], errors="ignore")
+    return table.astype(object).where(table.notna(), "")
+
+
 def structured_table(response: dict) -> None:
     """The records behind a structured answer, with the whole result set as CSV."""
     structured = response.get("structured")
@@ -114,21 +158,25 @@ def structured_table(response: dict) -> None:
         return
     from ui.state import workspace
 
-    table = pd.DataFrame(structured["rows"], columns=structured["columns"])
-    st.dataframe(table, hide_index=True, width="stretch")
-    shown, total = structured["rows_shown"], structured["total_matches"]
+    ws = workspace()
+    rows = ws.result_rows(structured["result_set_id"])
+    if rows is None:
+        st.warning("The documents behind this result have been deleted.")
+        return
+    shown, total = min(structured["rows_shown"], len(rows)), len(rows)
+    st.dataframe(records_frame(rows[:shown]), hide_index=True, width="stretch")
     st.caption(f"Showing {shown} of {total} matching facts; {match_summary(structured)}." if total > shown
                else f"{match_summary(structured)}.")
-    exported = workspace().export_result_set(structured["result_set_id"])
-    if exported:
-        st.download_button(f"Download all {total} as CSV", exported[0], file_name=f"{structured['result_set_id']}.csv",
-                           mime="text/csv", key=f"download-{structured['result_set_id']}")
+    name = export_filename(response.get("question", ""), [r.filename for r in rows], today())
+    st.download_button(f"Download all {total} as CSV", export_annotations_csv(rows), file_name=name,
+                       mime="text/csv", key=f"download-{structured['result_set_id']}")
 
 
 def render_answer(response: dict, asked: str = "", trace_link: bool = True) -> None:
     """A whole assistant message: how the question was read, the answer, its badge and sources."""
-    if asked and response.get("question") and response["question"] != asked.strip():
-        st.caption(f"Answered as: {response['question']}")
+    understood = response.get("understood_as") or ""
+    if understood and understood.strip() != asked.strip():
+        st.caption(f"Understood as: {escape_markdown(understood)}")
     answer_body(response)
     insufficiencies(response)
     if response.get("clarification"):
@@ -136,6 +184,25 @@ def render_answer(response: dict, asked: str = "", trace_link: bool = True) -> N
     structured_table(response)
     answer_meta(response, trace_link)
     citations(response)
+
+
+def today() -> str:
+    return date.today().isoformat()
+
+
+DOCUMENT_COLUMNS = {  # how documents_frame shows: a problem is read whole, not cut at a column's edge
+    "Problem": st.column_config.TextColumn("Problem", width="large"),
+    "Summary": st.column_config.TextColumn("Summary", width="large"),
+}
+
+
+def documents_table(records, summaries: dict[str, dict] | None = None, problems: bool = True) -> None:
+    """The documents, and under them each unreadable file's whole reason (a cell cuts it off)."""
+    st.dataframe(documents_frame(records, summaries), hide_index=True, width="stretch", column_config=DOCUMENT_COLUMNS)
+    for d in records if problems else []:
+        if d.status == "failed" and d.error:
+            st.error(f"**{escape_markdown(d.filename)}** could not be read: {escape_markdown(d.error)}",
+                     icon=":material/error:")
 
 
 def documents_frame(records, summaries: dict[str, dict] | None = None) -> pd.DataFrame:
@@ -147,7 +214,7 @@ def documents_frame(records, summaries: dict[str, dict] | None = None) -> pd.Dat
                 "Status": d.status,
                 "Type": summaries.get(d.doc_id, {}).get("document_type", ""),
                 "Size (KB)": round((d.size_bytes or 0) / 1024, 1),
-                "Pages": d.pages or "",
+                "Pages": str(d.pages) if d.pages else "",  # one type: Arrow refuses a column of ints and ""
                 "Chunks": d.n_chunks,
                 "Category": (d.category or "").replace(",", ", "),
                 "Added": d.created_at[:16].replace("T", " "),

@@ -9,7 +9,9 @@ from core.workspace import Workspace
 
 @st.cache_resource(show_spinner="Opening the knowledge base...")
 def _open(settings: Settings) -> Workspace:
-    return Workspace(settings)
+    ws = Workspace(settings)
+    ws.llm.load_in_background()  # at start-up, so the first question does not wait for the model
+    return ws
 
 
 def workspace() -> Workspace:
@@ -21,3 +23,18 @@ def chat_state() -> dict:
     if "chat" not in st.session_state:
         st.session_state.chat = {"messages": [], "conversation": Conversation()}
     return st.session_state.chat
+
+
+@st.cache_resource
+def evaluations() -> dict:
+    """The evaluation run of each data dir, running in the background, shared by every session."""
+    return {}
+
+
+def remembered(key: str, default):
+    """The value of the widget with this key, kept across page visits (Streamlit forgets a widget's
+    state when its page is left): pass it as the widget's value, with key=key."""
+    saved = st.session_state.setdefault("remembered", {})
+    if key in st.session_state:
+        saved[key] = st.session_state[key]
+    return saved.get(key, default)

@@ -189,7 +189,10 @@ class AnswerPipeline:
         question = decompose_agent.synthesis_question(plan.question, plan.sub_queries) \
             if plan.classification != decompose_agent.SIMPLE else plan.question
         stream = StreamRedactor(on_token) if on_token else None
-        with trace.step("llm_call", "Reasoner", provider=self.llm.name, model=self.llm.model, style=style) as event:
+        # The live status says how many passages the model reads and about how long that takes.
+        with trace.step("llm_call", "Reasoner", provider=self.llm.name, model=self.llm.model, style=style,
+                        passages=len(evidence.chunks),
+                        prompt_tokens_estimate=self._prompt_estimate(question, evidence, style)) as event:
             draft = reasoner_agent.reason(
                 question, evidence.chunks, self.llm, style=style, budget=s.context_token_budget,
                 temperature=s.answer_temperature, max_tokens=s.answer_max_tokens,
@@ -210,6 +213,14 @@ class AnswerPipeline:
             if draft.error:
                 event.status = "failed"
         return draft
+
+    def _prompt_estimate(self, question: str, evidence: Evidence, style: str) -> int:
+        """The answer prompt's size in the model's tokens, before it is built: the instructions
+        and question, plus the passages up to the context budget."""
+        count = self.kb.embedder.count_tokens
+        instructions = sum(count([reasoner_agent.build_prompt(question, [], style)]))
+        passages = min(self.settings.context_token_budget, sum(count([c.text for c in evidence.chunks])))
+        return round((instructions + passages) * self.settings.llm_tokens_per_word_piece)
 
     def _validate(
         self, plan: Plan, evidence: Evidence, draft: Draft, style: str | None, top_k: int | None,

@@ -90,12 +90,15 @@ def new_run(source_name: str) -> EvalRun:
 
 def run_evaluation(
     questions: list[EvalQuestion], ask: Ask, settings: Settings, source_name: str = "",
-    on_progress: ProgressCallback | None = None,
+    on_progress: ProgressCallback | None = None, should_stop: Callable[[], bool] | None = None,
 ) -> EvalRun:
-    """Ask every question in order; a question that fails is recorded as an error and the run goes on."""
+    """Ask every question in order; a question that fails is recorded as an error and the run goes on.
+    `should_stop` is asked before each question: a user's Stop ends the run after the current answer."""
     run = new_run(source_name)
     run.planned = len(questions)
     for question in questions:
+        if should_stop is not None and should_stop():
+            break
         started = time.perf_counter()
         try:
             response = ask(question.question)

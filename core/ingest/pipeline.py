@@ -205,9 +205,10 @@ class Ingestor:
         hints = category_hints(document, s)
         summary = summarize(document, hints)
         sections = section_summaries(document, s.macro_chunk_tokens) if "long" in hints else []
-        # Summaries are embedded with the chunks: one batch, one cache, one progress bar.
+        # Summaries are embedded with the chunks: one batch, one cache, one progress bar, which
+        # counts chunks only, so it ends at the chunk count the result reports.
         vectors, embedded = self._embed(texts + [summary.text(document.title)] + [x.text for x in sections],
-                                        lambda done, total: report("embedding", done, total))
+                                        lambda done, total: report("embedding", min(done, len(texts)), len(texts)))
         vectors, summary_vector, section_vectors = vectors[:len(texts)], vectors[len(texts)], vectors[len(texts) + 1:]
         report("indexing")
         stored = self._store_original(path, doc_id, document.filename)

@@ -51,11 +51,18 @@ class DocumentSummary:
 
 def summarize(document: LoadedDocument, category_hints: list[str], max_chars: int = 300) -> DocumentSummary:
     first = document.sections[0].text if document.sections else ""
-    probe = f"{document.filename} {first[:2000]}".lower()
-    document_type, use_for = next(
-        ((kind, use) for pattern, kind, use in _TYPES if re.search(pattern, probe)),
-        ("Spreadsheet" if document.kind in ("xlsx", "csv") else "Document",
-         "figures and records" if "data-heavy" in category_hints else "explanations and reference text"),
+    # The file name says what a document is more surely than its first page, which may mention other
+    # kinds ("keep your invoice as proof of purchase" in a handbook): it is tried first, with its
+    # "_" read as a space so word boundaries hold ("orders_2024.csv"); then the first page, where
+    # the earliest match wins (a title comes before the text that mentions other documents).
+    name = re.sub(r"[_.]+", " ", document.filename.lower())
+    page = first[:2000].lower()
+    found = [(0, kind, use) for pattern, kind, use in _TYPES if re.search(pattern, name)]
+    if not found:
+        found = sorted((m.start(), kind, use) for pattern, kind, use in _TYPES if (m := re.search(pattern, page)))
+    document_type, use_for = found[0][1:] if found else (
+        "Spreadsheet" if document.kind in ("xlsx", "csv") else "Document",
+        "figures and records" if "data-heavy" in category_hints else "explanations and reference text",
     )
     return DocumentSummary(document_type, _lead(document, max_chars), _topics(document), use_for)
 

@@ -38,6 +38,7 @@ class Completion:
     completion_tokens: int = 0
     seconds: float = 0.0
     cached_tokens: int = 0  # prompt tokens served from the reused prefix
+    first_token_seconds: float | None = None  # time to the first streamed token: reading the prompt
 
 
 class ChatLLM:
@@ -52,8 +53,14 @@ class ChatLLM:
     ) -> Completion:
         raise NotImplementedError
 
+    # A prompt this long or longer measures reading speed; a shorter one is mostly call overhead.
+    MIN_PROMPT_TOKENS_TO_MEASURE = 100
+
     def __init__(self, timeout: float = 300.0) -> None:
         self.timeout = timeout
+        # Prompt tokens read per second, measured on this machine from earlier streamed calls
+        # (None until one is measured): the chat page's estimate of how long reading takes.
+        self.prompt_tokens_per_second: float | None = None
 
     def complete(self, messages: Messages, *, max_tokens: int = 500, temperature: float = 0.3) -> Completion:
         return self._timed(messages, max_tokens, temperature, None, None)
@@ -78,13 +85,41 @@ class ChatLLM:
 
     def _timed(self, messages, max_tokens, temperature, schema, on_token) -> Completion:
         started = time.perf_counter()
+        first: list[float] = []
+
+        def timed_token(token: str) -> None:
+            if not first:
+                first.append(time.perf_counter() - started)
+            on_token(token)
+
         completion = self._chat(
             messages, max_tokens=max_tokens, temperature=temperature, schema=schema,
-            on_token=on_token, timeout=self.timeout,
+            on_token=timed_token if on_token else None, timeout=self.timeout,
         )
         completion.seconds = round(time.perf_counter() - started, 3)
+        if first:
+            completion.first_token_seconds = round(first[0], 3)
+            self._measure_prompt_speed(completion)
         return completion
 
+    def _measure_prompt_speed(self, completion: Completion) -> None:
+        """Time to first token is the time spent reading the prompt; the latest call counts most,
+        as the machine's load changes (an average over calls would lag behind it)."""
+        if completion.prompt_tokens < self.MIN_PROMPT_TOKENS_TO_MEASURE or not completion.first_token_seconds:
+            return
+        speed = completion.prompt_tokens / completion.first_token_seconds
+        previous = self.prompt_tokens_per_second
+        self.prompt_tokens_per_second = speed if previous is None else 0.5 * previous + 0.5 * speed
+
+    @property
+    def loading(self) -> bool:
+        """True while the model loads in the background."""
+        return False
+
+    def load_in_background(self) -> None:
+        """Start loading the model now, so the first question does not wait for it. Providers
+        that load nothing (a server, the scripted model) have nothing to do."""
+
     def health(self) -> tuple[bool, str]:
-        """(usable, a sentence for the status page). Must not load a model."""
+        """(usable, a sentence for the status page). Must not load a model in the caller's thread."""
         return True, self.name

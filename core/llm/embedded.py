@@ -30,6 +30,8 @@ class EmbeddedLLM(ChatLLM):
         # 1 token/s; PASSIVE makes them sleep. It must be set before the library starts.
         os.environ.setdefault("OMP_WAIT_POLICY", omp_wait_policy)
         self._server = None
+        self._loader: threading.Thread | None = None
+        self._load_error: str | None = None
         self._load_lock = threading.Lock()
         self._call_lock = threading.Lock()
         self.model = model_path.name if model_path else "Qwen2.5-Coder-1.5B-Instruct Q4_K_M"
@@ -65,6 +67,25 @@ class EmbeddedLLM(ChatLLM):
                     raise LLMUnavailable(f"The model could not be loaded from {path} ({exc}).") from exc
                 self.model = Path(path).name
         return self._server
+
+    @property
+    def loading(self) -> bool:
+        return self._loader is not None and self._loader.is_alive() and not self.loaded
+
+    def load_in_background(self) -> None:
+        """Load the model in a daemon thread (once); a question asked meanwhile waits on the same
+        lock instead of loading a second copy. A failure is kept for health() to report."""
+        if self.loaded or self._loader is not None:
+            return
+
+        def load() -> None:
+            try:
+                self._load()
+            except LLMError as exc:
+                self._load_error = str(exc)
+
+        self._loader = threading.Thread(target=load, name="docuchat-model-load", daemon=True)
+        self._loader.start()
 
     def _chat(self, messages: Messages, *, max_tokens, temperature, schema, on_token, timeout) -> Completion:
         server = self._load()
@@ -130,5 +151,12 @@ class EmbeddedLLM(ChatLLM):
                 part_paths()
             except ModelFileError as exc:
                 return False, str(exc)
-        state = "loaded" if self.loaded else "not loaded yet (loads on the first question)"
+        if self._load_error:
+            return False, self._load_error
+        if self.loaded:
+            state = "loaded"
+        elif self.loading:
+            state = "loading in the background…"
+        else:
+            state = "not loaded yet (loads on the first question)"
         return True, f"{self.model}, in-process, {state}"

@@ -182,7 +182,9 @@ class StreamRedactor:
 
     def __call__(self, token: str) -> None:
         self.pending += token
-        if len(self.pending) <= 2 * self.holdback:
+        # Release as soon as anything lies `holdback` characters back: the first words reach the
+        # screen about 15 tokens (1 s here) after the model starts writing, not at twice that.
+        if len(self.pending) <= self.holdback:
             return
         cut = self._safe_cut(len(self.pending) - self.holdback)
         if cut > 0:

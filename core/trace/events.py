@@ -2,7 +2,8 @@
 
 Kinds: plan, retrieval, prompt, llm_call, validation, reflection, final, error (seed 000 and the
 agent-mode kinds of seed 001: tool_call, reprompt). A listener sees each event as it completes,
-which is how the chat page shows the agents' steps live.
+which is how the chat page shows the agents' steps live; a listener with a `started(event)` method
+is also told when each step begins, so the page can name the step that is running now.
 """
 from __future__ import annotations
 
@@ -83,6 +84,9 @@ class TraceRecorder:
             raise ValueError(f"unknown trace kind {kind!r}")
         started = time.perf_counter()
         event = TraceEvent(kind, agent, summary, round((started - self._origin) * 1000, 2), inputs=inputs)
+        on_start = getattr(self._listener, "started", None)
+        if on_start:
+            on_start(event)
         try:
             yield event
         except Exception as exc:

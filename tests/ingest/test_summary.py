@@ -67,3 +67,17 @@ def test_the_long_text_route_searches_only_the_pages_of_the_best_span(make_works
     [span] = spans
     assert span.page_start > 12  # the inverter half
     assert result.hits and all(int(str(h.page).split("-")[0]) >= span.page_start for h in result.hits)
+
+
+def test_the_file_name_types_a_document_before_its_first_page_mentions_other_kinds():
+    text = "Keep your invoice as proof of purchase for the warranty. " + PROSE
+    handbook = LoadedDocument("Helios_Product_Handbook.pdf", "pdf", [Section(text, page=1)], page_count=1)
+    assert summarize(handbook, ["text-heavy"]).document_type == "Manual"
+    orders = LoadedDocument("orders_2023_2024.csv", "csv", [Section("id: 1 | total: 5", is_table=True)], page_count=1)
+    assert summarize(orders, ["data-heavy"]).document_type == "Order records"
+
+
+def test_without_a_telling_name_the_earliest_kind_on_the_first_page_wins():
+    text = "Product handbook for the HX series. Returns need the original invoice and receipt."
+    document = LoadedDocument("hx.pdf", "pdf", [Section(text, page=1)], page_count=1)
+    assert summarize(document, ["text-heavy"]).document_type == "Manual"

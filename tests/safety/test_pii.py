@@ -86,6 +86,15 @@ def test_a_streamed_answer_is_redacted_before_it_is_shown():
     assert len(shown) > 1  # released as it goes, not only at the end
 
 
+def test_the_first_words_are_shown_once_the_stream_has_moved_past_them():
+    shown: list[str] = []
+    stream = StreamRedactor(shown.append)
+    for word in ("The HX-450 panel measures 1903 by 1134 by 30 millimetres and weighs 24.2 kg, "
+                 "according to its datasheet").split(" "):
+        stream(word + " ")
+    assert "".join(shown).startswith("The HX-450 panel measures")  # before the answer is finished
+
+
 # --- in the pipeline: the question before it is logged or sent, the answer before it is shown ----
 
 def test_personal_data_never_reaches_the_log_the_model_or_the_screen(make_workspace, write_text):

@@ -37,3 +37,21 @@ def test_round_trip_and_durations_per_agent():
     recorder.record("validation", "Validator")
     trace = Trace.from_dict(recorder.trace.to_dict())
     assert trace.of_kind("validation") and set(trace.agent_durations()) == {"Validator"}
+
+
+def test_a_listener_with_a_started_method_is_told_when_each_step_begins():
+    class Listener:
+        def __init__(self):
+            self.log = []
+
+        def started(self, event):
+            self.log.append(("start", event.kind, event.duration_ms))
+
+        def __call__(self, event):
+            self.log.append(("end", event.kind))
+
+    listener = Listener()
+    recorder = TraceRecorder("q?", listener=listener)
+    with recorder.step("retrieval", "Retriever", top_k=5):
+        assert listener.log == [("start", "retrieval", 0.0)]  # told before the step's body runs
+    assert listener.log[-1] == ("end", "retrieval")

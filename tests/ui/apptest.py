@@ -15,3 +15,8 @@ def open_page(at: AppTest, name: str) -> AppTest:
     at.run()
     assert not at.exception, at.exception
     return at
+
+
+def answer_markdown(message) -> str:
+    """The answer's text in a chat message: its first Markdown outside the closed status of steps."""
+    return next(m.value for m in message.markdown if not m.value.startswith(":material/"))

@@ -88,10 +88,15 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     box.fill("What are the dimensions of the HX-450 panel?")
     box.press("Enter")
     page.get_by_text("View trace").first.wait_for()
-    assert page.get_by_text("[Source 1]").count() >= 1
-    page.get_by_text("confidence").first.wait_for()
+    assert page.get_by_text("[Source 1]").count() == 0  # compact chips, not the model's markers
+    page.get_by_text(re.compile(r"^(high|medium|low) confidence$")).first.wait_for()  # the badge
     # The cited source names its file and its page (PDF) or sheet and rows (spreadsheet).
-    page.get_by_text(re.compile(r"\[1\] (Panel_Spec_Sheets\.pdf · p\. \d|Product_Specs_by_Maker\.xlsx · sheet)")).wait_for()
+    source = page.get_by_text(re.compile(r"\[1\] (Panel_Spec_Sheets\.pdf · p\. \d|Product_Specs_by_Maker\.xlsx · sheet)"))
+    source.wait_for()
+    details = page.locator("details", has=page.locator("[id^=src-][id$='-1']"))
+    assert details.get_attribute("open") is None  # the source starts closed
+    page.locator("a[href^='#src-']", has_text="[1]").first.click()  # the chip in the answer
+    page.wait_for_function("document.querySelector(\"[id^=src-][id$='-1']\").closest('details').open")
     _shot(page, "3-chat")
 
     page.get_by_text("View trace").first.click()
@@ -113,6 +118,8 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     page.get_by_role("button", name="Download CSV").first.wait_for()
     with page.expect_download() as download:
         page.get_by_role("button", name="Download CSV").first.click()
+    # Named after the question and the day, not after an internal id.
+    assert re.fullmatch(r"which-panels-are-no-wider-than-\d{4}-\d{2}-\d{2}\.csv", download.value.suggested_filename)
     csv_text = Path(download.value.path()).read_text(encoding="utf-8-sig")
     header = csv_text.splitlines()[0]
     assert "filename" in header and "sheet" in header and "row" in header  # provenance columns
@@ -122,3 +129,26 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     _open(page, app_url)
     page.get_by_text("Structured facts").wait_for()
     _shot(page, "7-home")
+
+
+PAGES = [("", "missing sample documents"), ("Upload", "Re-index"), ("Chat", "Try one of these"), ("Agent_Trace", "Raw trace"),
+         ("Structured_Results", "Download CSV"), ("Evaluate", "No evaluation runs yet")]
+
+
+@pytest.mark.parametrize("width", [1400, 500])
+def test_every_page_renders_at_laptop_and_phone_width(page, app_url, width):
+    """Runs after the flow above (same server, same documents): each page, at each width, saved for a
+    person to look at; nothing may raise, and the Home page's links must not be cut off."""
+    page.set_viewport_size({"width": width, "height": 1800})  # Streamlit scrolls inside the page: see it all
+    for path, marker in PAGES:
+        _open(page, app_url, path)
+        page.get_by_text(marker).first.wait_for()  # an element near the end of the page: it has drawn
+        assert page.locator("[data-testid=stException]").count() == 0
+        _shot(page, f"page-{path or 'Home'}-{width}")
+    _open(page, app_url)
+    links = page.locator("[data-testid=stPageLink] a")
+    links.nth(4).wait_for()
+    for link in links.all():
+        truncated = link.evaluate("a => [...a.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1)")
+        assert not truncated, f"cut off: {link.inner_text()}"
+    page.set_viewport_size({"width": 1400, "height": 1000})

@@ -2,6 +2,8 @@
 best source, cited): upload questions, run them, read the scores, download, compare runs."""
 from __future__ import annotations
 
+import time
+
 from streamlit.testing.v1 import AppTest
 
 from core.evaluate import list_runs
@@ -24,8 +26,18 @@ def run_questions(at: AppTest, questions: bytes = QUESTIONS) -> AppTest:
     open_page(at, "5_Evaluate.py")
     at.file_uploader[0].set_value([("questions.csv", questions, "text/csv")]).run()
     next(b for b in at.button if b.label.startswith("Run ")).click().run()
-    assert not at.exception, at.exception
-    return at
+    return wait_for_run(at)
+
+
+def wait_for_run(at: AppTest) -> AppTest:
+    """The run goes on in the background; the page shows its results once it is done."""
+    for _ in range(300):
+        assert not at.exception, at.exception
+        if not any(b.label == "Stop" for b in at.button) and not any("Stopping" in c.value for c in at.caption):
+            return at
+        time.sleep(0.2)
+        at.run()
+    raise AssertionError("the evaluation run did not finish")
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -39,7 +51,7 @@ def test_a_question_file_is_run_scored_per_question_and_in_total_and_downloadabl
     assert any("line 4: no question." in w.value for w in app.warning)  # the bad row is named, not dropped silently
     assert metrics(app) == {"Answers right": "50%", "Retrieval hit": "100%", "Citations right": "100%",
                             "Refusals right": "n/a", "Median time": metrics(app)["Median time"]}
-    calibration, per_question = app.dataframe[0].value, app.dataframe[1].value
+    calibration, per_question = app.dataframe[1].value, app.dataframe[2].value
     assert calibration["Confidence"].tolist() == ["high", "medium", "low"]
     assert per_question["id"].tolist() == ["output", "product"]
     assert per_question["correct"].tolist() == [True, False]
@@ -73,3 +85,41 @@ def test_an_unusable_file_gets_a_message_and_an_empty_knowledge_base_cannot_be_r
     run_button = next(b for b in app.button if b.label.startswith("Run "))
     assert run_button.label == "Run 15 questions" and run_button.disabled
     assert any("knowledge base is empty" in i.value for i in app.info)
+
+
+def test_the_questions_are_previewed_before_a_run_and_the_mode_is_remembered(app):
+    upload_handbook(app)
+    open_page(app, "5_Evaluate.py")
+    app.file_uploader[0].set_value([("questions.csv", QUESTIONS, "text/csv")]).run()
+    preview = app.dataframe[0].value
+    assert preview["Question"].tolist() == ["How long is the output warranty?", "How long is the product warranty?"]
+    assert preview["File"].tolist() == ["handbook.txt", "handbook.txt"]
+
+    next(t for t in app.toggle if t.label == "Agent mode").set_value(True).run()
+    open_page(app, "2_Chat.py")
+    open_page(app, "5_Evaluate.py")
+    assert next(t for t in app.toggle if t.label == "Agent mode").value is True
+
+
+def test_a_running_evaluation_can_be_stopped_and_keeps_its_answers(app, monkeypatch):
+    import threading
+
+    from core.workspace import Workspace
+
+    release, original = threading.Event(), Workspace.ask
+
+    def slow_ask(self, question, **options):
+        release.wait(10)  # each answer waits until the test lets it go
+        return original(self, question, **options)
+
+    monkeypatch.setattr(Workspace, "ask", slow_ask)
+    upload_handbook(app)
+    open_page(app, "5_Evaluate.py")
+    app.file_uploader[0].set_value([("questions.csv", QUESTIONS, "text/csv")]).run()
+    next(b for b in app.button if b.label.startswith("Run ")).click().run()
+    assert not app.exception, app.exception
+    assert any("goes on if you leave this page" in c.value for c in app.caption)
+    next(b for b in app.button if b.label == "Stop").click().run()
+    release.set()
+    wait_for_run(app)
+    assert any("This run stopped after 1 of 2 questions" in w.value for w in app.warning)

@@ -1,0 +1,63 @@
+"""How an answer's citations read on screen: compact "[1][2]" attached where the claim ends,
+instead of runs of "[Source 1] [Source 2] …" or a marker in mid-sentence; and the one-line form
+of an answer that the conversation list shows. Display only: the stored answer is unchanged."""
+from __future__ import annotations
+
+import re
+
+# "[Source 3]" (the pipeline) or "[3]" (agent mode), alone or in runs joined by spaces, commas, "and".
+_MARKER = re.compile(r"\[\s*(?:Source\s+)?(\d+)\s*\]", re.I)
+_RUN = re.compile(r"\s*" + _MARKER.pattern + r"(?:\s*(?:,|;|and|&)?\s*" + _MARKER.pattern + r")*", re.I)
+# A claim ends at . ! ? ; followed by a space, unless the period ends a bare number ("1. " in a list).
+_SENTENCE_END = re.compile(r"(?<!\b\d\.)(?<!\b\d\d\.)(?<=[.!?;])\s+")
+_SENTENCE = re.compile(r"(?<!\b\d\.)(?<!\b\d\d\.)(?<=[.!?])\s+")
+_CLOSING = re.compile(r"([.!?:;,]+[\"')\]]*)$")
+
+
+def _sentence(sentence: str) -> tuple[str, list[int]]:
+    numbers: list[int] = []
+    for run in _RUN.finditer(sentence):
+        for n in map(int, _MARKER.findall(run.group(0))):
+            if n not in numbers:
+                numbers.append(n)
+    text = _RUN.sub("", sentence)
+    text = re.sub(r"\s+([.!?:;,])", r"\1", text).strip()  # "is [Source 1] ." -> "is."
+    return text, numbers
+
+
+def chips(numbers: list[int]) -> str:
+    return "".join(f"[{n}]" for n in numbers)
+
+
+def place_citations(answer: str) -> str:
+    """Each claim's citations (a claim ends a sentence or a clause before ";"), deduplicated, as
+    "[1][2]" just before its closing punctuation; markers alone give theirs to the claim before."""
+    lines = []
+    for line in answer.splitlines():
+        pieces: list[tuple[str, list[int]]] = []
+        for sentence in _SENTENCE_END.split(line):
+            text, numbers = _sentence(sentence)
+            if not text and pieces:
+                pieces[-1][1].extend(n for n in numbers if n not in pieces[-1][1])
+            elif text or numbers:
+                pieces.append((text, numbers))
+        out = []
+        for text, numbers in pieces:
+            closing = _CLOSING.search(text)
+            if numbers and closing:
+                text = text[: closing.start()] + " " + chips(numbers) + closing.group(1)
+            elif numbers:
+                text = f"{text} {chips(numbers)}".strip()
+            out.append(text)
+        lines.append(" ".join(out))
+    return "\n".join(lines)
+
+
+def short_answer(answer: str, limit: int = 160) -> str:
+    """The answer's first sentence without its citations, for a list of past questions: a numbered
+    list's "1." is not a sentence of its own, and a long first sentence is cut at a word."""
+    flat = " ".join(_RUN.sub("", answer).split())
+    first = _SENTENCE.split(flat, maxsplit=1)[0] if flat else ""
+    if len(first) > limit:
+        first = first[:limit].rsplit(" ", 1)[0] + "…"
+    return first

@@ -1,0 +1,130 @@
+"""Regenerate the README screenshots from the real app in Chromium, so they never go stale.
+
+    HF_HUB_OFFLINE=1 .venv/bin/python scripts/screenshots.py [--provider embedded] [--out docs/images]
+
+It indexes the sample documents into a fresh data dir, starts Streamlit on 127.0.0.1, asks two
+questions as a user would, and saves: chat-answer.png (an answer with its citations, one source
+opened), agent-trace.png (that answer's trace) and structured-result.png (records with the CSV
+export). The default provider is the embedded model, as a user gets it; `--provider scripted`
+makes a quick layout check without a model.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.servers import free_port, running  # noqa: E402  (the same server helper the browser tests use)
+from tests.ui.test_browser import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
+
+TEXT_QUESTION = "What are the dimensions of the HX-450 panel?"
+RECORDS_QUESTION = "Which panels are no wider than 1.2 m?"
+ANSWER_TIMEOUT_MS = 600_000
+# The live status is checked by eye, not shown in the README: it goes with the test screenshots.
+WAITING_SHOT = ROOT / "test-artifacts" / "screenshots" / "chat-waiting.png"  # the embedded model on a busy 2-core machine
+
+
+def index_samples(data_dir: Path) -> None:
+    from core.config import Settings
+    from core.samples import make_samples
+    from core.workspace import Workspace
+
+    ws = Workspace(Settings(data_dir=data_dir, llm_provider="scripted"))
+    try:
+        files = [p for p in make_samples(data_dir / "samples") if p.suffix != ".md"]
+        failed = [r.filename for r in ws.ingestor.ingest_paths(files) if not r.ok]
+        if failed:
+            raise SystemExit(f"sample documents failed to index: {failed}")
+    finally:
+        ws.close()
+
+
+def ask(page, question: str, waiting: Path | None = None) -> None:
+    """Ask as a user does; `waiting`: also save the live status while the model reads its prompt."""
+    box = page.get_by_placeholder("Ask a question about your documents")
+    box.fill(question)
+    box.press("Enter")
+    if waiting is not None:
+        page.get_by_text(re.compile(r"^Reading \d+ passages?")).first.wait_for(timeout=ANSWER_TIMEOUT_MS)
+        page.wait_for_timeout(3000)  # a few seconds into the wait: the counter has moved
+        page.screenshot(path=str(waiting))
+    page.get_by_text("View trace").first.wait_for(timeout=ANSWER_TIMEOUT_MS)
+    page.wait_for_timeout(800)  # let the last deltas paint
+
+
+def go(page, title: str) -> None:
+    """Through the sidebar, as a user does (a first visit straight to a page's URL lists the pages
+    under their file names until the home script has run)."""
+    page.locator("[data-testid=stSidebarNav]").get_by_text(title, exact=True).click()
+    page.get_by_role("heading", level=1).first.wait_for()
+    page.wait_for_timeout(500)
+
+
+def capture(url: str, out: Path, width: int) -> list[Path]:
+    from playwright.sync_api import sync_playwright
+
+    shots = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.set_default_timeout(120_000)
+        page.goto(url)
+        page.get_by_role("heading", level=1).first.wait_for()
+        go(page, "Chat")
+        ask(page, TEXT_QUESTION, waiting=WAITING_SHOT)
+        chip = page.locator("a[href^='#src-']").first
+        if chip.count():
+            chip.click()  # opens the cited source under the answer
+        page.wait_for_timeout(500)
+        shots.append(out / "chat-answer.png")
+        page.screenshot(path=str(shots[-1]))
+
+        page.get_by_text("View trace").first.click()
+        page.get_by_role("heading", name="Timeline").wait_for()
+        page.locator("canvas, svg.marks").first.wait_for()
+        page.wait_for_timeout(800)
+        shots.append(out / "agent-trace.png")
+        page.screenshot(path=str(shots[-1]))
+
+        go(page, "Chat")
+        ask(page, RECORDS_QUESTION)
+        go(page, "Structured Results")
+        page.get_by_role("button", name="Download CSV").first.wait_for()
+        page.wait_for_timeout(800)
+        shots.append(out / "structured-result.png")
+        page.screenshot(path=str(shots[-1]))
+        browser.close()
+    return shots
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
+    parser.add_argument("--provider", default=os.environ.get("DOCUCHAT_LLM_PROVIDER", "embedded"))
+    parser.add_argument("--data-dir", type=Path, help="a fresh folder for the app's data (default: a temporary one)")
+    parser.add_argument("--width", type=int, default=1400)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    WAITING_SHOT.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        data_dir = args.data_dir or Path(tmp) / "data"
+        index_samples(data_dir)
+        port = free_port()
+        env = {**os.environ, "DOCUCHAT_DATA_DIR": str(data_dir), "DOCUCHAT_LLM_PROVIDER": args.provider,
+               "HF_HUB_OFFLINE": "1"}
+        command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+                   "--server.port", str(port), "--server.headless", "true"]
+        url = f"http://127.0.0.1:{port}"
+        with running(command, url + "/_stcore/health", "streamlit", cwd=ROOT, env=env):
+            for path in capture(url, args.out, args.width):
+                print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""What every provider shares: the prompt speed measured from streamed calls, which the chat
+page's wait estimate uses, and loading in the background."""
+from core.llm.base import ChatLLM, Completion
+
+
+class SlowReader(ChatLLM):
+    """Reads prompts at a fixed simulated speed: the first token comes after prompt/speed seconds."""
+
+    def __init__(self, clock, speed):
+        super().__init__()
+        self.clock, self.speed = clock, speed
+
+    def _chat(self, messages, *, max_tokens, temperature, schema, on_token, timeout):
+        tokens = len(messages[0]["content"].split())
+        self.clock.now += tokens / self.speed
+        if on_token:
+            on_token("ok")
+        return Completion("ok", "stop", prompt_tokens=tokens, completion_tokens=1)
+
+
+class Clock:
+    now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_streamed_calls_measure_the_prompt_speed_and_it_follows_the_latest_calls(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr("core.llm.base.time.perf_counter", clock)
+    llm = SlowReader(clock, speed=40.0)
+    assert llm.prompt_tokens_per_second is None
+
+    llm.complete([{"role": "user", "content": "word " * 400}])  # not streamed: no time to first token
+    assert llm.prompt_tokens_per_second is None
+    completion = llm.stream([{"role": "user", "content": "word " * 400}], lambda t: None)
+    assert completion.first_token_seconds == 10.0 and llm.prompt_tokens_per_second == 40.0
+
+    llm.speed = 20.0  # the machine got busier
+    llm.stream([{"role": "user", "content": "word " * 400}], lambda t: None)
+    assert llm.prompt_tokens_per_second == 30.0
+
+    llm.stream([{"role": "user", "content": "a short one"}], lambda t: None)  # too short to measure
+    assert llm.prompt_tokens_per_second == 30.0

@@ -1,0 +1,28 @@
+"""Citations on screen: compact, deduplicated, attached where the claim ends."""
+from core.citations import place_citations, short_answer
+
+
+def test_a_run_of_source_markers_becomes_compact_chips_before_the_period():
+    answer = "The invoice total is 1,250.00 EUR. [Source 1] [Source 2] [Source 3]"
+    assert place_citations(answer) == "The invoice total is 1,250.00 EUR [1][2][3]."
+
+
+def test_a_marker_in_mid_sentence_moves_to_the_end_of_its_claim():
+    answer = "The invoice date is [Source 1] 03/20/2023. The due date is 04/19/2023 [Source 2]."
+    assert place_citations(answer) == "The invoice date is 03/20/2023 [1]. The due date is 04/19/2023 [2]."
+
+
+def test_repeats_are_dropped_and_agent_mode_numbers_read_the_same():
+    assert place_citations("Run it nightly [1], [1] and [2].") == "Run it nightly [1][2]."
+    assert place_citations("Warranty: 25 years [Source 1]") == "Warranty: 25 years [1]"
+
+
+def test_list_lines_keep_their_markers_and_numbers_that_are_not_citations_stay():
+    answer = "Panels:\n1. HX-400 is 1.134 m wide [Source 1]\n2. HX-450 [Source 2]; see list [a]."
+    assert place_citations(answer) == "Panels:\n1. HX-400 is 1.134 m wide [1]\n2. HX-450 [2]; see list [a]."
+
+
+def test_the_short_answer_is_the_first_sentence_not_a_list_number():
+    assert short_answer("1. ACME: 3 orders [Source 1]\n2. Globex: 2 orders") == "1. ACME: 3 orders 2. Globex: 2 orders"
+    assert short_answer("There are 3 orders. ACME placed them.") == "There are 3 orders."
+    assert short_answer("word " * 100, limit=20) == "word word word word…"
