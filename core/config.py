@@ -108,6 +108,12 @@ class Settings:
     # A prompt token costs ~30 ms here: 250 keeps the prompt under half of five whole chunks
     # (bench/answer_quality.py: 0.44x the tokens, 0.39x the time, same accuracy).
     context_token_budget: int = 250
+    # How the model is asked (core.agents.reasoner.READER_FORMS): "quote" returns {quote, source,
+    # answer} under a JSON schema and the Validator's check of the quote decides a refusal; "free"
+    # is seed 000's free-text prompt, where the model itself decides (and refused answers that were
+    # in front of it). Measured in bench/reader_quality.py, docs/reader.md.
+    reader_form: str = "quote"
+    reader_max_sources: int = 0  # the answer reads at most this many of the retrieved chunks (0: all)
 
     # --- question limits and answer checks (seed 000)
     min_question_chars: int = 10
@@ -116,6 +122,9 @@ class Settings:
     confidence_high_similarity: float = 0.8
     confidence_medium_similarity: float = 0.6
     max_reflection_iterations: int = 3  # seed 003's MAX_ITERATIONS
+    # A follow-up no rule can make standalone is rewritten by one JSON call {standalone_question};
+    # a question is ~20-40 tokens, so 80 bounds the call at a few seconds of generation.
+    standalone_max_tokens: int = 80
 
     # --- complex questions (seed 003): classification, decomposition, self-reflection
     query_decomposition: bool = True
