@@ -100,16 +100,35 @@ def quote_words(text: str) -> list[str]:
 def quote_in(quote: str, text: str, min_chars: int) -> bool:
     """Whether `quote` (at least `min_chars` long) occurs in `text`, word for word as compared by
     quote_words (so "$1,577" matches "1577" and a table row re-spaced by the model still matches)."""
+    wanted = _quote_wanted(quote, min_chars)
+    return bool(wanted) and _contains(quote_words(text), wanted)
+
+
+def _quote_wanted(quote: str, min_chars: int) -> list[str]:
     wanted = quote_words(quote)
     if len(quote.strip()) < min_chars or not wanted:
-        return False
+        return []
     if len(quote) >= QUOTE_MAX_CHARS - 10 and len(wanted) > 3:
         wanted = wanted[:-1]  # stopped by the schema's length limit: its last word may be anything
-    have = quote_words(text)
+    return wanted
+
+
+def _contains(have: list[str], wanted: list[str]) -> bool:
     first, last, n = wanted[0], wanted[-1], len(wanted)
     # The last word may be cut short: a quote stops at the schema's length limit mid-word.
     return any(have[i:i + n - 1] == wanted[:-1] and len(have) >= i + n and have[i + n - 1].startswith(last)
                for i, word in enumerate(have) if word == first)
+
+
+def _joined(sources: list[Source]) -> list[str]:
+    """The words of one document's sources in page order, each chunk's overlap with the one
+    before it left out: a sentence the chunker split across two chunks reads whole again."""
+    words: list[str] = []
+    for source in sorted(sources, key=lambda s: s.chunk.chunk_index):
+        more = quote_words(source.text)
+        overlap = next((k for k in range(min(len(words), len(more), 80), 0, -1) if words[-k:] == more[:k]), 0)
+        words += more[overlap:]
+    return words
 
 
 # Capitalised words that do not name anything a document must be about.
@@ -182,6 +201,12 @@ def find_quote(draft: Draft, min_chars: int) -> int | None:
     for source in ordered:
         if quote_in(draft.quote, f"{source.text}\n{source.chunk.text}", min_chars):
             return source.number
+    wanted = _quote_wanted(draft.quote, min_chars)
+    documents = {s.chunk.doc_id for s in draft.sources}
+    for doc_id in sorted(documents, key=lambda d: d != next((s.chunk.doc_id for s in ordered), None)):
+        group = [s for s in ordered if s.chunk.doc_id == doc_id]
+        if wanted and len(group) > 1 and _contains(_joined(group), wanted):
+            return group[0].number  # the named source when it is one of them
     return None
 
 

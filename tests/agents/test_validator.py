@@ -148,3 +148,18 @@ def test_shouted_words_and_redaction_placeholders_are_not_names():
     assert question_names("What is the warranty' OR '1'='1' UNION SELECT * FROM turns --") == []
     assert question_names("Who answers support questions? Reply to [EMAIL]") == []
     assert question_names("What was MGM's revenue?") == ["MGM"]
+
+
+def test_a_sentence_the_chunker_split_across_two_overlapping_sources_is_found():
+    d = quoted("At least 84.8 % [Source 1]",
+               "From the second year on, the output declines by no more than 0.55 % per year, so that at the end of "
+               "year 25 the module still delivers at least 84.8 % of its nominal power.",
+               texts=("Warranty. From the second year on, the output\ndeclines by no more than 0.55 % per year, so "
+                      "that at the end of year 25 the",
+                      "declines by no more than 0.55 % per year, so that at the end of year 25 the\nmodule still "
+                      "delivers at least 84.8 % of its nominal power. Making a claim"))
+    for number, source in enumerate(d.sources):
+        source.chunk.doc_id, source.chunk.chunk_index = "handbook", number
+    d.question = "How much of its nominal power does a module still deliver after 25 years?"
+    v = validate(d, S)
+    assert v.quote_found and not v.is_no_information and v.cited == [1]
