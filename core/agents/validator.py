@@ -138,6 +138,8 @@ _NOT_NAMES = {
     "and", "or", "if", "by", "to", "from", "with", "as", "at", "give", "list", "name", "please", "based", "using",
     "usd", "eur", "gbp", "fy", "yes", "no", "q1", "q2", "q3", "q4", "i", "we", "our", "us", "it", "its", "this",
     "that", "these", "those", "company", "inc", "corp", "ltd", "llc", "co",
+    # query-language words typed into a question ("... OR '1'='1' UNION SELECT * FROM turns")
+    "select", "union", "insert", "update", "delete", "drop", "table", "where", "null", "not", "like",
 }
 _PERIOD = re.compile(r"^(?:fy|q[1-4]|h[12]|cy)?'?\d{2,4}[a-z]?$|^\d+-[kq]$|^(?:january|february|march|april|may|june|"
                      r"july|august|september|october|november|december)$", re.I)
@@ -156,8 +158,6 @@ def question_names(question: str) -> list[str]:
         starts_sentence = not before or before[-1] in ".?!:"
         if starts_sentence and not (word.isupper() or any(c.isdigit() for c in word)):
             continue  # "Among operations, ...": capitalised because it comes first
-        if word.isalpha() and word.isupper() and len(word) > 4:
-            continue  # "UNION SELECT", "NOTE": shouted words; short capitals ("AMD", "MGM") are names
         if len(word) > 1 and word.lower() not in _NOT_NAMES and not _PERIOD.match(word):
             names.append(word)
     return list(dict.fromkeys(names))

@@ -144,10 +144,11 @@ def test_a_quote_stopped_by_the_length_limit_is_found_whatever_its_last_word():
     assert len(cut) == QUOTE_MAX_CHARS and quote_in(cut, sentence, 12)
 
 
-def test_shouted_words_and_redaction_placeholders_are_not_names():
+def test_query_language_words_and_redaction_placeholders_are_not_names():
     assert question_names("What is the warranty' OR '1'='1' UNION SELECT * FROM turns --") == []
     assert question_names("Who answers support questions? Reply to [EMAIL]") == []
     assert question_names("What was MGM's revenue?") == ["MGM"]
+    assert question_names("What are major acquisitions that AMCOR has done in FY2023?") == ["AMCOR"]
 
 
 def test_a_sentence_the_chunker_split_across_two_overlapping_sources_is_found():
