@@ -101,7 +101,20 @@ def quote_in(quote: str, text: str, min_chars: int) -> bool:
     """Whether `quote` (at least `min_chars` long) occurs in `text`, word for word as compared by
     quote_words (so "$1,577" matches "1577" and a table row re-spaced by the model still matches)."""
     wanted = _quote_wanted(quote, min_chars)
-    return bool(wanted) and _contains(quote_words(text), wanted)
+    return bool(wanted) and (_contains(quote_words(text), wanted) or any(
+        _in_order(quote_words(line), wanted) for line in text.split("\n") if line.strip()))
+
+
+def _in_order(row: list[str], wanted: list[str]) -> bool:
+    """A table row quoted with only the cells that answer ("Net income 11,588" from "Net income
+    3,033 10,073 11,588"): the quote's words in the row's order, on one line of the source."""
+    position = 0
+    for word in wanted:
+        try:
+            position = row.index(word, position) + 1
+        except ValueError:
+            return False
+    return True
 
 
 def _quote_wanted(quote: str, min_chars: int) -> list[str]:

@@ -166,3 +166,9 @@ def test_a_sentence_the_chunker_split_across_two_overlapping_sources_is_found():
     d.question = "How much of its nominal power does a module still deliver after 25 years?"
     v = validate(d, S)
     assert v.quote_found and not v.is_no_information and v.cited == [1]
+
+
+def test_a_table_row_quoted_with_only_its_answering_cell_is_found_on_one_line():
+    row = "Consolidated statement of income\nNet income $ 3,033 $ 10,073 $ 11,588\nShares 100"
+    assert quote_in("Net income $ 11,588", row, 12)
+    assert not quote_in("Net income $ 11,588 Shares", row, 12)  # words of two lines are not one row
