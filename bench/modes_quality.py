@@ -31,22 +31,22 @@ Agent mode's reuse of its own prompts' prefix within a question is its design, a
 Scoring (automatic; the reference is the CSV's Answer with its "SOURCE(S): ..." lines and file
 names removed, and list markers "1." and "10-Q" dropped):
   * figures: the reference's numbers except years, dates and list markers
-    (bench/answer_quality.numbers); figure recall = share of them matched by a number of the answer
-    (bench/answer_quality.figure_matches: 1% relative, percentages to 0.1 point, scale words).
-  * words: the reference's content words (bench/answer_quality.content_words) not in the question
+    (bench/core.evaluate.scoring.numbers); figure recall = share of them matched by a number of the answer
+    (bench/core.evaluate.scoring.figure_matches: 1% relative, percentages to 0.1 point, scale words).
+  * words: the reference's content words (bench/core.evaluate.scoring.content_words) not in the question
     nor in its "Based on the provided documents/context" opening;
     word recall = share of them that occur in the answer.
-  * correct: if the reference itself says the documents do not contain it (answer_quality.is_refusal
+  * correct: if the reference itself says the documents do not contain it (core.evaluate.scoring.is_refusal
     on its first paragraph, and it gives no figures), a refusal; otherwise word recall >= 0.5, or
     the reference has figures and figure recall >= 0.5, or the reference is a bare "Yes"/"No" (fewer
     than 3 content words beyond the question's) and the answer says the same
-    (answer_quality.polarity; for "No", a refusal says it too). A refusal keeps the question's
+    (core.evaluate.scoring.polarity; for "No", a refusal says it too). A refusal keeps the question's
     words only, which do not count.
   * expected documents: the filings the reference names in its SOURCE(S), else those matching the
     row's Source Docs glob ("*AAPL*": the four Apple 10-Qs). Reported: cites at least one of them;
     share of them cited (cited-doc coverage); share of them among all sources shown to the model
     (context coverage); whether it cites filings not expected, and filings of another company.
-  * refusal: answer_quality.is_refusal on the answer.
+  * refusal: core.evaluate.scoring.is_refusal on the answer.
 Costs per question: wall seconds (model load excluded: warmed up first), LLM calls, prompt /
 completion / cached prompt tokens (every call counted by a wrapper around the provider), searches
 (pipeline: every sub-query search incl. reflection's; agent: its search_docs queries) and, in agent
@@ -76,8 +76,9 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import RESULTS, ROOT, describe_code, fmt, machine, p50_p95, peak_rss_mb, table, write_json  # noqa: E402
-from bench.answer_quality import (  # noqa: E402
-    content_words, figure_matches, is_refusal, numbers, polarity, question_scale, spread_over_types,
+from bench.answer_quality import spread_over_types  # noqa: E402
+from core.evaluate.scoring import (  # noqa: E402
+    content_words, figure_matches, is_refusal, numbers, polarity, question_scale,
 )
 from bench.retrieval_quality import SHARED, globs_of  # noqa: E402
 from bench.routing_quality import add_missing_summaries  # noqa: E402

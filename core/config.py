@@ -114,9 +114,16 @@ class Settings:
     answer_max_tokens: int = 500
     answer_style: str = "concise"  # concise | detailed | bullet
     # Evidence in the answer prompt, in the embedder's word pieces (the LLM counts ~1.4x more).
-    # A prompt token costs ~30 ms here: 250 keeps the prompt under half of five whole chunks
-    # (bench/answer_quality.py: 0.44x the tokens, 0.39x the time, same accuracy).
-    context_token_budget: int = 250
+    # A prompt token costs ~30 ms here. Fewer sources with more text each: the first 3 chunks in
+    # 320 word pieces (~600 prompt tokens, inside the issue's 400-900) read better than 5 pieces of
+    # ~50 each, which the model found too scattered to answer from (bench/reader_quality.py).
+    context_token_budget: int = 320
+    # How the model is asked (core.agents.reasoner.READER_FORMS): "quote" returns {quote, source,
+    # answer} under a JSON schema and the Validator's check of the quote decides a refusal; "free"
+    # is seed 000's free-text prompt, where the model itself decides (and refused answers that were
+    # in front of it). Measured in bench/reader_quality.py, docs/reader.md.
+    reader_form: str = "quote"
+    reader_max_sources: int = 3  # the answer reads at most this many of the retrieved chunks (0: all)
 
     # --- question limits and answer checks (seed 000)
     min_question_chars: int = 10
@@ -125,6 +132,9 @@ class Settings:
     confidence_high_similarity: float = 0.8
     confidence_medium_similarity: float = 0.6
     max_reflection_iterations: int = 3  # seed 003's MAX_ITERATIONS
+    # A follow-up no rule can make standalone is rewritten by one JSON call {standalone_question};
+    # a question is ~20-40 tokens, so 80 bounds the call at a few seconds of generation.
+    standalone_max_tokens: int = 80
 
     # --- complex questions (seed 003): classification, decomposition, self-reflection
     query_decomposition: bool = True

@@ -70,7 +70,7 @@ class AnswerPipeline:
         with trace.step("plan", "Planner", question=question, previous_question=previous_question) as event:
             plan = planner_agent.plan_question(
                 question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings,
-                previous_question=previous_question, previous_result_set=previous_result_set,
+                previous_question=previous_question, previous_result_set=previous_result_set, llm=self.llm,
             )
             facts_available = plan.needs_retrieval and plan.route != planner_agent.RESULT_SET and (
                 self.kb.counts()["facts"] > 0)
@@ -79,10 +79,13 @@ class AnswerPipeline:
             plan = planner_agent.choose_route(plan, parsed, facts_available)
             decomposition = self._decompose(plan)
             event.summary = plan.reason
+            if plan.asked:
+                event.summary = f"understood as “{plan.question}” ({plan.rewritten_by}); " + event.summary
             if decomposition is not None and decomposition.is_complex:
                 event.summary += f"; {decomposition.kind.lower()}: {len(plan.sub_queries)} sub-queries"
             event.outputs.update(
-                resolved_question=plan.question if plan.asked else None, new_topic=plan.new_topic,
+                resolved_question=plan.question if plan.asked else None, understood_as=plan.question if plan.asked else "",
+                rewritten_by=plan.rewritten_by or None, rewrite_note=plan.rewrite_note or None, new_topic=plan.new_topic,
                 needs_retrieval=plan.needs_retrieval, intent=plan.intent, route=plan.route,
                 fallbacks=plan.fallbacks, sub_queries=plan.sub_queries, safety_flags=plan.safety_flags,
                 semantic_weight=plan.semantic_weight,
@@ -196,14 +199,16 @@ class AnswerPipeline:
             draft = reasoner_agent.reason(
                 question, evidence.chunks, self.llm, style=style, budget=s.context_token_budget,
                 temperature=s.answer_temperature, max_tokens=s.answer_max_tokens,
-                count_tokens=self.kb.embedder.count_tokens, on_token=stream,
+                count_tokens=self.kb.embedder.count_tokens, on_token=stream, form=s.reader_form,
+                max_sources=s.reader_max_sources or None,
             )
             if stream:
                 stream.flush()
             event.summary = (f"error: {draft.error}" if draft.error else
                              f"{draft.prompt_tokens} prompt + {draft.completion_tokens} answer tokens")
             event.outputs.update(
-                prompt=draft.prompt, raw_output=draft.raw_output, error=draft.error,
+                prompt=draft.prompt, raw_output=draft.raw_output, error=draft.error, form=s.reader_form,
+                quote=draft.quote, quote_source=draft.quote_source,
                 prompt_tokens=draft.prompt_tokens, completion_tokens=draft.completion_tokens,
                 cached_tokens=sum(c.cached_tokens for c in draft.completions),
                 finish_reasons=[c.finish_reason for c in draft.completions], continued=draft.continued,
@@ -244,8 +249,11 @@ class AnswerPipeline:
             more = self._retrieve(refined, top_k, trace, expand=1)
             second = self._reason(plan, more, style, None, trace)
             second_validation = self._check(second, trace)
-            if decompose_agent.improves(self._gaps(plan, draft, validation), self._gaps(plan, second, second_validation),
-                                        second_validation.is_valid, reflection.source):
+            # A refusal never replaces an answer: it has no gaps only because it says nothing.
+            refusal_for_answer = second_validation.is_no_information and not validation.is_no_information
+            if not refusal_for_answer and decompose_agent.improves(
+                    self._gaps(plan, draft, validation), self._gaps(plan, second, second_validation),
+                    second_validation.is_valid, reflection.source):
                 draft, validation = second, second_validation
             else:  # seed 003: the best answer so far stands
                 break
@@ -271,7 +279,8 @@ class AnswerPipeline:
                 is_valid=validation.is_valid, confidence=validation.confidence, reason=validation.reason,
                 safety_flags=validation.safety_flags, average_similarity=round(validation.average_similarity, 3),
                 cited=validation.cited, invalid_citations=validation.invalid_citations,
-                unsupported=validation.unsupported,
+                unsupported=validation.unsupported, quote_found=validation.quote_found,
+                unsupported_figures=validation.unsupported_figures,
             )
         return validation
 

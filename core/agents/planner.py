@@ -1,4 +1,5 @@
-"""Planner (seed 000, step 1): decide whether and how to retrieve. Rules only, no LLM call.
+"""Planner (seed 000, step 1): decide whether and how to retrieve. Rules only, except one short
+constrained LLM call for a follow-up question no rule can make standalone.
 
 Order as in the seed: injection, empty knowledge base, question length; then intent and route.
 """
@@ -46,6 +47,8 @@ class Plan:
     semantic_weight: float | None = None
     doc_ids: list[str] | None = None
     asked: str = ""  # the question as typed, when follow-up resolution rewrote it
+    rewritten_by: str = ""  # "rule" | "model": who made the follow-up standalone
+    rewrite_note: str = ""  # why a follow-up was kept as typed
     new_topic: bool = False  # the user said "new topic": the conversation starts afresh
     structured: object | None = None  # the parsed structured query (core.annotations.query)
     classification: str = "SIMPLE"  # seed 003: SIMPLE | COMPARATIVE | MULTI_STEP | TEMPORAL
@@ -100,8 +103,9 @@ def classify_intent(question: str) -> str:
 
 def plan_question(
     question: str, *, knowledge_base_empty: bool, settings: Settings, previous_question: str = "",
-    previous_result_set: str | None = None,
+    previous_result_set: str | None = None, llm=None,
 ) -> Plan:
+    """`llm`, when given, rewrites a follow-up that no rule parses (one short JSON call)."""
     text = (question or "").strip()
     new_topic = is_new_topic(text)
     if new_topic:
@@ -128,7 +132,8 @@ def plan_question(
         return Plan(question=text, needs_retrieval=True, route=RESULT_SET, structured=(command, previous_result_set),
                     reason=f"follow-up on the previous result set: {command}", intent=ENUMERATION)
     asked = text
-    text = resolve_follow_up(text, previous_question)
+    resolution = resolve_follow_up(text, previous_question, llm, settings.standalone_max_tokens)
+    text = resolution.question
     intent = classify_intent(text)
     weight = semantic_weight(text, settings.semantic_weight_enumeration, settings.semantic_weight_reasoning)
     listing = enumeration_queries(text)
@@ -142,6 +147,7 @@ def plan_question(
         sub_queries=listing or [text],
         semantic_weight=weight,
         asked=asked if text != asked else "",
+        rewritten_by=resolution.by, rewrite_note=resolution.note,
         new_topic=new_topic,
         enumeration=listing is not None,
     )

@@ -6,12 +6,13 @@ and page. On the 2-core target a prompt token costs ~30 ms, so the budget is the
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Callable
 
 from core.annotations.route import StructuredResult, phrase_answer
-from core.llm.base import ChatLLM, Completion, LLMError, TokenCallback
+from core.llm.base import ChatLLM, Completion, LLMError, LLMMalformedJSON, TokenCallback
 from core.retrieval import RetrievedChunk
 from core.safety.injection import neutralize
 from core.store.keyword import tokenize
@@ -42,6 +43,32 @@ Answer:"""
 
 CONTINUE_INSTRUCTION = "Continue the answer exactly where it stopped. Do not repeat what was already written."
 
+# The quote form (bench/reader_quality.py, docs/reader.md): seed 000's prompt up to its context, then
+# the model copies the evidence and answers from it under a JSON schema. Whether the documents hold
+# the answer is decided by the Validator finding that quote in its source, not by the model: this
+# 1.5B model obeys a refusal line even when the answer is in front of it (issue 15).
+QUOTE_INSTRUCTIONS = """Instructions:
+- Answer ONLY based on the provided context
+- {style_instruction}
+- In "quote", copy word for word the sentence or table row of the context that states the answer{optional}
+- In "source", give the N of the [Source N] the quote is from
+- In "answer", answer the question from the quote
+
+Answer as JSON:"""
+QUOTE_OPTIONAL = " (an empty string if no source states it)"
+QUOTE_MAX_CHARS = 300
+QUOTE_SCHEMA = {
+    "type": "object",
+    # A quote is one sentence or row: bounded, so a model that starts copying a whole table stops
+    # (at ~5-15 generated tokens a second, 300 characters is already several seconds).
+    "properties": {"quote": {"type": "string", "maxLength": QUOTE_MAX_CHARS}, "source": {"type": "integer"},
+                   "answer": {"type": "string"}},
+    "required": ["quote", "source", "answer"],
+}
+FREE, QUOTE, QUOTE_OPTIONAL_FORM = "free", "quote", "quote_optional"
+READER_FORMS = (FREE, QUOTE, QUOTE_OPTIONAL_FORM)
+
+_CITED = re.compile(r"\[\s*Source\s+\d+\s*\]", re.I)
 _UNIT = re.compile(r"\S[^\n]*?(?:[.!?](?=\s)|$)", re.MULTILINE)  # a sentence, or a line's end
 
 
@@ -73,6 +100,11 @@ class Draft:
     exact: bool = False  # phrased from structured facts: figures computed, not generated
     relaxed: bool = False  # filters were dropped to find anything
     evidence: str = ""  # computed figures the answer may state beyond the sources' text
+    # The quote form: what the model copied as its evidence and the [Source N] it named (None when
+    # the answer was written as free text). The Validator looks for the quote in that source.
+    quote: str | None = None
+    quote_source: int | None = None
+    question: str = ""  # what the model was asked
 
     @property
     def prompt_tokens(self) -> int:
@@ -132,13 +164,88 @@ def build_sources(question: str, chunks: list[RetrievedChunk], budget: int, coun
     return sources
 
 
-def build_prompt(question: str, sources: list[Source], style: str) -> str:
+def build_prompt(question: str, sources: list[Source], style: str, form: str = FREE) -> str:
+    """Seed 000's prompt; in the quote forms its instructions ask for {quote, source, answer}
+    (the question and context come first either way, so both share a cached prompt prefix)."""
     context = "\n\n".join(f"{s.label}\n{s.text}" for s in sources) or "(no documents matched)"
-    return PROMPT_TEMPLATE.format(
-        question=question, context=context,
-        style_instruction=STYLE_INSTRUCTIONS.get(style, STYLE_INSTRUCTIONS["concise"]),
-        no_information=NO_INFORMATION,
+    style_instruction = STYLE_INSTRUCTIONS.get(style, STYLE_INSTRUCTIONS["concise"])
+    prompt = PROMPT_TEMPLATE.format(
+        question=question, context=context, style_instruction=style_instruction, no_information=NO_INFORMATION,
     )
+    if form == FREE:
+        return prompt
+    head = prompt[: prompt.index("Instructions:")]
+    return head + QUOTE_INSTRUCTIONS.format(
+        style_instruction=style_instruction, optional=QUOTE_OPTIONAL if form == QUOTE_OPTIONAL_FORM else "")
+
+
+def parse_quoted(text: str) -> tuple[str, int | None, str]:
+    """(quote, source number, answer) from the model's JSON; a reply cut short or not JSON at all
+    gives what could be read, so the Validator's check decides (an empty quote is a refusal)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        value = {}
+    if not isinstance(value, dict):
+        value = {}
+    source = value.get("source")
+    try:
+        number = int(source) if source is not None and str(source).strip() else None
+    except (TypeError, ValueError):
+        number = None
+    return str(value.get("quote") or "").strip(), number, str(value.get("answer") or "").strip()
+
+
+def render_quoted(answer: str, source: int | None) -> str:
+    """The answer as the user reads it: its text and the [Source N] it is quoted from."""
+    if not answer or source is None or _CITED.search(answer):
+        return answer
+    return f"{answer.rstrip()} [Source {source}]"
+
+
+class FieldStream:
+    """Forwards the characters of one string field of a JSON object as the model writes it, so
+    the user sees the answer's words while the rest of the JSON is still being generated."""
+
+    def __init__(self, field_name: str, on_token: TokenCallback) -> None:
+        self.on_token = on_token
+        self.raw = ""
+        self.start: int | None = None
+        self.position = 0
+        self.closed = False
+        self._opening = re.compile(rf'"{re.escape(field_name)}"\s*:\s*"')
+
+    def __call__(self, token: str) -> None:
+        self.raw += token
+        if self.closed:
+            return
+        if self.start is None:
+            match = self._opening.search(self.raw)
+            if not match:
+                return
+            self.start = self.position = match.end()
+        out = []
+        i = self.position
+        while i < len(self.raw):
+            ch = self.raw[i]
+            if ch == '"':
+                self.closed = True
+                break
+            if ch == "\\":
+                escape = self.raw[i:i + 6] if self.raw[i + 1:i + 2] == "u" else self.raw[i:i + 2]
+                if len(escape) < (6 if escape[1:2] == "u" else 2):
+                    break  # the rest of the escape is still to come
+                try:
+                    out.append(json.loads(f'"{escape}"'))
+                except json.JSONDecodeError:
+                    out.append(escape[1:])
+                i += len(escape)
+                continue
+            out.append(ch)
+            i += 1
+        self.position = i
+        if out:
+            self.on_token("".join(out))
 
 
 def reason(
@@ -152,12 +259,18 @@ def reason(
     max_tokens: int,
     count_tokens: TokenCounter,
     on_token: TokenCallback | None = None,
+    form: str = FREE,
+    max_sources: int | None = None,
 ) -> Draft:
-    sources = build_sources(question, chunks, budget, count_tokens)
-    prompt = build_prompt(question, sources, style)
+    """One answer from the model over the first `max_sources` chunks (all when None), their best
+    passages within `budget` tokens in all; `form` is how the model is asked (READER_FORMS)."""
+    sources = build_sources(question, chunks[:max_sources] if max_sources else chunks, budget, count_tokens)
+    prompt = build_prompt(question, sources, style, form)
     context_used = "\n\n".join(f"{s.label} {s.text}" for s in sources)
-    draft = Draft("", context_used, len(sources), sources, prompt=prompt)
+    draft = Draft("", context_used, len(sources), sources, prompt=prompt, question=question)
     messages = [{"role": "user", "content": prompt}]
+    if form != FREE:
+        return _reason_quoted(draft, messages, llm, temperature, max_tokens, on_token)
     try:
         first = llm.stream(messages, on_token or (lambda _: None), max_tokens=max_tokens, temperature=temperature)
         draft.completions.append(first)
@@ -179,6 +292,30 @@ def reason(
         return draft
     draft.raw_output = text
     draft.answer = text.strip()
+    return draft
+
+
+def _reason_quoted(draft: Draft, messages, llm: ChatLLM, temperature: float, max_tokens: int,
+                   on_token: TokenCallback | None) -> Draft:
+    """The quote form: {quote, source, answer} under a schema; the answer field streams as it is
+    written, its [Source N] once the JSON is complete."""
+    stream = FieldStream("answer", on_token) if on_token else None
+    try:
+        value, completion = llm.complete_json(messages, QUOTE_SCHEMA, max_tokens=max_tokens,
+                                              temperature=temperature, on_token=stream)
+        text = completion.text
+    except LLMMalformedJSON as exc:  # cut off at max_tokens: the check below refuses it
+        completion, text = exc.completion, exc.completion.text
+    except LLMError as exc:
+        draft.error = str(exc)
+        return draft
+    draft.completions.append(completion)
+    draft.raw_output = text
+    draft.quote, draft.quote_source, answer = parse_quoted(text)
+    answer = answer or draft.quote  # the quote answers it when the model left the answer out
+    draft.answer = render_quoted(answer, draft.quote_source)
+    if on_token and draft.answer.startswith(answer) and len(draft.answer) > len(answer):
+        on_token(draft.answer[len(answer):])  # the citation, after the streamed words
     return draft
 
 

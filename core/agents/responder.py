@@ -42,6 +42,7 @@ class Response:
     unsupported: list[str] = field(default_factory=list)
     structured: dict | None = None
     question: str = ""  # what was answered: the standalone form of a follow-up
+    understood_as: str = ""  # the standalone question a follow-up was rewritten to; "" when unchanged
     clarification: str | None = None  # what was tried and what would help, when records found nothing
     new_topic: bool = False
     insufficiencies: list[dict] = field(default_factory=list)  # agent mode: {section, missing, queries_tried}
@@ -50,6 +51,11 @@ class Response:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def understood_as(plan: Plan) -> str:
+    """The standalone question answered in place of a follow-up as typed; "" when it stood alone."""
+    return plan.question if plan.asked else ""
 
 
 def strip_invalid_citations(answer: str, valid: set[int]) -> str:
@@ -77,12 +83,14 @@ def save_turn(catalog: Catalog, response: Response, question: str, trace: TraceR
 def respond(plan: Plan, draft: Draft | None, validation: Validation | None) -> Response:
     if not plan.needs_retrieval or draft is None or validation is None:
         return Response(plan.response or "", [], "low", list(plan.safety_flags), plan.reason,
-                        intent=plan.intent, route="none", question=plan.question, new_topic=plan.new_topic)
+                        intent=plan.intent, route="none", question=plan.question, new_topic=plan.new_topic,
+                        understood_as=understood_as(plan))
     flags = list(dict.fromkeys(plan.safety_flags + validation.safety_flags))
     if not validation.is_valid:
         answer = validation.fallback_response or ""
     else:
-        answer = strip_invalid_citations(draft.answer, {s.number for s in draft.sources})
+        shown = validation.answer if validation.answer is not None else draft.answer
+        answer = strip_invalid_citations(shown, {s.number for s in draft.sources})
     cited = set(validation.cited)
     citations = [
         Citation(
@@ -100,4 +108,4 @@ def respond(plan: Plan, draft: Draft | None, validation: Validation | None) -> R
         reasoning += "; not found in the cited sources: " + ", ".join(validation.unsupported[:8])
     return Response(answer.strip(), citations, validation.confidence, flags, reasoning,
                     intent=plan.intent, route=plan.route, unsupported=validation.unsupported,
-                    question=plan.question, new_topic=plan.new_topic)
+                    question=plan.question, new_topic=plan.new_topic, understood_as=understood_as(plan))

@@ -71,10 +71,12 @@ class ChatLLM:
         return self._timed(messages, max_tokens, temperature, None, on_token)
 
     def complete_json(
-        self, messages: Messages, schema: dict, *, max_tokens: int = 300, temperature: float = 0.0
+        self, messages: Messages, schema: dict, *, max_tokens: int = 300, temperature: float = 0.0,
+        on_token: TokenCallback | None = None,
     ) -> tuple[dict, Completion]:
-        """A JSON object that matches `schema` (constrained decoding where the provider has it)."""
-        completion = self._timed(messages, max_tokens, temperature, schema, None)
+        """A JSON object that matches `schema` (constrained decoding where the provider has it);
+        `on_token` sees the raw JSON text as it is written."""
+        completion = self._timed(messages, max_tokens, temperature, schema, on_token)
         try:
             value = json.loads(completion.text)
         except json.JSONDecodeError as exc:

@@ -2,7 +2,8 @@
 
 Give it a list of replies (or a function of the messages) and it plays them in order. With no
 script it answers extractively: the first sentence of source 1, cited, which keeps the whole
-pipeline honest (grounded, cited) while costing no model time.
+pipeline honest (grounded, cited) while costing no model time. A plain scripted reply to the
+Reasoner's quote form is delivered as that form's JSON: the reply, quoting the source it cites.
 """
 from __future__ import annotations
 
@@ -37,7 +38,9 @@ class ScriptedLLM(ChatLLM):
                 raise LLMError("The scripted model ran out of replies.")
             text = self.script[len(self.calls) - 1]
         else:
-            text = extractive_answer(messages)
+            text = extractive_answer(messages, schema)
+        if _asks_for_quote(schema) and not text.lstrip().startswith("{"):
+            text = as_quoted(text, messages)
         words = text.split(" ")
         for i, word in enumerate(words):
             if on_token:
@@ -53,14 +56,35 @@ _SOURCE = re.compile(r"^\[(?:Source )?1\][^\n]*\n(.+?)(?:\n\[(?:Source )?2\]|\n\
                      re.S | re.M)
 
 
-def extractive_answer(messages: Messages) -> str:
+def _asks_for_quote(schema: dict | None) -> bool:
+    return schema is not None and "quote" in schema.get("properties", {})
+
+
+_CITATION = re.compile(r"\s*\[(?:Source )?(\d+)\]")
+
+
+def as_quoted(text: str, messages: Messages) -> str:
+    """A scripted plain answer, asked for in the Reasoner's quote form: that answer, quoting the
+    first line of the source it cites (so a test script reads as the answer the user sees)."""
+    cited = _CITATION.search(text)
+    number = int(cited.group(1)) if cited else 1
+    match = re.search(rf"^\[Source {number}\][^\n]*\n(.+?)(?:\n\[Source \d+\]|\n\nInstructions:|\Z)",
+                      messages[-1]["content"], re.S | re.M)
+    quote = match.group(1).strip().split("\n", 1)[0][:300] if match else ""
+    return json.dumps({"quote": quote, "source": number, "answer": text})
+
+
+def extractive_answer(messages: Messages, schema: dict | None = None) -> str:
+    """The first sentence of source 1, cited; as {quote, source, answer} when the Reasoner asks
+    for its quote form (a schema with a "quote" field)."""
     prompt = messages[-1]["content"]
     match = _SOURCE.search(prompt)
+    quoted = _asks_for_quote(schema)
     if not match:
-        return NO_INFORMATION
+        return json.dumps({"quote": "", "source": 0, "answer": NO_INFORMATION}) if quoted else NO_INFORMATION
     text = " ".join(match.group(1).split())
-    sentence = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
-    return f"{sentence[:400]} [Source 1]"
+    sentence = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0][:400]
+    return json.dumps({"quote": sentence, "source": 1, "answer": sentence}) if quoted else f"{sentence} [Source 1]"
 
 
 def scripted_json(value: dict) -> str:

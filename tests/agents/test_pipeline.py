@@ -148,3 +148,20 @@ def test_weak_text_search_falls_back_to_the_sections_of_long_documents(open_ws, 
     [long_text] = [e for e in events if e["inputs"].get("route") == "long_text"]
     assert long_text["outputs"]["sections"] and long_text["summary"]
     assert response.citations  # answered from one route or the other, never from nothing
+
+
+def test_a_follow_up_is_answered_as_a_standalone_question_and_says_how_it_was_understood(tmp_path, embedder, write_text):
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM())
+    try:
+        ws.ingestor.ingest_paths([write_text("AzureInterior.txt", "Azure Interior invoice INV/2023/03/0008\n"
+                                             "Invoice Date: 03/05/2023\nDue Date: 04/04/2023\nTotal: 279.84 USD")])
+        first = ws.ask("What is the invoice date on the Azure Interior invoice?")
+        assert first.understood_as == ""
+        events = []
+        follow = ws.ask("what about the due date", previous_question=first.question, on_event=events.append)
+        assert follow.understood_as == follow.question == "What is the due date on the Azure Interior invoice?"
+        plan = ws.kb.catalog.turn(follow.trace_id)["trace"]["events"][0]
+        assert plan["outputs"]["understood_as"] == follow.understood_as and plan["outputs"]["rewritten_by"] == "rule"
+        assert "follow-up to" not in ws.llm.calls[-1][-1]["content"]
+    finally:
+        ws.close()

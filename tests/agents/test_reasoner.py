@@ -1,5 +1,7 @@
 """Reasoner: the seed 000 prompt, a context built from the relevant sentences, continuation."""
-from core.agents.reasoner import NO_INFORMATION, build_prompt, build_sources, reason, select_passage
+from core.agents.reasoner import (
+    NO_INFORMATION, QUOTE, QUOTE_OPTIONAL_FORM, build_prompt, build_sources, reason, select_passage,
+)
 from core.embedding import MiniLMEmbedder
 from core.llm.scripted import ScriptedLLM
 from core.retrieval import RetrievedChunk
@@ -73,3 +75,38 @@ def test_an_llm_error_is_reported_not_raised():
     draft = reason("q?", [chunk("x")], ScriptedLLM(fail_with=LLMUnavailable("model missing")), style="concise",
                    budget=100, temperature=0.3, max_tokens=50, count_tokens=count)
     assert draft.error == "model missing" and draft.answer == ""
+
+
+def test_the_quote_form_keeps_the_seed_prompt_up_to_its_instructions_and_asks_for_the_evidence():
+    sources = build_sources("warranty?", [chunk("The warranty is 25 years.")], 300, count)
+    free = build_prompt("How long is the warranty?", sources, "concise")
+    quote = build_prompt("How long is the warranty?", sources, "concise", QUOTE)
+    head = free[: free.index("Instructions:")]
+    assert quote.startswith(head) and "[Source 1] (handbook.pdf, p. 3)" in head
+    assert '"quote"' in quote and '"source"' in quote and '"answer"' in quote and "- Provide a brief, direct answer." in quote
+    assert NO_INFORMATION not in quote  # the check decides a refusal, not the model
+    assert "(an empty string if no source states it)" in build_prompt("q?", sources, "concise", QUOTE_OPTIONAL_FORM)
+
+
+def test_a_quoted_answer_streams_its_words_then_its_citation():
+    reply = '{"quote": "The warranty is 25 years.", "source": 1, "answer": "The warranty lasts \\"25\\" years."}'
+    llm = ScriptedLLM([reply])
+    seen = []
+    draft = reason("How long is the warranty?", [chunk("The warranty is 25 years.")], llm, style="concise",
+                   budget=200, temperature=0.3, max_tokens=200, count_tokens=count, on_token=seen.append, form=QUOTE)
+    assert (draft.quote, draft.quote_source) == ("The warranty is 25 years.", 1)
+    assert draft.answer == 'The warranty lasts "25" years. [Source 1]' and "".join(seen) == draft.answer
+    assert draft.raw_output == reply
+
+
+def test_a_quoted_reply_cut_short_is_read_as_no_quote_not_raised():
+    draft = reason("q?", [chunk("x y z")], ScriptedLLM(['{"quote": "x y']), style="concise", budget=100,
+                   temperature=0.3, max_tokens=200, count_tokens=count, form=QUOTE)
+    assert draft.error is None and draft.quote == "" and draft.answer == ""
+
+
+def test_the_reader_reads_at_most_max_sources_chunks():
+    chunks = [chunk(f"Fact number {i}.", n=i) for i in range(5)]
+    draft = reason("q?", chunks, ScriptedLLM(['{"quote": "", "source": 1, "answer": ""}']), style="concise",
+                   budget=300, temperature=0.3, max_tokens=50, count_tokens=count, form=QUOTE, max_sources=2)
+    assert draft.num_sources == 2 and "[Source 3]" not in draft.prompt

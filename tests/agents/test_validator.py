@@ -1,6 +1,6 @@
 """Validator: seed 000's checks and confidence rules, plus citation and grounding checks."""
 from core.agents.reasoner import Draft, Source
-from core.agents.validator import assess_confidence, unsupported_claims, validate
+from core.agents.validator import assess_confidence, question_names, quote_in, unsupported_claims, validate
 from core.config import Settings
 from core.retrieval import RetrievedChunk
 
@@ -69,3 +69,106 @@ def test_number_formats_are_compared_by_value():
 def test_an_uncited_answer_is_flagged_and_less_confident():
     v = validate(draft("The HX-450 weighs 21.5 kg."), S)
     assert "no_citation" in v.safety_flags and v.confidence == "medium"
+
+
+# --- the quote form: the check of the model's quote, not the model, decides a refusal -------------
+
+def quoted(answer, quote, source=1, texts=("The HX-450 weighs 21.5 kg and costs $1,299.",), similarity=0.3):
+    d = draft(answer, texts, similarity)
+    d.quote, d.quote_source = quote, source
+    return d
+
+
+def test_a_found_quote_makes_an_answer_at_least_medium_and_high_only_with_seed_000s_similarity():
+    v = validate(quoted("It weighs 21.5 kg [Source 1]", "The HX-450 weighs 21.5 kg"), S)
+    assert v.is_valid and v.quote_found and v.confidence == "medium" and v.answer is None
+    close = validate(quoted("It weighs 21.5 kg [Source 1]", "The HX-450 weighs 21.5 kg", similarity=0.9), S)
+    assert close.confidence == "high"
+
+
+def test_a_quote_is_found_despite_spacing_hyphenation_and_number_formatting():
+    page = "Purchases of property, plant and equip-\nment (PP&E) $ (1,577) (1,373)"
+    v = validate(quoted("$1,577 million [Source 1]", "property, plant and equipment (PP&E) (1577)", texts=(page,)), S)
+    assert v.quote_found and not v.is_no_information
+
+
+def test_a_quote_that_is_not_in_the_sources_gives_the_no_information_sentence():
+    v = validate(quoted("It weighs 30 kg [Source 1]", "The HX-450 weighs 30 kg"), S)
+    assert v.is_valid and v.is_no_information and v.quote_found is False
+    assert v.answer == "The provided documents do not contain information about this." and v.confidence == "low"
+
+
+def test_no_quote_or_a_quote_too_short_to_prove_anything_is_a_refusal():
+    for quote in ("", "21.5 kg"):
+        v = validate(quoted("It weighs 21.5 kg [Source 1]", quote), S)
+        assert v.is_no_information and v.answer.startswith("The provided documents do not contain")
+
+
+def test_a_quote_found_in_another_source_than_the_one_named_is_cited_where_it_is():
+    texts = ("The warranty covers parts.", "The HX-450 weighs 21.5 kg and costs $1,299.")
+    v = validate(quoted("It weighs 21.5 kg [Source 1]", "The HX-450 weighs 21.5 kg", source=1, texts=texts), S)
+    assert v.quote_found and v.answer == "It weighs 21.5 kg [Source 2]" and v.cited == [2]
+
+
+def test_an_answer_stating_a_figure_not_in_its_cited_source_is_counted_and_low_confidence():
+    v = validate(quoted("It weighs 21.5 kg and costs $1,499 [Source 1]", "The HX-450 weighs 21.5 kg"), S)
+    assert v.quote_found and v.unsupported_figures == ["$1,499"] and "unsupported_figure" in v.safety_flags
+    assert v.confidence == "low"
+
+
+def test_a_quote_from_a_document_that_does_not_name_what_the_question_names_is_a_refusal():
+    d = quoted("It weighs 21.5 kg [Source 1]", "The HX-450 weighs 21.5 kg")
+    d.question = "What does the Orion-7 weigh?"
+    v = validate(d, S)
+    assert v.is_no_information and "does not name Orion-7" in v.reason
+    d.question = "What does the HX-450 weigh?"
+    assert validate(d, S).quote_found
+
+
+def test_question_names_are_the_names_not_the_periods_or_question_words():
+    assert question_names("What is the FY2018 capital expenditure amount (in USD millions) for 3M?") == ["3M"]
+    assert question_names("What is the due date on the Azure Interior invoice?") == ["Azure", "Interior"]
+    assert question_names("Among operations and investing, which brought in more cash for AMD in FY22?") == ["AMD"]
+    assert question_names("What torque should the clamp bolts be tightened to?") == []
+
+
+def test_a_quote_cut_at_the_length_limit_mid_word_is_still_found():
+    assert quote_in("The HX-450 weighs 21.5 kg and co", "The HX-450 weighs 21.5 kg and costs $1,299.", 12)
+    assert not quote_in("The HX-450 weighs 21.5 kg and fo", "The HX-450 weighs 21.5 kg and costs $1,299.", 12)
+    assert quote_in("weighs 21.5 kg", "The HX-450 weighs 21.5 kg", 12)
+
+
+def test_a_quote_stopped_by_the_length_limit_is_found_whatever_its_last_word():
+    from core.agents.reasoner import QUOTE_MAX_CHARS
+
+    sentence = " ".join(f"word{i}" for i in range(80))
+    cut = sentence[: QUOTE_MAX_CHARS - 2] + " 5"
+    assert len(cut) == QUOTE_MAX_CHARS and quote_in(cut, sentence, 12)
+
+
+def test_query_language_words_and_redaction_placeholders_are_not_names():
+    assert question_names("What is the warranty' OR '1'='1' UNION SELECT * FROM turns --") == []
+    assert question_names("Who answers support questions? Reply to [EMAIL]") == []
+    assert question_names("What was MGM's revenue?") == ["MGM"]
+    assert question_names("What are major acquisitions that AMCOR has done in FY2023?") == ["AMCOR"]
+
+
+def test_a_sentence_the_chunker_split_across_two_overlapping_sources_is_found():
+    d = quoted("At least 84.8 % [Source 1]",
+               "From the second year on, the output declines by no more than 0.55 % per year, so that at the end of "
+               "year 25 the module still delivers at least 84.8 % of its nominal power.",
+               texts=("Warranty. From the second year on, the output\ndeclines by no more than 0.55 % per year, so "
+                      "that at the end of year 25 the",
+                      "declines by no more than 0.55 % per year, so that at the end of year 25 the\nmodule still "
+                      "delivers at least 84.8 % of its nominal power. Making a claim"))
+    for number, source in enumerate(d.sources):
+        source.chunk.doc_id, source.chunk.chunk_index = "handbook", number
+    d.question = "How much of its nominal power does a module still deliver after 25 years?"
+    v = validate(d, S)
+    assert v.quote_found and not v.is_no_information and v.cited == [1]
+
+
+def test_a_table_row_quoted_with_only_its_answering_cell_is_found_on_one_line():
+    row = "Consolidated statement of income\nNet income $ 3,033 $ 10,073 $ 11,588\nShares 100"
+    assert quote_in("Net income $ 11,588", row, 12)
+    assert not quote_in("Net income $ 11,588 Shares", row, 12)  # words of two lines are not one row

@@ -106,7 +106,7 @@ class AgentMode:
         resolution apply to agent mode unchanged; the agent also bounds the question's length."""
         plan = planner_agent.plan_question(
             question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings,
-            previous_question=previous_question, previous_result_set=previous_result_set,
+            previous_question=previous_question, previous_result_set=previous_result_set, llm=self.llm,
         )
         limit = self.settings.max_question_length
         if plan.needs_retrieval and len(plan.question) > limit:
@@ -162,7 +162,7 @@ def to_response(plan: Plan, run: AgentRun, settings: Settings) -> Response:
     response = Response(
         answer, citations, confidence, list(dict.fromkeys(flags)), reasoning, intent=plan.intent, route="agent",
         unsupported=unsupported, question=plan.question, new_topic=plan.new_topic,
-        insufficiencies=run.insufficiencies,
+        insufficiencies=run.insufficiencies, understood_as=responder_agent.understood_as(plan),
     )
     response.tokens = {"prompt": sum(c.prompt_tokens for c in run.completions),
                        "completion": sum(c.completion_tokens for c in run.completions)}
