@@ -21,7 +21,7 @@ from pathlib import Path
 from statistics import median
 
 # A printed figure: 1,234 | (1,234) | 12.5% | $ signs are separate words in most filings.
-_NUMBER = re.compile(r"^\(?-?[$€£]?\(?\d[\d,]*(?:\.\d+)?\)?%?\)?$")
+_NUMBER = re.compile(r"^\(?-?[$€£]?\(?\d(?:[\d,]*\d)?(?:\.\d+)?\)?%?\)?$")  # not "31,": a date
 _DASH = re.compile(r"^[—–\-]+$")  # "—": nil, printed in a column like a number
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _CURRENCY = {"$", "€", "£"}
@@ -209,17 +209,17 @@ def _split_row(line: Line) -> tuple[list[Word], list[_Cell]]:
 
 
 def _is_year_header(label: list[Word], cells: list[_Cell]) -> bool:
-    """'2022 2021' above the figures is a header line, not a row, also when a units note
-    ("(Dollars in millions)") sits at its left."""
-    text = " ".join(w.text for w in label)
-    return all(_YEAR.match(c.text) for c in cells) and (not text or text.startswith("("))
+    """'2022 2021' above the figures is a header line, not a row, also with words at its left
+    ("Years ended December 31,", "(Dollars in millions)")."""
+    return all(_YEAR.match(c.text) for c in cells)
 
 
 # --- columns -------------------------------------------------------------------------------------
 
 def _columns(rows: list[list[_Cell]]) -> list[tuple[float, float]]:
     """Column spans: figures of different rows that overlap horizontally share a column; a
-    column must hold figures of at least two rows (or of the only row), else it is noise."""
+    column must hold figures of a quarter of the rows (at least two), else they are figures
+    inside labels ("24,000 shares authorized; 7,437 outstanding")."""
     spans = sorted((c.x0, c.x1) for cells in rows for c in cells if not _DASH.match(c.text))
     merged: list[list[float]] = []
     for x0, x1 in spans:
@@ -228,7 +228,7 @@ def _columns(rows: list[list[_Cell]]) -> list[tuple[float, float]]:
             merged[-1][2] += 1
         else:
             merged.append([x0, x1, 1])
-    need = 2 if len(rows) > 1 else 1
+    need = max(2, len(rows) // 4) if len(rows) > 1 else 1
     return [(x0, x1) for x0, x1, n in merged if n >= need]
 
 
@@ -360,6 +360,7 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
     headers: list[list[str]] = [[] for _ in columns]
     stub: list[str] = []
     caption = ""
+    unreliable = False
     k = first - 1
     header_lines = 0
     while k >= 0 and header_lines < 5:
@@ -369,7 +370,7 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
         parts = phrases(line)
         # Prose starts in the label area and runs on across the figures; a header wider than its
         # figures starts at most about a column's width left of them.
-        if any(p.x0 < figures_left - max(pitch, 6 * height) and p.x1 > figures_left + height for p in parts):
+        if any(p.x0 < figures_left - max(pitch, 6 * height) and p.x1 >= figures_left - height / 2 for p in parts):
             caption = line.text  # prose running across the columns: the sentence that introduces the table
             break
         stubs = [p for p in parts if p.x1 < figures_left - height / 2]
@@ -377,26 +378,40 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
         if not over and not all(p.text.startswith("(") for p in stubs):
             caption = line.text  # a title at the left ("Revenue by segment"), not a units note
             break
-        stub[:0] = [p.text for p in stubs]
+        if any(_NUMBER.match(p.text.split()[0]) and not _YEAR.match(p.text.split()[0]) for p in over):
+            break  # figures above the rows: another table's rows, not a header
         centres = [(a + b) / 2 for a, b in columns]
         lone = over[0] if len(over) == 1 else None
-        if lone and centres[0] + pitch / 2 < (lone.x0 + lone.x1) / 2 < centres[-1] - pitch / 2:
+        middle, spread = (centres[0] + centres[-1]) / 2, centres[-1] - centres[0]
+        if lone and abs((lone.x0 + lone.x1) / 2 - middle) <= spread / 4:
             for c in range(len(columns)):  # one phrase centred over the columns: it spans them all
                 headers[c].insert(0, lone.text)
+        elif header_lines == 0:
+            # The line right above the rows names each column on its own ("2023 2022", "Amount
+            # Amortization Amount"): one phrase over each column, else the layout is not
+            # understood and the table keeps no header rather than a wrong one.
+            over_column = [[i for i, p in enumerate(over) if _header_distance(p, column) <= height]
+                           for column in columns]
+            if any(len(found) != 1 for found in over_column) or len({f[0] for f in over_column}) != len(columns):
+                unreliable = True
+                break
+            for c, (i,) in enumerate(over_column):
+                headers[c].insert(0, over[i].text)
         else:
             for c, column in enumerate(columns):
-                # each column takes the nearest phrase of the line: a centred "December 31," lies
-                # over both of its years, though it may not reach either one's digits
+                # each column takes the nearest phrase of a spanning line: a centred "December 31,"
+                # lies over both of its years, though it may not reach either one's digits
                 distance, nearest = min(((_header_distance(p, column), i) for i, p in enumerate(over)),
                                         default=(reach + 1, -1))
                 if distance <= reach:
                     headers[c].insert(0, over[nearest].text)  # read upward: each line goes in front
+        stub[:0] = [p.text for p in stubs]
         first = k
         header_lines += 1
         k -= 1
     column_names = [" ".join(h).replace(" ,", ",").strip() for h in headers]
-    if not any(column_names):
-        column_names = [""] * len(columns)
+    if unreliable or not any(column_names):
+        column_names, stub, first = [""] * len(columns), [], members[0]  # header lines stay as text
     table = PdfTable(page=page, caption=caption, stub=" ".join(stub), columns=column_names, rows=rows)
     return _Block(first, members[-1], table, columns)
 

@@ -114,3 +114,49 @@ def test_the_loaded_page_text_carries_the_headers_and_the_prose_around_the_table
     assert lines[-1] == "Our cloud revenue grew because of Azure and other cloud services."
     assert not any(line.strip() == "2022 2021 2022 2021" for line in lines)  # header lines are in the rows now
     assert document.sections[1].text.strip() == "A page of prose: revenue grew 12 percent in 2022."
+
+
+def draw_rows(path: Path, header_lines: list[list[tuple[float, str]]], rows: list[tuple[str, list[str]]]) -> Path:
+    """A table whose header lines are (x centre, text) pairs and whose figures are right-aligned
+    at COLUMNS."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    pdf.setFont("Helvetica", 9)
+    y = 780
+    pdf.drawString(40, y, "The following table summarizes loss from operations (in millions):")
+    for line in header_lines:
+        y -= 11
+        for x, text in line:
+            (pdf.drawString if x < 100 else pdf.drawCentredString)(x, y, text)
+    for label, figures in rows:
+        y -= 12
+        pdf.drawString(40, y, label)
+        for x, figure in zip(COLUMNS, figures):
+            pdf.drawRightString(x, y, figure)
+    pdf.showPage()
+    pdf.save()
+    return path
+
+
+def test_a_year_line_with_words_at_its_left_is_the_header(tmp_path):
+    path = draw_rows(tmp_path / "years.pdf",
+                     [[(40, "Years ended December 31,"), (320, "2023"), (390, "2022"), (470, "2021"), (540, "2020")]],
+                     [("Commercial products", ["(2,370)", "(6,475)", "(13,847)", "(9,001)"]),
+                      ("Global services", ["2,727", "2,017", "450", "1,200"]),
+                      ("Capital", ["29", "106", "63", "40"])])
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["2023", "2022", "2021", "2020"]
+    assert table.stub == "Years ended December 31,"
+    assert table.row_text(table.rows[1]) == "Global services | 2023: 2,727 | 2022: 2,017 | 2021: 450 | 2020: 1,200"
+
+
+def test_a_header_line_that_does_not_name_each_column_gives_no_header_rather_than_a_wrong_one(tmp_path):
+    # Two labels for four columns, each between two of them: which figure is whose is not known.
+    path = draw_rows(tmp_path / "unclear.pdf", [[(360, "Reported"), (510, "Organic")]],
+                     [("North America", ["8.4", "3.1", "12.0", "(2.2)"]), ("Europe", ["5.5", "1.0", "7.3", "4.4"]),
+                      ("Asia", ["6.1", "2.9", "9.8", "1.7"])])
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["", "", "", ""]
+    assert table.row_text(table.rows[0]) == "North America | 8.4 | 3.1 | 12.0 | (2.2)"
