@@ -73,3 +73,10 @@ def test_an_llm_error_is_reported_not_raised():
     draft = reason("q?", [chunk("x")], ScriptedLLM(fail_with=LLMUnavailable("model missing")), style="concise",
                    budget=100, temperature=0.3, max_tokens=50, count_tokens=count)
     assert draft.error == "model missing" and draft.answer == ""
+
+
+def test_each_source_shows_whose_document_and_section_it_is_above_its_passage():
+    hit = chunk("Net sales were $81.8 billion.")
+    hit.context = "Apple Inc. · Form 10-Q · quarter ended July 1, 2023 — Item 2. Results of Operations"
+    (source,) = build_sources("What were net sales?", [hit], 300, count)
+    assert source.text == f"{hit.context}\nNet sales were $81.8 billion."
