@@ -1,6 +1,7 @@
 """Retrieval quality of BM25, vector and hybrid search on two public financial QA sets, side by side.
 
     .venv/bin/python bench/retrieval_quality.py [--data-dir DIR] [--limit N] [--top-k-max 10]
+        [--sets financebench,docugami] [--part dev|test|all] [--docs-file FILES.json] [--name NAME]
 
 1. Ingests ../shared/corpus/financebench/*.pdf and ../shared/corpus/docugami-sec10q/*.pdf into
    --data-dir (default bench/results/kb-finance). The directory is reused: documents already
@@ -35,6 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import splits  # noqa: E402
 from bench._common import (  # noqa: E402
     ROOT, RESULTS, StepTimer, describe_code, fmt, ingest_table, machine, p50_p95, peak_rss_mb, summarize_ingest,
     table, write_json,
@@ -53,6 +55,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--shared", type=Path, default=SHARED, help="folder holding corpus/ and eval-public/")
     p.add_argument("--skip-ingest", action="store_true", help="evaluate whatever is already indexed")
     p.add_argument("--quiet", action="store_true", help="no per-file ingest progress on stderr")
+    p.add_argument("--sets", default="financebench,docugami",
+                   help="question sets to run, comma-separated; only their corpora are ingested")
+    p.add_argument("--docs-file", type=Path, default=None,
+                   help="JSON list of file names: search only these documents and ask only the questions whose "
+                        "evidence is among them (to compare two knowledge bases on the same documents)")
+    splits.add_argument(p, default="all")
+    p.add_argument("--name", default="retrieval_quality", help="results file bench/results/NAME.json")
     p.add_argument("--fusion-sweep", action="store_true",
                    help="also re-fuse the BM25 and vector rankings offline over a grid of RRF weights and k "
                         "(diagnostic; no extra searches)")
@@ -61,16 +70,18 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 # --- eval sets ------------------------------------------------------------------------------------
 
-def load_financebench(shared: Path, limit: int | None) -> list[dict]:
+def load_financebench(shared: Path, limit: int | None, part: str | None = None) -> list[dict]:
     path = shared / "eval-public" / "financebench" / "financebench_subset.jsonl"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = splits.keep(rows, lambda q: q["financebench_id"], part)
     return rows[:limit] if limit else rows
 
 
-def load_docugami(shared: Path, limit: int | None) -> list[dict]:
+def load_docugami(shared: Path, limit: int | None, part: str | None = None) -> list[dict]:
     path = shared / "eval-public" / "docugami-sec10q" / "qna_data.csv"
     with path.open(encoding="utf-8-sig", newline="") as fh:
         rows = list(csv.DictReader(fh))
+    rows = splits.keep(rows, lambda q: q["Question"], part)
     return rows[:limit] if limit else rows
 
 
@@ -100,9 +111,12 @@ def globs_of(source_docs: str) -> list[str]:
 
 # --- ingest ---------------------------------------------------------------------------------------
 
-def corpus_paths(shared: Path) -> list[Path]:
+CORPORA = {"financebench": "financebench", "docugami": "docugami-sec10q"}
+
+
+def corpus_paths(shared: Path, sets: tuple[str, ...] = tuple(CORPORA)) -> list[Path]:
     paths = []
-    for name in ("financebench", "docugami-sec10q"):
+    for name in (CORPORA[s] for s in sets):
         found = sorted((shared / "corpus" / name).glob("*.pdf"))
         if not found:
             raise SystemExit(f"No PDFs in {shared / 'corpus' / name}")
@@ -120,14 +134,15 @@ def ingest(ws, paths: list[Path], echo: bool) -> dict:
 
 # --- evaluation -----------------------------------------------------------------------------------
 
-def run_query(ws, question: str, mode: str, top_k: int):
+def run_query(ws, question: str, mode: str, top_k: int, doc_ids: list[str] | None = None):
     started = time.perf_counter()
-    result = ws.retriever.search(question, top_k=top_k, expand=0, retrievers=MODES[mode])
+    result = ws.retriever.search(question, top_k=top_k, expand=0, retrievers=MODES[mode], doc_ids=doc_ids)
     wall = (time.perf_counter() - started) * 1000
     return result, wall
 
 
-def evaluate(ws, fin: list[dict], dg: list[dict], top_k: int, kb_files: list[str]) -> dict:
+def evaluate(ws, fin: list[dict], dg: list[dict], top_k: int, kb_files: list[str],
+             doc_ids: list[str] | None = None) -> dict:
     per_mode = {m: {"wall_ms": [], "no_embed_ms": [], "parts": defaultdict(list), "fin": [], "dg": []} for m in MODES}
     weights = Counter()
     rankings: list[dict[str, list[str]]] = []  # per question: each single retriever's candidate ids
@@ -136,7 +151,7 @@ def evaluate(ws, fin: list[dict], dg: list[dict], top_k: int, kb_files: list[str
     for n, (kind, question, q) in enumerate(queries, start=1):
         rankings.append({})
         for mode in MODES:  # interleaved, so background load hits every mode alike
-            result, wall = run_query(ws, question, mode, top_k)
+            result, wall = run_query(ws, question, mode, top_k, doc_ids)
             hits, timings, alpha = result.hits, result.timings_ms, result.semantic_weight
             if mode in ("bm25", "vector"):
                 rankings[-1][mode] = [c.chunk_id for c in result.candidates]
@@ -385,7 +400,8 @@ def main(argv=None) -> int:
     print(f"embedding model load: {model_load_s} s")
 
     ingest_summary = None
-    paths = corpus_paths(args.shared)
+    sets = tuple(x.strip() for x in args.sets.split(",") if x.strip())
+    paths = corpus_paths(args.shared, sets)
     if not args.skip_ingest:
         print(f"\ningesting {len(paths)} PDFs ...", flush=True)
         ingest_summary = ingest(ws, paths, echo=not args.quiet)
@@ -406,13 +422,27 @@ def main(argv=None) -> int:
     if missing:
         print(f"WARNING: {len(missing)} corpus files are not indexed: {missing}")
 
-    fin = load_financebench(args.shared, args.limit)
-    dg = load_docugami(args.shared, args.limit)
+    fin = load_financebench(args.shared, args.limit, args.part) if "financebench" in sets else []
+    dg = load_docugami(args.shared, args.limit, args.part) if "docugami" in sets else []
+    doc_ids = None
+    if args.docs_file:
+        wanted = set(json.loads(args.docs_file.read_text()))
+        missing_here = sorted(wanted - set(kb_files))
+        if missing_here:
+            print(f"WARNING: {len(missing_here)} documents of --docs-file are not indexed here: {missing_here}")
+        kb_files = [f for f in kb_files if f in wanted]
+        doc_ids = [d.doc_id for d in docs if d.filename in wanted]
+        stems = {Path(f).stem for f in kb_files}
+        fin = [q for q in fin if q["doc_name"] in stems
+               and all((e.get("doc_name") or q["doc_name"]) in stems for e in q["evidence"])]
+        dg = [q for q in dg if all(any(fnmatch.fnmatchcase(f, g) for f in kb_files) for g in globs_of(q["Source Docs"]))]
+        print(f"restricted to {len(kb_files)} documents of {args.docs_file}")
+    print(f"part of the dev/test split: {args.part}")
     print(f"\nevaluating {len(fin)} FinanceBench + {len(dg)} Docugami questions x {len(MODES)} modes, "
           f"top_k={args.top_k_max} ...", flush=True)
     load_before = [round(x, 2) for x in os.getloadavg()]
     eval_started = time.perf_counter()
-    ev = evaluate(ws, fin, dg, args.top_k_max, kb_files)
+    ev = evaluate(ws, fin, dg, args.top_k_max, kb_files, doc_ids)
     eval_s = round(time.perf_counter() - eval_started, 1)
     load_after = [round(x, 2) for x in os.getloadavg()]
     summary = summarize(ev)
@@ -428,7 +458,7 @@ def main(argv=None) -> int:
 
     total_s = round(time.perf_counter() - run_started, 1)
     print(f"\nevaluation {eval_s} s; whole run {total_s} s; peak RSS {peak_rss_mb()} MB")
-    path = write_json("retrieval_quality", {
+    path = write_json(args.name, {
         "machine": machine_at_start,
         "data_dir": str(settings.data_dir),
         "index_parameters": settings.index_parameters(),
@@ -437,6 +467,8 @@ def main(argv=None) -> int:
         "ingest": ingest_summary,
         "knowledge_base": {"documents": counts["documents"], "pages": kb_pages, "chunks": counts["chunks"]},
         "questions": {"financebench": len(fin), "docugami": len(dg)},
+        "part": args.part,
+        "docs_file": str(args.docs_file) if args.docs_file else None,
         "top_k_max": args.top_k_max,
         "semantic_weights": ev["semantic_weights"],
         "loadavg_eval": {"before": load_before, "after": load_after},

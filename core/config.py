@@ -231,6 +231,10 @@ class Settings:
             "max_chunk_tokens": self.max_chunk_tokens,
             "embedding_model": self.embedding_model,
             "embedding_dim": self.embedding_dim,
+            # What the indexed text is made of. v2: PDF statement rows under their column headers,
+            # and each chunk prefixed with its document's identity and section heading. An index
+            # built before (no such key) is asked to re-index, as after a chunking change.
+            "index_text": "v2 table-headers identity heading",
         }
 
     def replace(self, **changes: object) -> "Settings":

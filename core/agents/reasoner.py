@@ -157,8 +157,12 @@ def build_sources(question: str, chunks: list[RetrievedChunk], budget: int, coun
     share = max(40, budget // len(chunks))
     sources = []
     for chunk in chunks:
+        # The chunk's context line (company, form, period, section) goes first and out of its
+        # share: a figure is only an answer to "Apple's ... in Q3 2023" if the model sees whose it is.
+        room = share - (count_tokens([chunk.context])[0] if chunk.context else 0)
+        passage = select_passage(chunk.text, question, max(40, room), count_tokens)
         # An instruction planted in a document reaches the model as a marker, not as an order.
-        text = neutralize(select_passage(chunk.text, question, share, count_tokens))
+        text = neutralize("\n".join(p for p in (chunk.context, passage) if p)) if passage else ""
         if text:
             sources.append(Source(len(sources) + 1, chunk, text))
     return sources

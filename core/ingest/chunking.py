@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from core.ingest.context import heading_marks
 from core.ingest.document import LoadedDocument, Section
 
 TokenCounter = Callable[[list[str]], list[int]]
@@ -29,6 +30,7 @@ class Chunk:
     sheet: str | None = None
     row_start: int | None = None
     row_end: int | None = None
+    heading: str | None = None  # the section heading in force at the chunk's first line
 
     @property
     def chunk_id(self) -> str:
@@ -50,6 +52,7 @@ class _Unit:
     page: int | None
     sheet: str | None
     row: int | None
+    heading: str | None = None
 
 
 def chunk_document(
@@ -63,8 +66,9 @@ def chunk_document(
     if strategy not in {"page", "document"}:
         raise ValueError(f"Unknown chunking strategy {strategy!r}: use 'page' or 'document'.")
     chunks: list[Chunk] = []
+    marks = dict(zip(map(id, document.sections), heading_marks(document.sections)))
     for group, is_table in _groups(document.sections, strategy):
-        units = _units(group, count_tokens, size)
+        units = _units(group, count_tokens, size, marks)
         for packed in _pack(units, size, 0 if is_table else overlap):
             chunks.append(_make_chunk(doc_id, len(chunks), packed))
     return chunks
@@ -85,19 +89,23 @@ def _groups(sections: list[Section], strategy: str) -> Iterable[tuple[list[Secti
         yield run, False
 
 
-def _units(sections: list[Section], count_tokens: TokenCounter, size: int) -> list[_Unit]:
-    raw: list[tuple[str, Section, int | None]] = []
+def _units(
+    sections: list[Section], count_tokens: TokenCounter, size: int, marks: dict[int, list[str | None]],
+) -> list[_Unit]:
+    raw: list[tuple[str, Section, int | None, str | None]] = []
     for section in sections:
         rows = section.row_numbers or []
+        headings = marks.get(id(section), [])
         for i, line in enumerate(section.text.split("\n")):
             line = " ".join(line.split())
             if line:
-                raw.append((line, section, rows[i] if i < len(rows) else None))
-    counts = count_tokens([text for text, _, _ in raw])
+                raw.append((line, section, rows[i] if i < len(rows) else None,
+                            headings[i] if i < len(headings) else None))
+    counts = count_tokens([text for text, _, _, _ in raw])
     units: list[_Unit] = []
-    for (text, section, row), tokens in zip(raw, counts):
+    for (text, section, row, heading), tokens in zip(raw, counts):
         pieces = [(text, tokens)] if tokens <= size else _split_long(text, count_tokens, size)
-        units.extend(_Unit(t, n, section.page, section.sheet, row) for t, n in pieces)
+        units.extend(_Unit(t, n, section.page, section.sheet, row, heading) for t, n in pieces)
     return units
 
 
@@ -189,4 +197,5 @@ def _make_chunk(doc_id: str, index: int, units: list[_Unit]) -> Chunk:
         sheet=units[0].sheet,
         row_start=min(rows) if rows else None,
         row_end=max(rows) if rows else None,
+        heading=units[0].heading,
     )

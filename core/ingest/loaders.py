@@ -15,6 +15,7 @@ from typing import Callable
 from core.config import Settings
 from core.ingest.document import IngestError, LoadedDocument, Section
 from core.ingest.ocr import load_image, ocr_pdf_pages
+from core.ingest.pdf_tables import looks_tabular, page_layout, page_text
 from core.ingest.tables import find_tables, table_lines
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,9 @@ def load_document(path: Path, settings: Settings, filename: str | None = None) -
 
 def load_pdf(path: Path, settings: Settings) -> LoadedDocument:
     """PDFium first (measured 15x faster than pypdf on the 10-Q filings), then pypdf, then
-    pdfminer: real filings each trip up some parser, and none of them may cost us the file."""
+    pdfminer: real filings each trip up some parser, and none of them may cost us the file.
+    Pages PDFium reads that hold number columns get their rows written with the column headers
+    (core/ingest/pdf_tables.py)."""
     with path.open("rb") as fh:
         if b"%PDF" not in fh.read(1024):
             raise IngestError("This is not a PDF file (no PDF header). Was it renamed?")
@@ -105,12 +108,26 @@ def _pdf_pages_pdfium(path: Path, settings: Settings) -> list[str]:
         for index in range(len(pdf)):
             page = pdf[index]
             textpage = page.get_textpage()
-            texts.append(textpage.get_text_range())
+            text = textpage.get_text_range()
+            if looks_tabular(text):
+                text = _with_table_headers(textpage, page.get_height(), index + 1, text)
+            texts.append(text)
             textpage.close()
             page.close()
         return texts
     finally:
         pdf.close()
+
+
+def _with_table_headers(textpage, height: float, number: int, text: str) -> str:
+    """The page with each statement row written under its column headers; the plain text if the
+    layout cannot be read (a page the table reader trips on must not cost the file)."""
+    try:
+        lines, blocks = page_layout(textpage, height, number)
+    except Exception as exc:
+        log.info("table layout of page %d skipped: %s", number, exc)
+        return text
+    return page_text(lines, blocks) if blocks else text
 
 
 def _pdf_pages_pypdf(path: Path, settings: Settings) -> list[str]:

@@ -22,6 +22,7 @@ from core.annotations.extract import assign_chunks
 from core.config import Settings
 from core.ingest.categories import category_hints
 from core.ingest.chunking import Chunk, chunk_document
+from core.ingest.context import compose_index_text, context_line, document_identity
 from core.ingest.document import IngestError, LoadedDocument
 from core.ingest.isolation import load_isolated, time_message
 from core.ingest.summary import section_summaries, summarize
@@ -101,12 +102,23 @@ def safe_filename(name: str, max_length: int = 120) -> str:
     return f"{stem}.{suffix}" if suffix else stem
 
 
-def index_text(title: str, chunk: Chunk) -> str:
+def index_text(title: str, chunk: Chunk, identity: str = "", heading: bool = True) -> str:
     """What is embedded and keyword-indexed: the chunk under a short header naming its source,
-    so a page that never repeats the company or product name can still be found by it."""
+    so a page that never repeats the company or product name can still be found by it, and a
+    line saying which document it is from and under which heading (core/ingest/context.py)."""
     where = f"page {chunk.page_label}" if chunk.page_label else (f"sheet {chunk.sheet}" if chunk.sheet else "")
     header = f"{title} | {where}" if where else title
-    return f"{header}\n{chunk.text}"
+    return compose_index_text(header, context_line(identity, chunk.heading if heading else None), chunk.text)
+
+
+def index_texts(title: str, identity: str, chunks: list[Chunk], count_tokens, limit: int) -> list[str]:
+    """Each chunk's indexed text, within `limit` embedder tokens: the embedder truncates at 256,
+    so where the prefix would push a full chunk past it, the heading is left out."""
+    texts = [index_text(title, c, identity) for c in chunks]
+    for i, tokens in enumerate(count_tokens(texts)):
+        if tokens > limit and chunks[i].heading:
+            texts[i] = index_text(title, chunks[i], identity, heading=False)
+    return texts
 
 
 class Ingestor:
@@ -200,7 +212,8 @@ class Ingestor:
         )
         if not chunks:
             raise IngestError("No text could be extracted from this file.")
-        texts = [index_text(document.title, c) for c in chunks]
+        texts = index_texts(document.title, document_identity(document), chunks,
+                            self.kb.embedder.count_tokens, s.max_chunk_tokens)
         assign_chunks(facts, chunks)
         hints = category_hints(document, s)
         summary = summarize(document, hints)

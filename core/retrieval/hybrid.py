@@ -10,6 +10,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from core.config import Settings
+from core.ingest.context import context_of
 from core.retrieval.fusion import reciprocal_rank_fusion, semantic_weight
 from core.store.catalog import ChunkRecord
 from core.store.knowledge_base import KnowledgeBase
@@ -34,6 +35,9 @@ class RetrievedChunk:
     bm25_rank: int | None = None
     used: bool = False  # within top_k, i.e. handed on to the answer
     expanded_from: str | None = None  # set on neighbours added by the sliding window
+    # Which document and section the chunk is from ("Apple Inc. · Form 10-Q · quarter ended ...
+    # — Item 2. ..."), as indexed with it; the Reasoner shows it above the chunk's passage.
+    context: str = ""
 
     @property
     def retrievers(self) -> list[str]:
@@ -44,7 +48,8 @@ class RetrievedChunk:
         return cls(
             chunk_id=record.chunk_id, doc_id=record.doc_id, filename=record.filename,
             chunk_index=record.chunk_index, text=record.text, page=record.page_label,
-            sheet=record.sheet, rows=record.rows_label, score=round(score, 6), **extra,
+            sheet=record.sheet, rows=record.rows_label, score=round(score, 6),
+            context=context_of(record.index_text, record.text), **extra,
         )
 
     @property

@@ -110,3 +110,10 @@ def test_the_reader_reads_at_most_max_sources_chunks():
     draft = reason("q?", chunks, ScriptedLLM(['{"quote": "", "source": 1, "answer": ""}']), style="concise",
                    budget=300, temperature=0.3, max_tokens=50, count_tokens=count, form=QUOTE, max_sources=2)
     assert draft.num_sources == 2 and "[Source 3]" not in draft.prompt
+
+
+def test_each_source_shows_whose_document_and_section_it_is_above_its_passage():
+    hit = chunk("Net sales were $81.8 billion.")
+    hit.context = "Apple Inc. · Form 10-Q · quarter ended July 1, 2023 — Item 2. Results of Operations"
+    (source,) = build_sources("What were net sales?", [hit], 300, count)
+    assert source.text == f"{hit.context}\nNet sales were $81.8 billion."

@@ -70,3 +70,12 @@ def test_sliding_window_adds_neighbours_in_reading_order(make_workspace, write_t
     expected = [i for i in (center.chunk_index - 1, center.chunk_index, center.chunk_index + 1) if 0 <= i <= last]
     assert [h.chunk_index for h in result.hits] == expected
     assert all(h.expanded_from == center.chunk_id for h in result.hits if h.chunk_index != center.chunk_index)
+
+
+def test_a_hit_carries_the_context_line_it_was_indexed_with(make_workspace, write_text):
+    ws = make_workspace()
+    text = "Liquidity and Capital Resources\nCash and equivalents were $2.1 billion at quarter end."
+    ws.ingestor.ingest_paths([write_text("report.txt", text)])
+    top = ws.retriever.search("cash and equivalents at quarter end", top_k=1).hits[0]
+    assert top.context == "Liquidity and Capital Resources"
+    assert not top.text.startswith("Liquidity and Capital Resources\nLiquidity")  # the text is the chunk's own

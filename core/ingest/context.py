@@ -1,0 +1,175 @@
+"""Where a chunk is: the document's identity and the section heading in force at its first line.
+
+Forty filings that all say "net sales increased" differ only in who and when, and a page of a
+statement that never repeats the company's name is found by it only if its chunks say it. So
+every chunk's indexed text starts with "Apple Inc. · Form 10-Q · quarter ended July 1, 2023"
+(read from the cover page) and its nearest heading ("Item 2. Management's Discussion ...").
+Both come from plain text with rules that fail quietly: a document they cannot read gets no
+identity, never a wrong one from another document.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from core.ingest.document import LoadedDocument, Section
+
+# A cover sets the form in capitals ("FORM 10-Q") or on a line of its own ("Form 10-K"); a
+# release that cites "our quarterly report on Form 10-Q" in a sentence is not one.
+_FORM_NUMBER = r"(10-K|10-Q|8-K|20-F|6-K|40-F)"
+_FORM = re.compile(r"\bFORM\s+" + _FORM_NUMBER + r"\b|^\s*Form\s+" + _FORM_NUMBER + r"\s*$", re.MULTILINE)
+_DATE = r"([A-Z][a-z]{2,8}\.?\s+\d{1,2},\s*\d{4})"
+_PERIOD = re.compile(
+    r"for\s+the\s+(quarterly\s+period|fiscal\s+year|year|period)\s+ended\s*:?\s*" + _DATE, re.IGNORECASE)
+_REPORT_DATE = re.compile(r"date\s+of\s+report[^:]{0,60}:\s*" + _DATE, re.IGNORECASE)
+_QUARTER_RESULTS = re.compile(
+    r"\b(first|second|third|fourth)[- ]quarter(?:\s+(?:of\s+)?(?:fiscal\s+(?:year\s+)?)?(\d{4}))?[^\n]{0,40}\bresults\b"
+    r"|\b(?:fiscal\s+)?(\d{4})\s+(first|second|third|fourth)[- ]quarter\b[^\n]{0,40}\bresults\b",
+    re.IGNORECASE)
+_REGISTRANT = re.compile(r"^\s*\(?exact name of (?:the )?registrant", re.IGNORECASE)
+_SUFFIX = r"(?:Inc\.?|Incorporated|Corporation|Corp\.?|Company|Co\.|plc|Ltd\.?|Limited|N\.V\.|S\.A\.|AG|SE|LLC)"
+_COMPANY_LINE = re.compile(r"^[\w&'’.,-]+(?:\s+[\w&'’.,-]+){0,5}?,?\s+" + _SUFFIX + r",?$", re.IGNORECASE)
+# In a sentence ("PepsiCo, Inc. (NASDAQ: PEP) today reported"): capitalised words before the suffix.
+_COMPANY = re.compile(r"\b((?:[A-Z0-9][\w&'.-]*,?\s+){0,4}?[A-Z0-9][\w&'.-]*,?\s+" + _SUFFIX + r")(?=\W)")
+# Cover-page phrases that end like a company name but are not one.
+_NOT_A_COMPANY = re.compile(r"\b(?:reporting|growth|shell|holding|investment)\s+company\b", re.IGNORECASE)
+_SPACES = re.compile(r"\s+")
+
+MAX_HEADING_CHARS = 90  # the prefix is embedded with the chunk: it must leave the chunk its room
+
+
+def document_identity(document: LoadedDocument, max_chars: int = 120) -> str:
+    """"Apple Inc. · Form 10-Q · quarter ended July 1, 2023" from the first pages; "" if unsure."""
+    cover = "\n".join(s.text for s in document.sections[:2] if not s.is_table)[:6000]
+    if not cover.strip():
+        return ""
+    parts = [p for p in (_company(cover), _form(cover), _period(cover)) if p]
+    return " · ".join(parts)[:max_chars]
+
+
+def _company(cover: str) -> str:
+    lines = [line.strip() for line in cover.splitlines()]
+    for i, line in enumerate(lines):
+        if _REGISTRANT.match(line):
+            name = next((x for x in reversed(lines[max(0, i - 3):i]) if x and not x.startswith("(")), "")
+            name = re.split(r"_{3,}", name)[-1].strip()  # rules drawn with underscores share its line
+            if 2 <= len(name) <= 60:
+                return _SPACES.sub(" ", name)
+    for line in lines[:60]:
+        if _COMPANY_LINE.match(line) and not _NOT_A_COMPANY.search(line):
+            return _SPACES.sub(" ", line)
+    for match in _COMPANY.finditer(cover[:3000]):
+        if not _NOT_A_COMPANY.search(match.group(1)):
+            return _SPACES.sub(" ", match.group(1)).strip(" ,")
+    return ""
+
+
+def _form(cover: str) -> str:
+    match = _FORM.search(cover[:1500])
+    if match:
+        return f"Form {(match.group(1) or match.group(2)).upper()}"
+    return "earnings release" if _QUARTER_RESULTS.search(cover[:1500]) else ""
+
+
+def _period(cover: str) -> str:
+    match = _PERIOD.search(cover)
+    if match:
+        kind = _SPACES.sub(" ", match.group(1).lower())
+        kind = {"quarterly period": "quarter"}.get(kind, kind)
+        return f"{kind} ended {_SPACES.sub(' ', match.group(2))}"
+    match = _REPORT_DATE.search(cover)
+    if match:
+        return f"report dated {_SPACES.sub(' ', match.group(1))}"
+    match = _QUARTER_RESULTS.search(cover[:1500])
+    if match:
+        quarter = (match.group(1) or match.group(4)).lower()
+        year = match.group(2) or match.group(3)
+        return f"{quarter} quarter {year}" if year else f"{quarter} quarter"
+    return ""
+
+
+# --- headings ------------------------------------------------------------------------------------
+
+_ITEM = re.compile(r"^(?:PART\s+[IV]+\b.*|ITEM\s+\d+[A-Z]?\.?(?:\s|$).*)", re.IGNORECASE)
+_NOTE = re.compile(r"^(?:NOTE\s+\d+\b|\d{1,2}\.\s+[A-Z]).*")
+_ENDS_LIKE_PROSE = re.compile(r"[.,;]$|\d$")
+_SMALL_WORDS = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with"}
+
+
+def _normal(line: str) -> str:
+    return re.sub(r"\d+", "#", " ".join(line.split())).lower()
+
+
+def _boilerplate(sections: list[Section]) -> set[str]:
+    """Lines repeated on many pages (running heads, "Table of Contents", page footers)."""
+    pages = [s for s in sections if not s.is_table]
+    counts: Counter[str] = Counter()
+    for s in pages:
+        counts.update({_normal(line) for line in s.text.splitlines() if line.strip()})
+    floor = max(3, len(pages) // 5)
+    return {line for line, n in counts.items() if n >= floor}
+
+
+def is_heading(line: str) -> bool:
+    """A line set as a heading: "Item 2. ...", "Note 5 - Debt", or a short title-cased or
+    upper-case line that does not end like a sentence or a table row."""
+    line = " ".join(line.split())
+    if not line or "|" in line or line.startswith("(") or "☐" in line or "☒" in line:
+        return False
+    if _ITEM.match(line) or (_NOTE.match(line) and len(line.split()) <= 12):
+        return True
+    if len(line) > MAX_HEADING_CHARS:
+        return False
+    words = re.findall(r"[A-Za-z][\w'’&-]*", line)
+    if not 1 <= len(words) <= 10 or _ENDS_LIKE_PROSE.search(line) or len(words) < len(line.split()) / 2:
+        return False
+    capitalised = [w for w in words if w[0].isupper()]
+    return len(capitalised) == len(words) or all(w[0].isupper() or w.lower() in _SMALL_WORDS for w in words)
+
+
+def heading_marks(sections: list[Section]) -> list[list[str | None]]:
+    """For each section, for each of its lines ("\\n"-split), the heading in force there: the
+    latest heading line at or above it, carried across pages; the enclosing "Item"/"Part"
+    heading is kept in front of a sub-heading ("Item 2. MD&A › Segment results")."""
+    skip = _boilerplate(sections)
+    top: str | None = None
+    sub: str | None = None
+    marks: list[list[str | None]] = []
+    for section in sections:
+        lines = section.text.split("\n")
+        if section.is_table:
+            marks.append([None] * len(lines))
+            continue
+        current: list[str | None] = []
+        for raw in lines:
+            line = " ".join(raw.split())
+            if line and _normal(line) not in skip and is_heading(line):
+                if _ITEM.match(line):
+                    top, sub = line, None
+                else:
+                    sub = line
+            heading = " › ".join(h[:MAX_HEADING_CHARS] for h in (top, sub) if h) or None
+            current.append(heading)
+        marks.append(current)
+    return marks
+
+
+# --- the indexed text ------------------------------------------------------------------------------
+
+def context_line(identity: str, heading: str | None) -> str:
+    """"Apple Inc. · Form 10-Q · quarter ended July 1, 2023 — Item 2. Management's Discussion"."""
+    return " — ".join(p for p in (identity, heading) if p)
+
+
+def compose_index_text(header: str, context: str, text: str) -> str:
+    """What is embedded and keyword-indexed: a header naming the file and page, the context line
+    (when there is one), then the chunk's own text. `context_of` reads the context back."""
+    return "\n".join(p for p in (header, context, text) if p)
+
+
+def context_of(index_text: str, text: str) -> str:
+    """The context line of an indexed text composed by `compose_index_text` ("" if it has none)."""
+    if not text or not index_text.endswith(text):
+        return ""
+    prefix = index_text[: len(index_text) - len(text)].rstrip("\n")
+    return prefix.split("\n", 1)[1] if "\n" in prefix else ""

@@ -1,0 +1,105 @@
+"""Each chunk knows where it is: the document's identity and the heading it sits under.
+
+Cover pages are written here in the shapes SEC filings and earnings releases use; a document
+that has none of them gets no identity rather than a guessed one.
+"""
+from __future__ import annotations
+
+from core.ingest.chunking import Chunk, chunk_document
+from core.ingest.context import context_of, document_identity, heading_marks, is_heading
+from core.ingest.document import LoadedDocument, Section
+from core.ingest.pipeline import index_text, index_texts
+
+QUARTERLY_COVER = """UNITED STATES
+SECURITIES AND EXCHANGE COMMISSION
+Washington, D.C. 20549
+FORM 10-Q
+QUARTERLY REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934
+For the quarterly period ended March 30, 2024
+Commission File Number: 001-12345
+Northwind Traders, Inc.
+(Exact name of registrant as specified in its charter)
+Delaware 12-3456789
+Indicate by check mark whether the registrant is a smaller reporting company.
+Smaller reporting company"""
+
+CURRENT_REPORT_COVER = """SECURITIES AND EXCHANGE COMMISSION
+FORM 8-K
+CURRENT REPORT
+Date of Report (Date of earliest event reported): June 3, 2024
+CONTOSO HOLDINGS PLC
+(Exact name of registrant as specified in its charter)"""
+
+RELEASE_COVER = """Fabrikam Reports Second-Quarter 2024 Results
+REDMOND - July 25, 2024 - Fabrikam, Inc. (NASDAQ: FBK) today reported results for the second quarter.
+The company's quarterly report on Form 10-Q will be filed later."""
+
+
+def pdf(*pages: str, title: str = "doc") -> LoadedDocument:
+    return LoadedDocument(f"{title}.pdf", "pdf", [Section(text=t, page=i + 1) for i, t in enumerate(pages)])
+
+
+class TestIdentity:
+    def test_a_quarterly_report_names_its_registrant_form_and_quarter(self):
+        assert document_identity(pdf(QUARTERLY_COVER)) == "Northwind Traders, Inc. · Form 10-Q · quarter ended March 30, 2024"
+
+    def test_a_current_report_is_dated(self):
+        assert document_identity(pdf(CURRENT_REPORT_COVER)) == "CONTOSO HOLDINGS PLC · Form 8-K · report dated June 3, 2024"
+
+    def test_an_earnings_release_is_named_by_its_quarter_not_by_a_form_it_mentions(self):
+        identity = document_identity(pdf(RELEASE_COVER))
+        assert identity == "Fabrikam, Inc. · earnings release · second quarter 2024"
+
+    def test_a_document_without_a_cover_gets_no_identity(self):
+        assert document_identity(pdf("Clamp torque: tighten to 8-12 N m.\nCheck the seal monthly.")) == ""
+
+
+class TestHeadings:
+    def test_item_and_sub_headings_are_recognised_and_sentences_and_rows_are_not(self):
+        assert is_heading("Item 2. Management's Discussion and Analysis")
+        assert is_heading("Liquidity and Capital Resources")
+        assert is_heading("CONDENSED CONSOLIDATED BALANCE SHEETS")
+        assert not is_heading("Net sales increased due to higher iPhone sales.")
+        assert not is_heading("Total assets | 2023: $332,160 | 2022: $352,755")
+        assert not is_heading("(Exact name of registrant as specified in its charter)")
+
+    def test_the_heading_in_force_carries_across_pages_under_its_item(self):
+        doc = pdf(
+            "Item 2. Management's Discussion and Analysis\nOverview\nWe sell widgets.",
+            "Revenue grew 8% on volume.\nLiquidity and Capital Resources\nCash was $2.1 billion.",
+        )
+        first, second = heading_marks(doc.sections)
+        assert first[2] == "Item 2. Management's Discussion and Analysis › Overview"
+        assert second[0] == "Item 2. Management's Discussion and Analysis › Overview"
+        assert second[2] == "Item 2. Management's Discussion and Analysis › Liquidity and Capital Resources"
+
+    def test_a_running_head_repeated_on_every_page_is_not_a_heading(self):
+        doc = pdf(*[f"Northwind Quarterly Report\nPage body {n} says something." for n in range(5)])
+        assert all(mark is None for marks in heading_marks(doc.sections) for mark in marks)
+
+
+class TestIndexText:
+    def test_the_chunk_is_indexed_under_its_file_page_identity_and_heading(self, count_tokens):
+        doc = pdf(QUARTERLY_COVER, "Liquidity and Capital Resources\nCash and equivalents were $2.1 billion.",
+                  title="northwind-10q")
+        chunks = chunk_document(doc, "d1", count_tokens)
+        second_page = next(c for c in chunks if c.page_start == 2)
+        text = index_text(doc.title, second_page, document_identity(doc))
+        assert text.split("\n")[:2] == [
+            "northwind-10q | page 2",
+            "Northwind Traders, Inc. · Form 10-Q · quarter ended March 30, 2024 — Liquidity and Capital Resources",
+        ]
+        assert text.endswith(second_page.text)
+        assert context_of(text, second_page.text) == text.split("\n")[1]
+
+    def test_the_heading_gives_way_when_the_prefix_would_push_a_chunk_past_the_limit(self, count_tokens):
+        chunk = Chunk("d1", 0, "figures " * 40, token_count=40, page_start=3, page_end=3,
+                      heading="A Very Long Section Heading About Many Things")
+        roomy, = index_texts("t", "Northwind Traders, Inc.", [chunk], count_tokens, limit=250)
+        tight, = index_texts("t", "Northwind Traders, Inc.", [chunk], count_tokens, limit=55)
+        assert "Long Section Heading" in roomy
+        assert "Long Section Heading" not in tight and "Northwind Traders, Inc." in tight
+
+    def test_text_without_a_context_line_has_no_context(self):
+        assert context_of("title | page 1\nbody text", "body text") == ""
+        assert context_of("unrelated", "body text") == ""

@@ -1,0 +1,162 @@
+"""Statement tables in PDFs are read with the column headers each figure sits under.
+
+The fixtures are drawn like a 10-Q statement: header lines as plain text above the rows, a
+spanning "Three Months Ended" centred over its two year columns, "$" signs as separate words,
+right-aligned figures, a units note at the left, section labels ending in ":", a label that
+wraps onto the row's line, and a dash for nil.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from core.ingest.loaders import load_document
+from core.ingest.pdf_tables import looks_tabular, read_pdf_tables
+
+COLUMNS = (330, 400, 480, 550)  # right edges of the four figure columns
+
+
+def draw_statement(path: Path, extra_pages: list[str] = ()) -> Path:
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    pdf.setFont("Helvetica", 9)
+    y = 780
+    pdf.drawString(40, y, "Revenue, classified by significant product and service offerings, was as follows:")
+    y -= 22
+    pdf.drawCentredString(365, y, "Three Months Ended")
+    pdf.drawCentredString(515, y, "Six Months Ended")
+    y -= 11
+    pdf.drawString(40, y, "(In millions)")
+    pdf.drawCentredString(365, y, "December 31,")
+    pdf.drawCentredString(515, y, "December 31,")
+    y -= 11
+    for x, year in zip(COLUMNS, ("2022", "2021", "2022", "2021")):
+        pdf.drawRightString(x, y, year)
+    rows = [
+        ("Revenue:", None),
+        ("Server products and cloud services", ("$", "19,594", "$", "16,382", "$", "37,982", "$", "31,452")),
+        ("LinkedIn", ("3,876", "3,531", "7,539", "6,667")),
+        ("Devices", ("1,430", "—", "2,878", "3,771")),
+        ("Total revenue", ("$", "24,900", "$", "19,913", "$", "48,399", "$", "41,890")),
+        ("Other income and gains recognized on the sale", None),
+        ("of equity investments", ("12", "8", "20", "15")),
+    ]
+    for label, cells in rows:
+        y -= 12
+        pdf.drawString(40, y, label)
+        if cells is None:
+            continue
+        figures = [c for c in cells if c != "$"]
+        for x, figure in zip(COLUMNS, figures):
+            pdf.drawRightString(x, y, figure)
+            if "$" in cells:
+                pdf.drawString(x - 62, y, "$")
+    y -= 24
+    pdf.drawString(40, y, "Our cloud revenue grew because of Azure and other cloud services.")
+    pdf.showPage()
+    for text in extra_pages:
+        pdf.setFont("Helvetica", 9)
+        pdf.drawString(40, 780, text)
+        pdf.showPage()
+    pdf.save()
+    return path
+
+
+@pytest.fixture
+def statement_pdf(tmp_path: Path) -> Path:
+    return draw_statement(tmp_path / "statement.pdf", ["A page of prose: revenue grew 12 percent in 2022."])
+
+
+def rows_by_label(path: Path) -> dict[str, str]:
+    (table,) = read_pdf_tables(path)
+    return {row.label: table.row_text(row) for row in table.rows}
+
+
+def test_each_figure_is_written_under_its_spanning_and_year_headers(statement_pdf):
+    rows = rows_by_label(statement_pdf)
+    assert rows["Revenue: LinkedIn"] == (
+        "Revenue: LinkedIn | Three Months Ended December 31, 2022: 3,876 | Three Months Ended December 31, 2021: 3,531"
+        " | Six Months Ended December 31, 2022: 7,539 | Six Months Ended December 31, 2021: 6,667"
+    )
+
+
+def test_dollar_signs_join_their_figure_and_a_dash_keeps_its_column(statement_pdf):
+    rows = rows_by_label(statement_pdf)
+    assert "Three Months Ended December 31, 2022: $19,594" in rows["Revenue: Server products and cloud services"]
+    devices = rows["Revenue: Devices"]
+    assert "Three Months Ended December 31, 2021: —" in devices
+    assert "Six Months Ended December 31, 2022: 2,878" in devices
+
+
+def test_caption_units_and_section_labels_are_kept(statement_pdf):
+    (table,) = read_pdf_tables(statement_pdf)
+    assert table.caption.startswith("Revenue, classified by significant product")
+    assert table.stub == "(In millions)"
+    labels = [row.label for row in table.rows]
+    assert "Total revenue" in labels  # a total closes the section it sums
+    assert "Other income and gains recognized on the sale of equity investments" in labels  # wrapped label joined
+
+
+def test_only_pages_with_number_columns_are_read_as_tables(statement_pdf):
+    assert [t.page for t in read_pdf_tables(statement_pdf)] == [1]
+    assert not looks_tabular("A page of prose: revenue grew 12 percent in 2022.")
+
+
+def test_the_loaded_page_text_carries_the_headers_and_the_prose_around_the_table(statement_pdf):
+    document = load_document(statement_pdf, Settings())
+    lines = document.sections[0].text.split("\n")
+    assert lines[0].startswith("Revenue, classified by")  # the caption stays above the rows
+    assert any(line.startswith("Revenue: LinkedIn | Three Months Ended December 31, 2022: 3,876") for line in lines)
+    assert lines[-1] == "Our cloud revenue grew because of Azure and other cloud services."
+    assert not any(line.strip() == "2022 2021 2022 2021" for line in lines)  # header lines are in the rows now
+    assert document.sections[1].text.strip() == "A page of prose: revenue grew 12 percent in 2022."
+
+
+def draw_rows(path: Path, header_lines: list[list[tuple[float, str]]], rows: list[tuple[str, list[str]]]) -> Path:
+    """A table whose header lines are (x centre, text) pairs and whose figures are right-aligned
+    at COLUMNS."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    pdf.setFont("Helvetica", 9)
+    y = 780
+    pdf.drawString(40, y, "The following table summarizes loss from operations (in millions):")
+    for line in header_lines:
+        y -= 11
+        for x, text in line:
+            (pdf.drawString if x < 100 else pdf.drawCentredString)(x, y, text)
+    for label, figures in rows:
+        y -= 12
+        pdf.drawString(40, y, label)
+        for x, figure in zip(COLUMNS, figures):
+            pdf.drawRightString(x, y, figure)
+    pdf.showPage()
+    pdf.save()
+    return path
+
+
+def test_a_year_line_with_words_at_its_left_is_the_header(tmp_path):
+    path = draw_rows(tmp_path / "years.pdf",
+                     [[(40, "Years ended December 31,"), (320, "2023"), (390, "2022"), (470, "2021"), (540, "2020")]],
+                     [("Commercial products", ["(2,370)", "(6,475)", "(13,847)", "(9,001)"]),
+                      ("Global services", ["2,727", "2,017", "450", "1,200"]),
+                      ("Capital", ["29", "106", "63", "40"])])
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["2023", "2022", "2021", "2020"]
+    assert table.stub == "Years ended December 31,"
+    assert table.row_text(table.rows[1]) == "Global services | 2023: 2,727 | 2022: 2,017 | 2021: 450 | 2020: 1,200"
+
+
+def test_a_header_line_that_does_not_name_each_column_gives_no_header_rather_than_a_wrong_one(tmp_path):
+    # Two labels for four columns, each between two of them: which figure is whose is not known.
+    path = draw_rows(tmp_path / "unclear.pdf", [[(360, "Reported"), (510, "Organic")]],
+                     [("North America", ["8.4", "3.1", "12.0", "(2.2)"]), ("Europe", ["5.5", "1.0", "7.3", "4.4"]),
+                      ("Asia", ["6.1", "2.9", "9.8", "1.7"])])
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["", "", "", ""]
+    assert table.row_text(table.rows[0]) == "North America | 8.4 | 3.1 | 12.0 | (2.2)"
