@@ -68,11 +68,11 @@ def run() -> list[dict]:
     out = RESULTS / "invoice_quality.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     results = []
+    invoices = [(json.loads(f.read_text())[0], next(n for n in indexed if n.rsplit(".", 1)[0] == f.stem))
+                for f in sorted(EXPECTED.glob("*.json"))]
     with open(out, "w", encoding="utf-8") as handle:
-        for expected_file in sorted(EXPECTED.glob("*.json")):
-            expected = json.loads(expected_file.read_text())[0]
-            filename = next(f for f in indexed if f.rsplit(".", 1)[0] == expected_file.stem)
-            for field, template in QUESTIONS.items():
+        for field, template in QUESTIONS.items():  # every total first: a stopped run still reports them
+            for expected, filename in invoices:
                 question = template.format(name=name_of(filename))
                 started = time.perf_counter()
                 response = ws.ask(question, mode="pipeline")

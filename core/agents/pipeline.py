@@ -23,7 +23,7 @@ from core.agents.validator import Validation
 from core.annotations.query import parse_structured, unexplained_words
 from core.annotations.route import TableRoute, payload, run_structured, run_table_query, save_result_set
 from core.annotations.search import FactStore
-from core.annotations.select import Selection, select_tables
+from core.annotations.select import Selection, named_files, select_tables
 from core.annotations.sql import ReadOnlyExecutor
 from core.annotations.tables import TableStore
 from core.config import Settings
@@ -117,6 +117,10 @@ class AnswerPipeline:
             for selection in selected:
                 selection.reasons.insert(0, "scoped to this document by the user")
         else:
+            # a question naming a file is about that file: its tables, or (it has none) its text
+            named = named_files(plan.question, [d.filename for d in self.kb.documents() if d.status == "indexed"])
+            if named:
+                tables = [t for t in tables if t.filename in named]
             selected, ranked = select_tables(plan.question, tables, s.table_min_score, s.table_max_selected)
         if not selected:
             return TableRoute([], ranked, None)

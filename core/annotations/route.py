@@ -299,6 +299,8 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
         result.rows = facts.rows_by_id(provenance_ids(query.sql, tables, executor))
         if written.retried:
             result.relaxed.append("a corrected query after an error")
+        if not query.named:  # chosen by column words alone: maybe not the table the user means
+            result.relaxed.append("a table the question names only by its column words")
     return result
 
 

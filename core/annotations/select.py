@@ -47,13 +47,14 @@ def score_table(question: str, table: TableInfo) -> Selection:
     singulars = {singular(w) for w in content}
     asked_singulars = {singular(w) for w in asked if w not in _STOP}
     selection = Selection(table, 0.0)
-    name_words = {w for w in words(table.filename.rsplit(".", 1)[0] + " " + (table.sheet or ""))
-                  if len(w) >= 3 and not w.isdigit() and w not in _GENERIC}
+    name_words = file_words(table.filename) | file_words(table.sheet or "")
     named = sorted(w for w in name_words if w in content or singular(w) in singulars)
     if named:
         selection.score += 3 * len(named)
         selection.reasons.append("names the file: " + ", ".join(named))
-    column_words = {singular(w) for label in table.printed.values() for w in words(label) if w not in _STOP}
+    # a document's printed labels ("Invoice Date", "Total due") are its columns
+    labels = table.values if table.kind == "fields" else table.printed.values()
+    column_words = {singular(w) for label in labels for w in words(label) if w not in _STOP}
     columns = sorted(column_words & asked_singulars)
     if columns:
         selection.score += len(columns)
@@ -77,6 +78,17 @@ def score_table(question: str, table: TableInfo) -> Selection:
     if table.kind == "fields" and not (named and (columns or found)):
         selection.score = 0.0  # a document's label lines answer only a question naming it and a label
     return selection
+
+
+def file_words(filename: str) -> set[str]:
+    """The words of a file's name that can name it: "AzureInterior.pdf" -> azure, interior."""
+    return {w for w in words(filename.rsplit(".", 1)[0]) if len(w) >= 3 and not w.isdigit() and w not in _GENERIC}
+
+
+def named_files(question: str, filenames: list[str]) -> list[str]:
+    """The files whose every name word the question uses ("the Orlen invoice" -> Orlen.txt)."""
+    asked = set(words(question)) | {singular(w) for w in words(question)}
+    return [f for f in filenames if (name := file_words(f)) and all(w in asked or singular(w) in asked for w in name)]
 
 
 def select_tables(question: str, tables: list[TableInfo], min_score: float, max_tables: int = 2,

@@ -172,3 +172,9 @@ def test_cli_ask_scoped_to_a_document_answers_from_its_table(tmp_path, write_tex
     structured = json.loads(capsys.readouterr().out)["structured"]
     assert structured["files"] == ["orders.csv"] and structured["query_path"] == "rules"
     assert main(["--data-dir", data, "ask", "anything at all here", "--doc", "missing.csv"]) == 1
+
+
+def test_a_table_chosen_by_column_words_alone_is_not_high_confidence(ws):
+    ws.llm.script = [sql("SELECT MAX(total) FROM orders")]
+    response = ws.ask("What is the largest total of any customer by date?")  # three column words, no name or value
+    assert response.route == "structured" and response.confidence == "medium"

@@ -1,5 +1,5 @@
 """A question is answered from the table it names: by file name, cell values and column labels."""
-from core.annotations.select import score_table, select_tables
+from core.annotations.select import named_files, score_table, select_tables
 from core.annotations.tables import TableInfo
 
 RACES = TableInfo("races", "d1", "marathon_results.csv", None, "rows", ["athlete", "nationality", "time"],
@@ -40,3 +40,15 @@ def test_a_document_s_label_lines_need_its_name_and_a_label():
 
 def test_one_column_word_alone_is_not_enough():
     assert names("What was the total?") == []
+
+
+def test_a_word_of_a_printed_label_selects_the_document_it_names():
+    assert names("What is the date of the Azure Interior invoice?") == ["azureinterior_fields"]
+
+
+def test_a_file_is_named_by_all_the_words_of_its_name():
+    files = ["AzureInterior.pdf", "Orlen.txt", "orders.csv", "203_259.csv"]
+    assert named_files("What is the total amount of the Orlen invoice?", files) == ["Orlen.txt"]
+    assert named_files("the Azure Interior invoice", files) == ["AzureInterior.pdf"]
+    assert named_files("How many orders did ACME place?", files) == ["orders.csv"]
+    assert named_files("What is the interior colour?", files) == []  # one word of two
