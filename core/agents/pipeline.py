@@ -110,6 +110,8 @@ class AnswerPipeline:
         if not tables:
             return None
         s = self.settings
+        parsed = parse_structured(plan.question, self.facts.known_values(), self.facts.known_words())
+        measured = {c.label for c in parsed.query.conditions if c.label and c.unit}  # "no wider than 1.2 m"
         if plan.doc_ids:
             scoped = [t for t in tables if t.doc_id in plan.doc_ids]
             ranked = sorted(select_tables(plan.question, scoped, 0.0)[1], key=lambda x: -x.score)
@@ -121,10 +123,10 @@ class AnswerPipeline:
             named = named_files(plan.question, [d.filename for d in self.kb.documents() if d.status == "indexed"])
             if named:
                 tables = [t for t in tables if t.filename in named]
-            selected, ranked = select_tables(plan.question, tables, s.table_min_score, s.table_max_selected)
+            selected, ranked = select_tables(plan.question, tables, s.table_min_score, s.table_max_selected,
+                                             measured=measured)
         if not selected:
             return TableRoute([], ranked, None)
-        parsed = parse_structured(plan.question, self.facts.known_values(), self.facts.known_words())
         accounted = set().union(*(x.file_words for x in selected))
         return TableRoute(selected, ranked, parsed, unexplained_words(plan.question, parsed, accounted))
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from core.annotations.model import singular
+from core.annotations.model import normalize_label, singular
+from core.annotations.search import SYNONYMS
 from core.annotations.tables import TableInfo
 
 # Words that say nothing about which table: question words, and what every file of a kind is called.
@@ -39,9 +40,10 @@ class Selection:
                 "because": self.reasons}
 
 
-def score_table(question: str, table: TableInfo) -> Selection:
+def score_table(question: str, table: TableInfo, measured: set[str] = frozenset()) -> Selection:
     """Points for each thing the question names in the table: its name 3 a word, a cell value 2
-    (a value of several words, or a capitalised name, 3), a column word 1."""
+    (a value of several words, or a capitalised name, 3), a column word 1, and 3 for a column that
+    holds a quantity the question bounds ("no wider than 1.2 m" -> a width column, "W [m]" too)."""
     asked = words(question)
     content = [w for w in asked if w not in _GENERIC]
     singulars = {singular(w) for w in content}
@@ -59,6 +61,12 @@ def score_table(question: str, table: TableInfo) -> Selection:
     if columns:
         selection.score += len(columns)
         selection.reasons.append("names columns: " + ", ".join(columns))
+    if measured and table.kind == "rows":
+        labels = {normalize_label(label) for label in table.printed.values()}
+        bounded = sorted(m for m in measured if labels & ({m} | SYNONYMS.get(m, set())))
+        if bounded:
+            selection.score += 3 * len(bounded)
+            selection.reasons.append("bounds the quantity in a column: " + ", ".join(bounded))
     values = {v.lower() for v in table.values}
     found = []
     capitalised = {m.lower() for m in re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w&.-]+", question.strip())}
@@ -92,10 +100,10 @@ def named_files(question: str, filenames: list[str]) -> list[str]:
 
 
 def select_tables(question: str, tables: list[TableInfo], min_score: float, max_tables: int = 2,
-                  close: float = 0.8) -> tuple[list[Selection], list[Selection]]:
+                  close: float = 0.8, measured: set[str] = frozenset()) -> tuple[list[Selection], list[Selection]]:
     """(selected, ranked): the tables at least `min_score` and within `close` of the best, at most
     `max_tables`; and every table that scored, best first, for the trace."""
-    ranked = sorted((score_table(question, t) for t in tables), key=lambda s: -s.score)
+    ranked = sorted((score_table(question, t, measured) for t in tables), key=lambda s: -s.score)
     ranked = [s for s in ranked if s.score > 0]
     if not ranked or ranked[0].score < min_score:
         return [], ranked

@@ -52,3 +52,10 @@ def test_a_file_is_named_by_all_the_words_of_its_name():
     assert named_files("the Azure Interior invoice", files) == ["AzureInterior.pdf"]
     assert named_files("How many orders did ACME place?", files) == ["orders.csv"]
     assert named_files("What is the interior colour?", files) == []  # one word of two
+
+
+def test_a_bounded_quantity_selects_the_table_with_that_column():
+    specs = TableInfo("specs", "d4", "maker_a.xlsx", "Panels", "rows", ["model", "w"], {"model": "Model", "w": "W [m]"},
+                      {}, {}, 5, values=["SP-M 0.38"])
+    assert [s.table.name for s in select_tables("Which are no wider than 1.2 m?", TABLES + [specs], 3.0,
+                                                measured={"width"})[0]] == ["specs"]
