@@ -119,10 +119,11 @@ class AnswerPipeline:
             for selection in selected:
                 selection.reasons.insert(0, "scoped to this document by the user")
         else:
-            # a question naming a file is about that file: its tables, or (it has none) its text
+            # a question naming only files that hold no table ("the Orlen invoice") is about their text,
+            # not about another file's table with a "total" column
             named = named_files(plan.question, [d.filename for d in self.kb.documents() if d.status == "indexed"])
-            if named:
-                tables = [t for t in tables if t.filename in named]
+            if named and not any(t.filename in named for t in tables):
+                tables = []
             selected, ranked = select_tables(plan.question, tables, s.table_min_score, s.table_max_selected,
                                              measured=measured)
         if not selected:

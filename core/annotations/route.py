@@ -30,6 +30,7 @@ class StructuredResult:
     relaxed: list[str] = field(default_factory=list)  # filters dropped to find anything
     measure_columns: list[str] = field(default_factory=list)  # stored columns the aggregate used
     table_query: "TableQuery | None" = None  # set on the table route: the selection, query and its rows
+    parsed_question: str = ""  # the question the table query answers, for phrasing
 
     @property
     def total(self) -> int:
@@ -293,6 +294,7 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
     notes = [f"table {s.table.filename}" + (f" ({'; '.join(s.reasons)})" if s.reasons else "") for s in selections]
     result = StructuredResult(StructuredQuery(FactQuery(doc_ids=[t.doc_id for t in tables]), notes=notes), [])
     result.table_query = query
+    result.parsed_question = question
     result.attempts.append(Attempt(f"query over {', '.join(query.tables)}: {query.sql or '(none)'}"
                                    + (f" failed: {query.error}" if query.error else ""), len(query.rows)))
     if written.result is not None:
@@ -368,6 +370,22 @@ def column_label(column: str, tables: list) -> str:
     return printed.get(column.strip('"'), column)
 
 
+_WHERE = re.compile(r"\bWHERE\s+(.+?)(?=\s+(?:GROUP|ORDER|LIMIT|HAVING)\b|$)", re.I | re.S)
+
+
+def where_text(sql: str, tables: list) -> str:
+    """The query's filter as a reader says it: 'WHERE "nation" = 'Sri Lanka'' -> "Nation = Sri Lanka"."""
+    match = _WHERE.search(sql or "")
+    if not match or "select" in match.group(1).lower():
+        return ""
+    printed = {c: label for t in tables for c, label in t.printed.items()}
+    text = re.sub(r'"(\w+)"', lambda m: printed.get(m.group(1), m.group(1)), match.group(1))
+    text = re.sub(r"\b(\w+)\b", lambda m: printed.get(m.group(1), m.group(1)) if m.group(1) in printed else m.group(1), text)
+    text = re.sub(r"lower\((.+?)\)", r"\1", text, flags=re.I)
+    text = re.sub(r"\b(AND|OR|NOT|LIKE|IS|NULL|IN|BETWEEN)\b", lambda m: m.group(1).lower(), text)
+    return " ".join(text.replace("'", "").replace("%", "…").split())[:160]
+
+
 def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: int) -> StructuredAnswer:
     """The query's result in plain words, cited to the rows it read: one figure, one list, or rows."""
     query: TableQuery = result.table_query
@@ -379,8 +397,14 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
     visible = [i for i, c in enumerate(query.columns) if c not in ("fact_id",)]
     labels = [column_label(query.columns[i], tables) for i in visible]
     units = [column_unit(query.columns[i], tables) for i in visible]
+    condition = where_text(query.sql, tables)
     if len(query.rows) == 1 and len(visible) == 1:
-        text = f"The {labels[0]} is {_value(query.rows[0][visible[0]], units[0])} (from {where}). {cite}"
+        value = _value(query.rows[0][visible[0]], units[0])
+        counted = re.search(r"\bhow many ([a-z][a-z-]*)", result.parsed_question.lower()) if result.parsed_question else None
+        if labels[0] == "number of rows" and counted:  # "How many athletes ..." -> "3 athletes with nationality = Sri Lanka"
+            text = f"{value} {counted.group(1)}{' with ' + condition if condition else ''} (from {where}). {cite}"
+        else:
+            text = f"The {labels[0]}{' for ' + condition if condition else ''} is {value} (from {where}). {cite}"
     elif not query.rows:
         text = f"No rows of {where} match this question (query: {query.sql}). {cite}"
     else:

@@ -31,7 +31,8 @@ def test_a_count_is_the_query_the_model_wrote_over_the_selected_table(ws):
     ws.llm.script = [sql("SELECT COUNT(*) FROM orders WHERE customer = 'ACME' AND date LIKE '2024%'")]
     response = ws.ask("How many orders did ACME place in 2024?")
     expected = sum(1 for i in range(1, 301) if i % 3 == 0 and 2023 + i % 2 == 2024)
-    assert response.route == "structured" and response.answer.startswith(f"The number of rows is {expected}")
+    assert response.route == "structured"
+    assert response.answer.startswith(f"{expected} orders with customer = ACME and date like 2024… (from orders.csv)")
     structured = response.structured
     assert structured["tables"] == ["orders"] and structured["query"].startswith("SELECT COUNT(*)")
     assert structured["query_path"] == "model" and response.confidence == "high"
@@ -69,7 +70,7 @@ def test_an_incomplete_rule_parse_goes_to_the_model(ws):
     ws.llm.script = [sql("SELECT order_id FROM orders WHERE customer = 'Initech' ORDER BY total DESC LIMIT 1")]
     response = ws.ask("Which order of Initech was the biggest one?")  # the rules do not read "biggest one"
     assert response.structured["query_path"] == "model" and len(ws.llm.calls) == 1
-    assert response.answer.startswith("The order_id is O299")
+    assert response.answer.startswith("The order_id for customer = Initech is O299")
 
 
 def test_a_query_error_goes_back_to_the_model_once_and_costs_high_confidence(ws):
@@ -77,7 +78,7 @@ def test_a_query_error_goes_back_to_the_model_once_and_costs_high_confidence(ws)
                      sql("SELECT COUNT(*) FROM orders WHERE customer = 'ACME'")]
     response = ws.ask("How many orders did ACME place?")
     assert "no such column: client" in ws.llm.calls[1][-1]["content"]
-    assert response.answer.startswith("The number of rows is 100") and response.confidence == "medium"
+    assert response.answer.startswith("100 orders with customer = ACME") and response.confidence == "medium"
     events = ws.kb.catalog.turn(response.trace_id)["trace"]["events"]
     retrieval = next(e for e in events if e["kind"] == "retrieval")
     assert [a["error"] is None for a in retrieval["outputs"]["query"]["attempts"]] == [False, True]
@@ -178,3 +179,12 @@ def test_a_table_chosen_by_column_words_alone_is_not_high_confidence(ws):
     ws.llm.script = [sql("SELECT MAX(total) FROM orders")]
     response = ws.ask("What is the largest total of any customer by date?")  # three column words, no name or value
     assert response.route == "structured" and response.confidence == "medium"
+
+
+def test_a_named_file_without_a_table_is_asked_of_its_text(ws, write_text):
+    ws.ingestor.ingest_paths([write_text("orlen_faktura.txt", "Faktura VAT\nZakup paliwa na stacji dla firmy ACME\n")])
+    assert "orlen_faktura.txt" not in {t.filename for t in ws.pipeline.tables.tables()}
+    ws.llm.script = None  # the text route's extractive stand-in
+    # orders.csv has a "total" column and the value ACME: without the named file, it would be chosen
+    response = ws.ask("What is the total amount of the Orlen Faktura invoice for ACME?")
+    assert response.route == "hybrid" and response.structured is None
