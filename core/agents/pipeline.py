@@ -217,7 +217,8 @@ class AnswerPipeline:
                              f"query over {', '.join(query.tables)}: {len(query.rows)} rows"
                              + (f" after {len(query.attempts)} attempts" if len(query.attempts) > 1 else "")
                              + (f" (failed: {query.error})" if query.error else ""))
-            event.summary += " (filters relaxed)" if result.relaxed else ""
+            if result.relaxed:  # what keeps the answer from high confidence
+                event.summary += " (filters relaxed)" if query is None else f" ({'; '.join(result.relaxed)})"
             if query is not None:
                 event.outputs.update(query=query.trace(), prompt=query.prompt)
                 if query.error:
