@@ -62,10 +62,13 @@ def stratified(rows: list[dict], per_table: int, seed: int) -> list[dict]:
 
 
 def _numbers(text: str) -> list[float]:
+    """Every number in the text; "56,02" is read both ways (a decimal comma, or thousands)."""
     found = []
     for raw in _NUMBER.findall(text):
         try:
             found.append(float(raw.replace(",", "")))
+            if re.fullmatch(r"-?\d+,\d{1,2}", raw):
+                found.append(float(raw.replace(",", ".")))
         except ValueError:
             continue
     return found

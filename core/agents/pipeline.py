@@ -23,7 +23,7 @@ from core.agents.validator import Validation
 from core.annotations.query import parse_structured, unexplained_words
 from core.annotations.route import TableRoute, payload, run_structured, run_table_query, save_result_set
 from core.annotations.search import FactStore
-from core.annotations.select import Selection, named_files, select_tables
+from core.annotations.select import Selection, file_words, named_files, select_tables
 from core.annotations.sql import ReadOnlyExecutor
 from core.annotations.tables import TableStore
 from core.config import Settings
@@ -119,11 +119,14 @@ class AnswerPipeline:
             for selection in selected:
                 selection.reasons.insert(0, "scoped to this document by the user")
         else:
-            # a question naming only files that hold no table ("the Orlen invoice") is about their text,
-            # not about another file's table with a "total" column
-            named = named_files(plan.question, [d.filename for d in self.kb.documents() if d.status == "indexed"])
-            if named and not any(t.filename in named for t in tables):
-                tables = []
+            # A question naming a file ("the Orlen invoice") is about that file: its tables, or (it has
+            # none) its text; never another file's table with a "total" column. Files sharing a word of
+            # the name stay candidates ("orders" names orders.csv, and more_orders.csv may hold the value).
+            filenames = [d.filename for d in self.kb.documents() if d.status == "indexed"]
+            named = named_files(plan.question, filenames)
+            if named:
+                shared = set().union(*(file_words(f) for f in named))
+                tables = [t for t in tables if t.filename in named or file_words(t.filename) & shared]
             selected, ranked = select_tables(plan.question, tables, s.table_min_score, s.table_max_selected,
                                              measured=measured)
         if not selected:
