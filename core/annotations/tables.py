@@ -37,7 +37,7 @@ FIELD_COLUMNS = ["label", "value", "number", "date"]
 # columns mix a stray "—" or "n/a" into numbers; lower lets text columns with a few numbers turn numeric.
 NUMERIC_SHARE = 0.8
 CURRENCY_SIGNS = "$€£¥₹"
-BUILD_VERSION = "1"  # bump when the tables built from the same facts change shape: the file is rebuilt
+BUILD_VERSION = "2"  # bump when the tables built from the same facts change shape: the file is rebuilt
 
 
 @dataclass
@@ -215,8 +215,7 @@ def _fields_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableI
                          "source_sheet": fact_sheet, "source_page": page, "source_row": row_index, "fact_id": fact_id})
     frame = pd.DataFrame(rows, columns=[*FIELD_COLUMNS, *PROVENANCE])
     info = TableInfo(name, doc_id, filename, sheet, "fields", list(FIELD_COLUMNS),
-                     {"label": "label as printed", "value": "value as printed", "number": "the value as a number",
-                      "date": "the value as an ISO date"},
+                     {"label": "Label", "value": "Value", "number": "Value as a number", "date": "Date (ISO)"},
                      {"label": "TEXT", "value": "TEXT", "number": "REAL", "date": "TEXT",
                       "source_page": "INTEGER", "source_row": "INTEGER"}, {}, len(frame))
     info.values = sorted({str(v).strip() for v in frame["label"] if len(str(v).strip()) <= 60})

@@ -187,3 +187,14 @@ def test_a_named_file_without_a_table_is_asked_of_its_text(ws, write_text):
     # orders.csv has a "total" column and the value ACME: without the named file, it would be chosen
     response = ws.ask("What is the total amount of the Orlen Faktura invoice for ACME?")
     assert response.route == "hybrid" and response.structured is None
+
+
+def test_an_invoice_figure_reads_like_a_sentence(tmp_path, embedder, write_text):
+    invoice = "Azure Interior\nInvoice Date: 03/20/2023\nTotal $ 279.84\n"
+    query = json.dumps({"table": "azure_invoice_fields",
+                        "sql": "SELECT date FROM azure_invoice_fields WHERE label = 'Invoice Date'"})
+    ws = Workspace(Settings(data_dir=tmp_path / "kb7"), embedder, ScriptedLLM([query]))
+    ws.ingestor.ingest_paths([write_text("azure_invoice.txt", invoice)])
+    response = ws.ask("What is the date of the Azure invoice?")
+    assert response.answer.startswith("The Date (ISO) for Label = Invoice Date is 2023-03-20 (from azure_invoice.txt).")
+    ws.close()

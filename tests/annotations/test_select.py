@@ -9,7 +9,7 @@ ORDERS = TableInfo("orders", "d2", "orders.csv", None, "rows", ["order_id", "cus
                    {"order_id": "order_id", "customer": "customer", "total": "total"}, {}, {}, 300,
                    values=["ACME", "Globex", "Initech"])
 INVOICE = TableInfo("azureinterior_fields", "d3", "AzureInterior.pdf", None, "fields", ["label", "value"],
-                    {"label": "label as printed", "value": "value as printed"}, {}, {}, 11,
+                    {"label": "Label", "value": "Value"}, {}, {}, 11,
                     values=["Invoice Date", "Due Date", "Total", "Subtotal"])
 TABLES = [RACES, ORDERS, INVOICE]
 
