@@ -88,7 +88,7 @@ def run(resume: bool = False) -> list[dict]:
                 elif field == "date":
                     match = date_matches(str(reference), answer)
                 else:
-                    match = str(reference).lower() in answer.lower()
+                    match = re.search(rf"(?<!\w){re.escape(str(reference).lower())}(?!\w)", answer.lower()) is not None
                 cited = {c.filename for c in response.citations if c.cited}
                 record = {"file": filename, "field": field, "question": question, "answer": answer,
                           "match": bool(match), "cites_invoice": filename in cited, "route": response.route,
