@@ -39,6 +39,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="pipeline, agent (the bounded tool loop) or auto: the agent when the question states "
                           "constraints such as 'at least three searches' (default: the answer_mode setting)")
     ask.add_argument("--json", action="store_true", help="print exactly one JSON object: the response")
+    ask.add_argument("--doc", action="append", help="answer from this document only (id or file name); repeatable")
 
     trace = sub.add_parser("trace", help="show the trace of an answered question")
     trace.add_argument("turn_id")
@@ -178,8 +179,13 @@ def _ask(workspace, args) -> int:
         printed.append(token)
         print(token, end="", flush=True)
 
+    doc_ids = workspace.kb.resolve_documents(args.doc) if args.doc else None
+    if args.doc and not doc_ids:
+        print(f"No indexed document matches {args.doc}.", file=sys.stderr)
+        return 1
+    scope = {"doc_ids": doc_ids} if doc_ids else {}
     response = workspace.ask(args.question, style=args.style, top_k=args.top_k, mode=args.mode,
-                             on_token=on_token if streamed else None)
+                             on_token=on_token if streamed else None, **scope)
     if args.json:
         data = response.to_dict()
         print(json.dumps({key: data[key] for key in (

@@ -60,6 +60,15 @@ class Settings:
     max_rows_per_answer: int = 10
     max_snippets_per_answer: int = 5
     label_similarity: float = 0.6  # embedding similarity for a column label to match a wanted one
+    # --- the table route (issue 14): a question goes to the tables only when it names one. Points
+    # (core.annotations.select): a file-name word 3, a cell value 2-3, a column word 1. 3 means a name,
+    # a value plus a column, or three columns: one column word alone ("date", "total") names no table.
+    table_min_score: float = 3.0
+    table_max_selected: int = 2  # tables one query may join; more is a question about several files
+    table_example_rows: int = 3  # rows shown under each CREATE TABLE (the text-to-SQL form Qwen-Coder knows)
+    table_query_max_tokens: int = 200  # the JSON with one query; longer is a runaway
+    table_query_max_rows: int = 1000  # rows a query may return; more is cut and said so
+    table_query_timeout_s: float = 5.0  # a SELECT over a laptop's tables takes milliseconds
 
     # --- document category hints (seed 004)
     long_document_pages: int = 20

@@ -36,8 +36,10 @@ class Workspace:
 
     def ask(self, question: str, mode: str | None = None, **options) -> Response:
         """Answer one question (options: style, top_k, on_token, on_event, previous_question,
-        previous_result_set). mode: pipeline | agent | auto (default: the answer_mode setting)."""
+        previous_result_set, doc_ids). mode: pipeline | agent | auto (default: the answer_mode setting)."""
         follow_up = bool(options.get("previous_result_set") and result_set_command(question or ""))
+        if options.get("doc_ids"):  # a question scoped to documents (`ask --doc`) runs in the pipeline
+            return self.pipeline.ask(question, **options)
         if choose_mode(question or "", mode or self.settings.answer_mode, result_set_follow_up=follow_up) == AGENT:
             return self.agent.ask(question, **options)
         return self.pipeline.ask(question, **options)

@@ -20,9 +20,12 @@ from core.agents.retriever import Evidence
 from core.agents.responder import Response
 from core.agents.router import DocumentRouter
 from core.agents.validator import Validation
-from core.annotations.query import parse_structured
-from core.annotations.route import payload, save_result_set
+from core.annotations.query import parse_structured, unexplained_words
+from core.annotations.route import TableRoute, payload, run_structured, run_table_query, save_result_set
 from core.annotations.search import FactStore
+from core.annotations.select import Selection, file_words, named_files, select_tables
+from core.annotations.sql import ReadOnlyExecutor
+from core.annotations.tables import TableStore
 from core.config import Settings
 from core.llm.base import ChatLLM, TokenCallback
 from core.retrieval import HybridRetriever
@@ -40,20 +43,24 @@ class AnswerPipeline:
         self.settings = settings
         self.facts = FactStore(kb.catalog.connection, kb.embedder.embed, settings.label_similarity,
                                generation=lambda: kb.catalog.get_meta("generation") or "0")
+        self.tables = TableStore(kb.catalog.connection, settings.data_dir / "tables.sqlite3",
+                                 lambda: kb.catalog.get_meta("generation") or "0", settings.max_table_pages)
+        self.executor = ReadOnlyExecutor(self.tables.path, settings.table_query_max_rows, settings.table_query_timeout_s)
         self.router = DocumentRouter(kb, settings) if settings.document_routing else None
         self.rerank: decompose_agent.Reranker | None = None  # seed 003's optional reranker hook
 
     def ask(
         self, question: str, *, style: str | None = None, top_k: int | None = None,
         on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
-        previous_result_set: str | None = None,
+        previous_result_set: str | None = None, doc_ids: list[str] | None = None,
     ) -> Response:
+        """doc_ids: answer from these documents only (`ask --doc`): their tables, else their text."""
         # Seed 003: personal data leaves the question before it is logged or reaches the model.
         redaction = redact_pii(question)
         question = redaction.text
         trace = TraceRecorder(question, on_event)
         evidence = draft = validation = None
-        plan = self._plan(question, previous_question, previous_result_set, trace)
+        plan = self._plan(question, previous_question, previous_result_set, trace, doc_ids)
         plan.safety_flags = merge_flags(plan.safety_flags, redaction.flags)
         if plan.needs_retrieval:
             evidence = self._retrieve(plan, top_k, trace)
@@ -66,17 +73,20 @@ class AnswerPipeline:
 
     # --- the five steps -------------------------------------------------------------------------
 
-    def _plan(self, question: str, previous_question: str, previous_result_set: str | None, trace: TraceRecorder) -> Plan:
+    def _plan(self, question: str, previous_question: str, previous_result_set: str | None, trace: TraceRecorder,
+              doc_ids: list[str] | None = None) -> Plan:
         with trace.step("plan", "Planner", question=question, previous_question=previous_question) as event:
             plan = planner_agent.plan_question(
                 question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings,
                 previous_question=previous_question, previous_result_set=previous_result_set, llm=self.llm,
             )
+            if doc_ids and plan.needs_retrieval:
+                plan.doc_ids = doc_ids
             facts_available = plan.needs_retrieval and plan.route != planner_agent.RESULT_SET and (
                 self.kb.counts()["facts"] > 0)
-            parsed = (parse_structured(plan.question, self.facts.known_values(), self.facts.known_words())
-                      if facts_available else None)
-            plan = planner_agent.choose_route(plan, parsed, facts_available)
+            tables = self._select_tables(plan) if facts_available else None
+            parsed = tables.parsed if tables else None
+            plan = planner_agent.choose_route(plan, tables)
             decomposition = self._decompose(plan)
             event.summary = plan.reason
             if plan.asked:
@@ -89,11 +99,43 @@ class AnswerPipeline:
                 needs_retrieval=plan.needs_retrieval, intent=plan.intent, route=plan.route,
                 fallbacks=plan.fallbacks, sub_queries=plan.sub_queries, safety_flags=plan.safety_flags,
                 semantic_weight=plan.semantic_weight,
-                understood=parsed.notes if parsed else None, result_set=plan.structured if plan.route == planner_agent.RESULT_SET else None,
+                understood=parsed.notes if parsed else None, tables=tables.trace() if tables else None,
+                result_set=plan.structured if plan.route == planner_agent.RESULT_SET else None,
                 classification=plan.classification, enumeration=plan.enumeration,
                 decomposition=decomposition.trace() if decomposition else None,
             )
         return plan
+
+    def _select_tables(self, plan: Plan) -> TableRoute | None:
+        """The tables the question names (or, scoped by the user, the tables of those documents), and
+        whether the rule parse accounts for the whole question on them (the fast path)."""
+        tables = self.tables.tables()
+        if not tables:
+            return None
+        s = self.settings
+        parsed = parse_structured(plan.question, self.facts.known_values(), self.facts.known_words())
+        measured = {c.label for c in parsed.query.conditions if c.label and c.unit}  # "no wider than 1.2 m"
+        if plan.doc_ids:
+            scoped = [t for t in tables if t.doc_id in plan.doc_ids]
+            ranked = sorted(select_tables(plan.question, scoped, 0.0)[1], key=lambda x: -x.score)
+            selected = (ranked or [Selection(t, 0.0) for t in scoped])[: s.table_max_selected]
+            for selection in selected:
+                selection.reasons.insert(0, "scoped to this document by the user")
+        else:
+            # A question naming a file ("the Orlen invoice") is about that file: its tables, or (it has
+            # none) its text; never another file's table with a "total" column. Files sharing a word of
+            # the name stay candidates ("orders" names orders.csv, and more_orders.csv may hold the value).
+            filenames = [d.filename for d in self.kb.documents() if d.status == "indexed"]
+            named = named_files(plan.question, filenames)
+            if named:
+                shared = set().union(*(file_words(f) for f in named))
+                tables = [t for t in tables if t.filename in named or file_words(t.filename) & shared]
+            selected, ranked = select_tables(plan.question, tables, s.table_min_score, s.table_max_selected,
+                                             measured=measured)
+        if not selected:
+            return TableRoute([], ranked, None)
+        accounted = set().union(*(x.file_words for x in selected))
+        return TableRoute(selected, ranked, parsed, unexplained_words(plan.question, parsed, accounted))
 
     def _decompose(self, plan: Plan) -> decompose_agent.Decomposition | None:
         """Seed 003 on text questions: classify and split into sub-queries. The model is offered
@@ -165,10 +207,28 @@ class AnswerPipeline:
         return found[0]
 
     def _retrieve_facts(self, plan: Plan, trace: TraceRecorder) -> Evidence:
-        with trace.step("retrieval", "Retriever", route="structured", understood=plan.structured.notes) as event:
-            evidence = retriever_agent.retrieve_facts(plan, self.facts, self.kb)
-            result = evidence.structured
-            event.summary = f"{result.total} matching facts" + (" (filters relaxed)" if result.relaxed else "")
+        route: TableRoute = plan.structured
+        with trace.step("retrieval", "Retriever", route="structured", understood=route.notes,
+                        tables=[x.table.name for x in route.selections], path="rules" if route.fast else "model") as event:
+            if route.fast:  # the rules read the whole question: their filters, on the selected documents only
+                route.parsed.query.doc_ids = sorted({x.table.doc_id for x in route.selections})
+                result = run_structured(route.parsed, self.facts)
+            else:
+                s = self.settings
+                result = run_table_query(plan.question, route.selections, self.llm, self.executor, self.facts,
+                                         s.table_example_rows, s.table_query_max_tokens)
+            evidence = retriever_agent.structured_evidence(result, self.kb)
+            query = result.table_query
+            event.summary = (f"{result.total} matching facts" if query is None else
+                             f"query over {', '.join(query.tables)}: {len(query.rows)} rows"
+                             + (f" after {len(query.attempts)} attempts" if len(query.attempts) > 1 else "")
+                             + (f" (failed: {query.error})" if query.error else ""))
+            if result.relaxed:  # what keeps the answer from high confidence
+                event.summary += " (filters relaxed)" if query is None else f" ({'; '.join(result.relaxed)})"
+            if query is not None:
+                event.outputs.update(query=query.trace(), prompt=query.prompt)
+                if query.error:
+                    event.status = "failed"
             event.outputs.update(
                 attempts=[a.__dict__ for a in result.attempts], total_matches=result.total,
                 aggregates=result.aggregates[:20] if result.aggregates else None,
@@ -241,7 +301,9 @@ class AnswerPipeline:
             if reflection.sufficient:
                 break
             iteration += 1
-            refined = replace(plan, sub_queries=reflection.queries)
+            # a refined retrieval searches the text: the table query already ran and found nothing
+            refined = replace(plan, sub_queries=reflection.queries, route=planner_agent.HYBRID
+                              if plan.route == planner_agent.STRUCTURED else plan.route)
             trace.record(
                 "reflection", "Validator", f"refining retrieval (iteration {iteration}): {reflection.reason}",
                 unsupported=validation.unsupported, queries=refined.sub_queries, source=reflection.source,

@@ -76,21 +76,24 @@ def enumeration_queries(question: str) -> list[str] | None:
     return [question, f"table of contents {topic} complete list".replace("  ", " ")]
 
 
-def choose_route(plan: Plan, structured_query, facts_available: bool) -> Plan:
-    """Seed 004's route selection, by rules: questions with measured filters, words a record
-    must contain, time ranges or aggregates go to the stored facts first, with text search as
-    the fallback; everything else goes to hybrid text search."""
+def choose_route(plan: Plan, tables) -> Plan:
+    """Seed 004's route selection, with the table chosen first (issue 14): a question goes to the
+    tables only when it names one (its file, column labels or cell values), with text search as the
+    fallback; everything else goes to hybrid text search. `tables` is a
+    core.annotations.route.TableRoute, or None when no table is stored."""
     if not plan.needs_retrieval or plan.route == RESULT_SET:
         return plan
     # Long-text search (section summaries, then their pages) found the evidence page less often
     # than hybrid search on 46 filings (bench/long_text_quality.py), so it is only the last resort.
     plan.fallbacks = [LONG_TEXT]
-    if facts_available and structured_query is not None and structured_query.is_structured:
-        plan.route, plan.fallbacks, plan.structured = STRUCTURED, [HYBRID, LONG_TEXT], structured_query
-        understood = "; ".join(structured_query.notes) or "aggregate over all records"
-        plan.reason = f"{plan.intent} question over records ({understood}): structured facts, then text search"
-    elif facts_available:
-        plan.reason += " (no record filter or aggregate found, so not the structured facts)"
+    if tables is not None and tables.selections:
+        plan.route, plan.fallbacks, plan.structured = STRUCTURED, [HYBRID, LONG_TEXT], tables
+        chosen = ", ".join(f"{s.table.filename} ({'; '.join(s.reasons)})" for s in tables.selections)
+        how = ("the rule parse accounts for every word: rule fast path" if tables.fast else
+               "the model writes the query")
+        plan.reason = f"{plan.intent} question about the table {chosen}: {how}, then text search"
+    elif tables is not None:
+        plan.reason += " (names no stored table, column or value, so not the tables)"
     return plan
 
 

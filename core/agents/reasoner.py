@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from core.annotations.route import StructuredResult, phrase_answer
+from core.annotations.route import StructuredResult, phrase_answer, phrase_table_answer
 from core.llm.base import ChatLLM, Completion, LLMError, LLMMalformedJSON, TokenCallback
 from core.retrieval import RetrievedChunk
 from core.safety.injection import neutralize
@@ -329,7 +329,8 @@ def phrase_structured(
 ) -> Draft:
     """The structured route's answer: phrased by a template from the facts, no LLM call, so
     counts, sums and lists are exact and the answer is instant."""
-    answer = phrase_answer(result, max_rows, max_sources, result.measure_columns)
+    answer = (phrase_table_answer(result, max_rows, max_sources) if result.table_query is not None else
+              phrase_answer(result, max_rows, max_sources, result.measure_columns))
     by_id = {c.chunk_id: c for c in chunks}
     sources = []
     for number, row in enumerate(answer.source_rows, start=1):

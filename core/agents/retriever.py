@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from core.agents.decompose import Reranker, SubQueryResult, merge, search_all
 from core.agents.planner import Plan
 from core.agents.router import DocumentRouter, Routing, is_weak
-from core.annotations.route import StructuredResult, run_structured
+from core.annotations.route import StructuredResult
 from core.annotations.search import FactQuery, FactStore
 from core.config import Settings
 from core.retrieval import HybridRetriever, RetrievalResult, RetrievedChunk
@@ -34,6 +34,8 @@ class Evidence:
     @property
     def has_records(self) -> bool:
         """Structured facts matched: the answer is phrased from them, without the model."""
+        if self.structured is not None and self.structured.table_query is not None:
+            return bool(self.structured.table_query.rows)  # a count of 0 is an answer; no rows is not
         return self.structured is not None and bool(self.structured.rows)
 
     @property
@@ -93,9 +95,8 @@ def retrieve_long_text(plan: Plan, retriever: HybridRetriever, top_k: int, secti
     return Evidence(result.hits, [result]), spans
 
 
-def retrieve_facts(plan: Plan, facts: FactStore, kb: KnowledgeBase) -> Evidence:
-    """The structured route: every matching fact, and the chunks that hold the first ones."""
-    result = run_structured(plan.structured, facts)
+def structured_evidence(result: StructuredResult, kb: KnowledgeBase) -> Evidence:
+    """The structured route's result, and the chunks that hold its first rows."""
     return Evidence(_chunks_holding(result.rows, kb), structured=result)
 
 

@@ -230,3 +230,33 @@ def _names(text: str, known_values: set[str], result: StructuredQuery) -> None:
 def _last_noun(phrase: str) -> str:
     words = [w for w in phrase.split() if w not in _STOP]
     return words[-1] if words else phrase.strip()
+
+
+# Function words, and words that only ask for a list or a number: no rule needs to read them.
+_FUNCTION_WORDS = set("""how many much what which who is are was were the a an of in on at for from by to with and or
+did do does list show give me tell find all every each any there have has had""".split())
+
+
+def unexplained_words(question: str, parsed: StructuredQuery, accounted: set[str]) -> list[str]:
+    """The question's words the rule parse did not read (words of the selected file's name are
+    `accounted`). The rule fast path is taken only when there are none: "how many orders did ACME
+    place in 2024" leaves "place", "which episode has the least viewers" leaves "episode" and
+    "least" (no rule reads them), so the model reads those questions; a parse that silently drops
+    a word answers another question."""
+    lowered = question.lower()
+    read = {w for note in parsed.notes for w in re.findall(r"[a-z0-9]+", note.lower())}
+    read |= {w for w in (parsed.measure, parsed.group_by) if w}
+    for pattern, op in AGGREGATES:  # the words of the aggregate the rules understood
+        if op == parsed.aggregate and (match := re.search(pattern, lowered)):
+            read |= set(re.findall(r"[a-z0-9]+", match.group(0)))
+    if parsed.group_by:
+        read |= {"per", "by", "grouped", "broken", "down"}
+    labels = {c.label for c in parsed.query.conditions if c.label}
+    if labels:  # "no wider than 1.2 m": the comparative, its bound and its unit were read
+        read |= {w for w, (label, _) in ADJECTIVES.items() if label in labels}
+        read |= {w for bound, _ in _BOUNDS for w in re.findall(r"[a-z]+", bound)} | {"than", "m", "mm", "cm", "kg", "w"}
+    if parsed.query.date_from or parsed.query.date_to:
+        read |= set(_MONTHS) | {"since", "after", "before", "between", "during"}
+    known = read | {singular(w) for w in read} | accounted
+    return [w for w in re.findall(r"[a-z0-9]+", lowered)
+            if w not in _FUNCTION_WORDS and w not in known and singular(w) not in known]

@@ -4,6 +4,7 @@ exact answer from the facts (counts and sums are computed here, never by the LLM
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from dataclasses import dataclass, field, replace
 
@@ -11,6 +12,7 @@ from core.annotations.model import normalize_label, singular
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
+from core.annotations.tables import CURRENCY_SIGNS
 
 
 @dataclass
@@ -27,6 +29,8 @@ class StructuredResult:
     aggregates: list[dict] | None = None
     relaxed: list[str] = field(default_factory=list)  # filters dropped to find anything
     measure_columns: list[str] = field(default_factory=list)  # stored columns the aggregate used
+    table_query: "TableQuery | None" = None  # set on the table route: the selection, query and its rows
+    parsed_question: str = ""  # the question the table query answers, for phrasing
 
     @property
     def total(self) -> int:
@@ -191,15 +195,229 @@ def save_result_set(catalog, question: str, result: StructuredResult) -> str:
 def payload(result: StructuredResult, result_set_id: str, max_rows: int) -> dict:
     """What the Structured Results page and `ask --json` show: route, columns, rows, totals."""
     columns, cells = display_table(result.rows[:max_rows])
+    query = result.table_query
+    if query is not None:  # the query's own result: each row keeps its columns, blanks stay None
+        tables = [s.table for s in query.selections]
+        keep = [i for i, c in enumerate(query.columns) if c != "fact_id"]
+        columns = [column_label(query.columns[i], tables) for i in keep]
+        cells = [[row[i] for i in keep] for row in query.rows[:max_rows]]
     return {
         "route": "structured",
         "columns": columns,
         "rows": cells,
         "rows_shown": len(cells),
-        "total_matches": len(result.rows),
+        "total_matches": len(query.rows) if query is not None else len(result.rows),
         "total_records": len(records(result.rows)),  # a receipt's lines are one record
         "result_set_id": result_set_id,
         "aggregates": result.aggregates,
         "understood": result.parsed.notes,
         "attempts": [a.__dict__ for a in result.attempts],
+        "tables": query.tables if query is not None else [],
+        "files": query.files if query is not None else sorted({r.filename for r in result.rows}),
+        "query": query.sql if query is not None else None,
+        "query_path": query.path if query is not None else "rules",
     }
+
+
+@dataclass
+class TableRoute:
+    """The planner's decision for the table route: which tables, and whether the rules may answer."""
+    selections: list  # core.annotations.select.Selection, the chosen tables
+    ranked: list  # every table that scored, best first, for the trace
+    parsed: StructuredQuery | None  # the rule parse, run on the fast path
+    unexplained: list[str] = field(default_factory=list)  # words the rule parse left over
+
+    @property
+    def fast(self) -> bool:
+        return self.parsed is not None and self.parsed.is_structured and not self.unexplained
+
+    @property
+    def notes(self) -> list[str]:
+        return [f"table {s.table.filename}" for s in self.selections] + (self.parsed.notes if self.fast else [])
+
+    def trace(self) -> dict:
+        return {"selected": [s.trace() for s in self.selections], "candidates": [s.trace() for s in self.ranked[:5]],
+                "rule_parse": self.parsed.notes if self.parsed else None, "unexplained_words": self.unexplained,
+                "path": "rules" if self.fast else "model"}
+
+
+# --- the table route: selected tables, a query the model wrote (or the rule fast path), code runs it ---
+
+
+@dataclass
+class TableQuery:
+    """What ran over the selected tables: the selection, the query, its result, and how it was got."""
+    selections: list  # core.annotations.select.Selection, best first
+    sql: str = ""
+    columns: list[str] = field(default_factory=list)
+    rows: list[tuple] = field(default_factory=list)
+    truncated: bool = False
+    path: str = "model"  # model | rules
+    attempts: list[dict] = field(default_factory=list)  # each query tried, with its error
+    error: str | None = None
+    prompt: str = ""
+
+    @property
+    def tables(self) -> list[str]:
+        return [s.table.name for s in self.selections]
+
+    @property
+    def files(self) -> list[str]:
+        return list(dict.fromkeys(s.table.filename for s in self.selections))
+
+    def trace(self) -> dict:
+        return {"tables": self.tables, "files": self.files, "query": self.sql, "path": self.path,
+                "attempts": self.attempts, "error": self.error, "columns": self.columns,
+                "rows": [list(r) for r in self.rows[:20]], "truncated": self.truncated}
+
+
+def run_table_query(question: str, selections: list, llm, executor, facts: FactStore,
+                    example_rows: int, max_tokens: int) -> StructuredResult:
+    """The model writes the query for the selected tables; the executor runs it; the rows the query
+    read become the result's provenance (for citations and export)."""
+    from core.annotations.sql import write_query
+
+    tables = [s.table for s in selections]
+    written = write_query(question, tables, llm, executor, example_rows, max_tokens)
+    query = TableQuery(selections, path="model", prompt=written.prompt, error=written.error,
+                       attempts=[a.__dict__ for a in written.attempts])
+    if written.result is not None:
+        query.sql, query.columns = written.result.sql, written.result.columns
+        query.rows, query.truncated = written.result.rows, written.result.truncated
+    elif written.attempts:
+        query.sql = written.attempts[-1].sql
+    notes = [f"table {s.table.filename}" + (f" ({'; '.join(s.reasons)})" if s.reasons else "") for s in selections]
+    result = StructuredResult(StructuredQuery(FactQuery(doc_ids=[t.doc_id for t in tables]), notes=notes), [])
+    result.table_query = query
+    result.parsed_question = question
+    result.attempts.append(Attempt(f"query over {', '.join(query.tables)}: {query.sql or '(none)'}"
+                                   + (f" failed: {query.error}" if query.error else ""), len(query.rows)))
+    if written.result is not None:
+        result.rows = facts.rows_by_id(provenance_ids(query.sql, tables, executor))
+        if written.retried:
+            result.relaxed.append("a corrected query after an error")
+        # A query that ran is no proof it answers the question: on WikiTableQuestions (test part, 77
+        # questions) half the model's queries that ran gave a wrong answer, whether or not the question
+        # named the table's values, so an answer the model's query gives is never high confidence.
+        result.relaxed.append("a query written by the model")
+    return result
+
+
+_SIMPLE_FROM = re.compile(
+    r"\bFROM\s+\"?(?P<table>\w+)\"?(?:\s+(?:AS\s+)?(?!WHERE\b|GROUP\b|ORDER\b|LIMIT\b)\w+)?"
+    r"(?P<where>\s+WHERE\s+.+?)?(?=\s+(?:GROUP|ORDER|LIMIT|HAVING)\b|$)", re.I | re.S)
+
+
+def provenance_ids(sql: str, tables: list, executor) -> list[str]:
+    """The fact ids of the rows a one-table query filtered (its FROM ... WHERE ...); for any other
+    query, the rows of the table(s) it read. Best effort: citations, not the answer."""
+    names = [t.name for t in tables]
+    match = _SIMPLE_FROM.search(sql)
+    if match and "select" not in (match.group("where") or "").lower() and " join " not in sql.lower() \
+            and match.group("table") in names:
+        try:
+            found = executor.run(f"SELECT fact_id FROM {match.group('table')}{match.group('where') or ''}",
+                                 [match.group("table")])
+            return [r[0] for r in found.rows]
+        except Exception:  # an alias in the WHERE clause, say: fall back to the table
+            pass
+    ids: list[str] = []
+    for name in names:
+        ids += [r[0] for r in executor.run(f"SELECT fact_id FROM {name}", [name]).rows]
+    return ids
+
+
+def _value(value, unit: str | None = None) -> str:
+    """A cell as a person writes it: 2004 not 2004.0, 41,193.14, a currency sign before, a unit after."""
+    if value is None:
+        return "(blank)"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = float(value)
+        if value.is_integer():
+            text = str(int(value)) if abs(value) < 10_000 else f"{int(value):,}"
+        else:
+            text = f"{value:,.2f}" if abs(value) >= 1 else f"{value:.4g}"
+        if unit and unit in CURRENCY_SIGNS:
+            return f"-{unit}{text[1:]}" if text.startswith("-") else f"{unit}{text}"
+        return f"{text} {unit}" if unit else text
+    return str(value)
+
+
+def column_unit(column: str, tables: list) -> str | None:
+    """The unit of a result column: its table column's, or the one an aggregate other than COUNT keeps."""
+    units = {c: u for t in tables for c, u in t.units.items()}
+    match = _AGGREGATE_COLUMN.match(column)
+    if match:
+        return None if match.group(1).lower() == "count" else units.get(match.group(3).strip())
+    return units.get(column.strip('"'))
+
+
+_AGGREGATE_COLUMN = re.compile(r"^\s*(count|sum|avg|min|max|total)\s*\(\s*(distinct\s+)?\"?([^\")]*)\"?\s*\)\s*$", re.I)
+_OP_WORDS = {"count": "number", "sum": "total", "total": "total", "avg": "average", "min": "lowest", "max": "highest"}
+
+
+def column_label(column: str, tables: list) -> str:
+    """ "COUNT(*)" -> "number of rows", 'SUM("amount")' -> "total Amount", "driver" -> "Driver"."""
+    printed = {c: label for t in tables for c, label in t.printed.items()}
+    match = _AGGREGATE_COLUMN.match(column)
+    if match:
+        inner = match.group(3).strip()
+        what = printed.get(inner, inner) if inner and inner != "*" else "rows"
+        return f"{_OP_WORDS[match.group(1).lower()]} of {what}"
+    return printed.get(column.strip('"'), column)
+
+
+_WHERE = re.compile(r"\bWHERE\s+(.+?)(?=\s+(?:GROUP|ORDER|LIMIT|HAVING)\b|$)", re.I | re.S)
+
+
+def where_text(sql: str, tables: list) -> str:
+    """The query's filter as a reader says it: 'WHERE "nation" = 'Sri Lanka'' -> "Nation = Sri Lanka"."""
+    match = _WHERE.search(sql or "")
+    if not match or "select" in match.group(1).lower():
+        return ""
+    printed = {c: label for t in tables for c, label in t.printed.items()}
+    text = re.sub(r'"(\w+)"', lambda m: printed.get(m.group(1), m.group(1)), match.group(1))
+    text = re.sub(r"\b(\w+)\b", lambda m: printed.get(m.group(1), m.group(1)) if m.group(1) in printed else m.group(1), text)
+    text = re.sub(r"lower\((.+?)\)", r"\1", text, flags=re.I)
+    text = re.sub(r"\b(AND|OR|NOT|LIKE|IS|NULL|IN|BETWEEN)\b", lambda m: m.group(1).lower(), text)
+    return " ".join(text.replace("'", "").replace("%", "…").split())[:160]
+
+
+def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: int) -> StructuredAnswer:
+    """The query's result in plain words, cited to the rows it read: one figure, one list, or rows."""
+    query: TableQuery = result.table_query
+    tables = [s.table for s in query.selections]
+    sources = _distinct_sources(result.rows, max_sources)
+    cite = " ".join(f"[Source {n}]" for n in range(1, len(sources) + 1))
+    where = " and ".join(query.files)
+    shown = [r for r in query.rows[:max_rows]]
+    visible = [i for i, c in enumerate(query.columns) if c not in ("fact_id",)]
+    labels = [column_label(query.columns[i], tables) for i in visible]
+    units = [column_unit(query.columns[i], tables) for i in visible]
+    condition = where_text(query.sql, tables)
+    if len(query.rows) == 1 and len(visible) == 1:
+        value = _value(query.rows[0][visible[0]], units[0])
+        counted = re.search(r"\bhow many ([a-z][a-z-]*)", result.parsed_question.lower()) if result.parsed_question else None
+        if labels[0] == "number of rows" and counted:  # "How many athletes ..." -> "3 athletes with nationality = Sri Lanka"
+            text = f"{value} {counted.group(1)}{' with ' + condition if condition else ''} (from {where}). {cite}"
+        else:
+            text = f"The {labels[0]}{' for ' + condition if condition else ''} is {value} (from {where}). {cite}"
+    elif not query.rows:
+        text = f"No rows of {where} match this question (query: {query.sql}). {cite}"
+    else:
+        more = len(query.rows) > len(shown) or query.truncated
+        count = f"{len(query.rows)}{'+' if query.truncated else ''}"
+        if len(visible) == 1:
+            items = "; ".join(_value(r[visible[0]], units[0]) for r in shown)
+            text = f"{count} results for {labels[0]} (from {where}): {items}."
+        else:
+            items = "; ".join(", ".join(f"{labels[n]}: {_value(r[i], units[n])}" for n, i in enumerate(visible))
+                              for r in shown)
+            text = f"{count} rows (from {where}): {items}."
+        if more:
+            text += f" Showing {len(shown)}; the full result is saved for export."
+        text += f" {cite}"
+    evidence = " ".join(_value(v, u) + " " + str(v) for r in query.rows for v, u in
+                        zip(r, [column_unit(c, tables) for c in query.columns])) + f" {len(query.rows)} {len(shown)} " \
+        + " ".join(_row_text(r) for r in sources)
+    return StructuredAnswer(text.strip(), sources, evidence)

@@ -1,0 +1,188 @@
+"""WikiTableQuestions through the real Workspace (issue 14): (a) accuracy with each question scoped to
+its table (`ask --doc`), (b) how often the unscoped question selects the right table.
+
+The knowledge base must already hold the 60 tables. Their upstream names repeat across folders
+("203-csv/259.csv", "204-csv/259.csv"), so they are ingested under the folder-prefixed name
+"203_259.csv" (copy them first; the contents are unchanged):
+
+    mkdir -p /work/kb/tables/wtq_files && for f in ../shared/corpus/wikitablequestions/csv/*/*.csv; do
+      d=$(basename $(dirname $f)); cp $f /work/kb/tables/wtq_files/${d%-csv}_$(basename $f); done
+    DOCUCHAT_DATA_DIR=/work/kb/tables/kb_wtq python -m core ingest /work/kb/tables/wtq_files/*.csv
+    DOCUCHAT_DATA_DIR=/work/kb/tables/kb_wtq python -m bench.table_quality --part dev --per-table 2 --seed 1
+
+The model is loaded once; each answer is written to bench/results/ as it comes (JSONL), so a stopped
+run can be re-reported with --from-jsonl. A match: the answer holds every `|`-separated item of the
+reference, a number within 1 %.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import re
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from bench import splits
+from bench._common import RESULTS, p50_p95
+
+# ../shared beside the checkout (/work/main -> /work/shared); a worktree one level deeper looks one higher
+SHARED = next((p / "shared" for p in Path(__file__).resolve().parents if (p / "shared" / "eval-public").is_dir()), Path("shared"))
+QA = SHARED / "eval-public" / "wikitablequestions" / "qa_subset.tsv"
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+
+
+def file_of(context: str) -> str:
+    """ "csv/204-csv/272.csv" -> "204_272.csv", the name the table was ingested under."""
+    folder, name = context.split("/")[-2:]
+    return f"{folder.removesuffix('-csv')}_{name}"
+
+
+def load(path: Path, part: str) -> list[dict]:
+    with open(path, encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    return splits.keep(rows, lambda r: r["id"], part)
+
+
+def stratified(rows: list[dict], per_table: int, seed: int) -> list[dict]:
+    """`per_table` questions of every table (all when it has fewer), in a seeded random order."""
+    by_table: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        by_table[row["context"]].append(row)
+    rng = random.Random(seed)
+    sample = []
+    for context in sorted(by_table):
+        questions = by_table[context]
+        sample += rng.sample(questions, min(per_table, len(questions)))
+    rng.shuffle(sample)
+    return sample
+
+
+def _numbers(text: str) -> list[float]:
+    """Every number in the text; "56,02" is read both ways (a decimal comma, or thousands)."""
+    found = []
+    for raw in _NUMBER.findall(text):
+        try:
+            found.append(float(raw.replace(",", "")))
+            if re.fullmatch(r"-?\d+,\d{1,2}", raw):
+                found.append(float(raw.replace(",", ".")))
+        except ValueError:
+            continue
+    return found
+
+
+def item_matches(item: str, answer: str) -> bool:
+    item = item.strip()
+    if not item:
+        return True
+    plain = item.replace(",", "")
+    if re.fullmatch(r"-?\d+(?:\.\d+)?", plain):
+        target = float(plain)
+        return any(abs(n - target) <= 0.01 * max(abs(target), 1e-9) for n in _numbers(answer))
+    return item.lower() in answer.lower()
+
+
+def matches(reference: str, answer: str) -> bool:
+    return all(item_matches(item, answer) for item in reference.split("|"))
+
+
+def run(args) -> list[dict]:
+    from core.agents import planner as planner_agent
+    from core.config import load_settings
+    from core.workspace import Workspace
+
+    rows = stratified(load(args.qa, args.part), args.per_table, args.seed)
+    if args.limit:
+        rows = rows[: args.limit]
+    ws = Workspace(load_settings())
+    docs = {d.filename: d.doc_id for d in ws.kb.documents() if d.status == "indexed"}
+    out = RESULTS / f"table_quality_{args.part}_s{args.seed}_n{len(rows)}.jsonl"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = {}
+    if out.exists() and args.resume:
+        done = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    results = list(done.values())
+    settings = ws.settings
+    tables = ws.pipeline.tables.tables()
+    print(f"{len(rows)} questions ({args.part}, seed {args.seed}, {args.per_table} per table), "
+          f"{len(tables)} tables in the knowledge base -> {out}", file=sys.stderr)
+    with open(out, "a", encoding="utf-8") as handle:
+        for n, row in enumerate(rows, start=1):
+            if row["id"] in done:
+                continue
+            filename = file_of(row["context"])
+            record = {"id": row["id"], "question": row["utterance"], "reference": row["targetValue"], "file": filename}
+            # (b) unscoped: which table the question selects among all of them (selection is code, no model)
+            plan = planner_agent.Plan(question=row["utterance"], needs_retrieval=True)
+            route = ws.pipeline._select_tables(plan)
+            ranked = route.ranked if route else []
+            record["unscoped_top"] = ranked[0].table.filename if ranked else None
+            record["unscoped_selected"] = [s.table.filename for s in route.selections] if route else []
+            # (a) scoped to its table, through the real pipeline and model
+            started = time.perf_counter()
+            response = ws.ask(row["utterance"], doc_ids=[docs[filename]], mode="pipeline")
+            record["seconds"] = round(time.perf_counter() - started, 2)
+            structured = response.structured or {}
+            record.update(answer=response.answer, route=response.route, confidence=response.confidence,
+                          query=structured.get("query"), path=structured.get("query_path"),
+                          attempts=structured.get("attempts"))
+            turn = ws.kb.catalog.turn(response.trace_id)
+            failed = [e for e in turn["trace"]["events"] if e["kind"] == "retrieval" and e.get("status") == "failed"]
+            record["query_failed"] = bool(failed)
+            record["retried"] = any("after" in (e.get("summary") or "") and "attempts" in (e.get("summary") or "")
+                                    for e in turn["trace"]["events"])
+            record["match"] = matches(row["targetValue"], response.answer)
+            results.append(record)
+            handle.write(json.dumps(record) + "\n")
+            handle.flush()
+            print(f"[{n}/{len(rows)}] {'OK ' if record['match'] else 'no '} {record['seconds']:5.1f}s "
+                  f"{row['utterance'][:60]!r} ref={row['targetValue']!r} -> {response.answer[:80]!r}", file=sys.stderr)
+    ws.close()
+    return results
+
+
+def report(results: list[dict]) -> dict:
+    n = len(results)
+    if not n:
+        return {"n": 0}
+    structured = [r for r in results if r["route"] == "structured"]
+    return {
+        "n": n,
+        "scoped_accuracy": round(sum(r["match"] for r in results) / n, 3),
+        "correct": sum(r["match"] for r in results),
+        "unscoped_top1": round(sum(r["unscoped_top"] == r["file"] for r in results) / n, 3),
+        "unscoped_selected_right": round(sum(r["file"] in r["unscoped_selected"] for r in results) / n, 3),
+        "unscoped_selected_any": round(sum(bool(r["unscoped_selected"]) for r in results) / n, 3),
+        "query_failed": round(sum(r["query_failed"] for r in results) / n, 3),
+        "route_structured": round(len(structured) / n, 3),
+        "path_rules": round(sum(r["path"] == "rules" for r in results) / n, 3),
+        "path_model": round(sum(r["path"] == "model" for r in results) / n, 3),
+        "seconds": p50_p95([r["seconds"] for r in results]),
+        "seconds_model_path": p50_p95([r["seconds"] for r in results if r["path"] == "model"]),
+        "seconds_rule_path": p50_p95([r["seconds"] for r in results if r["path"] == "rules"]),
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    splits.add_argument(parser)
+    parser.add_argument("--qa", type=Path, default=QA)
+    parser.add_argument("--per-table", type=int, default=4, help="questions per table (stratified sample)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--resume", action="store_true", help="skip questions already in the JSONL")
+    parser.add_argument("--from-jsonl", type=Path, help="only report a finished or stopped run")
+    args = parser.parse_args(argv)
+    if args.from_jsonl:
+        results = [json.loads(line) for line in args.from_jsonl.read_text().splitlines() if line.strip()]
+    else:
+        results = run(args)
+    print(json.dumps(report(results), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""Pick the table(s) a question is about before anything is counted (issue 14).
+
+A table is chosen by what the question names: its file or sheet name ("the Azure Interior invoice"
+-> AzureInterior.pdf), its column labels ("nationality", "total"), and its cell values ("ACME",
+"Sri Lanka"). A question that names nothing in any table is a text question; a table the question
+did not select is never aggregated.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from core.annotations.model import normalize_label, singular
+from core.annotations.search import SYNONYMS
+from core.annotations.tables import TableInfo
+
+# Words that say nothing about which table: question words, and what every file of a kind is called.
+_STOP = set("""a an the of in on at to for from by with and or is are was were be been what which who whom whose
+when where how many much did do does has have had it its this that these those there their than then
+not no all any each every per as list show give me tell""".split())
+# Words every file of a kind is called by: they name no particular file.
+_GENERIC = _STOP | set("csv xlsx pdf txt file table sheet fields invoice receipt document data".split())
+_WORD = re.compile(r"[a-z0-9]+(?:['.][a-z0-9]+)*")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(_CAMEL.sub(" ", text).lower())
+
+
+@dataclass
+class Selection:
+    table: TableInfo
+    score: float
+    reasons: list[str] = field(default_factory=list)
+    file_words: set[str] = field(default_factory=set)  # words of the file's name the question uses
+
+    def trace(self) -> dict:
+        return {"table": self.table.name, "file": self.table.filename, "score": round(self.score, 2),
+                "because": self.reasons}
+
+
+def score_table(question: str, table: TableInfo, measured: set[str] = frozenset()) -> Selection:
+    """Points for each thing the question names in the table: its name 3 a word, a cell value 2
+    (a value of several words, or a capitalised name, 3), a column word 1, and 3 for a column that
+    holds a quantity the question bounds ("no wider than 1.2 m" -> a width column, "W [m]" too)."""
+    asked = words(question)
+    content = [w for w in asked if w not in _GENERIC]
+    singulars = {singular(w) for w in content}
+    asked_singulars = {singular(w) for w in asked if w not in _STOP}
+    selection = Selection(table, 0.0)
+    name_words = file_words(table.filename) | file_words(table.sheet or "")
+    named = sorted(w for w in name_words if w in content or singular(w) in singulars)
+    if named:
+        selection.score += 3 * len(named)
+        selection.reasons.append("names the file: " + ", ".join(named))
+    # a document's printed labels ("Invoice Date", "Total due") are its columns
+    labels = table.values if table.kind == "fields" else table.printed.values()
+    column_words = {singular(w) for label in labels for w in words(label) if w not in _STOP}
+    columns = sorted(column_words & asked_singulars)
+    if columns:
+        selection.score += len(columns)
+        selection.reasons.append("names columns: " + ", ".join(columns))
+    if measured and table.kind == "rows":
+        labels = {normalize_label(label) for label in table.printed.values()}
+        bounded = sorted(m for m in measured if labels & ({m} | SYNONYMS.get(m, set())))
+        if bounded:
+            selection.score += 3 * len(bounded)
+            selection.reasons.append("bounds the quantity in a column: " + ", ".join(bounded))
+    values = {v.lower() for v in table.values}
+    found = []
+    capitalised = {m.lower() for m in re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w&.-]+", question.strip())}
+    for n in (4, 3, 2, 1):
+        for start in range(len(asked) - n + 1):
+            gram = " ".join(asked[start:start + n])
+            if gram in values and gram not in found and (n > 1 or (gram not in _STOP and len(gram) >= 3)):
+                if any(gram in f for f in found):
+                    continue  # "sri" inside "sri lanka" is the same mention
+                found.append(gram)
+    for value in found:
+        weight = 0.5 if value.replace(".", "").isdigit() else (3 if " " in value or value in capitalised else 2)
+        selection.score += weight
+    selection.file_words = set(named) | {singular(w) for w in named}
+    if found:
+        selection.reasons.append("names values: " + ", ".join(found[:5]))
+    if table.kind == "fields" and not (named and (columns or found)):
+        selection.score = 0.0  # a document's label lines answer only a question naming it and a label
+    return selection
+
+
+def file_words(filename: str) -> set[str]:
+    """The words of a file's name that can name it: "AzureInterior.pdf" -> azure, interior."""
+    return {w for w in words(filename.rsplit(".", 1)[0]) if len(w) >= 3 and not w.isdigit() and w not in _GENERIC}
+
+
+def named_files(question: str, filenames: list[str]) -> list[str]:
+    """The files whose every name word the question uses ("the Orlen invoice" -> Orlen.txt)."""
+    asked = set(words(question)) | {singular(w) for w in words(question)}
+    return [f for f in filenames if (name := file_words(f)) and all(w in asked or singular(w) in asked for w in name)]
+
+
+def select_tables(question: str, tables: list[TableInfo], min_score: float, max_tables: int = 2,
+                  close: float = 0.8, measured: set[str] = frozenset()) -> tuple[list[Selection], list[Selection]]:
+    """(selected, ranked): the tables at least `min_score` and within `close` of the best, at most
+    `max_tables`; and every table that scored, best first, for the trace."""
+    ranked = sorted((score_table(question, t, measured) for t in tables), key=lambda s: -s.score)
+    ranked = [s for s in ranked if s.score > 0]
+    if not ranked or ranked[0].score < min_score:
+        return [], ranked
+    best = ranked[0].score
+    selected = [s for s in ranked if s.score >= max(min_score, close * best)][:max_tables]
+    return selected, ranked

@@ -1,0 +1,209 @@
+"""The model writes one read-only SQL query over the selected tables; code runs it (issue 14, items 3-4).
+
+The prompt is the form Qwen2.5-Coder was trained on for text-to-SQL: each table's CREATE TABLE (column
+types, units in comments) and three example rows, then the question. The reply is decoded under a JSON
+schema whose `table` is an enum of the selected tables. The query runs on a connection opened
+read-only (`mode=ro`) whose authorizer allows reading the selected tables and nothing else (no write,
+ATTACH, PRAGMA or other table), with a row limit and a time limit. An error goes back to the model
+once, with the error text.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.annotations.tables import PROVENANCE, TableInfo, sql_name
+from core.llm.base import ChatLLM, LLMError
+
+SYSTEM = ("You are an expert SQLite writer. Write one SQLite SELECT query that answers the question from "
+          "the tables below. Use only these tables and columns; quote column names with double quotes. "
+          "Compare text case-insensitively (LIKE or lower()). Select the columns that answer the question; "
+          "for a count or a sum use COUNT or SUM. Reply with JSON.")
+
+
+class QueryRefused(RuntimeError):
+    """The query tried something a read-only table query may not do; the message says what."""
+
+
+@dataclass
+class QueryResult:
+    sql: str
+    columns: list[str]
+    rows: list[tuple]
+    truncated: bool = False
+    seconds: float = 0.0
+
+
+@dataclass
+class Attempt:
+    sql: str
+    error: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class WrittenQuery:
+    result: QueryResult | None
+    attempts: list[Attempt] = field(default_factory=list)
+    prompt: str = ""
+    error: str | None = None
+
+    @property
+    def retried(self) -> bool:
+        return len(self.attempts) > 1
+
+
+_ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, getattr(sqlite3, "SQLITE_RECURSIVE", 33)}
+# The authorizer's action codes share their numbers with SQLite's error codes, so name them from this list.
+_ACTIONS = ("CREATE_INDEX CREATE_TABLE CREATE_TEMP_INDEX CREATE_TEMP_TABLE CREATE_TEMP_TRIGGER CREATE_TEMP_VIEW "
+            "CREATE_TRIGGER CREATE_VIEW DELETE DROP_INDEX DROP_TABLE DROP_TEMP_INDEX DROP_TEMP_TABLE "
+            "DROP_TEMP_TRIGGER DROP_TEMP_VIEW DROP_TRIGGER DROP_VIEW INSERT PRAGMA READ SELECT TRANSACTION UPDATE "
+            "ATTACH DETACH ALTER_TABLE REINDEX ANALYZE CREATE_VTABLE DROP_VTABLE FUNCTION SAVEPOINT RECURSIVE").split()
+_ACTION_NAMES = {getattr(sqlite3, "SQLITE_" + n): n.lower().replace("_", " ") for n in _ACTIONS if hasattr(sqlite3, "SQLITE_" + n)}
+
+
+class ReadOnlyExecutor:
+    """Runs one SELECT over the named tables of the tables file, and nothing else."""
+
+    def __init__(self, path: Path, max_rows: int, timeout_s: float) -> None:
+        self.path = Path(path)
+        self.max_rows = max_rows
+        self.timeout_s = timeout_s
+
+    def run(self, sql: str, tables: list[str]) -> QueryResult:
+        allowed = set(tables)
+        denied: list[str] = []
+
+        def authorize(action, arg1, arg2, db_name, trigger):
+            # a name that is no stored table is the query's own (a WITH clause): reading it is fine
+            if action in _ALLOWED and (action != sqlite3.SQLITE_READ or arg1 in allowed or arg1 not in stored):
+                return sqlite3.SQLITE_OK
+            if action == sqlite3.SQLITE_READ:
+                denied.append(f"reading table {arg1!r}, which is not one of the selected tables ({', '.join(tables)})")
+            else:
+                what = _ACTION_NAMES.get(action, str(action))
+                denied.append(f"{what}{' ' + arg1 if arg1 else ''}: a table query may only read")
+            return sqlite3.SQLITE_DENY
+
+        started = time.perf_counter()
+        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        try:
+            stored = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+            stored.add("sqlite_master")
+            conn.set_authorizer(authorize)
+            deadline = started + self.timeout_s
+            conn.set_progress_handler(lambda: 1 if time.perf_counter() > deadline else 0, 10_000)
+            try:
+                cursor = conn.execute(sql)
+                rows = cursor.fetchmany(self.max_rows + 1)
+            except (sqlite3.Warning, sqlite3.ProgrammingError) as exc:  # "You can only execute one statement at a time."
+                raise QueryRefused(f"Refused: {exc}") from exc
+            except sqlite3.DatabaseError as exc:
+                if denied:
+                    raise QueryRefused("Refused: " + "; ".join(dict.fromkeys(denied))) from exc
+                if "interrupted" in str(exc):
+                    raise QueryRefused(f"Refused: the query ran longer than {self.timeout_s:g} s") from exc
+                raise
+            columns = [d[0] for d in cursor.description or []]
+        finally:
+            conn.close()
+        return QueryResult(sql, columns, rows[: self.max_rows], len(rows) > self.max_rows,
+                           round(time.perf_counter() - started, 3))
+
+
+def schema_text(table: TableInfo, examples: list[tuple], example_columns: list[str]) -> str:
+    """CREATE TABLE with the printed label and unit of each column, then example rows."""
+    declared = []
+    for column in table.columns:
+        note = table.printed.get(column, "")
+        unit = table.units.get(column)
+        comment = note if note and sql_name(note) != column else ""
+        comment += f" ({unit})" if unit and unit not in comment else ""
+        declared.append((column, table.types.get(column, "TEXT"), comment))
+    declared.append(("source_row", "INTEGER", "the row's line in the file: ORDER BY it for first, last, before, after"))
+    lines = [f'  "{c}" {t}' + ("," if n < len(declared) else "") + (f" -- {note}" if note else "")
+             for n, (c, t, note) in enumerate(declared, start=1)]
+    if table.kind == "fields":
+        lines.append("  -- one row per printed 'Label: value' line of the document: find a figure by its label")
+    body = "\n".join(lines)
+    shown = [c for c in example_columns if c not in PROVENANCE]
+    rows = "\n".join("\t".join(_cell(r[example_columns.index(c)]) for c in shown) for r in examples)
+    return (f"CREATE TABLE {table.name} (\n{body}\n);  -- from {table.filename}, {table.row_count} rows\n"
+            f"/* {len(examples)} example rows:\n" + "\t".join(shown) + f"\n{rows}\n*/")
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)[:40]
+
+
+def examples_of(executor: ReadOnlyExecutor, table: TableInfo, count: int) -> tuple[list[str], list[tuple]]:
+    """The first rows; a document's label lines are all shown (the labels are its schema)."""
+    limit = max(count, 40) if table.kind == "fields" else count
+    columns = [*table.columns]
+    quoted = ", ".join(f'"{c}"' for c in columns)
+    result = executor.run(f"SELECT {quoted} FROM {table.name} LIMIT {int(limit)}", [table.name])
+    return result.columns, result.rows
+
+
+def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: ReadOnlyExecutor,
+                example_rows: int, max_tokens: int) -> WrittenQuery:
+    """Ask the model for the query; run it; on an error ask once more with the error text."""
+    schemas = []
+    for table in tables:
+        columns, rows = examples_of(executor, table, example_rows)
+        schemas.append(schema_text(table, rows, columns))
+    prompt = "\n\n".join(schemas) + f"\n\nQuestion: {question}\nAnswer with JSON: the table used and one SQLite query."
+    schema = {"type": "object", "properties": {
+        "table": {"type": "string", "enum": [t.name for t in tables]},
+        "sql": {"type": "string"}}, "required": ["table", "sql"]}
+    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
+    written = WrittenQuery(None, prompt=prompt)
+    for attempt in range(2):
+        started = time.perf_counter()
+        try:
+            reply, _ = llm.complete_json(messages, schema, max_tokens=max_tokens, temperature=0.0)
+        except LLMError as exc:
+            written.error = str(exc)
+            written.attempts.append(Attempt("", str(exc), round(time.perf_counter() - started, 3)))
+            return written
+        sql = clean_sql(str(reply.get("sql", "")))
+        try:
+            check_meaning(sql, tables)
+            written.result = executor.run(sql, [t.name for t in tables])
+            written.attempts.append(Attempt(sql, None, round(time.perf_counter() - started, 3)))
+            written.error = None
+            return written
+        except (sqlite3.Error, QueryRefused) as exc:
+            written.error = f"{type(exc).__name__}: {exc}" if not isinstance(exc, QueryRefused) else str(exc)
+            written.attempts.append(Attempt(sql, written.error, round(time.perf_counter() - started, 3)))
+            messages = messages + [
+                {"role": "assistant", "content": json.dumps({"table": reply.get("table", ""), "sql": sql})},
+                {"role": "user", "content": f"That query failed: {written.error}\nWrite a corrected query."}]
+    return written
+
+
+_AGGREGATE = re.compile(r"\b(SUM|AVG|COUNT|TOTAL)\s*\(", re.I)
+
+
+def check_meaning(sql: str, tables: list[TableInfo]) -> None:
+    """Refuse a query that runs but cannot mean anything: adding up a document's label lines (its
+    subtotal, tax, total and account number are different figures, not rows of one column)."""
+    fields = [t.name for t in tables if t.kind == "fields"]
+    if fields and any(re.search(rf"\b{name}\b", sql) for name in fields) and _AGGREGATE.search(sql):
+        raise QueryRefused("Refused: a fields table holds different printed figures of one document; "
+                           "do not add or count them, select the line whose label answers the question "
+                           "(WHERE label LIKE ...)")
+
+
+def clean_sql(sql: str) -> str:
+    """The query without a code fence or a trailing semicolon (one statement only)."""
+    sql = re.sub(r"^```(?:sql)?|```$", "", sql.strip()).strip()
+    return sql.rstrip(";").strip()

@@ -1,0 +1,61 @@
+"""A question is answered from the table it names: by file name, cell values and column labels."""
+from core.annotations.select import named_files, score_table, select_tables
+from core.annotations.tables import TableInfo
+
+RACES = TableInfo("races", "d1", "marathon_results.csv", None, "rows", ["athlete", "nationality", "time"],
+                  {"athlete": "Athlete", "nationality": "Nationality", "time": "Time"}, {}, {}, 227,
+                  values=["Kenya", "Sri Lanka", "Ethiopia", "Paul Tergat"])
+ORDERS = TableInfo("orders", "d2", "orders.csv", None, "rows", ["order_id", "customer", "total"],
+                   {"order_id": "order_id", "customer": "customer", "total": "total"}, {}, {}, 300,
+                   values=["ACME", "Globex", "Initech"])
+INVOICE = TableInfo("azureinterior_fields", "d3", "AzureInterior.pdf", None, "fields", ["label", "value"],
+                    {"label": "Label", "value": "Value"}, {}, {}, 11,
+                    values=["Invoice Date", "Due Date", "Total", "Subtotal"])
+TABLES = [RACES, ORDERS, INVOICE]
+
+
+def names(question):
+    return [s.table.name for s in select_tables(question, TABLES, 3.0)[0]]
+
+
+def test_the_file_named_in_the_question_is_selected():
+    assert names("What is the total amount of the Azure Interior invoice?") == ["azureinterior_fields"]
+
+
+def test_cell_values_and_columns_select_the_table_that_holds_them():
+    assert names("How many athletes have nationality Sri Lanka?") == ["races"]
+    assert names("How many orders did ACME place in 2024?")[0] == "orders"
+
+
+def test_a_question_naming_no_table_selects_none():
+    assert names("What investment did the company disclose in September 2023?") == []
+    assert names("What did the site survey find about the roof?") == []
+    assert names("What is the total amount of the Contoso invoice?") == []  # an invoice not in the knowledge base
+
+
+def test_a_document_s_label_lines_need_its_name_and_a_label():
+    assert score_table("What is the total?", INVOICE).score == 0  # which invoice?
+    assert score_table("Tell me about Azure Interior", INVOICE).score == 0  # which figure?
+
+
+def test_one_column_word_alone_is_not_enough():
+    assert names("What was the total?") == []
+
+
+def test_a_word_of_a_printed_label_selects_the_document_it_names():
+    assert names("What is the date of the Azure Interior invoice?") == ["azureinterior_fields"]
+
+
+def test_a_file_is_named_by_all_the_words_of_its_name():
+    files = ["AzureInterior.pdf", "Orlen.txt", "orders.csv", "203_259.csv"]
+    assert named_files("What is the total amount of the Orlen invoice?", files) == ["Orlen.txt"]
+    assert named_files("the Azure Interior invoice", files) == ["AzureInterior.pdf"]
+    assert named_files("How many orders did ACME place?", files) == ["orders.csv"]
+    assert named_files("What is the interior colour?", files) == []  # one word of two
+
+
+def test_a_bounded_quantity_selects_the_table_with_that_column():
+    specs = TableInfo("specs", "d4", "maker_a.xlsx", "Panels", "rows", ["model", "w"], {"model": "Model", "w": "W [m]"},
+                      {}, {}, 5, values=["SP-M 0.38"])
+    assert [s.table.name for s in select_tables("Which are no wider than 1.2 m?", TABLES + [specs], 3.0,
+                                                measured={"width"})[0]] == ["specs"]

@@ -1,0 +1,83 @@
+"""The read-only executor and the query the model writes: only reads of the selected tables run."""
+import json
+import sqlite3
+
+import pytest
+
+from core.annotations.sql import QueryRefused, ReadOnlyExecutor, clean_sql, schema_text, write_query
+from core.annotations.tables import TableInfo
+from core.llm.scripted import ScriptedLLM
+
+
+@pytest.fixture
+def executor(tmp_path):
+    path = tmp_path / "tables.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE races (athlete TEXT, nation TEXT, time_s REAL, fact_id TEXT, source_row INTEGER)")
+        conn.executemany("INSERT INTO races VALUES (?, ?, ?, ?, ?)",
+                         [(f"A{i}", "Kenya" if i % 2 else "Sri Lanka", 100.0 + i, f"f{i}", i) for i in range(50)])
+        conn.execute("CREATE TABLE secrets (value TEXT)")
+    return ReadOnlyExecutor(path, max_rows=10, timeout_s=2.0)
+
+
+TABLE = TableInfo("races", "d1", "races.csv", None, "rows", ["athlete", "nation", "time_s"],
+                  {"athlete": "Athlete", "nation": "Nation", "time_s": "Finish time (s)"},
+                  {"athlete": "TEXT", "nation": "TEXT", "time_s": "REAL"}, {}, 50)
+
+
+def test_a_select_runs_and_is_cut_at_the_row_limit(executor):
+    result = executor.run("SELECT athlete FROM races ORDER BY time_s", ["races"])
+    assert len(result.rows) == 10 and result.truncated and result.columns == ["athlete"]
+    assert executor.run("SELECT COUNT(*) FROM races WHERE nation = 'Kenya'", ["races"]).rows == [(25,)]
+
+
+@pytest.mark.parametrize("sql, says", [
+    ("INSERT INTO races VALUES ('x', 'y', 1, 'f', 1)", "insert"),
+    ("DELETE FROM races", "delete"),
+    ("DROP TABLE races", "may only read"),
+    ("ATTACH DATABASE ':memory:' AS other", "attach"),
+    ("PRAGMA journal_mode = DELETE", "pragma"),
+    ("SELECT value FROM secrets", "not one of the selected tables"),
+])
+def test_anything_but_reading_the_selected_tables_is_refused_with_a_clear_message(executor, sql, says):
+    with pytest.raises(QueryRefused) as refused:
+        executor.run(sql, ["races"])
+    assert str(refused.value).startswith("Refused") and says in str(refused.value).lower()
+    assert executor.run("SELECT COUNT(*) FROM races", ["races"]).rows == [(50,)]  # nothing changed
+
+
+def test_two_statements_are_refused(executor):
+    with pytest.raises(QueryRefused):
+        executor.run("SELECT 1 FROM races; DELETE FROM races", ["races"])
+
+
+def test_a_runaway_query_is_stopped_by_the_time_limit(tmp_path, executor):
+    executor.timeout_s = 0.05
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n, races"
+    with pytest.raises(QueryRefused, match="longer than"):
+        executor.run(endless, ["races"])
+
+
+def test_the_prompt_shows_types_labels_and_three_example_rows(executor):
+    rows = executor.run("SELECT athlete, nation, time_s FROM races LIMIT 3", ["races"])
+    text = schema_text(TABLE, rows.rows, rows.columns)
+    assert '"time_s" REAL' in text and "Finish time (s)" in text and "3 example rows" in text and "A2\tSri Lanka\t102" in text
+
+
+def test_an_error_goes_back_to_the_model_once_with_its_text(executor):
+    llm = ScriptedLLM([json.dumps({"table": "races", "sql": "SELECT runner FROM races"}),
+                       json.dumps({"table": "races", "sql": "SELECT COUNT(*) FROM races WHERE nation LIKE 'sri lanka';"})])
+    written = write_query("How many athletes are from Sri Lanka?", [TABLE], llm, executor, 3, 200)
+    assert written.result.rows == [(25,)] and written.retried and written.error is None
+    assert "no such column: runner" in llm.calls[1][-1]["content"]
+    assert llm.calls[0][1]["content"].endswith("Answer with JSON: the table used and one SQLite query.")
+
+
+def test_after_two_failures_there_is_no_result_and_the_error_is_kept(executor):
+    bad = json.dumps({"table": "races", "sql": "DELETE FROM races"})
+    written = write_query("Remove everything", [TABLE], ScriptedLLM([bad, bad]), executor, 3, 200)
+    assert written.result is None and "Refused" in written.error and len(written.attempts) == 2
+
+
+def test_code_fences_and_a_trailing_semicolon_are_removed():
+    assert clean_sql("```sql\nSELECT 1;\n```") == "SELECT 1"

@@ -1,0 +1,37 @@
+"""Every stored table becomes a typed SQLite table with provenance; a document's label lines one more."""
+import sqlite3
+
+from core.config import Settings
+from core.llm.scripted import ScriptedLLM
+from core.workspace import Workspace
+
+PANELS = "Model,Width (mm),Weight,Price,Rank\nHX-400,1134,21.5 kg,$199.00,1st\nHX-450,1040,19 kg,$229.50,2nd\n"
+INVOICE = "Azure Interior\nInvoice: INV/2023/03/0008\nInvoice Date: 03/20/2023\nSubtotal $ 262.90\nTotal $ 279.84\n"
+
+
+def test_tables_are_typed_with_units_and_provenance(tmp_path, embedder, write_text):
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([write_text("panels.csv", PANELS), write_text("azure_invoice.txt", INVOICE)])
+    tables = {t.name: t for t in ws.pipeline.tables.tables()}
+    panels = tables["panels"]
+    assert panels.types["width_mm"] == "REAL" and panels.types["model"] == "TEXT"
+    assert panels.units["weight_kg"] == "kg" and panels.units["price"] == "$"
+    assert panels.types["rank"] == "TEXT" and "HX-450" in panels.values
+    assert panels.types["weight"] == "REAL" and "weight_text" in panels.columns  # "21.5 kg" keeps its words
+    with sqlite3.connect(ws.pipeline.tables.path) as conn:
+        rows = conn.execute("SELECT model, width_mm, price, weight_kg, rank, source_file, source_row, fact_id "
+                            "FROM panels ORDER BY source_row").fetchall()
+        assert rows[1][:5] == ("HX-450", 1040.0, 229.5, 19.0, "2nd") and rows[1][5] == "panels.csv" and rows[1][7]
+        fields = tables["azure_invoice_fields"]
+        total = conn.execute(f"SELECT value, number FROM {fields.name} WHERE label = 'Total'").fetchone()
+        assert total == ("$ 279.84", 279.84)
+    ws.close()
+
+
+def test_the_tables_follow_the_documents(tmp_path, embedder, write_text):
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([write_text("panels.csv", PANELS)])
+    assert [t.name for t in ws.pipeline.tables.tables()] == ["panels"]
+    ws.ingestor.delete("panels.csv")
+    assert ws.pipeline.tables.tables() == []
+    ws.close()
