@@ -321,7 +321,7 @@ def _cited_similarity(draft: Draft, answer: str) -> tuple[list[int], float]:
 
 def _source_text(source: Source) -> str:
     """What the model saw and what the reader can check: the label and the full chunk text."""
-    return f"{source.label}\n{source.chunk.filename}\n{source.chunk.text}"
+    return "\n".join(part for part in (source.label, source.chunk.filename, source.chunk.context, source.chunk.text) if part)
 
 
 def _lower(confidence: str) -> str:

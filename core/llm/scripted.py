@@ -65,13 +65,16 @@ _CITATION = re.compile(r"\s*\[(?:Source )?(\d+)\]")
 
 def as_quoted(text: str, messages: Messages) -> str:
     """A scripted plain answer, asked for in the Reasoner's quote form: that answer, quoting the
-    first line of the source it cites (so a test script reads as the answer the user sees)."""
+    line of the source it cites that shares the most words with it, as a model quotes the line that
+    states its answer (so a test script reads as the answer the user sees)."""
     cited = _CITATION.search(text)
     number = int(cited.group(1)) if cited else 1
     match = re.search(rf"^\[Source {number}\][^\n]*\n(.+?)(?:\n\[Source \d+\]|\n\nInstructions:|\Z)",
                       messages[-1]["content"], re.S | re.M)
-    quote = match.group(1).strip().split("\n", 1)[0][:300] if match else ""
-    return json.dumps({"quote": quote, "source": number, "answer": text})
+    lines = [line.strip() for line in match.group(1).strip().split("\n")] if match else [""]
+    words = set(re.findall(r"\w+", text.lower()))
+    best = max(lines, key=lambda line: len(words & set(re.findall(r"\w+", line.lower()))))
+    return json.dumps({"quote": best[:300], "source": number, "answer": text})
 
 
 def extractive_answer(messages: Messages, schema: dict | None = None) -> str:
