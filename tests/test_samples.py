@@ -104,7 +104,8 @@ def test_receipts_add_up_and_some_have_tyres(loaded):
 
     assert [i + 1 for i, text in enumerate(pages) if has_tyre_item(text)] == [1, 3, 4, 5]
     for text in pages:
-        amounts = [Decimal(m) for m in re.findall(r"^.+ \d+ \d+\.\d\d (\d+\.\d\d)$", text, re.M)]
+        # a line item: description, quantity, unit price, amount (cells joined by " | " once read as a table)
+        amounts = [Decimal(m) for m in re.findall(r"^.+ (?:\| )?\d+ (?:\| )?\d+\.\d\d (?:\| )?(\d+\.\d\d)$", text, re.M)]
         subtotal = Decimal(re.search(r"Subtotal: £(\d+\.\d\d)", text).group(1))
         vat = Decimal(re.search(r"VAT \(20 %\): £(\d+\.\d\d)", text).group(1))
         total = Decimal(re.search(r"Total paid: £(\d+\.\d\d)", text).group(1))

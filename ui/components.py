@@ -97,8 +97,8 @@ def _source_label(c: dict) -> str:
 
 
 def citations(response: dict) -> None:
-    """The sources the answer cites, each opened by its chip in the answer (a link to the anchor
-    inside its expander: the browser opens a closed section to show a link's target). An answer
+    """The sources the answer cites, each opened by its chip in the answer (a link to the heading
+    anchor inside its expander: the browser opens a closed section to show a link's target). An answer
     that cites nothing, such as a refusal, gets the closest passages folded into one section."""
     items = response.get("citations", [])
     cited = [c for c in items if c.get("cited")]
@@ -106,7 +106,8 @@ def citations(response: dict) -> None:
         st.caption("Sources")
         for c in cited:
             with st.expander(_source_label(c)):
-                st.markdown(f'<span id="{source_anchor(response, c["number"])}"></span>', unsafe_allow_html=True)
+                # A heading's anchor is the chip's target: no HTML from us on any page (tests/hardening).
+                st.subheader(f"Source {c['number']}", anchor=source_anchor(response, c["number"]))
                 st.text(c.get("snippet", ""))
     elif items:
         with st.expander(f"Closest passages found ({len(items)}), none of them used in the answer"):

@@ -44,7 +44,7 @@ def test_scale_out_chroma_server_and_ollama_server_chosen_by_settings_over_loopb
     result = _run("scale_out", tmp_path)
     assert result["blocked"] == [], result
     assert result["vectors"].startswith("http://127.0.0.1:") and result["llm"] == "ollama"
-    assert result["answer"] == "Panels weigh 21 kg [Source 1]." and result["citations"] == ["panels.txt"]
+    assert result["answer"] == "Panels weigh 21 kg. [Source 1]" and result["citations"] == ["panels.txt"]
     assert not (tmp_path / "data" / "chroma").exists()  # the vectors are on the server
 
 

@@ -37,7 +37,10 @@ class FakeOllama(BaseHTTPRequestHandler):
         if self.path != "/api/chat":
             self.send_error(404)
             return
-        text = '{"colour": "blue"}' if body.get("format") else "Panels weigh 21 kg [Source 1]."
+        text = "Panels weigh 21 kg [Source 1]."
+        if body.get("format"):  # a JSON schema: the Reasoner's quote form, or any other object
+            text = (json.dumps({"quote": "The HX-450 panels weigh 21 kg each", "source": 1, "answer": "Panels weigh 21 kg."})
+                    if "quote" in json.dumps(body["format"]) else '{"colour": "blue"}')
         words = text.split(" ")
         lines = [
             {"model": body["model"], "created_at": "2026-01-01T00:00:00Z",

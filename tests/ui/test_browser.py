@@ -108,7 +108,7 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     # A question about records: answered from every stored fact, with the table inline.
     _open(page, app_url, "Chat")
     box = page.get_by_placeholder("Ask a question about your documents")
-    box.fill("Which panels are no wider than 1.2 m?")
+    box.fill("List all panels with a width of at most 1.2 m")  # read whole by the rule fast path: no model
     box.press("Enter")
     page.get_by_text(re.compile(r"^\d+ matching records")).first.wait_for()
     page.get_by_role("button", name=re.compile(r"Download all \d+ as CSV")).wait_for()
@@ -119,7 +119,7 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     with page.expect_download() as download:
         page.get_by_role("button", name="Download CSV").first.click()
     # Named after the question and the day, not after an internal id.
-    assert re.fullmatch(r"which-panels-are-no-wider-than-\d{4}-\d{2}-\d{2}\.csv", download.value.suggested_filename)
+    assert re.fullmatch(r"list-all-panels-with-a-width-\d{4}-\d{2}-\d{2}\.csv", download.value.suggested_filename)
     csv_text = Path(download.value.path()).read_text(encoding="utf-8-sig")
     header = csv_text.splitlines()[0]
     assert "filename" in header and "sheet" in header and "row" in header  # provenance columns

@@ -113,7 +113,7 @@ def _refusing_chat(self, messages, **options):
 
 def test_records_show_their_own_columns_with_blank_page_and_sheet_cells(app):
     upload(app, [("orders.csv", ORDERS, "text/csv")])
-    ask(app, "How many orders did ACME place in 2024?")
+    ask(app, "List every order from ACME in 2024")  # the rule fast path reads every word: no model needed
 
     table = app.chat_message[1].dataframe[0].value
     assert list(table.columns)[:4] == ["order_id", "date", "customer", "total"]  # not one squashed "record"
