@@ -145,7 +145,7 @@ def test_three_browser_sessions_at_once_each_get_their_answers(tmp_path):
             rss.append(_rss_mb(server.pid))
         for page in pages:
             assert page.get_by_text("View trace").count() == 3
-            assert page.locator("a[href^='#src-']", has_text="[1]").count() == 3  # each answer's citation chip
+            assert page.locator("a[href^='#src-']").count() >= 3  # each of the three answers has its citation chips
             assert page.get_by_text("This app has encountered an error").count() == 0
         browser.close()
     print(f"server RSS after each round (MB): {[round(r) for r in rss]}")

@@ -81,7 +81,7 @@ def test_chat_answers_with_a_cited_source_and_a_confidence_badge(app):
     trace_id = app.session_state.chat["messages"][-1]["response"]["trace_id"]
     assert body.endswith(f"product warranty [\\[1\\]](#src-{trace_id}-1).")  # at the claim's end, a link
     [source] = [e for e in answer.expander if "handbook.txt" in e.label]
-    assert f'id="src-{trace_id}-1"' in source.markdown[0].value  # the link's target is inside the source
+    assert source.subheader[0].proto.anchor == f"src-{trace_id}-1"  # the link's target is inside the source
     assert "25-year output warranty" in source.text[0].value
     sidebar = "\n".join(m.value for m in app.sidebar.markdown)
     assert "How long is the output warranty?" in sidebar  # the conversation so far
@@ -120,7 +120,7 @@ def test_trace_page_shows_the_timeline_candidates_prompt_and_validation(app):
     _ask(app, "How long is the output warranty?")
     open_page(app, "3_Agent_Trace.py")
 
-    headings = [s.value for s in app.subheader]
+    headings = [s.value for s in app.subheader if not s.value.startswith("Source ")]  # the answer's own sources
     assert headings[:1] == ["Timeline"] and "Retrieved candidates" in headings and "Validation" in headings
     assert "Language model call" in headings
     candidates = app.dataframe[1].value
