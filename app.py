@@ -3,7 +3,7 @@ base and models, where to start)."""
 import streamlit as st
 
 from core.ingest.ocr import ocr_status
-from core.samples import make_samples, missing_samples
+from samples import make_samples, missing_samples
 from ui.components import documents_table
 from ui.state import workspace
 

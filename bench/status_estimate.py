@@ -5,7 +5,7 @@ the provider measured on its earlier calls.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/status_estimate.py [--limit 10] [--data-dir DIR]
 
-The questions are the sample documents' example questions (core/evaluate/examples.py): this
+The questions are the sample documents' example questions (samples/questions.py): this
 measures timing, not answers, so no public set is needed and nothing is tuned on it. One JSON
 line per question goes to bench/results/status_estimate.jsonl as it is answered.
 """
@@ -23,8 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import RESULTS, table  # noqa: E402
 from core.config import Settings  # noqa: E402
-from core.evaluate.examples import sample_questions  # noqa: E402
-from core.samples import make_samples  # noqa: E402
+from samples import make_samples, sample_questions  # noqa: E402
 from core.trace.status import LiveStatus  # noqa: E402
 from core.workspace import Workspace  # noqa: E402
 

@@ -73,7 +73,7 @@ this over all facts (key-value facts too) as a diagnostic.
 
 Section 2 - structured questions over the sample documents
 -----------------------------------------------------------
-core.samples.make_samples writes the demo files into a temp folder; all but the README (.md) are
+samples.make_samples writes the demo files into a temp folder; all but the README (.md) are
 ingested into a fresh Workspace(Settings(data_dir=tmp), llm=ScriptedLLM([])). The ground truth is
 COMPUTED from the generated files, independently of DocuChat's own readers: the orders CSV with the
 csv module, the spreadsheet with openpyxl (units taken from its header labels), the spec sheets and
@@ -619,7 +619,7 @@ def truth_receipts(pdf_path: Path) -> dict[int, dict]:
 
 
 def build_questions(folder: Path) -> tuple[list[dict], dict]:
-    from core import samples
+    from samples import documents as samples
 
     with (folder / samples.ORDERS_CSV).open(newline="", encoding="utf-8") as fh:
         orders = list(csv.DictReader(fh))
@@ -806,7 +806,7 @@ def score(q: dict, response, ws, ctx: dict, names: dict) -> dict:
 
 
 def run_questions(args, tmp: Path) -> tuple[dict, dict]:
-    from core import samples
+    from samples import documents as samples
     from core.config import Settings
     from core.llm.scripted import ScriptedLLM
     from core.workspace import Workspace

@@ -5,10 +5,9 @@ import streamlit as st
 
 from core.evaluate import (EvalRun, QuestionFileError, ResultsFileError, compare_runs, list_runs, load_results,
                            parse_questions, read_results_csv, results_csv, run_evaluation, save_run)
-from core.evaluate.examples import FILENAME, question_lines, sample_questions
+from samples import QUESTIONS_FILENAME, missing_samples, question_lines, sample_questions
 from core.evaluate.background import BackgroundEvaluation
 from core.evaluate.report import percent
-from core.samples import missing_samples
 from ui.components import escape_markdown
 from ui.state import evaluations, remembered, workspace
 
@@ -53,7 +52,7 @@ with st.expander("Question file format"):
         "or most of the expected words."
     )
     st.download_button("Download the example questions for the sample documents", question_lines(sample_questions()),
-                       file_name=FILENAME, mime="application/json", key="download-example")
+                       file_name=QUESTIONS_FILENAME, mime="application/json", key="download-example")
 
 
 active = evaluations().get(str(folder))
@@ -80,8 +79,8 @@ if source.startswith("Upload"):
         except QuestionFileError as exc:
             st.error(escape_markdown(str(exc)), icon=":material/error:")
 else:
-    question_set = parse_questions(question_lines(sample_questions()), FILENAME, ws.settings.eval_max_questions)
-    source_name = FILENAME
+    question_set = parse_questions(question_lines(sample_questions()), QUESTIONS_FILENAME, ws.settings.eval_max_questions)
+    source_name = QUESTIONS_FILENAME
     missing = missing_samples({d.filename for d in ws.kb.documents() if d.status == "indexed"})
     if missing:
         st.caption(f"These questions are about the sample documents; {len(missing)} of them are not loaded yet "

@@ -6,11 +6,8 @@ bash scripts/setup_env.sh
 
 export HF_HUB_OFFLINE=1
 DATA_DIR="${DOCUCHAT_DATA_DIR:-data/runtime}"
-if [ ! -d data/samples ]; then
-  .venv/bin/python scripts/make_samples.py --out data/samples
-fi
-if [ ! -f data/samples/sample_questions.jsonl ]; then  # example questions for the Evaluate page
-  .venv/bin/python -m core.evaluate.examples --out data/samples
+if [ ! -f data/samples/sample_questions.jsonl ]; then  # the demo documents and their example questions
+  .venv/bin/python -m samples --out data/samples
 fi
 if [ ! -f "$DATA_DIR/catalog.sqlite3" ]; then
   echo "Indexing the sample documents (first start only)..."

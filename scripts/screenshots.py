@@ -32,7 +32,7 @@ WAITING_SHOT = ROOT / "test-artifacts" / "screenshots" / "chat-waiting.png"  # t
 
 def index_samples(data_dir: Path) -> None:
     from core.config import Settings
-    from core.samples import make_samples
+    from samples import make_samples
     from core.workspace import Workspace
 
     ws = Workspace(Settings(data_dir=data_dir, llm_provider="scripted"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.samples import make_samples
+from samples import make_samples
 from tests.servers import free_port, running
 
 ROOT = Path(__file__).resolve().parents[2]

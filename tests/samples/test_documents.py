@@ -1,4 +1,4 @@
-"""scripts/make_samples.py: the demo documents exist, load with DocuChat's loaders, and hold the facts
+"""`python -m samples`: the demo documents exist, load with DocuChat's loaders, and hold the facts
 the example questions in README_samples.md ask about."""
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "make_samples.py"
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from core.config import Settings  # noqa: E402
 from core.ingest.loaders import load_document  # noqa: E402
+from samples import QUESTIONS_FILENAME, make_samples  # noqa: E402
 
 EXPECTED = {
     "Helios_Product_Handbook.pdf": ("pdf", 6),
@@ -28,18 +28,12 @@ EXPECTED = {
 }
 
 
-def _module():
-    import core.samples
-
-    return core.samples
-
-
 @pytest.fixture(scope="module")
 def samples(tmp_path_factory) -> Path:
     """Run the script as a user would, into a fresh folder."""
     out = tmp_path_factory.mktemp("samples")
     result = subprocess.run(
-        [sys.executable, str(SCRIPT), "--out", str(out)], capture_output=True, text=True, timeout=60, cwd=ROOT
+        [sys.executable, "-m", "samples", "--out", str(out)], capture_output=True, text=True, timeout=60, cwd=ROOT
     )
     assert result.returncode == 0, result.stderr
     for name in EXPECTED:
@@ -53,7 +47,7 @@ def loaded(samples):
 
 
 def test_every_file_is_written_and_nothing_else(samples):
-    assert sorted(p.name for p in samples.iterdir()) == sorted(EXPECTED)
+    assert sorted(p.name for p in samples.iterdir()) == sorted([*EXPECTED, QUESTIONS_FILENAME])
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -74,7 +68,7 @@ def test_every_pdf_page_has_text(loaded, name):
 
 
 def test_output_is_deterministic(samples, tmp_path):
-    _module().make_samples(tmp_path)
+    make_samples(tmp_path)
     for name in EXPECTED:
         assert (tmp_path / name).read_bytes() == (samples / name).read_bytes(), name
 

@@ -1,9 +1,5 @@
-"""Generate the demo documents a first-time DocuChat user can ask questions about.
-
-    python scripts/make_samples.py                 # writes into data/samples
-    (the app's "Load sample documents" button calls make_samples directly)
-    python scripts/make_samples.py --out /tmp/demo # anywhere else
-    python scripts/make_samples.py --check         # and load every file with DocuChat's loaders
+"""Generate the demo documents a first-time DocuChat user can ask questions about
+(`python -m samples`; the app's "Load sample documents" button calls make_samples directly).
 
 Everything is fixed content (the CSV comes from a seeded generator) and the PDFs are written in
 reportlab's invariant mode, so two runs give byte-identical files. The company, products, vendors
@@ -11,11 +7,9 @@ and people are fictional.
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import datetime as dt
 import random
-import time
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -696,24 +690,3 @@ def check_samples(paths: list[Path]) -> list[str]:
             raise SystemExit(f"{path.name}: pages without text: {empty}")
         lines.append(f"{path.name}: {len(document.sections)} sections, {document.text_chars} characters")
     return lines
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"folder to write into (default {DEFAULT_OUT.relative_to(ROOT)})")
-    parser.add_argument("--check", action="store_true", help="load every file with DocuChat's loaders afterwards")
-    args = parser.parse_args(argv)
-
-    started = time.perf_counter()
-    written = make_samples(args.out)
-    for path in written:
-        print(f"wrote {path} ({path.stat().st_size:,} bytes)")
-    print(f"{len(written)} files in {time.perf_counter() - started:.1f} s")
-    if args.check:
-        for line in check_samples(written):
-            print(f"ok    {line}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -10,10 +10,11 @@ import pytest
 
 from core.config import Settings
 from core.evaluate import parse_questions
-from core.evaluate.examples import FILENAME, main, question_lines, sample_questions
 from core.evaluate.scoring import answer_matches, expects_refusal, normalize_text
 from core.ingest.loaders import load_document
-from core.samples import ORDERS_CSV, make_samples
+from samples import QUESTIONS_FILENAME, make_samples, question_lines, sample_questions
+from samples.__main__ import main
+from samples.documents import ORDERS_CSV
 
 QUESTIONS = sample_questions()
 
@@ -25,7 +26,7 @@ def documents(tmp_path_factory):
 
 
 def test_the_file_reads_back_as_the_same_questions_without_problems():
-    parsed = parse_questions(question_lines(QUESTIONS), FILENAME, 500)
+    parsed = parse_questions(question_lines(QUESTIONS), QUESTIONS_FILENAME, 500)
     assert parsed.problems == [] and parsed.questions == QUESTIONS
     assert len({q.id for q in QUESTIONS}) == len(QUESTIONS)
 
@@ -64,5 +65,5 @@ def test_what_the_refusal_questions_ask_about_is_in_no_sample(documents):
 
 def test_the_command_writes_the_file_into_a_folder(tmp_path, capsys):
     assert main(["--out", str(tmp_path)]) == 0
-    lines = (tmp_path / FILENAME).read_text(encoding="utf-8").splitlines()
+    lines = (tmp_path / QUESTIONS_FILENAME).read_text(encoding="utf-8").splitlines()
     assert len(lines) == len(QUESTIONS) and json.loads(lines[0])["expected_answer"] == "25 years"

@@ -1,28 +1,24 @@
-"""The example question file for the sample documents (core/samples.py).
+"""The example question file for the sample documents (samples/documents.py).
 
 Every expected answer is computed from the same data the sample documents are generated from,
-so the file stays right when the samples change. Write it with
-
-    python -m core.evaluate.examples [--out data/samples]
-
-(scripts/run.sh does this next to the samples) or download it from the Evaluate page.
+so the file stays right when the samples change. `python -m samples` writes it next to the documents;
+the Evaluate page offers it for download.
 """
 from __future__ import annotations
 
-import argparse
 import json
 from decimal import Decimal
 from pathlib import Path
 
-from core import samples
 from core.evaluate.questions import EvalQuestion
+from samples import documents
 
 FILENAME = "sample_questions.jsonl"
 
 
 def _receipt(number: str) -> tuple[int, tuple]:
     """(page, receipt) of a receipt in Receipts_2024.pdf: one receipt a page, in order."""
-    for page, receipt in enumerate(samples.RECEIPT_DATA, start=1):
+    for page, receipt in enumerate(documents.RECEIPT_DATA, start=1):
         if receipt[1] == number:
             return page, receipt
     raise KeyError(number)
@@ -30,22 +26,22 @@ def _receipt(number: str) -> tuple[int, tuple]:
 
 def _panel(model: str) -> tuple[int, dict]:
     """(page, panel) in Panel_Spec_Sheets.pdf: one panel a page, in order."""
-    for page, panel in enumerate(samples.PANELS, start=1):
+    for page, panel in enumerate(documents.PANELS, start=1):
         if panel["model"] == model:
             return page, panel
     raise KeyError(model)
 
 
 def sample_questions() -> list[EvalQuestion]:
-    handbook, specs, receipts = samples.HANDBOOK, samples.SPEC_SHEETS, samples.RECEIPTS
+    handbook, specs, receipts = documents.HANDBOOK, documents.SPEC_SHEETS, documents.RECEIPTS
     first_page, first = _receipt("QF-24-0117")
-    quickfit = [(page, r) for page, r in enumerate(samples.RECEIPT_DATA, start=1) if r[0] == "QuickFit Tyres"]
-    quickfit_total = sum((samples.receipt_totals(r[4])[2] for _, r in quickfit), Decimal("0"))
+    quickfit = [(page, r) for page, r in enumerate(documents.RECEIPT_DATA, start=1) if r[0] == "QuickFit Tyres"]
+    quickfit_total = sum((documents.receipt_totals(r[4])[2] for _, r in quickfit), Decimal("0"))
     hx450_page, hx450 = _panel("HX-450")
     hx400_page, hx400 = _panel("HX-400")
     bifacial_page, bifacial = _panel("HX-550 Bifacial")
-    acme_2024 = [row for row in samples.order_rows() if row[2] == "ACME" and row[1].startswith("2024")]
-    sunpeak_width = next(row[1] for row in samples.SUNPEAK_SHEET if row[0] == "SP-M 0.43")
+    acme_2024 = [row for row in documents.order_rows() if row[2] == "ACME" and row[1].startswith("2024")]
+    sunpeak_width = next(row[1] for row in documents.SUNPEAK_SHEET if row[0] == "SP-M 0.43")
     return [
         EvalQuestion("warranty-years", "How long is the power output warranty on Helios panels?",
                      "25 years", handbook, (4,)),
@@ -62,15 +58,15 @@ def sample_questions() -> list[EvalQuestion]:
         EvalQuestion("bifacial-voc", "What is the open circuit voltage of the HX-550 Bifacial module?",
                      f"{bifacial['voc']} V", specs, (bifacial_page,)),
         EvalQuestion("receipt-total", f"What was the total paid on receipt {first[1]}?",
-                     f"{samples.receipt_totals(first[4])[2]}", receipts, (first_page,)),
+                     f"{documents.receipt_totals(first[4])[2]}", receipts, (first_page,)),
         EvalQuestion("receipt-vat-rate", "What VAT rate is charged on the receipts?",  # printed on every receipt
-                     f"{int(samples.VAT_RATE * 100)} %", receipts, tuple(range(1, len(samples.RECEIPT_DATA) + 1))),
+                     f"{int(documents.VAT_RATE * 100)} %", receipts, tuple(range(1, len(documents.RECEIPT_DATA) + 1))),
         EvalQuestion("quickfit-spend", "How much did we spend at QuickFit Tyres in 2024?", f"{quickfit_total}",
                      receipts, tuple(page for page, _ in quickfit)),
         EvalQuestion("acme-orders-2024", "How many orders did ACME place in 2024?", str(len(acme_2024)),
-                     samples.ORDERS_CSV),
+                     documents.ORDERS_CSV),
         EvalQuestion("sunpeak-width", "What is the width of the SunPeak SP-M 0.43 module?", f"{sunpeak_width} m",
-                     samples.SPECS_XLSX),
+                     documents.SPECS_XLSX),
         EvalQuestion("ceo", "Who is the chief executive officer of Helios Energy?", "not in documents"),
         EvalQuestion("employees", "How many employees does Helios Energy have?", "not in documents"),
     ]
@@ -94,15 +90,3 @@ def write_sample_questions(folder: Path) -> Path:
     path = folder / FILENAME
     path.write_bytes(question_lines(sample_questions()))
     return path
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write the example question file for the sample documents.")
-    parser.add_argument("--out", type=Path, default=samples.DEFAULT_OUT, help="folder (default data/samples)")
-    args = parser.parse_args(argv)
-    print(f"wrote {write_sample_questions(args.out)}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
