@@ -176,7 +176,6 @@ class Settings:
     max_tool_calls: int = 5
     max_iterations: int = 10
     max_reprompts: int = 3
-    max_question_length: int = 1000
     max_context_citations: int = 5
     max_citation_text_for_llm: int = 2000  # characters of an opened citation shown to the model
     min_plan_steps: int = 2

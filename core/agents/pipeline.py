@@ -1,8 +1,7 @@
 """The answering pipeline of seed 000: Planner -> Retriever -> Reasoner -> Validator -> Responder.
 
-Each step is traced; the turn and its trace are persisted before the answer is returned, so an
-answer the user saw always has its audit record. Streamed words reach the screen before that, so
-the turn is first saved as interrupted just before the model starts writing, and replaced at the end.
+Each step is traced; redaction, the interrupted-turn record and saving the turn are the shared
+lifecycle of core/agents/turn.py, which agent mode uses as well.
 """
 from __future__ import annotations
 
@@ -17,8 +16,9 @@ from core.agents import validator as validator_agent
 from core.agents.planner import Plan
 from core.agents.reasoner import Draft
 from core.agents.retriever import Evidence
-from core.agents.responder import Response
+from core.agents.responder import PIPELINE, Response
 from core.agents.router import DocumentRouter
+from core.agents.turn import Turn
 from core.agents.validator import Validation
 from core.annotations.query import parse_structured, unexplained_words
 from core.annotations.route import TableRoute, payload, run_structured, run_table_query, save_result_set
@@ -29,7 +29,7 @@ from core.annotations.tables import TableStore
 from core.config import Settings
 from core.llm.base import ChatLLM, TokenCallback
 from core.retrieval import HybridRetriever
-from core.safety.pii import StreamRedactor, merge_flags, redact_pii
+from core.safety.pii import StreamRedactor
 from core.store import KnowledgeBase
 from core.trace import TraceRecorder
 from core.trace.events import Listener
@@ -55,21 +55,16 @@ class AnswerPipeline:
         previous_result_set: str | None = None, doc_ids: list[str] | None = None,
     ) -> Response:
         """doc_ids: answer from these documents only (`ask --doc`): their tables, else their text."""
-        # Seed 003: personal data leaves the question before it is logged or reaches the model.
-        redaction = redact_pii(question)
-        question = redaction.text
-        trace = TraceRecorder(question, on_event)
+        turn = Turn(self.kb.catalog, question, on_event, PIPELINE)
         evidence = draft = validation = None
-        plan = self._plan(question, previous_question, previous_result_set, trace, doc_ids)
-        plan.safety_flags = merge_flags(plan.safety_flags, redaction.flags)
+        plan = turn.accept(self._plan(turn.question, previous_question, previous_result_set, turn.trace, doc_ids))
         if plan.needs_retrieval:
-            evidence = self._retrieve(plan, top_k, trace)
+            evidence = self._retrieve(plan, top_k, turn.trace)
             if not evidence.has_records:  # the model will write, and its words stream to the screen
-                responder_agent.save_turn(self.kb.catalog, responder_agent.interrupted(plan, trace.trace.turn_id),
-                                          plan.question, trace)
-            draft = self._reason(plan, evidence, style, on_token, trace)
-            draft, validation = self._validate(plan, evidence, draft, style, top_k, trace)
-        return self._respond(plan, draft, validation, evidence, trace)
+                turn.before_writing(plan)
+            draft = self._reason(plan, evidence, style, turn.stream(on_token), turn.trace)
+            draft, validation = self._validate(plan, evidence, draft, style, top_k, turn.trace)
+        return turn.finish(plan, lambda: self._respond(plan, draft, validation, evidence))
 
     # --- the five steps -------------------------------------------------------------------------
 
@@ -237,7 +232,8 @@ class AnswerPipeline:
             )
         return evidence
 
-    def _reason(self, plan: Plan, evidence: Evidence, style: str | None, on_token, trace: TraceRecorder) -> Draft:
+    def _reason(self, plan: Plan, evidence: Evidence, style: str | None, on_token: StreamRedactor | None,
+                trace: TraceRecorder) -> Draft:
         s = self.settings
         if evidence.has_records:
             with trace.step("prompt", "Reasoner", summary="answer phrased from the facts (no LLM call)") as event:
@@ -245,13 +241,13 @@ class AnswerPipeline:
                     evidence.structured, evidence.chunks, s.max_rows_per_answer, s.max_snippets_per_answer, on_token,
                 )
                 event.outputs.update(answer=draft.answer, evidence=draft.evidence)
+            if on_token is not None:
+                on_token.flush()
             return draft
         style = style or s.answer_style
-        # Seed 003: one synthesis call over every sub-query's evidence; the answer is redacted
-        # as it streams, so personal data never reaches the screen.
+        # Seed 003: one synthesis call over every sub-query's evidence.
         question = decompose_agent.synthesis_question(plan.question, plan.sub_queries) \
             if plan.classification != decompose_agent.SIMPLE else plan.question
-        stream = StreamRedactor(on_token) if on_token else None
         # The live status says how many passages the model reads and about how long that takes.
         with trace.step("llm_call", "Reasoner", provider=self.llm.name, model=self.llm.model, style=style,
                         passages=len(evidence.chunks),
@@ -259,11 +255,11 @@ class AnswerPipeline:
             draft = reasoner_agent.reason(
                 question, evidence.chunks, self.llm, style=style, budget=s.context_token_budget,
                 temperature=s.answer_temperature, max_tokens=s.answer_max_tokens,
-                count_tokens=self.kb.embedder.count_tokens, on_token=stream, form=s.reader_form,
+                count_tokens=self.kb.embedder.count_tokens, on_token=on_token, form=s.reader_form,
                 max_sources=s.reader_max_sources or None,
             )
-            if stream:
-                stream.flush()
+            if on_token is not None:
+                on_token.flush()
             event.summary = (f"error: {draft.error}" if draft.error else
                              f"{draft.prompt_tokens} prompt + {draft.completion_tokens} answer tokens")
             event.outputs.update(
@@ -346,31 +342,21 @@ class AnswerPipeline:
             )
         return validation
 
-    def _respond(
-        self, plan: Plan, draft: Draft | None, validation: Validation | None, evidence: Evidence | None,
-        trace: TraceRecorder,
-    ) -> Response:
-        with trace.step("final", "Responder") as event:
-            response = responder_agent.respond(plan, draft, validation)
-            redacted = redact_pii(response.answer)  # seed 003: the answer is re-scanned before it is shown
-            response.answer = redacted.text
-            response.safety_flags = merge_flags(response.safety_flags, redacted.flags)
-            if evidence is not None and evidence.has_records:
-                result_set_id = save_result_set(self.kb.catalog, plan.question, evidence.structured)
-                response.structured = payload(evidence.structured, result_set_id, self.settings.max_rows_per_answer)
-                response.route = planner_agent.STRUCTURED
-            else:
-                response.route = planner_agent.HYBRID if plan.needs_retrieval else "none"
-            if evidence is not None and evidence.fallback_from is not None:
-                response.clarification = clarification(evidence.fallback_from)
-            response.trace_id = trace.trace.turn_id
-            response.tokens = {
-                "prompt": draft.prompt_tokens if draft else 0,
-                "completion": draft.completion_tokens if draft else 0,
-            }
-            event.summary = f"{response.confidence} confidence, {len(response.citations)} citations"
-            event.outputs.update(answer=response.answer, safety_flags=response.safety_flags)
-        responder_agent.save_turn(self.kb.catalog, response, plan.question, trace)
+    def _respond(self, plan: Plan, draft: Draft | None, validation: Validation | None,
+                 evidence: Evidence | None) -> Response:
+        response = responder_agent.respond(plan, draft, validation)
+        if evidence is not None and evidence.has_records:
+            result_set_id = save_result_set(self.kb.catalog, plan.question, evidence.structured)
+            response.structured = payload(evidence.structured, result_set_id, self.settings.max_rows_per_answer)
+            response.route = planner_agent.STRUCTURED
+        else:
+            response.route = planner_agent.HYBRID if plan.needs_retrieval else "none"
+        if evidence is not None and evidence.fallback_from is not None:
+            response.clarification = clarification(evidence.fallback_from)
+        response.tokens = {
+            "prompt": draft.prompt_tokens if draft else 0,
+            "completion": draft.completion_tokens if draft else 0,
+        }
         return response
 
 

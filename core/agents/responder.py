@@ -1,4 +1,4 @@
-"""Responder (seed 000, step 5): the user-facing answer with citations, confidence and flags."""
+"""Responder: the user-facing answer with citations, confidence and flags."""
 from __future__ import annotations
 
 import re
@@ -11,6 +11,7 @@ from core.store.catalog import Catalog
 from core.trace import TraceRecorder
 
 _CITATION = re.compile(r"\s*\[\s*Source\s+(\d+)\s*\]", re.I)
+PIPELINE, AGENT = "pipeline", "agent"  # the two engines that answer a question
 
 
 @dataclass
@@ -46,7 +47,7 @@ class Response:
     clarification: str | None = None  # what was tried and what would help, when records found nothing
     new_topic: bool = False
     insufficiencies: list[dict] = field(default_factory=list)  # agent mode: {section, missing, queries_tried}
-    mode: str = "pipeline"  # pipeline | agent: which engine answered
+    mode: str = PIPELINE  # which engine answered: PIPELINE | AGENT
     interrupted: bool = False  # the app stopped while the model was writing this answer
 
     def to_dict(self) -> dict:
@@ -66,7 +67,7 @@ INTERRUPTED_ANSWER = ("This answer was interrupted: the app stopped while the mo
                       "The trace shows the steps that had finished; ask again for a complete answer.")
 
 
-def interrupted(plan: Plan, trace_id: str, mode: str = "pipeline") -> Response:
+def interrupted(plan: Plan, trace_id: str, mode: str) -> Response:
     """What the audit log holds for a turn whose answer was streaming when the app stopped."""
     return Response(INTERRUPTED_ANSWER, [], "low", list(plan.safety_flags), plan.reason, trace_id=trace_id,
                     intent=plan.intent, route=plan.route, question=plan.question, mode=mode, interrupted=True)

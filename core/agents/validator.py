@@ -8,13 +8,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from core.agents.confidence import assess_confidence, doubts, lower
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
 from core.config import Settings
 from core.safety import find_injection
 from core.store.keyword import tokenize
 
 NO_INFO_PHRASES = ("do not contain", "does not contain", "no information", "cannot answer")
-UNCERTAINTY_PHRASES = ("might", "possibly", "perhaps", "unclear", "not sure")
 
 TOO_SHORT_FALLBACK = "I couldn't generate a proper answer. Could you rephrase your question?"
 LLM_ERROR_FALLBACK = "I couldn't get an answer from the language model ({error}). Please try again."
@@ -223,20 +223,6 @@ def find_quote(draft: Draft, min_chars: int) -> int | None:
     return None
 
 
-def _doubts(answer: str) -> int:
-    lowered = answer.lower()
-    return sum(1 for phrase in UNCERTAINTY_PHRASES if re.search(rf"\b{phrase}\b", lowered))
-
-
-def assess_confidence(average_similarity: float, answer: str, settings: Settings) -> str:
-    doubts = _doubts(answer)
-    if average_similarity > settings.confidence_high_similarity and doubts == 0:
-        return "high"
-    if average_similarity > settings.confidence_medium_similarity and doubts <= 1:
-        return "medium"
-    return "low"
-
-
 def validate(draft: Draft, settings: Settings) -> Validation:
     flags: list[str] = []
     if any(find_injection(s.chunk.text) for s in draft.sources):
@@ -286,7 +272,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         answer, "\n".join(_source_text(s) for s in grounding) + "\n" + draft.evidence
     )
     confidence = assess_confidence(average, answer, settings)
-    if quoted_in is not None and confidence == "low" and not _doubts(answer):
+    if quoted_in is not None and confidence == "low" and not doubts(answer):
         # The evidence was found word for word, so a low similarity does not make it a guess; but
         # a found quote can still be misread (98 % taken for 84.8 % in the same sentence: measured
         # in docs/reader.md), so only seed 000's similarity rule makes a quoted answer high.
@@ -295,11 +281,11 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         confidence = "medium" if draft.relaxed else "high"
     if not cited:
         flags.append("no_citation")
-        confidence = _lower(confidence)
+        confidence = lower(confidence)
     if unsupported:
         flags.append("unsupported_claims")
         # A quoted answer that states more than its quote's source is not read off the quote.
-        confidence = "low" if quoted_in is not None else _lower(confidence)
+        confidence = "low" if quoted_in is not None else lower(confidence)
     figures = [u for u in unsupported if _NUMBER.fullmatch(u)]
     if figures:
         flags.append("unsupported_figure")
@@ -322,7 +308,3 @@ def _cited_similarity(draft: Draft, answer: str) -> tuple[list[int], float]:
 def _source_text(source: Source) -> str:
     """What the model saw and what the reader can check: the label and the full chunk text."""
     return "\n".join(part for part in (source.label, source.chunk.filename, source.chunk.context, source.chunk.text) if part)
-
-
-def _lower(confidence: str) -> str:
-    return {"high": "medium", "medium": "low"}.get(confidence, "low")

@@ -1,6 +1,7 @@
 """Validator: seed 000's checks and confidence rules, plus citation and grounding checks."""
 from core.agents.reasoner import Draft, Source
-from core.agents.validator import assess_confidence, question_names, quote_in, unsupported_claims, validate
+from core.agents.confidence import assess_confidence
+from core.agents.validator import question_names, quote_in, unsupported_claims, validate
 from core.config import Settings
 from core.retrieval import RetrievedChunk
 

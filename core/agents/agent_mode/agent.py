@@ -6,23 +6,23 @@ from __future__ import annotations
 
 from core.agents import planner as planner_agent
 from core.agents import responder as responder_agent
+from core.agents.confidence import LOW, assess_confidence, lower
 from core.agents.agent_mode.constraints import analyze_constraints
 from core.agents.agent_mode.loop import AgentLoop, AgentRun
 from core.agents.agent_mode.tools import AgentTools
 from core.agents.planner import Plan
-from core.agents.responder import Response
-from core.agents.validator import assess_confidence, is_no_information
+from core.agents.responder import AGENT, PIPELINE, Response
+from core.agents.turn import Turn
+from core.agents.validator import is_no_information
 from core.annotations.search import FactStore
 from core.config import Settings
 from core.llm.base import ChatLLM, TokenCallback
 from core.retrieval import HybridRetriever
 from core.safety import find_injection
-from core.safety.pii import StreamRedactor, merge_flags, redact_pii
 from core.store import KnowledgeBase
-from core.trace import TraceRecorder
 from core.trace.events import Listener
 
-PIPELINE, AGENT, AUTO = "pipeline", "agent", "auto"
+AUTO = "auto"  # agent mode when the question states explicit constraints
 MODES = (PIPELINE, AGENT, AUTO)
 
 
@@ -53,14 +53,9 @@ class AgentMode:
         on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
         previous_result_set: str | None = None,
     ) -> Response:
-        # Seed 003, as in the pipeline: personal data leaves the question before it is logged or
-        # reaches the model, and the answer is redacted as it streams and once more when final.
-        redaction = redact_pii(question)
-        question = redaction.text
-        trace = TraceRecorder(question, on_event)
-        with trace.step("plan", "Planner", question=question, previous_question=previous_question) as event:
-            plan = self._check(question, previous_question, previous_result_set)
-            plan.safety_flags = merge_flags(plan.safety_flags, redaction.flags)
+        turn = Turn(self.kb.catalog, question, on_event, AGENT)
+        with turn.trace.step("plan", "Planner", question=turn.question, previous_question=previous_question) as event:
+            plan = turn.accept(self._check(turn.question, previous_question, previous_result_set))
             constraints = analyze_constraints(plan.question)
             event.summary = plan.reason if not plan.needs_retrieval else (
                 "agent mode: " + (", ".join(constraints.matched) or "no explicit constraints"))
@@ -71,35 +66,15 @@ class AgentMode:
             )
         run = None
         if plan.needs_retrieval:
-            responder_agent.save_turn(self.kb.catalog, responder_agent.interrupted(plan, trace.trace.turn_id, AGENT),
-                                      plan.question, trace)
+            turn.before_writing(plan)
             tools = AgentTools(self.retriever, self.kb, self.facts, self.settings, top_k)
-            stream = StreamRedactor(on_token) if on_token else None
-            run = AgentLoop(self.llm, tools, self.settings).run(plan.question, constraints, trace, style=style,
-                                                                on_token=stream)
+            stream = turn.stream(on_token)
+            run = AgentLoop(self.llm, tools, self.settings).run(plan.question, constraints, trace=turn.trace,
+                                                                style=style, on_token=stream)
             if stream:
                 stream.flush()
-        with trace.step("final", "Responder") as event:
-            response = to_response(plan, run, self.settings) if run else responder_agent.respond(plan, None, None)
-            redacted = redact_pii(response.answer)
-            response.answer = redacted.text
-            response.safety_flags = merge_flags(response.safety_flags, redacted.flags)
-            response.mode = AGENT
-            response.trace_id = trace.trace.turn_id
-            event.summary = (f"{response.confidence} confidence, {sum(c.cited for c in response.citations)} cited; "
-                             + (("validated" if run.accepted else f"forced synthesis: {run.forced_reason}") if run
-                                else "no retrieval"))
-            event.outputs.update(answer=response.answer, safety_flags=response.safety_flags,
-                                 insufficiencies=response.insufficiencies)
-            if run:
-                event.outputs.update(
-                    accepted=run.accepted, forced_reason=run.forced_reason, reprompts=run.reprompts,
-                    iterations=run.iterations, tool_calls=run.state.tool_calls_used, llm_calls=run.llm_calls,
-                    searches=run.state.search_queries,
-                    remaining_errors=[e.message for e in run.gate.errors] if run.gate else [],
-                )
-        responder_agent.save_turn(self.kb.catalog, response, plan.question, trace)
-        return response
+        return turn.finish(plan, lambda: to_response(plan, run, self.settings) if run else
+                           responder_agent.respond(plan, None, None), lambda response: _describe(response, run))
 
     def _check(self, question: str, previous_question: str, previous_result_set: str | None) -> Plan:
         """The Planner's refusals (unsafe, empty, too short or long, no documents) and follow-up
@@ -108,7 +83,7 @@ class AgentMode:
             question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings,
             previous_question=previous_question, previous_result_set=previous_result_set, llm=self.llm,
         )
-        limit = self.settings.max_question_length
+        limit = self.settings.max_question_chars
         if plan.needs_retrieval and len(plan.question) > limit:
             return Plan(question=plan.question, needs_retrieval=False, safety_flags=["question_too_long"],
                         response=planner_agent.MESSAGES["question_too_long"].format(limit=limit),
@@ -117,7 +92,7 @@ class AgentMode:
 
 
 def to_response(plan: Plan, run: AgentRun, settings: Settings) -> Response:
-    """The agent's result in the pipeline's Response, with seed 000's confidence rules."""
+    """The agent's result in the pipeline's Response, with the pipeline's confidence policy (core/agents/confidence.py)."""
     citations = run.grounded.citations
     answer = run.answer
     cited = [c for c in citations if c.cited]
@@ -135,15 +110,15 @@ def to_response(plan: Plan, run: AgentRun, settings: Settings) -> Response:
         flags.append("invalid_citation")
     if not cited and not no_information:
         flags.append("no_citation")
-        confidence = _lower(confidence)
+        confidence = lower(confidence)
     if unsupported:
         flags.append("unsupported_claims")
-        confidence = _lower(confidence)
+        confidence = lower(confidence)
     if run.forced_reason:
         flags.append("forced_synthesis")
-        confidence = _lower(confidence)
+        confidence = lower(confidence)
     if run.llm_error or no_information:
-        confidence = "low"
+        confidence = LOW
     state = run.state
     reasoning = (f"Agent mode: {state.searches_done} searches, {len(state.opened)} citations opened, "
                  f"{state.tool_calls_used} tool calls, {run.reprompts} reprompts, {run.llm_calls} model calls; "
@@ -169,5 +144,16 @@ def to_response(plan: Plan, run: AgentRun, settings: Settings) -> Response:
     return response
 
 
-def _lower(confidence: str) -> str:
-    return {"high": "medium", "medium": "low"}.get(confidence, "low")
+def _describe(response: Response, run: AgentRun | None) -> tuple[str, dict]:
+    """The final step's summary and outputs in the trace: how the loop ended."""
+    summary = (f"{response.confidence} confidence, {sum(c.cited for c in response.citations)} cited; "
+               + (("validated" if run.accepted else f"forced synthesis: {run.forced_reason}") if run else "no retrieval"))
+    outputs: dict = {"insufficiencies": response.insufficiencies}
+    if run:
+        outputs.update(
+            accepted=run.accepted, forced_reason=run.forced_reason, reprompts=run.reprompts,
+            iterations=run.iterations, tool_calls=run.state.tool_calls_used, llm_calls=run.llm_calls,
+            searches=run.state.search_queries,
+            remaining_errors=[e.message for e in run.gate.errors] if run.gate else [],
+        )
+    return summary, outputs

@@ -1,7 +1,7 @@
-"""The bounded tool loop (seed 001, step 3): plan, then act one strict JSON action at a time.
+"""The bounded tool loop: plan, then act one strict JSON action at a time.
 
 Hard limits (settings): max_tool_calls, max_iterations, max_reprompts. A FINAL action passes the
-validation gate or is sent back with the seed's reprompt message; a malformed action is a
+validation gate or is sent back with a reprompt listing what is unmet; a malformed action is a
 reprompt too. When the budget or the reprompts run out, the answer is synthesized from what was
 gathered, and what is missing is disclosed as insufficiencies. Every step is a trace event, so
 the chat shows it live and the Agent Trace page shows it afterwards.
@@ -230,7 +230,7 @@ class AgentLoop:
         requirements = constraints.requirements() + [STYLE_INSTRUCTIONS.get(style or s.answer_style,
                                                                               STYLE_INSTRUCTIONS["concise"])]
         parts = [
-            f"CURRENT CONTEXT:\nQuestion: {state.question[: s.max_question_length]}",
+            f"CURRENT CONTEXT:\nQuestion: {state.question[: s.max_question_chars]}",
             f"Plan:\n{steps}",
             "REQUIREMENTS:\n" + "\n".join(f"- {r}" for r in requirements),
             *state.observations,
@@ -291,7 +291,7 @@ class AgentLoop:
             with trace.step("llm_call", "Reasoner", provider=self.llm.name, model=self.llm.model,
                             synthesis=True, reason=reason) as event:
                 prompt = SYNTHESIS_PROMPT.format(
-                    phrase=constraints.insufficiency_phrase, question=question[: s.max_question_length],
+                    phrase=constraints.insufficiency_phrase, question=question[: s.max_question_chars],
                     sources="\n\n".join(f"[{n}] {where(h.chunk)}:\n{h.chunk.text[: s.max_citation_text_for_llm]}"
                                         for n, h in enumerate(sources, 1)) or "(nothing was found)",
                 )
