@@ -1,6 +1,7 @@
-"""How an answer's citations read on screen: compact "[1][2]" attached where the claim ends,
-instead of runs of "[Source 1] [Source 2] …" or a marker in mid-sentence; and the one-line form
-of an answer that the conversation list shows. Display only: the stored answer is unchanged."""
+"""How an answer's citations read: where a source is in its file ("p. 3, rows 4-9"), the one form
+every screen, prompt and CLI line uses; compact "[1][2]" attached where the claim ends, instead of
+runs of "[Source 1] [Source 2] …" or a marker in mid-sentence; and the one-line form of an answer
+that the conversation list shows. Display only: the stored answer is unchanged."""
 from __future__ import annotations
 
 import re
@@ -12,6 +13,12 @@ _RUN = re.compile(r"\s*" + _MARKER.pattern + r"(?:\s*(?:,|;|and|&)?\s*" + _MARKE
 _SENTENCE_END = re.compile(r"(?<!\b\d\.)(?<!\b\d\d\.)(?<=[.!?;])\s+")
 _SENTENCE = re.compile(r"(?<!\b\d\.)(?<!\b\d\d\.)(?<=[.!?])\s+")
 _CLOSING = re.compile(r"([.!?:;,]+[\"')\]]*)$")
+
+
+def location(page: int | str | None = None, sheet: str | None = None, rows: str | None = None) -> str:
+    """ "p. 3", "sheet Orders, rows 4-9", or "" when the file is one piece (a CSV, a text file)."""
+    parts = [f"p. {page}" if page else "", f"sheet {sheet}" if sheet else "", f"rows {rows}" if rows else ""]
+    return ", ".join(p for p in parts if p)
 
 
 def _sentence(sentence: str) -> tuple[str, list[int]]:

@@ -1,5 +1,5 @@
 """Citations on screen: compact, deduplicated, attached where the claim ends."""
-from core.citations import place_citations, short_answer
+from core.citations import location, place_citations, short_answer
 
 
 def test_a_run_of_source_markers_becomes_compact_chips_before_the_period():
@@ -26,3 +26,10 @@ def test_the_short_answer_is_the_first_sentence_not_a_list_number():
     assert short_answer("1. ACME: 3 orders [Source 1]\n2. Globex: 2 orders") == "1. ACME: 3 orders 2. Globex: 2 orders"
     assert short_answer("There are 3 orders. ACME placed them.") == "There are 3 orders."
     assert short_answer("word " * 100, limit=20) == "word word word word…"
+
+
+def test_a_location_names_page_sheet_and_rows_and_is_empty_for_a_one_piece_file():
+    assert location(page=3) == "p. 3"
+    assert location(sheet="Orders", rows="4-9") == "sheet Orders, rows 4-9"
+    assert location(page="3-4") == "p. 3-4"
+    assert location() == ""

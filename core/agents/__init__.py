@@ -1,4 +1,5 @@
-"""The five agents of seed 000 and the pipeline that runs them."""
+"""The five agents (Planner, Retriever, Reasoner, Validator, Responder), the pipeline that runs
+them, and agent mode."""
 from core.agents.pipeline import AnswerPipeline
 from core.agents.responder import Citation, Response
 

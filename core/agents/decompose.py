@@ -1,7 +1,7 @@
-"""Complex questions (seed 003): classify, decompose into sub-queries, retrieve for each one
+"""Complex questions: classify, decompose into sub-queries, retrieve for each one
 concurrently, merge, and reflect on whether the answer is sufficient.
 
-Seed 003 spends an LLM call on each of classification, decomposition and reflection. Here a
+The specification spends an LLM call on each of classification, decomposition and reflection. Here a
 call costs 30-60 s, so rules come first and cover the common shapes:
 
 - COMPARATIVE: "compare X and Y (on Z)", "X vs Y", "difference between X and Y", "which had
@@ -17,7 +17,7 @@ call costs 30-60 s, so rules come first and cover the common shapes:
 
 The model is asked (one schema-constrained call, classification and sub-queries together) only
 when a cue is present but the rules cannot find the parts, e.g. "step-by-step procedure for X".
-Every failure falls back as seed 003 says: classification failure -> SIMPLE; decomposition
+Every failure falls back: classification failure -> SIMPLE; decomposition
 failure -> the single question; a failed sub-query search -> the others go on; reflection
 failure -> sufficient; iterations exhausted -> the best answer so far.
 """
@@ -420,7 +420,7 @@ def _unique(items: list[str]) -> list[str]:
 
 
 def parse_sub_queries(text: str, limit: int) -> list[str]:
-    """Seed 003's parsing of a numbered (or bulleted) list of sub-queries."""
+    """The parsing of a numbered (or bulleted) list of sub-queries."""
     items = re.findall(r"^\s*(?:\d+[.)]|[-*•])\s*(.+?)\s*$", text or "", re.M)
     return _unique([_tidy(i) for i in items])[:limit]
 
@@ -460,7 +460,7 @@ def decompose_with_llm(question: str, llm: ChatLLM, settings: Settings) -> Decom
     try:
         value, completion = llm.complete_json([{"role": "user", "content": prompt}], SCHEMA,
                                               max_tokens=s.decomposition_max_tokens)
-    except LLMError as exc:  # seed 003: classification failure -> SIMPLE
+    except LLMError as exc:  # classification failure -> SIMPLE
         return Decomposition(SIMPLE, [question], "fallback", "the model could not classify the question",
                              error=str(exc), prompt=prompt)
     kind = str(value.get("type", "")).upper()
@@ -473,7 +473,7 @@ def decompose_with_llm(question: str, llm: ChatLLM, settings: Settings) -> Decom
     queries = _unique([_tidy(q) for q in raw if isinstance(q, str)])[: s.max_sub_queries] if isinstance(raw, list) else []
     if kind == SIMPLE:
         return Decomposition(SIMPLE, [question], "llm", "the model judged it simple", completion=completion, prompt=prompt)
-    if len(queries) < 2:  # seed 003: decomposition failure -> the single question
+    if len(queries) < 2:  # decomposition failure -> the single question
         return Decomposition(kind, [question], "fallback", "the model's sub-queries were unusable",
                              error="fewer than two sub-queries", completion=completion, prompt=prompt)
     return Decomposition(kind, queries, "llm", f"split by the model ({len(queries)} parts)", completion=completion, prompt=prompt)
@@ -518,7 +518,7 @@ def search_all(queries: list[str], search: Search) -> list[SubQueryResult]:
     def guarded(query: str) -> SubQueryResult:
         try:
             return search(query)
-        except Exception as exc:  # seed 003: continue with the successful sub-queries
+        except Exception as exc:  # continue with the successful sub-queries
             log.exception("Search for sub-query %r failed", query)
             return SubQueryResult(query, error=f"{type(exc).__name__}: {exc}")
 
@@ -622,7 +622,7 @@ def reflect(
     try:
         value, _ = llm.complete_json([{"role": "user", "content": prompt}], REFLECTION_SCHEMA,
                                      max_tokens=settings.decomposition_max_tokens)
-    except LLMError as exc:  # seed 003: reflection failure -> sufficient, no retry
+    except LLMError as exc:  # reflection failure -> sufficient, no retry
         return Reflection(True, f"reflection failed ({exc}): kept the answer", source="fallback")
     refined = _tidy(str(value.get("refined_query") or ""))
     if value.get("sufficient") is False and refined:

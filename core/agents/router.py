@@ -1,7 +1,7 @@
-"""Document router (seed 002): pick the few documents a question is about, so retrieval can be
+"""Document router: pick the few documents a question is about, so retrieval can be
 pre-filtered to them, and fall back to searching everything when unsure.
 
-Seed 002 asks an LLM to pick file names from the document summaries. Here an LLM call costs
+The specification asks an LLM to pick file names from the document summaries (docs/specification.md). Here an LLM call costs
 30-60 s, so the router reads the same material without one:
 
 1. Names. A question that names a document's owner or subject ("3M", "Ulta Beauty", "Apple") is

@@ -1,4 +1,4 @@
-"""Structured facts (seed 004's annotations): single key-value facts and multi-column rows,
+"""Structured facts (annotations): single key-value facts and multi-column rows,
 each value typed (text, number, unit, normalized quantity, date) and each fact traceable to its
 document, page or sheet, row and chunk."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Document category hints (seed 004): length (long / short) and content (data-heavy / text-heavy).
+"""Document category hints: length (long / short) and content (data-heavy / text-heavy).
 
 The router uses them to choose between the structured, hybrid and long-text routes.
 """

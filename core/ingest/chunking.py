@@ -1,4 +1,4 @@
-"""Chunking (seed 002): page-level or document-level, sized for the embedding model.
+"""Chunking: page-level or document-level, sized for the embedding model.
 
 Units are lines (a table row is always one line, so rows are never cut); a line over the budget
 is split at sentences, then at words. Units are packed up to `chunk_size_tokens`, and prose chunks

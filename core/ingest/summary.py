@@ -1,9 +1,9 @@
-"""Document summaries in seed 002's schema (document_type, summary, key_topics, use_for), made at
+"""Document summaries (document_type, summary, key_topics, use_for), made at
 ingest without the LLM (it is too slow on 2 cores to read every file): the type from the file
 name and the first page, the summary from the first informative sentences, the topics from the
 most frequent distinctive words. They are embedded, so a question can be routed to documents.
 
-Long documents also get section summaries (seed 004's macro-chunks): consecutive pages of about
+Long documents also get section summaries (macro-chunks): consecutive pages of about
 `macro_chunk_tokens`, each summarized by the words that set it apart from the rest of the document
 and its first prose, for summary-then-segment search."""
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Prompt-injection patterns (seed 000), checked on the question and on retrieved text.
+"""Prompt-injection patterns, checked on the question and on retrieved text.
 
-Seed 000 names: "ignore previous instructions", "disregard above", "forget all",
+The specified phrases: "ignore previous instructions", "disregard above", "forget all",
 "new instructions:", "system:", script tags, JavaScript/data URIs. The patterns allow the small
 variations attackers use ("ignore all previous instructions", "disregard the above").
 """

@@ -1,4 +1,4 @@
-"""PII redaction (seed 003): the question before it is logged or sent to the model, the answer
+"""PII redaction: the question before it is logged or sent to the model, the answer
 before it is shown.
 
 Redacted: e-mail addresses, phone numbers, payment card numbers (Luhn-checked), IBANs (mod-97

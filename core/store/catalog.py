@@ -481,7 +481,7 @@ class Catalog:
         ).fetchall()
         return [_turn(r) for r in rows]
 
-    # --- document summaries (seed 002's schema), with their embedding for routing ---------
+    # --- document summaries (schema), with their embedding for routing ---------
 
     def summaries(self) -> list[tuple[str, dict, np.ndarray]]:
         rows = self._conn().execute(

@@ -394,7 +394,7 @@ class KnowledgeBase:
         return self.catalog.chunks(chunk_ids)
 
     def document_summaries(self) -> dict[str, dict]:
-        """doc_id -> seed 002's summary (document_type, summary, key_topics, use_for)."""
+        """doc_id -> its summary (document_type, summary, key_topics, use_for)."""
         return {doc_id: summary for doc_id, summary, _ in self.catalog.summaries()}
 
     def search_summaries(self, vector: np.ndarray, k: int = 3) -> list[tuple[str, float, dict]]:

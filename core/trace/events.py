@@ -1,7 +1,7 @@
 """What happened in a turn, step by step, with timings, inputs and outputs.
 
-Kinds: plan, retrieval, prompt, llm_call, validation, reflection, final, error (seed 000 and the
-agent-mode kinds of seed 001: tool_call, reprompt). A listener sees each event as it completes,
+Kinds: plan, retrieval, prompt, llm_call, validation, reflection, final, error, and agent mode's
+tool_call and reprompt. A listener sees each event as it completes,
 which is how the chat page shows the agents' steps live; a listener with a `started(event)` method
 is also told when each step begins, so the page can name the step that is running now.
 """

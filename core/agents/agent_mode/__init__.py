@@ -1,4 +1,4 @@
-"""Agent mode (seed 001): a bounded, tool-using loop for questions that state constraints.
+"""Agent mode: a bounded, tool-using loop for questions that state constraints.
 
 constraints -> plan -> strict JSON actions over search_docs / open_citation (and the fact
 tools) -> validation gate with reprompts -> citation grounding -> a Response with

@@ -1,4 +1,4 @@
-"""Strict JSON actions (seed 001): each model reply is exactly one tool_call or final object.
+"""Strict JSON actions: each model reply is exactly one tool_call or final object.
 
 The schema is built for the moment: open_citation only offers the ids not yet opened, a spent
 tool budget leaves only "final", and a gate that wants more evidence leaves only tool calls.

@@ -1,4 +1,4 @@
-"""Constraint analysis (seed 001, step 1): what the prompt explicitly demands of the agent.
+"""Constraint analysis: what the prompt explicitly demands of the agent.
 
 Pure pattern matching over the prompt, no LLM: "use separate tool searches for each topic",
 "open_citation for at least two", "quote one exact SQL statement", "the newest dated document wins",

@@ -1,9 +1,9 @@
-"""The validation gate (seed 001, step 4): a FINAL action is accepted only when it meets the
+"""The validation gate: a FINAL action is accepted only when it meets the
 prompt's constraints and is grounded in what the agent opened. Pure functions over the state.
 
 It is the fix for premature finalization: a small model that answers after one search, cites
 [5] with two citations open, or writes "pg_reindex" that no document mentions is sent back with
-the seed's reprompt message listing what is unmet.
+a reprompt message listing what is unmet.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from core.agents.agent_mode.tools import OPEN_CITATION, SEARCH_DOCS
 from core.agents.validator import is_no_information, unsupported_claims
 from core.store.keyword import tokenize
 
-# Seed 001's list: procedures a model likes to invent that are only right if a document says so.
+# Procedures a model likes to invent that are only right if a document says so.
 SUSPICIOUS_TERMS = [
     "pg_reindex", "reindex", "vacuum", "vacuum analyze",
     "kubectl", "helm", "docker compose", "systemctl",
@@ -130,7 +130,7 @@ def says_only_what_is_missing(answer: str, constraints: ConstraintAnalysis, min_
 
 
 def validate_answer_length(answer: str, constraints: ConstraintAnalysis, min_answer_chars: int) -> list[GateError]:
-    """Seed 000's rule: a few characters are not an answer (a small model once answered with the
+    """A few characters are not an answer (a small model once answered with the
     word "open_citation")."""
     disclosed = constraints.insufficiency_phrase.lower() in answer.lower() or is_no_information(answer)
     if disclosed or len(MARKER.sub("", answer).strip()) >= min_answer_chars:
@@ -141,7 +141,7 @@ def validate_answer_length(answer: str, constraints: ConstraintAnalysis, min_ans
 
 def validate_citations_present(answer: str, constraints: ConstraintAnalysis, state: AgentState,
                                min_answer_chars: int) -> list[GateError]:
-    """Seed 001's rules 1 and 4: an answer states what opened citations say. With nothing opened,
+    """An answer states what opened citations say. With nothing opened,
     a substantive answer must first open its sources; an answer that only says the documents lack
     something needs none. (Opened but unmarked is fixed by grounding, not by a reprompt.)"""
     if state.opened or says_only_what_is_missing(answer, constraints, min_answer_chars):
@@ -160,7 +160,7 @@ def grounding_text(state: AgentState, constraints: ConstraintAnalysis) -> str:
 
 
 def validate_grounded_claims(answer: str, state: AgentState, constraints: ConstraintAnalysis) -> tuple[list[str], list[GateError]]:
-    """Seed 001's suspicious terms that no retrieved source mentions, and any number or identifier
+    """The suspicious terms that no retrieved source mentions, and any number or identifier
     that is not in the opened sources."""
     body = MARKER.sub(" ", answer)
     retrieved = "\n".join([h.chunk.text for h in state.hits.values()] + state.evidence + [state.question]).lower()
@@ -270,7 +270,7 @@ def validate_agent_state(answer: str, constraints: ConstraintAnalysis, state: Ag
 
 
 def reprompt_message(result: GateResult, remaining_budget: int) -> str:
-    """Seed 001's reprompt: the errors, the remaining budget, and what to output next."""
+    """The reprompt: the errors, the remaining budget, and what to output next."""
     errors = "\n".join(f"- {e.message}" for e in result.errors)
     if result.needs_tools and remaining_budget > 0:
         instruction = "You MUST output a TOOL_CALL to gather more information before finalizing."

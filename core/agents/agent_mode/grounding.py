@@ -1,4 +1,4 @@
-"""Citation grounding (seed 001, step 5): the answer's [N] markers become real citations.
+"""Citation grounding: the answer's [N] markers become real citations.
 
 [N] is the N-th opened citation. Markers that point at nothing the agent opened are stripped
 (a hallucinated [5] when two were opened); when nothing was opened, the citations fall back to

@@ -1,4 +1,4 @@
-"""Plan generation (seed 001, step 2): a short plan of 2-5 steps that guides the tool loop.
+"""Plan generation: a short plan of 2-5 steps that guides the tool loop.
 
 The model is asked for a JSON array of steps; a numbered list or bullet points are accepted as
 well, and anything else falls back to a default plan built from the question's constraints,

@@ -1,5 +1,5 @@
-"""The agent's tools (seed 001): search_docs, open_citation, and over the structured facts
-search_facts and aggregate_facts (seed 004's annotation tools).
+"""The agent's tools: search_docs, open_citation, and over the structured facts
+search_facts and aggregate_facts (annotation tools).
 
 A tool never raises at the model: a bad input, an unknown id or a failing search comes back as
 an error observation, so the model can correct itself in the next iteration. Ids are the short
@@ -17,6 +17,7 @@ from core.agents.agent_mode.state import AgentState, OpenedCitation, SearchHit, 
 from core.annotations.query import parse_structured
 from core.annotations.route import format_number, run_structured
 from core.annotations.search import FactStore
+from core.citations import location
 from core.config import Settings
 from core.retrieval import HybridRetriever, RetrievedChunk
 from core.safety.injection import neutralize
@@ -82,10 +83,7 @@ def snippet(text: str, limit: int) -> str:
 
 
 def where(chunk: RetrievedChunk) -> str:
-    place = f"p. {chunk.page}" if chunk.page else (f"sheet {chunk.sheet}" if chunk.sheet else "")
-    if chunk.rows:
-        place = f"{place}, rows {chunk.rows}".strip(", ")
-    return f"{chunk.filename} {place}".strip()
+    return f"{chunk.filename} {location(chunk.page, chunk.sheet, chunk.rows)}".strip()
 
 
 class AgentTools:
@@ -176,7 +174,7 @@ class AgentTools:
     def _search_one(self, query: str) -> tuple[list[RetrievedChunk], str | None]:
         try:
             return self.retriever.search(query, top_k=self.top_k).hits, None
-        except Exception as exc:  # seed 000: a failing search is an empty result, logged
+        except Exception as exc:  # a failing search is an empty result, logged
             log.exception("Agent search failed")
             return [], f"{type(exc).__name__}: {exc}"
 
