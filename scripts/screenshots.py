@@ -38,7 +38,7 @@ def index_samples(data_dir: Path) -> None:
     ws = Workspace(Settings(data_dir=data_dir, llm_provider="scripted"))
     try:
         files = [p for p in make_samples(data_dir / "samples") if p.suffix != ".md"]
-        failed = [r.filename for r in ws.ingestor.ingest_paths(files) if not r.ok]
+        failed = [r.filename for r in ws.ingest(files) if not r.ok]
         if failed:
             raise SystemExit(f"sample documents failed to index: {failed}")
     finally:
@@ -59,8 +59,7 @@ def ask(page, question: str, waiting: Path | None = None) -> None:
 
 
 def go(page, title: str) -> None:
-    """Through the sidebar, as a user does (a first visit straight to a page's URL lists the pages
-    under their file names until the home script has run)."""
+    """Through the sidebar, as a user does."""
     page.locator("[data-testid=stSidebarNav]").get_by_text(title, exact=True).click()
     page.get_by_role("heading", level=1).first.wait_for()
     page.wait_for_timeout(500)

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from core.evaluate import (EvalRun, QuestionFileError, ResultsFileError, compare_runs, list_runs, load_results,
-                           parse_questions, read_results_csv, results_csv, run_evaluation, save_run)
+                           parse_questions, read_results_csv, results_csv)
 from core.evaluate.examples import FILENAME, question_lines, sample_questions
 from core.evaluate.background import BackgroundEvaluation
 from core.evaluate.report import percent
@@ -82,7 +82,7 @@ if source.startswith("Upload"):
 else:
     question_set = parse_questions(question_lines(sample_questions()), FILENAME, ws.settings.eval_max_questions)
     source_name = FILENAME
-    missing = missing_samples({d.filename for d in ws.kb.documents() if d.status == "indexed"})
+    missing = missing_samples(ws.indexed_filenames())
     if missing:
         st.caption(f"These questions are about the sample documents; {len(missing)} of them are not loaded yet "
                    "(load them on the home page).")
@@ -96,14 +96,12 @@ if question_set is not None:
                                 "File": q.expected_file or "", "Pages": ", ".join(map(str, q.expected_pages))}
                                for q in question_set.questions]),
                  hide_index=True, width="stretch", height=min(38 + 35 * count, 300), key="preview")
-    empty = ws.kb.is_empty()
+    empty = ws.is_empty()
     if empty:
         st.info("The knowledge base is empty: upload documents (or load the samples on the home page) first.")
     if st.button(f"Run {count} question{'s' * (count != 1)}", type="primary", disabled=empty):
-        mode = "agent" if agent_mode else None
-        evaluations()[str(folder)] = BackgroundEvaluation(
-            question_set.questions, lambda question: ws.ask(question, mode=mode), ws.settings, source_name, folder,
-        ).start()
+        evaluations()[str(folder)] = ws.evaluate_in_background(question_set.questions, source_name,
+                                                                mode="agent" if agent_mode else None)
         st.rerun()
 
 runs = list_runs(folder)
