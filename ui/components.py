@@ -144,11 +144,19 @@ def insufficiencies(response: dict) -> None:
     st.warning("Not covered by the documents:\n" + "\n".join(lines), icon=":material/report:")
 
 
+PROVENANCE = {"filename": "File", "sheet": "Sheet", "page": "Page", "row": "Row"}
+
+
 def records_frame(rows: list[dict]) -> pd.DataFrame:
-    """Flat record rows as a table, the provenance columns last; blank, never "None". Text throughout:
-    Arrow refuses a column that mixes page numbers and blanks."""
+    """Flat record rows as a table: the records' own columns, then where each is (File, Sheet, Page,
+    Row), leaving out a file or sheet the whole table shares (its title names it) and a page or row
+    column with nothing in it. Blank, never "None"; text throughout (Arrow refuses a column that
+    mixes page numbers and blanks)."""
     table = pd.DataFrame(rows).drop(columns=["doc_id", "chunk_id", "fact_id"], errors="ignore")
-    return table.astype(object).where(table.notna(), "").astype(str)
+    table = table.astype(object).where(table.notna(), "").astype(str)
+    shared = [c for c in ("filename", "sheet") if c in table and table[c].nunique() == 1]
+    empty = [c for c in ("page", "row") if c in table and (table[c] == "").all()]
+    return table.drop(columns=shared + empty).rename(columns=PROVENANCE)
 
 
 def show_records(rows) -> None:
