@@ -53,6 +53,13 @@ class Workspace:
         if self.kb.parameter_changes:  # only reached when re-indexing on change is allowed
             self.reindexed_on_open = self.ingestor.reindex_all()
 
+    def prepare(self) -> None:
+        """Load the models before the first question: the embedding model now (its torch import took
+        most of the 19 s of a first scripted answer on a restarted app, shown as "Searching"), then the
+        language model in the background."""
+        self.embedder.embed(["warm up"])
+        self.llm.load_in_background()
+
     def ask(self, question: str, mode: str | None = None, **options) -> Response:
         """Answer one question (options: style, top_k, on_token, on_event, previous_question,
         previous_result_set, doc_ids). mode: pipeline | agent | auto (default: the answer_mode setting)."""

@@ -84,3 +84,11 @@ def test_documents_facts_and_turns_are_read_through_the_workspace(workspace):
     response = workspace.ask("What was the revenue in 2022?")
     [latest] = workspace.recent_turns(limit=1)
     assert latest["turn_id"] == response.trace_id == workspace.turn(response.trace_id)["turn_id"]
+
+
+def test_prepare_loads_the_embedding_model_before_the_language_model_starts_loading(workspace, monkeypatch):
+    calls = []
+    monkeypatch.setattr(workspace.embedder, "embed", lambda texts: calls.append("embed"))
+    monkeypatch.setattr(workspace.llm, "load_in_background", lambda: calls.append("llm"))
+    workspace.prepare()
+    assert calls == ["embed", "llm"]

@@ -12,7 +12,7 @@ def _open(data_dir: str, _settings: Settings) -> Workspace:
     # Keyed by the data dir alone: two Workspaces on one data dir in one process would be two
     # writers of one knowledge base (its write lock orders threads of one Workspace only).
     ws = Workspace(_settings)
-    ws.llm.load_in_background()  # at start-up, so the first question does not wait for the model
+    ws.prepare()  # at start-up, so the first question does not wait for the models
     return ws
 
 
