@@ -26,7 +26,7 @@ from tests.ui.test_browser import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 # A question the handbook's text answers (the panels' dimensions are now answered from the records of
 # the spreadsheet and datasheets, which the third screenshot shows).
 TEXT_QUESTION = "What torque should the clamps be tightened to?"
-RECORDS_QUESTION = "Which panels are no wider than 1.2 m?"
+RECORDS_QUESTION = "List all panels with a width of at most 1.2 m"  # read whole by the rules: records, no model
 ANSWER_TIMEOUT_MS = 600_000
 # The live status is checked by eye, not shown in the README: it goes with the test screenshots.
 WAITING_SHOT = ROOT / "test-artifacts" / "screenshots" / "chat-waiting.png"  # the embedded model on a busy 2-core machine
