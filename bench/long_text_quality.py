@@ -45,7 +45,7 @@ def add_missing_sections(ws) -> int:
     from core.ingest.loaders import load_document
     from core.ingest.summary import section_summaries
 
-    have = {doc_id for doc_id, *_ in ws.kb.catalog.section_summaries()}
+    have = ws.kb.section_summary_documents()
     added = 0
     for d in ws.kb.documents():
         if d.status != "indexed" or d.doc_id in have:
@@ -55,10 +55,8 @@ def add_missing_sections(ws) -> int:
             continue
         sections = section_summaries(document, ws.settings.macro_chunk_tokens)
         vectors = ws.embedder.inner.embed([s.text for s in sections]) if sections else []
-        with ws.kb.catalog._connect() as conn:  # the copy only
-            conn.executemany("INSERT INTO section_summaries VALUES (?,?,?,?,?)", [
-                (d.doc_id, s.page_start, s.page_end, s.text, v.astype("float32").tobytes())
-                for s, v in zip(sections, vectors)])
+        with ws.kb.writing():  # the copy only
+            ws.kb.add_summaries(d.doc_id, sections=list(zip(sections, vectors)))
         added += 1
         print(f"  {d.filename}: {len(sections)} sections", file=sys.stderr, flush=True)
     return added

@@ -98,12 +98,9 @@ def add_missing_summaries(ws) -> int:
     SUMMARY_CACHE.parent.mkdir(parents=True, exist_ok=True)
     SUMMARY_CACHE.write_text(json.dumps(cache, indent=1))
     vectors = ws.embedder.inner.embed([cache[d.content_hash]["text"] for d in missing])
-    with ws.kb.catalog._connect() as conn:  # the copy only; the catalog has no "add a summary" call
-        conn.executemany("INSERT OR REPLACE INTO summaries VALUES (?,?,?)", [
-            (d.doc_id, json.dumps(DocumentSummary(**cache[d.content_hash]["summary"]).to_dict()),
-             v.astype(np.float32).tobytes())
-            for d, v in zip(missing, vectors)
-        ])
+    with ws.kb.writing():  # the copy only
+        for d, v in zip(missing, vectors):
+            ws.kb.add_summaries(d.doc_id, (DocumentSummary(**cache[d.content_hash]["summary"]).to_dict(), v))
     return len(missing)
 
 

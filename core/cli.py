@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 from core.config import load_settings
-from core.store import IndexSettingsChanged
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,6 +39,9 @@ def _parser() -> argparse.ArgumentParser:
                           "constraints such as 'at least three searches' (default: the answer_mode setting)")
     ask.add_argument("--json", action="store_true", help="print exactly one JSON object: the response")
     ask.add_argument("--doc", action="append", help="answer from this document only (id or file name); repeatable")
+    ask.add_argument("--session", metavar="NAME",
+                     help="a conversation kept in the data dir under this name: follow-ups (\"and in 2023?\", "
+                          "\"export that table\") read the earlier questions as in Chat; \"new topic\" starts it afresh")
 
     trace = sub.add_parser("trace", help="show the trace of an answered question")
     trace.add_argument("turn_id")
@@ -102,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "restore":  # before a workspace would create an empty knowledge base there
         return _restore(settings, args)
 
-    from core.workspace import Workspace
+    from core.workspace import IndexSettingsChanged, Workspace
 
     try:
         workspace = Workspace(settings)
@@ -134,7 +136,7 @@ def _ingest(workspace, args) -> int:
         bar.set_description(f"{event.filename[:30]} {event.step}{detail}")
         bar.refresh()
 
-    results = workspace.ingestor.ingest_paths(files, progress=progress)
+    results = workspace.ingest(files, progress=progress)
     bar.close()
     if args.json:
         print(json.dumps([r.__dict__ for r in results], indent=2))
@@ -148,11 +150,11 @@ def _ingest(workspace, args) -> int:
 
 
 def _search(workspace, args) -> int:
-    doc_ids = workspace.kb.resolve_documents(args.doc) if args.doc else None
+    doc_ids = workspace.resolve_documents(args.doc) if args.doc else None
     if args.doc and not doc_ids:
         print(f"No indexed document matches {args.doc}.", file=sys.stderr)
         return 1
-    result = workspace.retriever.search(args.query, top_k=args.top_k, doc_ids=doc_ids, expand=args.expand)
+    result = workspace.search(args.query, top_k=args.top_k, doc_ids=doc_ids, expand=args.expand)
     if args.json:
         print(json.dumps({
             "query": result.query,
@@ -162,7 +164,7 @@ def _search(workspace, args) -> int:
         }, indent=2))
         return 0
     if not result.hits:
-        print("No results." if not workspace.kb.is_empty() else "The knowledge base is empty: ingest files first.")
+        print("No results." if not workspace.is_empty() else "The knowledge base is empty: ingest files first.")
     for n, hit in enumerate(result.hits, start=1):
         where = f"p. {hit.page}" if hit.page else (f"sheet {hit.sheet}" if hit.sheet else "")
         ranks = f"bm25 #{hit.bm25_rank or '-'} vector #{hit.vector_rank or '-'}"
@@ -179,19 +181,32 @@ def _ask(workspace, args) -> int:
         printed.append(token)
         print(token, end="", flush=True)
 
-    doc_ids = workspace.kb.resolve_documents(args.doc) if args.doc else None
+    from core.workspace import WorkspaceError
+
+    doc_ids = workspace.resolve_documents(args.doc) if args.doc else None
     if args.doc and not doc_ids:
         print(f"No indexed document matches {args.doc}.", file=sys.stderr)
         return 1
     scope = {"doc_ids": doc_ids} if doc_ids else {}
-    response = workspace.ask(args.question, style=args.style, top_k=args.top_k, mode=args.mode,
-                             on_token=on_token if streamed else None, **scope)
+    options = dict(style=args.style, top_k=args.top_k, mode=args.mode, on_token=on_token if streamed else None, **scope)
+    if args.session:
+        try:
+            conversation = workspace.load_conversation(args.session)
+        except WorkspaceError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        response, conversation = workspace.chat(conversation, args.question, **options)
+        workspace.save_conversation(args.session, conversation)
+    else:
+        response = workspace.ask(args.question, **options)
     if args.json:
         data = response.to_dict()
         print(json.dumps({key: data[key] for key in (
-            "answer", "citations", "confidence", "safety_flags", "reasoning", "timings", "tokens",
-            "trace_id", "intent", "route", "structured", "clarification", "insufficiencies", "mode")}, indent=2))
+            "answer", "citations", "confidence", "safety_flags", "reasoning", "timings", "tokens", "trace_id",
+            "intent", "route", "structured", "clarification", "insufficiencies", "mode", "understood_as")}, indent=2))
         return 0
+    if response.understood_as:
+        print(f"(understood as: {response.understood_as})", file=sys.stderr if streamed else sys.stdout)
     if not printed:  # agent mode's accepted answer arrives whole, not as a stream
         print(response.answer + "\n")
     elif "".join(printed).strip() != response.answer:  # citations stripped or a disclosure added
@@ -210,7 +225,7 @@ def _ask(workspace, args) -> int:
 
 
 def _trace(workspace, args) -> int:
-    turn = workspace.kb.catalog.turn(args.turn_id)
+    turn = workspace.turn(args.turn_id)
     if turn is None:
         print(f"No turn with id '{args.turn_id}'.", file=sys.stderr)
         return 1
@@ -237,17 +252,13 @@ def _export(workspace, args) -> int:
 
 
 def _facts(workspace, args) -> int:
-    from core.annotations.search import Condition, FactQuery
-
-    query = FactQuery()
+    doc_ids = None
     if args.doc:
-        query.doc_ids = workspace.kb.resolve_documents([args.doc])
-        if not query.doc_ids:
+        doc_ids = workspace.resolve_documents([args.doc])
+        if not doc_ids:
             print(f"No indexed document matches '{args.doc}'.", file=sys.stderr)
             return 1
-    if args.label:
-        query.conditions.append(Condition(args.label, "contains", ""))
-    rows = workspace.pipeline.facts.search(query)
+    rows = workspace.search_facts(doc_ids, label=args.label or "")
     if args.json:
         print(json.dumps([r.__dict__ for r in rows[: args.limit]], indent=2))
         return 0
@@ -259,15 +270,15 @@ def _facts(workspace, args) -> int:
 
 
 def _docs(workspace, args) -> int:
-    records = workspace.kb.documents()
+    records = workspace.documents()
     if args.json:
-        summaries = workspace.kb.document_summaries()
+        summaries = workspace.document_summaries()
         print(json.dumps([{**r.__dict__, "summary": summaries.get(r.doc_id)} for r in records], indent=2))
         return 0
-    pending = workspace.kb.pending_elsewhere()
+    pending = workspace.pending_elsewhere()
     if not records and not pending:
         print("No documents yet.")
-    types = {doc_id: summary["document_type"] for doc_id, summary in workspace.kb.document_summaries().items()}
+    types = {doc_id: summary["document_type"] for doc_id, summary in workspace.document_summaries().items()}
     for r in records:
         detail = (f"{types.get(r.doc_id, 'Document')}, {r.pages or 0} pages, {r.n_chunks} chunks, {r.category}"
                   if r.status == "indexed" else (r.error or ""))
@@ -277,13 +288,13 @@ def _docs(workspace, args) -> int:
         if filename not in listed:
             where = "being read by" if position == 0 else "queued in the batch of"
             print(f"{'-':13}  {'indexing':9}  {filename}  ({where} another DocuChat process)")
-    counts = workspace.kb.counts()
+    counts = workspace.counts()
     print(f"{counts['documents']} documents, {counts['chunks']} chunks indexed")
     return 0
 
 
 def _delete(workspace, args) -> int:
-    removed = workspace.ingestor.delete(args.doc)
+    removed = workspace.delete(args.doc)
     if not removed:
         print(f"No document matches '{args.doc}'.", file=sys.stderr)
         return 1
@@ -292,7 +303,7 @@ def _delete(workspace, args) -> int:
 
 
 def _reindex(workspace, args) -> int:
-    results = workspace.reindexed_on_open or workspace.ingestor.reindex_all()
+    results = workspace.reindex_all()
     print(f"Re-indexed {sum(r.ok for r in results)} of {len(results)} documents.")
     return 0 if all(r.ok for r in results) else 1
 
@@ -303,7 +314,7 @@ def _eval(workspace, args) -> int:
     from tqdm import tqdm
 
     from core.evaluate import (QuestionFileError, ResultsFileError, compare_runs, parse_questions, read_results_csv,
-                               results_csv, run_evaluation, save_run)
+                               results_csv)
     from core.evaluate.report import text_report
 
     try:
@@ -317,15 +328,9 @@ def _eval(workspace, args) -> int:
     bar = tqdm(total=len(questions.questions), unit="question", disable=args.json or not sys.stderr.isatty(),
                file=sys.stderr)
 
-    def progress(run, total) -> None:
-        save_run(run, workspace.settings.evaluations_dir)  # after every answer: an interrupted run loses nothing
-        bar.update(1)
-
-    run = run_evaluation(
-        questions.questions, lambda question: workspace.ask(question, top_k=args.top_k, mode=args.mode),
-        workspace.settings,
-        source_name=args.file.name, on_progress=progress,
-    )
+    # Saved after every answer, as on the Evaluate page: an interrupted run loses nothing.
+    run = workspace.evaluate(questions.questions, args.file.name, mode=args.mode, top_k=args.top_k,
+                             on_progress=lambda run, total: bar.update(1))
     bar.close()
     if args.out:
         args.out.write_bytes(results_csv(run.results))
@@ -340,10 +345,10 @@ def _eval(workspace, args) -> int:
 
 
 def _backup(workspace, args) -> int:
-    from core.store.backup import BackupError, backup
+    from core.workspace import BackupError
 
     try:
-        manifest = backup(workspace.kb, args.destination)
+        manifest = workspace.backup(args.destination)
     except BackupError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -353,10 +358,10 @@ def _backup(workspace, args) -> int:
 
 
 def _restore(settings, args) -> int:
-    from core.store.backup import BackupError, restore
+    from core.workspace import BackupError, Workspace
 
     try:
-        manifest = restore(args.source, settings)
+        manifest = Workspace.restore(args.source, settings)
     except BackupError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -4,7 +4,12 @@ from __future__ import annotations
 import csv
 import io
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.annotations.search import FactRow
 
 CITATION_COLUMNS = ["asked_at", "question", "answer_confidence", "number", "cited", "filename", "page",
                     "sheet", "rows", "score", "doc_id", "chunk_id", "turn_id", "snippet"]
@@ -55,3 +60,52 @@ def export_filename(question: str, filenames: list[str], when: str) -> str:
     table = re.sub(r"[^A-Za-z0-9_-]+", "_", tables[0]).strip("_") if len(tables) == 1 else ""
     parts = [p for p in (table, _slug(question, 6), when[:10]) if p]
     return "-".join(parts or ["docuchat-results"]) + ".csv"
+
+
+@dataclass
+class RecordTable:
+    """Records that share their columns, shown as one table: "Product_Specs_by_Maker.xlsx, sheet SunPeak Solar"."""
+    title: str
+    rows: list[dict]  # flat rows (rows_for_export): the records' own columns, then provenance
+
+
+def record_tables(rows: list["FactRow"]) -> list[RecordTable]:
+    """Records split by where their columns come from, in first-seen order: the rows of one table
+    together (blank only where a record has no value); a document's labelled fields ("Total: 776.40")
+    together as Field | Value, with the context each borrowed (its page's heading, receipt number);
+    other records by their own set of columns. One union table of a spreadsheet's rows and a
+    datasheet's fields showed each record blank in every column but its own, with its values
+    scrolled off to the right (issue 16)."""
+    from core.annotations.search import rows_for_export
+
+    groups: dict[tuple, list] = {}
+    for row in rows:
+        if row.kind == "kv":
+            key = ("fields", row.doc_id)
+        elif row.table:
+            key = ("table", row.doc_id, row.sheet, row.table)
+        else:
+            key = ("columns", tuple(row.properties))
+        groups.setdefault(key, []).append(row)
+    tables = []
+    for key, group in groups.items():
+        places = list(dict.fromkeys(f"{r.filename}, sheet {r.sheet}" if r.sheet else r.filename for r in group))
+        title = "; ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
+        tables.append(RecordTable(title, _as_fields(group) if key[0] == "fields" else rows_for_export(group)))
+    return tables
+
+
+def _as_fields(rows: list["FactRow"]) -> list[dict]:
+    """Labelled fields as Field and Value (a field's label is its first column), then the context
+    columns they carry, blank where a field has none, then provenance."""
+    from core.annotations.search import rows_for_export
+
+    own = []
+    for row in rows:
+        [flat] = rows_for_export([row])
+        label = next(iter(row.properties), "")
+        own.append({"Field": label, "Value": flat.pop(label, ""), **flat})
+    columns = list(dict.fromkeys(c for flat in own for c in flat))
+    provenance = [c for c in columns if c in ("filename", "page", "sheet", "row", "doc_id", "chunk_id", "fact_id")]
+    columns = [c for c in columns if c not in provenance] + provenance
+    return [{c: flat.get(c, "") for c in columns} for flat in own]

@@ -90,3 +90,26 @@ def test_ask_in_agent_mode_prints_the_response_with_insufficiencies_and_mode(tmp
     timeline = capsys.readouterr().out
     assert "tool_call" in timeline and "search_docs \"reindex search index\": 1 search" in timeline
     assert "validation" in timeline
+
+
+def test_ask_with_a_session_follows_up_as_chat_does_and_keeps_it_in_the_data_dir(tmp_path, write_text, capsys,
+                                                                                   monkeypatch):
+    monkeypatch.setenv("DOCUCHAT_LLM_PROVIDER", "scripted")
+    data = tmp_path / "kb"
+    report = "Revenue in 2022 was 10.4 million euros.\n\nRevenue in 2023 was 12.9 million euros."
+    main(["--data-dir", str(data), "ingest", str(write_text("report.txt", report))])
+    capsys.readouterr()
+
+    def ask(*extra: str) -> dict:
+        assert main(["--data-dir", str(data), "ask", *extra, "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    ask("What was the revenue in 2022?", "--session", "review")
+    follow_up = ask("and in 2023?", "--session", "review")
+    assert follow_up["understood_as"] == "What was the revenue in 2023?"
+    assert (data / "conversations" / "review.json").exists()
+    assert ask("and in 2023?")["understood_as"] == ""  # no session: nothing to follow up
+    assert ask("and in 2023?", "--session", "other")["understood_as"] == ""  # another conversation
+
+    assert main(["--data-dir", str(data), "ask", "and in 2023?", "--session", "../elsewhere"]) == 1
+    assert "conversation name" in capsys.readouterr().err

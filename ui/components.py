@@ -9,9 +9,8 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
-from core.annotations.search import export_annotations_csv, rows_for_export
 from core.citations import place_citations
-from core.exports import export_filename
+from core.exports import export_filename, record_tables
 
 CONFIDENCE_COLOURS = {"high": "green", "medium": "orange", "low": "red"}
 FLAG_LABELS = {
@@ -81,7 +80,7 @@ def answer_meta(response: dict, trace_link: bool = True) -> None:
     if flags:
         cols[1].caption(":material/warning: " + " · ".join(flags))
     if trace_link and response.get("trace_id"):
-        cols[2].page_link("pages/3_Agent_Trace.py", label="View trace", icon=":material/account_tree:",
+        cols[2].page_link("views/3_Agent_Trace.py", label="View trace", icon=":material/account_tree:",
                           query_params={"turn": response["trace_id"]})
 
 
@@ -145,11 +144,30 @@ def insufficiencies(response: dict) -> None:
     st.warning("Not covered by the documents:\n" + "\n".join(lines), icon=":material/report:")
 
 
-def records_frame(rows) -> pd.DataFrame:
-    """Fact rows as a table with each record's own columns (blank where a record has no value)
-    and the provenance columns last; no "None" in page or sheet cells."""
-    table = pd.DataFrame(rows_for_export(rows)).drop(columns=["doc_id", "chunk_id", "fact_id"], errors="ignore")
-    return table.astype(object).where(table.notna(), "")
+PROVENANCE = {"filename": "File", "sheet": "Sheet", "page": "Page", "row": "Row"}
+
+
+def records_frame(rows: list[dict]) -> pd.DataFrame:
+    """Flat record rows as a table: the records' own columns, then where each is (File, Sheet, Page,
+    Row), leaving out a file or sheet the whole table shares (its title names it) and a page or row
+    column with nothing in it. Blank, never "None"; text throughout (Arrow refuses a column that
+    mixes page numbers and blanks)."""
+    table = pd.DataFrame(rows).drop(columns=["doc_id", "chunk_id", "fact_id"], errors="ignore")
+    table = table.astype(object).where(table.notna(), "").astype(str)
+    shared = [c for c in ("filename", "sheet") if c in table and table[c].nunique() == 1]
+    empty = [c for c in ("page", "row") if c in table and (table[c] == "").all()]
+    return table.drop(columns=shared + empty).rename(columns=PROVENANCE)
+
+
+def show_records(rows) -> None:
+    """Fact rows as tables of their own columns: one table per set of columns (a spreadsheet's
+    rows, a datasheet's fields), each titled with where it comes from when there are several."""
+    tables = record_tables(rows)
+    for table in tables:
+        if len(tables) > 1:
+            count = len(table.rows)
+            st.caption(f"{escape_markdown(table.title)} · {count} record{'s' * (count != 1)}")
+        st.dataframe(records_frame(table.rows), hide_index=True, width="stretch")
 
 
 def structured_table(response: dict) -> None:
@@ -165,11 +183,12 @@ def structured_table(response: dict) -> None:
         st.warning("The documents behind this result have been deleted.")
         return
     shown, total = min(structured["rows_shown"], len(rows)), len(rows)
-    st.dataframe(records_frame(rows[:shown]), hide_index=True, width="stretch")
+    show_records(rows[:shown])
     st.caption(f"Showing {shown} of {total} matching facts; {match_summary(structured)}." if total > shown
                else f"{match_summary(structured)}.")
     name = export_filename(response.get("question", ""), [r.filename for r in rows], today())
-    st.download_button(f"Download all {total} as CSV", export_annotations_csv(rows), file_name=name,
+    data, _ = ws.export_result_set(structured["result_set_id"])
+    st.download_button(f"Download all {total} as CSV", data, file_name=name,
                        mime="text/csv", key=f"download-{structured['result_set_id']}")
 
 

@@ -8,6 +8,7 @@ import threading
 
 import streamlit as st
 
+from core.conversation import Conversation
 from core.trace.status import LiveStatus
 from core.workspace import Workspace
 from ui.components import escape_markdown
@@ -15,9 +16,9 @@ from ui.components import escape_markdown
 REDRAW_SECONDS = 0.25
 
 
-def ask_live(ws: Workspace, question: str, **options) -> tuple[dict, dict]:
-    """ws.ask with a live status box and streamed words: the Response as a dict, and the finished
-    status ({label, state, steps}) for redrawing it with the answer later."""
+def ask_live(ws: Workspace, conversation: Conversation, question: str, **options) -> tuple[dict, Conversation, dict]:
+    """ws.chat with a live status box and streamed words: the Response as a dict, the conversation
+    after it, and the finished status ({label, state, steps}) for redrawing it with the answer later."""
     status = LiveStatus(lambda: ws.llm.prompt_tokens_per_second or ws.settings.llm_prompt_tokens_per_second)
     box = st.status(status.text(), expanded=False)
     words = st.empty()
@@ -25,7 +26,8 @@ def ask_live(ws: Workspace, question: str, **options) -> tuple[dict, dict]:
 
     def work() -> None:
         try:
-            outcome["response"] = ws.ask(question, on_token=status.on_token, on_event=status, **options)
+            outcome["response"], outcome["conversation"] = ws.chat(
+                conversation, question, on_token=status.on_token, on_event=status, **options)
         except BaseException as exc:  # re-raised in the script thread, where Streamlit shows it
             outcome["error"] = exc
 
@@ -54,7 +56,7 @@ def ask_live(ws: Workspace, question: str, **options) -> tuple[dict, dict]:
                 "state": "error" if failed else "complete", "steps": steps}
     box.update(label=finished["label"], state=finished["state"])
     words.empty()
-    return response, finished
+    return response, outcome["conversation"], finished
 
 
 def finished_status(finished: dict) -> None:

@@ -1,4 +1,4 @@
-"""One Workspace per settings per server process, shared by every page and session;
+"""One Workspace per data dir per server process, shared by every page and session;
 per-session chat state lives in st.session_state."""
 import streamlit as st
 
@@ -8,14 +8,18 @@ from core.workspace import Workspace
 
 
 @st.cache_resource(show_spinner="Opening the knowledge base...")
-def _open(settings: Settings) -> Workspace:
-    ws = Workspace(settings)
-    ws.llm.load_in_background()  # at start-up, so the first question does not wait for the model
+def _open(data_dir: str, _settings: Settings) -> Workspace:
+    # Keyed by the data dir alone: two Workspaces on one data dir in one process would be two
+    # writers of one knowledge base (its write lock orders threads of one Workspace only).
+    ws = Workspace(_settings)
+    ws.prepare()  # at start-up, so the first question does not wait for the models
     return ws
 
 
 def workspace() -> Workspace:
-    return _open(load_settings())
+    """The server's Workspace for the configured data dir, shared by every page and session."""
+    settings = load_settings()
+    return _open(str(settings.data_dir.resolve()), settings)
 
 
 def chat_state() -> dict:

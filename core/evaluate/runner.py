@@ -10,6 +10,7 @@ import logging
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Callable
 
 from core.agents import Response
@@ -91,9 +92,14 @@ def new_run(source_name: str) -> EvalRun:
 def run_evaluation(
     questions: list[EvalQuestion], ask: Ask, settings: Settings, source_name: str = "",
     on_progress: ProgressCallback | None = None, should_stop: Callable[[], bool] | None = None,
+    folder: Path | None = None,
 ) -> EvalRun:
     """Ask every question in order; a question that fails is recorded as an error and the run goes on.
-    `should_stop` is asked before each question: a user's Stop ends the run after the current answer."""
+    `should_stop` is asked before each question: a user's Stop ends the run after the current answer.
+    With a `folder`, the run is saved there after every answer, so a run that is stopped or cut short
+    keeps what it measured (the Evaluate page and `core eval` both run through here)."""
+    from core.evaluate.history import save_run
+
     run = new_run(source_name)
     run.planned = len(questions)
     for question in questions:
@@ -108,8 +114,12 @@ def run_evaluation(
         else:
             result = score_response(question, response, time.perf_counter() - started, settings)
         run.results.append(result)
+        if folder is not None:
+            save_run(run, folder)
         if on_progress:
             on_progress(run, len(questions))
+    if folder is not None:
+        save_run(run, folder)  # also a run of no questions, or stopped before the first
     return run
 
 

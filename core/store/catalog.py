@@ -200,6 +200,16 @@ _CHUNK_COLUMNS = (
 )
 
 
+def _insert_summaries(conn: sqlite3.Connection, doc_id: str, summary: tuple[dict, np.ndarray] | None,
+                      sections) -> None:
+    if summary is not None:
+        conn.execute("INSERT INTO summaries VALUES (?,?,?)",
+                     (doc_id, json.dumps(summary[0]), summary[1].astype(np.float32).tobytes()))
+    conn.executemany("INSERT INTO section_summaries VALUES (?,?,?,?,?)", [
+        (doc_id, section.page_start, section.page_end, section.text, vector.astype(np.float32).tobytes())
+        for section, vector in sections])
+
+
 def _insert_facts(conn: sqlite3.Connection, facts: "list[Fact]") -> None:
     conn.executemany(
         "INSERT INTO facts (fact_id, doc_id, kind, page, sheet, row_index, table_name, chunk_id, properties, record) "
@@ -330,12 +340,18 @@ class Catalog:
                 ],
             )
             _insert_facts(conn, facts)
+            _insert_summaries(conn, record.doc_id, summary, sections)
+
+    def add_summaries(self, doc_id: str, summary: tuple[dict, np.ndarray] | None = None,
+                      sections: "list[tuple[SectionSummary, np.ndarray]]" = ()) -> None:
+        """A document's summary and page-span summaries in place of any it has: for a knowledge base
+        indexed before summaries existed (the benchmarks bring their older copies up to date)."""
+        with self._connect() as conn:
             if summary is not None:
-                conn.execute("INSERT INTO summaries VALUES (?,?,?)",
-                             (record.doc_id, json.dumps(summary[0]), summary[1].astype(np.float32).tobytes()))
-            conn.executemany("INSERT INTO section_summaries VALUES (?,?,?,?,?)", [
-                (record.doc_id, section.page_start, section.page_end, section.text, vector.astype(np.float32).tobytes())
-                for section, vector in sections])
+                conn.execute("DELETE FROM summaries WHERE doc_id=?", (doc_id,))
+            if sections:
+                conn.execute("DELETE FROM section_summaries WHERE doc_id=?", (doc_id,))
+            _insert_summaries(conn, doc_id, summary, sections)
 
     def set_status(self, doc_id: str, status: str, error: str | None = None) -> None:
         with self._connect() as conn:

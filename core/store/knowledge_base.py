@@ -194,6 +194,12 @@ class KnowledgeBase:
         self.catalog.set_status(record.doc_id, INDEXED)
         self._bump_generation()
 
+    def add_summaries(self, doc_id: str, summary=None, sections=()) -> None:
+        """Give an indexed document its summary and page-span summaries (replacing any), as ingest
+        makes them: for a knowledge base indexed before they existed. Call inside `writing()`.
+        (Summaries are read from the catalog on every search: no index to refresh.)"""
+        self.catalog.add_summaries(doc_id, summary, sections)
+
     def set_pending(self, filenames: list[str], batch_started: str | None = None) -> None:
         """The files of the running batch not yet done: other processes list them as being indexed,
         and after a crash they are listed as failed."""
@@ -405,6 +411,10 @@ class KnowledgeBase:
         scores = np.stack([v for _, _, v in stored]) @ vector.astype(np.float32)
         order = np.argsort(-scores)[:k]
         return [(stored[i][0], round(float(scores[i]), 6), stored[i][1]) for i in order]
+
+    def section_summary_documents(self) -> set[str]:
+        """The documents with page-span summaries (the long ones, as ingest found them)."""
+        return {doc_id for doc_id, *_ in self.catalog.section_summaries()}
 
     def search_sections(self, vector: np.ndarray, k: int) -> list[tuple[str, int, int, float]]:
         """search_vector(scope=summary) over long documents' page spans: (doc_id, first page, last page, score)."""

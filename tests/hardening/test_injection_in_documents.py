@@ -100,7 +100,7 @@ def test_sql_in_cli_filters_matches_nothing_and_breaks_nothing(tmp_path, write_t
 # --- the app: no document or question text is ever HTML ------------------------------------------
 
 def test_no_page_renders_html_from_text():
-    sources = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py")]
+    sources = [ROOT / "app.py", *(ROOT / "views").glob("*.py"), *(ROOT / "ui").glob("*.py")]
     for source in sources:
         code = source.read_text()
         assert not re.search(r"unsafe_allow_html\s*=\s*True|st\.html\(|components\.v1|components\.html", code), source

@@ -148,3 +148,23 @@ def test_one_document_can_be_reindexed_from_its_stored_original(make_workspace, 
     assert ws.kb.counts() == {"documents": 1, "chunks": 1, "facts": 0}
     assert ws.kb.consistency()["consistent"]
     assert ws.ingestor.reindex_document("nope").status == "failed"
+
+
+def test_summaries_can_be_given_to_a_document_indexed_before_they_existed(make_workspace, write_text):
+    import numpy as np
+
+    from core.ingest.summary import SectionSummary
+
+    ws = make_workspace()
+    ws.ingestor.ingest_paths([write_text("handbook.txt", HANDBOOK)])
+    [doc_id] = ws.kb.resolve_documents(["handbook.txt"])
+    vector = np.ones(384, dtype=np.float32) / np.sqrt(384)
+    spans = [(SectionSummary(1, 2, "Installation and warranty."), vector)]
+
+    with ws.kb.writing():
+        ws.kb.add_summaries(doc_id, ({"document_type": "Manual", "summary": "Warranty terms."}, vector), spans)
+        ws.kb.add_summaries(doc_id, sections=spans)  # again: replaced, not added twice
+
+    assert ws.kb.document_summaries()[doc_id]["document_type"] == "Manual"
+    assert ws.kb.section_summary_documents() == {doc_id}
+    assert [(d, first, last) for d, first, last, _ in ws.kb.search_sections(vector, k=5)] == [(doc_id, 1, 2)]

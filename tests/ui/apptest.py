@@ -11,7 +11,7 @@ HANDBOOK = b"Helios panels carry a 25-year output warranty and a 12-year product
 
 
 def open_page(at: AppTest, name: str) -> AppTest:
-    at.switch_page(f"pages/{name}")
+    at.switch_page(f"views/{name}")
     at.run()
     assert not at.exception, at.exception
     return at

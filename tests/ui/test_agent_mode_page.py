@@ -53,7 +53,7 @@ def app(tmp_path, monkeypatch, embedder):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=RUN_TIMEOUT)
     at.run()
     assert not at.exception
-    at.switch_page("pages/2_Chat.py")
+    at.switch_page("views/2_Chat.py")
     at.run()
     assert not at.exception, at.exception
     return at
@@ -102,7 +102,7 @@ def test_the_trace_page_shows_the_plan_tool_calls_and_the_validation(app):
     app.run()
     _ask(app, "How is the search index rebuilt?")
 
-    app.switch_page("pages/3_Agent_Trace.py")
+    app.switch_page("views/3_Agent_Trace.py")
     app.run()
 
     assert not app.exception, app.exception

@@ -66,6 +66,21 @@ def _open(page, app_url: str, path: str = "") -> None:
     page.get_by_role("heading", level=1).first.wait_for()
 
 
+def test_a_first_visit_straight_to_a_page_lists_every_page_by_its_title(page, app_url):
+    """A shared link to /Chat opened in a new tab: the navigation is the app's, with Home first (the
+    pages once sat in Streamlit's pages/ folder, which listed the home script as "app" on such a visit)."""
+    fresh = page.context.browser.new_page(viewport={"width": 1400, "height": 900})
+    try:
+        _open(fresh, app_url, "Chat")
+        links = fresh.locator("[data-testid=stSidebarNav] a")
+        links.nth(5).wait_for()
+        titles = [text.split("\n")[-1].strip() for text in links.all_inner_texts()]
+        assert titles == ["Home", "Upload", "Chat", "Agent Trace", "Structured Results", "Evaluate"]
+        assert fresh.get_by_role("heading", level=1).first.inner_text() == "Chat with your documents"
+    finally:
+        fresh.close()
+
+
 def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     samples = make_samples(tmp_path / "samples")
     pdf = next(p for p in samples if p.name == "Panel_Spec_Sheets.pdf")

@@ -116,9 +116,24 @@ def test_records_show_their_own_columns_with_blank_page_and_sheet_cells(app):
     ask(app, "List every order from ACME in 2024")  # the rule fast path reads every word: no model needed
 
     table = app.chat_message[1].dataframe[0].value
-    assert list(table.columns)[:4] == ["order_id", "date", "customer", "total"]  # not one squashed "record"
-    assert set(table["page"]) == {""} and set(table["sheet"]) == {""}  # blank, not "None"
-    assert "fact_id" not in table.columns
+    assert list(table.columns) == ["order_id", "date", "customer", "total", "Row"]  # not one squashed "record"
+    assert not (table == "None").any().any()  # blank, not "None"
+    # no File column (one file, named above the table), no empty Page or Sheet, no internal ids
+
+
+def test_records_from_different_tables_are_each_shown_in_their_own_columns(app):
+    app.button[0].click().run()  # the samples: a spreadsheet of two makers' panels and a PDF of datasheets
+    ask(app, "List all panels with a width of at most 1.2 m")  # read whole by the rule fast path: no model
+
+    for where in (app.chat_message[1], open_page(app, "4_Structured_Results.py")):
+        tables = [d.value for d in where.dataframe if "Row" in d.value.columns]
+        assert len(tables) > 1  # a table per set of columns, each titled by where it comes from
+        assert any(c.value.replace("\\", "").startswith("Product_Specs_by_Maker.xlsx, sheet ") for c in where.caption)
+        for table in tables:
+            own = table.drop(columns=["File", "Page", "Sheet", "Row"], errors="ignore")
+            filled = own != ""
+            # no record is blank where the table starts: its own columns (or its Field and Value) come first
+            assert filled.iloc[:, 0].all() and filled.iloc[:, 1].all(), table
 
 
 def test_understood_as_is_shown_when_the_response_carries_it():
@@ -161,7 +176,7 @@ def test_home_offers_only_the_samples_not_loaded_and_shows_a_problem_in_full(app
 
     reason = "not a PDF"
     upload(app, [("broken.pdf", b"not a pdf at all", "application/pdf")])
-    app.switch_page("app.py").run()
+    app.switch_page("views/0_Home.py").run()
     assert any("broken.pdf" in e.value and reason in e.value for e in app.error)
 
 

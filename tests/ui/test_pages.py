@@ -107,6 +107,8 @@ def test_new_topic_clears_the_conversation(app):
 
 
 def test_an_unavailable_model_gives_a_clear_message(app, monkeypatch, tmp_path):
+    # Settings are read when a data dir's Workspace opens (one per data dir per server): a fresh one.
+    monkeypatch.setenv("DOCUCHAT_DATA_DIR", str(tmp_path / "without-model"))
     monkeypatch.setenv("DOCUCHAT_LLM_PROVIDER", "embedded")
     monkeypatch.setenv("DOCUCHAT_LLM_MODEL_PATH", str(tmp_path / "missing.gguf"))
     _upload(app, [("handbook.txt", HANDBOOK, "text/plain")])
@@ -180,3 +182,11 @@ def test_every_page_explains_itself_when_there_is_nothing_yet(app):
                            ("1_Upload.py", "No documents yet")]:
         open_page(app, page)
         assert expected in _texts(app)
+
+
+def test_one_workspace_serves_a_data_dir_whatever_else_the_settings_say(app, monkeypatch):
+    from ui.state import workspace
+
+    first = workspace()
+    monkeypatch.setenv("DOCUCHAT_TOP_K", "3")  # another settings object, the same data dir
+    assert workspace() is first  # not a second writer of the same knowledge base

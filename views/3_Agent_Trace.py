@@ -6,7 +6,7 @@ import streamlit as st
 from ui.components import agent_trace_event, escape_markdown, render_answer
 from ui.state import workspace
 
-# Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
+# The browser tab names the page (app.py set the app-wide layout before running it).
 st.set_page_config(page_title="Agent Trace · DocuChat", layout="wide")
 
 st.title("Agent trace")
@@ -15,7 +15,7 @@ st.caption("Every answer is produced by five agents: the Planner reads the quest
            "answer against the sources, and the Responder formats it.")
 
 ws = workspace()
-turns = ws.kb.catalog.recent_turns(limit=50)
+turns = ws.recent_turns(limit=50)
 if not turns:
     st.info("No questions asked yet. Ask one on the Chat page and its trace appears here.")
     st.stop()
@@ -25,7 +25,7 @@ wanted = st.query_params.get("turn") or st.session_state.get("last_turn")
 ids = list(labels)
 turn_id = st.selectbox("Question", ids, index=ids.index(wanted) if wanted in labels else 0, format_func=labels.get)
 st.query_params["turn"] = turn_id  # the URL names the question shown: it can be shared and reloaded
-turn = ws.kb.catalog.turn(turn_id)
+turn = ws.turn(turn_id)
 events = turn["trace"]["events"]
 response = turn["response"]
 

@@ -4,14 +4,14 @@ import pandas as pd
 import streamlit as st
 
 from core.evaluate import (EvalRun, QuestionFileError, ResultsFileError, compare_runs, list_runs, load_results,
-                           parse_questions, read_results_csv, results_csv, run_evaluation, save_run)
-from samples import QUESTIONS_FILENAME, missing_samples, question_lines, sample_questions
+                           parse_questions, read_results_csv, results_csv)
 from core.evaluate.background import BackgroundEvaluation
 from core.evaluate.report import percent
+from samples import QUESTIONS_FILENAME, missing_samples, question_lines, sample_questions
 from ui.components import escape_markdown
 from ui.state import evaluations, remembered, workspace
 
-# Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
+# The browser tab names the page (app.py set the app-wide layout before running it).
 st.set_page_config(page_title="Evaluate · DocuChat", layout="wide")
 
 st.title("Evaluate on your documents")
@@ -81,7 +81,7 @@ if source.startswith("Upload"):
 else:
     question_set = parse_questions(question_lines(sample_questions()), QUESTIONS_FILENAME, ws.settings.eval_max_questions)
     source_name = QUESTIONS_FILENAME
-    missing = missing_samples({d.filename for d in ws.kb.documents() if d.status == "indexed"})
+    missing = missing_samples(ws.indexed_filenames())
     if missing:
         st.caption(f"These questions are about the sample documents; {len(missing)} of them are not loaded yet "
                    "(load them on the home page).")
@@ -95,14 +95,12 @@ if question_set is not None:
                                 "File": q.expected_file or "", "Pages": ", ".join(map(str, q.expected_pages))}
                                for q in question_set.questions]),
                  hide_index=True, width="stretch", height=min(38 + 35 * count, 300), key="preview")
-    empty = ws.kb.is_empty()
+    empty = ws.is_empty()
     if empty:
         st.info("The knowledge base is empty: upload documents (or load the samples on the home page) first.")
     if st.button(f"Run {count} question{'s' * (count != 1)}", type="primary", disabled=empty):
-        mode = "agent" if agent_mode else None
-        evaluations()[str(folder)] = BackgroundEvaluation(
-            question_set.questions, lambda question: ws.ask(question, mode=mode), ws.settings, source_name, folder,
-        ).start()
+        evaluations()[str(folder)] = ws.evaluate_in_background(question_set.questions, source_name,
+                                                                mode="agent" if agent_mode else None)
         st.rerun()
 
 runs = list_runs(folder)

@@ -4,12 +4,11 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from core.annotations.search import Condition, FactQuery, rows_for_export
 from core.exports import citation_rows, export_filename, rows_to_csv
-from ui.components import match_summary, records_frame
+from ui.components import match_summary, show_records
 from ui.state import workspace
 
-# Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
+# The browser tab names the page (app.py set the app-wide layout before running it).
 st.set_page_config(page_title="Structured Results · DocuChat", layout="wide")
 
 st.title("Structured results")
@@ -17,7 +16,7 @@ st.caption("Records found for your questions, every structured fact extracted fr
            "sources cited by recent answers. Sort by any column; downloads keep file, page, sheet and row.")
 
 ws = workspace()
-turns = ws.kb.catalog.recent_turns(limit=100)
+turns = ws.recent_turns(limit=100)
 results, facts_tab, sources = st.tabs(["Answer results", "All facts", "Cited sources"])
 
 with results:
@@ -32,8 +31,7 @@ with results:
         structured = turn["response"]["structured"]
         st.markdown(f"**{match_summary(structured)}** · understood as: "
                     f"{', '.join(structured['understood']) or 'all records'}")
-        stored = ws.kb.catalog.result_set(structured["result_set_id"])
-        rows = ws.pipeline.facts.rows_by_id(stored["fact_ids"]) if stored else []
+        rows = ws.result_rows(structured["result_set_id"]) or []
         if structured.get("aggregates") and any(g["group"] for g in structured["aggregates"]):
             chart_data = pd.DataFrame(structured["aggregates"])
             measure = next((k for k in ("sum", "avg", "max", "min") if k in chart_data), "count")
@@ -45,35 +43,30 @@ with results:
                 width="stretch",
             )
         if rows:
-            st.dataframe(records_frame(rows), hide_index=True, width="stretch")
-            st.download_button("Download CSV", rows_to_csv(rows_for_export(rows)), type="primary",
+            show_records(rows)
+            data, _ = ws.export_result_set(structured["result_set_id"])
+            st.download_button("Download CSV", data, type="primary",
                                file_name=export_filename(turn["question"], [r.filename for r in rows], turn["created_at"]),
                                mime="text/csv", key="download-results")
         else:
             st.warning("The documents behind this result set have been deleted.")
 
 with facts_tab:
-    counts = ws.kb.counts()
+    counts = ws.counts()
     if counts["facts"] == 0:
         st.info("No structured facts yet. Spreadsheets, CSV files, receipts, invoices and datasheets give "
                 "facts when they are uploaded.")
     else:
-        documents = {d.doc_id: d.filename for d in ws.kb.documents() if d.status == "indexed"}
+        documents = {d.doc_id: d.filename for d in ws.documents() if d.status == "indexed"}
         left, middle, right = st.columns(3)
         chosen = left.multiselect("Documents", list(documents), format_func=documents.get)
         label = middle.text_input("Column or label", placeholder="e.g. width, total, customer")
         value = right.text_input("Value contains", placeholder="e.g. ACME, tyre")
-        query = FactQuery(doc_ids=chosen or None)
-        if label:
-            query.conditions.append(Condition(label, "contains", value or ""))
-        elif value:
-            query.text = [value]
-        rows = ws.pipeline.facts.search(query)
+        rows = ws.search_facts(chosen, label=label, value=value)
         st.caption(f"{len(rows)} of {counts['facts']} facts" + (" (showing the first 2,000)" if len(rows) > 2000 else ""))
         if rows:
-            table = pd.DataFrame(rows_for_export(rows[:2000]))
-            st.dataframe(table, hide_index=True, width="stretch")
-            st.download_button("Download CSV", rows_to_csv(rows_for_export(rows)), file_name="docuchat_facts.csv",
+            show_records(rows[:2000])
+            st.download_button("Download CSV", ws.export_facts(rows), file_name="docuchat_facts.csv",
                                mime="text/csv", key="download-facts")
 
 with sources:

@@ -1,14 +1,14 @@
 """Chat: ask questions, watch the agents work, read cited answers."""
 import streamlit as st
 
-from core.conversation import Conversation, update_summary
+from core.conversation import Conversation
 from core.citations import short_answer
 from core.suggestions import describe_knowledge_base, example_questions
 from ui.components import escape_markdown, render_answer
 from ui.live import ask_live, finished_status
 from ui.state import chat_state, workspace
 
-# Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
+# The browser tab names the page (app.py set the app-wide layout before running it).
 st.set_page_config(page_title="Chat · DocuChat", layout="wide")
 
 ws = workspace()
@@ -41,10 +41,10 @@ ready, llm_status = ws.llm.health()
 if not ready:
     st.warning(f"The language model is not available: {llm_status}. Search still works on the Upload page "
                "and from the command line.", icon=":material/warning:")
-if ws.kb.is_empty():
+if ws.is_empty():
     st.info("The knowledge base is empty. Add documents on the Upload page first.", icon=":material/folder_open:")
 intro = st.empty()  # what an empty chat offers; cleared as soon as the first question is asked
-if not ws.kb.is_empty() and not state["messages"]:
+if not ws.is_empty() and not state["messages"]:
     with intro.container():
         documents = ws.document_facts()
         st.markdown(f"**Your knowledge base:** {escape_markdown(describe_knowledge_base(documents))}")
@@ -72,20 +72,12 @@ if question:
     with st.chat_message("user"):
         st.text(question)
     with st.chat_message("assistant"):
-        response, finished = ask_live(ws, question, mode="agent" if agent_mode else None, style=style, top_k=top_k,
-                            previous_question=conversation.last_question,
-                            previous_result_set=conversation.result_set_id)
+        response, state["conversation"], finished = ask_live(
+            ws, conversation, question, mode="agent" if agent_mode else None, style=style, top_k=top_k)
         render_answer(response, question)
     state["messages"].append(
         {"role": "assistant", "content": response["answer"], "response": response, "asked": question,
          "status": finished}
     )
-    base = Conversation() if response["new_topic"] else conversation
-    if "prompt_injection" not in response["safety_flags"] and response["question"]:
-        result_set_id = (response.get("structured") or {}).get("result_set_id")
-        state["conversation"] = update_summary(base, response["question"], response["answer"],
-                                               ws.embedder.count_tokens, result_set_id=result_set_id)
-    else:
-        state["conversation"] = base
     st.session_state.last_turn = response["trace_id"]
     st.rerun()

@@ -7,7 +7,7 @@ import streamlit as st
 from ui.components import documents_table
 from ui.state import workspace
 
-# Also set here: a first visit straight to this page, before app.py ever ran, skips its config.
+# The browser tab names the page (app.py set the app-wide layout before running it).
 st.set_page_config(page_title="Upload · DocuChat", layout="wide")
 
 st.title("Upload documents")
@@ -39,7 +39,7 @@ elif submitted:
                 detail = f" ({event.done}/{event.total} chunks)" if event.step == "embedding" and event.total else ""
                 bar.progress(event.fraction, text=f"{event.filename}: {event.step}{detail}")
 
-            results = ws.ingestor.ingest_paths(paths, progress=on_progress, names=names)
+            results = ws.ingest(paths, progress=on_progress, names=names)
             bar.progress(1.0, text="Done")
             failed = [r for r in results if not r.ok]
             # A batch with a failed file never ends on a green check: the failure is the news.
@@ -62,24 +62,24 @@ for result in st.session_state.get("upload_results", []):
 
 st.divider()
 st.subheader("Documents")
-documents = ws.kb.documents()
+documents = ws.documents()
 if not documents:
     st.info("No documents yet. Add files above, or load the sample documents from the home page.")
 else:
-    counts = ws.kb.counts()
+    counts = ws.counts()
     st.caption(f"{counts['documents']} indexed documents, {counts['chunks']} searchable chunks.")
-    documents_table(documents, ws.kb.document_summaries(), problems=False)  # this batch's errors are above
+    documents_table(documents, ws.document_summaries(), problems=False)  # this batch's errors are above
     names = {d.doc_id: f"{d.filename} ({d.status})" for d in documents}
     chosen = st.selectbox("Document", list(names), format_func=names.get, index=None,
                           placeholder="Choose a document to re-index or delete")
     left, right, _ = st.columns([1, 1, 4])
     if left.button("Re-index", disabled=chosen is None):
         with st.spinner("Re-indexing..."):
-            result = ws.ingestor.reindex_document(chosen)
+            result = ws.reindex_document(chosen)
         st.session_state.upload_results = [result.__dict__]
         st.rerun()
     if right.button("Delete", disabled=chosen is None):
-        removed = ws.ingestor.delete(chosen)
+        removed = ws.delete(chosen)
         st.session_state.upload_results = []
         st.toast(f"Deleted {', '.join(removed)}")
         st.rerun()
