@@ -104,6 +104,19 @@ class Settings:
     exact_filter_limit: int = 5000  # a search pre-filtered to this many chunks or fewer ranks them exactly
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
+    # Passage-level re-ranking (core/retrieval/evidence.py): the first `rerank_pool` fused
+    # candidates re-scored by their best window of `rerank_window_units` sentences or rows (the
+    # share of the question's terms in the context line and window, optionally plus the window's
+    # cosine, plus the fused score as a prior). Off: on FinanceBench dev (25 questions, 23 filings,
+    # bench/retrieval_quality.py --rerank-sweep) no setting lifted evidence-page recall@3 (44 %),
+    # the best term-only ones moved one question into first place, and the embedded windows cost
+    # ~9 s a search at load 13 while lowering page@3 in most settings (docs/retrieval.md).
+    passage_rerank: bool = False
+    rerank_embed: bool = False  # True: also the cosine of each window (one embedder call a search)
+    rerank_pool: int = 10
+    rerank_window_units: int = 2
+    rerank_lexical_weight: float = 0.15
+    rerank_prior_weight: float = 0.3
 
     # --- LLM: embedded llama.cpp by default, Ollama when a host is set (seed 000 defaults)
     llm_provider: str = "auto"  # auto | embedded | ollama | scripted
