@@ -11,7 +11,8 @@ and only the copy is opened, since every answer writes its turn and trace into t
 Questions: ../shared/eval-public/docugami-sec10q/qna_data.csv (195), one part of the fixed dev/test
 split (bench/splits.py, key: the question text, seed splits.SEED); --limit N takes N of them spread
 over the three question types in proportion (bench/answer_quality.spread_over_types: evenly spaced in
-file order, no random draw), so a sample is the same on every run.
+file order, no random draw), so a sample is the same on every run; they are asked in turns across
+the types, so a run stopped early keeps the types in proportion.
 
 Scoring (bench/modes_quality.score, built on core/evaluate/scoring.py): the reference answer's
 figures (1 %, or its rounding) or, when it has none, its content words beyond the question; correct at
@@ -79,7 +80,15 @@ def load_questions(shared: Path, part: str | None, limit: int | None) -> list[di
     for i, r in enumerate(rows):
         r["id"], r["question_type"] = f"dg-{i:03d}", r["Question Type"]
     rows = splits.keep(rows, lambda r: r["Question"], part)
-    return spread_over_types(rows, limit) if limit else rows
+    chosen = spread_over_types(rows, limit) if limit else rows
+    # Asked in turns across the types (in file order within each), so that a run stopped early
+    # still has every type in proportion.
+    by_type = defaultdict(list)
+    for r in chosen:
+        by_type[r["Question Type"]].append(r)
+    order = {r["id"]: (i / len(by_type[r["Question Type"]]), TYPES.index(r["Question Type"]))
+             for t in by_type for i, r in enumerate(by_type[t])}
+    return sorted(chosen, key=lambda r: order[r["id"]])
 
 
 # --- one question ---------------------------------------------------------------------------------

@@ -68,6 +68,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--rerank-sweep", action="store_true",
                    help="also re-rank the hybrid candidates offline over a grid of passage re-ranking settings "
                         "(window size, pool, lexical and prior weights; tune on --part dev)")
+    p.add_argument("--rerank-terms-only", action="store_true",
+                   help="the re-rank sweep without embedded windows (no embedder calls: fast on a loaded machine)")
     p.add_argument("--fusion-sweep", action="store_true",
                    help="also re-fuse the BM25 and vector rankings offline over a grid of RRF weights and k "
                         "(diagnostic; no extra searches)")
@@ -192,7 +194,7 @@ RERANK_GRID = {
 }
 
 
-def rerank_sweep(ev: dict, embed, kb_files: list[str]) -> list[dict]:
+def rerank_sweep(ev: dict, embed, kb_files: list[str], embedded_windows: bool = True) -> list[dict]:
     """Re-rank the stored hybrid candidates of every question offline over a grid of window size,
     pool, embedder on/off, lexical and prior weights (core/retrieval/evidence.py, the retriever's own
     functions; one embedder call per question and window size), and re-score."""
@@ -201,10 +203,10 @@ def rerank_sweep(ev: dict, embed, kb_files: list[str]) -> list[dict]:
     rows = []
     for size in RERANK_GRID["window_units"]:
         embedded_scores = [evidence.score_windows(question, [c.text for c in cands], [c.context for c in cands],
-                                                  embed, size)
+                                                  embed if embedded_windows else None, size)
                            for cands, (_kind, question, _q) in zip(ev["fused"], ev["queries"])]
         lexical_scores = [[[(w, 0.0, lex) for w, _cos, lex in row] for row in scored] for scored in embedded_scores]
-        for pool, embedded, lw, pw in itertools.product(RERANK_GRID["pool"], RERANK_GRID["embed"],
+        for pool, embedded, lw, pw in itertools.product(RERANK_GRID["pool"], RERANK_GRID["embed"] if embedded_windows else (False,),
                                                         RERANK_GRID["lexical_weight"], RERANK_GRID["prior_weight"]):
             if not embedded and lw == 0.0:
                 continue  # nothing left to rank by but the fused order
@@ -582,7 +584,7 @@ def main(argv=None) -> int:
 
     rerank_rows = None
     if args.rerank_sweep:
-        rerank_rows = rerank_sweep(ev, ws.embedder.embed, kb_files)
+        rerank_rows = rerank_sweep(ev, ws.embedder.embed, kb_files, not args.rerank_terms_only)
         print()
         print_rerank_sweep(rerank_rows, summary)
 
