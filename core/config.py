@@ -105,17 +105,18 @@ class Settings:
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
     # Passage-level re-ranking (core/retrieval/evidence.py): the first `rerank_pool` fused
-    # candidates re-scored by their best window of `rerank_window_units` sentences or rows (the
-    # share of the question's terms in the context line and window, optionally plus the window's
-    # cosine, plus the fused score as a prior). Off: on FinanceBench dev (25 questions, 23 filings,
-    # bench/retrieval_quality.py --rerank-sweep) no setting lifted evidence-page recall@3 (44 %),
-    # the best term-only ones moved one question into first place, and the embedded windows cost
-    # ~9 s a search at load 13 while lowering page@3 in most settings (docs/retrieval.md).
-    passage_rerank: bool = False
-    rerank_embed: bool = False  # True: also the cosine of each window (one embedder call a search)
+    # candidates re-ordered by their best window of `rerank_window_units` sentences or rows: the
+    # share of the question's terms in the chunk's context line and that window, plus the fused
+    # score as a prior (`rerank_embed` adds each window's cosine). Chosen on the dev parts
+    # (bench/retrieval_quality.py --rerank-sweep, docs/retrieval.md): by terms, 4-line windows,
+    # the first 10, 0.5 / 0.3 put the evidence chunk of 12 of 86 Docugami questions in the top 3
+    # (hybrid alone: 9) and kept FinanceBench page@3/@5 (11 and 11 of 25), at ~1 ms a search.
+    # Embedded windows were no better on FinanceBench dev and cost ~9 s a search at load 13.
+    passage_rerank: bool = True
+    rerank_embed: bool = False
     rerank_pool: int = 10
-    rerank_window_units: int = 2
-    rerank_lexical_weight: float = 0.15
+    rerank_window_units: int = 4
+    rerank_lexical_weight: float = 0.5
     rerank_prior_weight: float = 0.3
 
     # --- LLM: embedded llama.cpp by default, Ollama when a host is set (seed 000 defaults)
