@@ -168,6 +168,9 @@ class HybridRetriever:
         rest keep their fused order behind them."""
         s = self.settings
         pool = candidates[: s.rerank_pool]
+        if s.rerank_page_neighbours and pool:
+            pool = pool + self._page_neighbours(pool[: s.rerank_expand_top], s.rerank_page_neighbours,
+                                                {c.chunk_id for c in pool})
         if len(pool) < 2:
             return candidates
         scored = evidence.score_windows(query, [c.text for c in pool], [c.context for c in pool],
@@ -176,7 +179,20 @@ class HybridRetriever:
         for r in ranked:
             pool[r.index].focus = r.focus.text if r.focus else ""
             pool[r.index].rerank_score = round(r.score, 4)
-        return [pool[r.index] for r in ranked] + candidates[s.rerank_pool:]
+        chosen = {c.chunk_id for c in pool}
+        return [pool[r.index] for r in ranked] + [c for c in candidates[s.rerank_pool:] if c.chunk_id not in chosen]
+
+    def _page_neighbours(self, hits: list[RetrievedChunk], window: int, seen: set[str]) -> list[RetrievedChunk]:
+        """The chunks within +-window of each hit that are on its page. A statement page is cut into
+        chunks of a few rows each (a row carries its column headers), so the row a question asks for
+        is often in the chunk next to the one that matched the statement's title."""
+        found = []
+        for hit in hits:
+            for record in self.kb.catalog.neighbours(hit.doc_id, hit.chunk_index - window, hit.chunk_index + window):
+                if record.chunk_id not in seen and record.page_label == hit.page:
+                    seen.add(record.chunk_id)
+                    found.append(RetrievedChunk.from_record(record, hit.score * self.settings.rerank_neighbour_prior))
+        return found
 
     def expand(self, hits: list[RetrievedChunk], window: int) -> list[RetrievedChunk]:
         """Add +-window neighbours of each hit; one copy of each chunk; each document's chunks in
