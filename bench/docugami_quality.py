@@ -21,8 +21,8 @@ the same polarity.
 
 Each miss is classified by where the reference's evidence is (bench/retrieval_quality.evidence_coverage:
 the share of its figures, or added words, that a text states):
-  not stated      the expected filings' chunks together state under half of it (an answer that
-                  needs arithmetic, or a paraphrase the scorer cannot find)
+  not stated      no one chunk of the expected filings states half of it (an answer that needs
+                  arithmetic or combines several chunks or filings, or a paraphrase the scorer cannot find)
   not retrieved   the prompt(s) the model read state under half of it
   refused         the evidence was in the prompt and the answer is a refusal
   misread         the evidence was in the prompt and the answer is wrong
@@ -93,10 +93,20 @@ def load_questions(shared: Path, part: str | None, limit: int | None) -> list[di
 
 # --- one question ---------------------------------------------------------------------------------
 
-def documents_text(ws, filenames: list[str]) -> str:
-    docs = [d.doc_id for d in ws.kb.documents() if d.filename in filenames]
-    ids = sorted(ws.kb.chunk_ids_for_documents(docs)) if docs else []
-    return "\n".join(c.text for c in ws.kb.chunks(ids).values())
+def best_chunk_coverage(catalog: Path, filenames: list[str], evidence: dict) -> float:
+    """The most of the evidence any one chunk of these filings states (read-only: sqlite URI)."""
+    import sqlite3
+
+    if not filenames:
+        return 0.0
+    con = sqlite3.connect(f"file:{catalog}?mode=ro", uri=True)
+    try:
+        marks = ",".join("?" * len(filenames))
+        texts = [t for (t,) in con.execute(
+            f"SELECT c.text FROM chunks c JOIN documents d USING(doc_id) WHERE d.filename IN ({marks})", filenames)]
+    finally:
+        con.close()
+    return max((evidence_coverage(evidence, t) for t in texts), default=0.0)
 
 
 def classify(correct: bool, refused: bool, in_docs: float, in_prompt: float) -> str:
@@ -122,7 +132,7 @@ def ask(ws, row: dict, kb_files: list[str]) -> dict:
     expected = expected_documents(row, kb_files)
     evidence = reference_evidence(row)
     scored = score(row, response.answer)
-    in_docs = evidence_coverage(evidence, documents_text(ws, expected))
+    in_docs = best_chunk_coverage(ws.settings.data_dir / "catalog.sqlite3", expected, evidence)
     in_prompt = evidence_coverage(evidence, prompts)
     citations = [{"number": c.number, "filename": c.filename, "page": c.page, "cited": c.cited, "score": c.score}
                  for c in response.citations]
@@ -132,7 +142,8 @@ def ask(ws, row: dict, kb_files: list[str]) -> dict:
         "confidence": response.confidence, "mode": response.mode, "route": response.route,
         "flags": response.safety_flags, "citations": citations, "score": scored,
         "documents": document_scores(citations, expected, company_documents(row, kb_files)),
-        "evidence": {"kind": evidence["kind"], "in_documents": round(in_docs, 3), "in_prompt": round(in_prompt, 3)},
+        "evidence": {"kind": evidence["kind"], "in_best_chunk": round(in_docs, 3), "in_prompt": round(in_prompt, 3)},
+        "expected_documents": expected,
         "miss": classify(scored["correct"], scored["refusal"], in_docs, in_prompt),
         "seconds": round(seconds, 2), "first_token_s": round(first[0] - started, 2) if first else None,
         "load": load, "llm_calls": len(calls),
@@ -143,14 +154,30 @@ def ask(ws, row: dict, kb_files: list[str]) -> dict:
 
 # --- summary --------------------------------------------------------------------------------------
 
-def rescore(rows: list[dict], shared: Path) -> list[dict]:
-    """The recorded answers scored with the current rules (the evidence figures stay as recorded)."""
+def rescore(rows: list[dict], shared: Path, catalog: Path | None) -> list[dict]:
+    """The recorded answers scored with the current rules; the best chunk's share of the evidence is
+    read from the run's knowledge base when the record lacks it."""
     references = {r["id"]: r for r in load_questions(shared, "all", None)}
     for x in rows:
-        x["score"] = score(references[x["id"]], x["answer"])
+        row = references[x["id"]]
+        x["score"] = score(row, x["answer"])
         ev = x["evidence"]
-        x["miss"] = classify(x["score"]["correct"], x["score"]["refusal"], ev["in_documents"], ev["in_prompt"])
+        if "in_best_chunk" not in ev and catalog is not None:
+            files = x.get("expected_documents") or _expected_in(catalog, row)
+            ev["in_best_chunk"] = round(best_chunk_coverage(catalog, files, reference_evidence(row)), 3)
+        x["miss"] = classify(x["score"]["correct"], x["score"]["refusal"], ev["in_best_chunk"], ev["in_prompt"])
     return rows
+
+
+def _expected_in(catalog: Path, row: dict) -> list[str]:
+    import sqlite3
+
+    con = sqlite3.connect(f"file:{catalog}?mode=ro", uri=True)
+    try:
+        files = [f for (f,) in con.execute("SELECT filename FROM documents")]
+    finally:
+        con.close()
+    return expected_documents(row, files)
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -188,12 +215,13 @@ def print_report(summary: dict) -> None:
 
 def report(args) -> int:
     path = RESULTS / f"{args.name}.jsonl"
-    rows = rescore([json.loads(line) for line in path.read_text().splitlines() if line.strip()], args.shared)
+    earlier = RESULTS / f"{args.name}.json"
+    payload = json.loads(earlier.read_text()) if earlier.exists() else {}
+    catalog = Path(payload["copy"]) / "catalog.sqlite3" if payload.get("copy") else None
+    rows = rescore([json.loads(line) for line in path.read_text().splitlines() if line.strip()], args.shared, catalog)
     summary = summarize(rows)
     print(f"{len(rows)} answers from {path}")
     print_report(summary)
-    earlier = RESULTS / f"{args.name}.json"
-    payload = json.loads(earlier.read_text()) if earlier.exists() else {}
     payload.update(summary=summary, answers=len(rows))
     write_json(args.name, payload)
     return 0
