@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import csv
 import fnmatch
+import itertools
 import json
 import logging
 import os
@@ -42,7 +43,8 @@ from bench._common import (  # noqa: E402
     table, write_json,
 )
 
-MODES = {"bm25": ("bm25",), "vector": ("vector",), "hybrid": ("bm25", "vector")}
+MODES = {"bm25": ("bm25",), "vector": ("vector",), "hybrid": ("bm25", "vector"), "rerank": ("bm25", "vector")}
+RERANKED = {"rerank"}  # hybrid search, then passage-level re-ranking (core/retrieval/evidence.py)
 SHARED = ROOT.parent / "shared"
 
 
@@ -62,6 +64,12 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "evidence is among them (to compare two knowledge bases on the same documents)")
     splits.add_argument(p, default="all")
     p.add_argument("--name", default="retrieval_quality", help="results file bench/results/NAME.json")
+    p.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, from {', '.join(MODES)}")
+    p.add_argument("--rerank-sweep", action="store_true",
+                   help="also re-rank the hybrid candidates offline over a grid of passage re-ranking settings "
+                        "(window size, pool, lexical and prior weights; tune on --part dev)")
+    p.add_argument("--rerank-terms-only", action="store_true",
+                   help="the re-rank sweep without embedded windows (no embedder calls: fast on a loaded machine)")
     p.add_argument("--fusion-sweep", action="store_true",
                    help="also re-fuse the BM25 and vector rankings offline over a grid of RRF weights and k "
                         "(diagnostic; no extra searches)")
@@ -136,21 +144,23 @@ def ingest(ws, paths: list[Path], echo: bool) -> dict:
 
 def run_query(ws, question: str, mode: str, top_k: int, doc_ids: list[str] | None = None):
     started = time.perf_counter()
-    result = ws.retriever.search(question, top_k=top_k, expand=0, retrievers=MODES[mode], doc_ids=doc_ids)
+    result = ws.retriever.search(question, top_k=top_k, expand=0, retrievers=MODES[mode], doc_ids=doc_ids,
+                                 rerank=mode in RERANKED)
     wall = (time.perf_counter() - started) * 1000
     return result, wall
 
 
 def evaluate(ws, fin: list[dict], dg: list[dict], top_k: int, kb_files: list[str],
-             doc_ids: list[str] | None = None) -> dict:
-    per_mode = {m: {"wall_ms": [], "no_embed_ms": [], "parts": defaultdict(list), "fin": [], "dg": []} for m in MODES}
+             doc_ids: list[str] | None = None, modes: tuple[str, ...] = tuple(MODES)) -> dict:
+    per_mode = {m: {"wall_ms": [], "no_embed_ms": [], "parts": defaultdict(list), "fin": [], "dg": []} for m in modes}
     weights = Counter()
     rankings: list[dict[str, list[str]]] = []  # per question: each single retriever's candidate ids
     chunks: dict[str, object] = {}  # chunk id -> a RetrievedChunk (file name, page) for re-scoring
+    fused: list[list] = []  # per question: hybrid search's first fused candidates, for --rerank-sweep
     queries = [("fin", q["question"], q) for q in fin] + [("dg", q["Question"], q) for q in dg]
     for n, (kind, question, q) in enumerate(queries, start=1):
         rankings.append({})
-        for mode in MODES:  # interleaved, so background load hits every mode alike
+        for mode in modes:  # interleaved, so background load hits every mode alike
             result, wall = run_query(ws, question, mode, top_k, doc_ids)
             hits, timings, alpha = result.hits, result.timings_ms, result.semantic_weight
             if mode in ("bm25", "vector"):
@@ -163,6 +173,7 @@ def evaluate(ws, fin: list[dict], dg: list[dict], top_k: int, kb_files: list[str
                 bucket["parts"][k].append(v)
             if mode == "hybrid":
                 weights[alpha] += 1
+                fused.append(result.candidates[:RERANK_SWEEP_POOL])
             if kind == "fin":
                 bucket["fin"].append(score_financebench(q, hits))
             else:
@@ -170,7 +181,68 @@ def evaluate(ws, fin: list[dict], dg: list[dict], top_k: int, kb_files: list[str
         if n % 25 == 0:
             print(f"  {n}/{len(queries)} questions", file=sys.stderr, flush=True)
     return {"per_mode": per_mode, "semantic_weights": {str(k): v for k, v in sorted(weights.items())},
-            "queries": queries, "rankings": rankings, "chunks": chunks}
+            "queries": queries, "rankings": rankings, "chunks": chunks, "fused": fused}
+
+
+RERANK_SWEEP_POOL = 20
+RERANK_GRID = {
+    "window_units": (2, 4),
+    "pool": (10, 20),
+    "embed": (True, False),
+    "lexical_weight": (0.0, 0.15, 0.3, 0.5, 1.0),
+    "prior_weight": (0.0, 0.15, 0.3, 0.6, 1.0),
+}
+
+
+def rerank_sweep(ev: dict, embed, kb_files: list[str], embedded_windows: bool = True) -> list[dict]:
+    """Re-rank the stored hybrid candidates of every question offline over a grid of window size,
+    pool, embedder on/off, lexical and prior weights (core/retrieval/evidence.py, the retriever's own
+    functions; one embedder call per question and window size), and re-score."""
+    from core.retrieval import evidence
+
+    rows = []
+    for size in RERANK_GRID["window_units"]:
+        embedded_scores = [evidence.score_windows(question, [c.text for c in cands], [c.context for c in cands],
+                                                  embed if embedded_windows else None, size)
+                           for cands, (_kind, question, _q) in zip(ev["fused"], ev["queries"])]
+        lexical_scores = [[[(w, 0.0, lex) for w, _cos, lex in row] for row in scored] for scored in embedded_scores]
+        for pool, embedded, lw, pw in itertools.product(RERANK_GRID["pool"], RERANK_GRID["embed"] if embedded_windows else (False,),
+                                                        RERANK_GRID["lexical_weight"], RERANK_GRID["prior_weight"]):
+            if not embedded and lw == 0.0:
+                continue  # nothing left to rank by but the fused order
+            fin, dg = [], []
+            for cands, scored, (kind, _question, q) in zip(
+                    ev["fused"], embedded_scores if embedded else lexical_scores, ev["queries"]):
+                head = cands[:pool]
+                ranked = evidence.combine(scored[:pool], [c.score for c in head], lw, pw)
+                hits = [head[r.index] for r in ranked] + list(cands[pool:])
+                (fin if kind == "fin" else dg).append(
+                    score_financebench(q, hits) if kind == "fin" else score_docugami(q, hits, kb_files))
+            rows.append({
+                "window_units": size, "pool": pool, "embed": embedded, "lexical_weight": lw, "prior_weight": pw,
+                "fin_page@1": rate(fin, "page_rank", 1), "fin_page@3": rate(fin, "page_rank", 3),
+                "fin_page@5": rate(fin, "page_rank", 5), "fin_mrr": mrr(fin, "page_rank"),
+                "dg_answer@3": rate(dg, "answer_rank", 3), "dg_answer@5": rate(dg, "answer_rank", 5),
+            })
+    return rows
+
+
+def print_rerank_sweep(rows: list[dict], summary: dict, top: int = 15) -> None:
+    keys = ["fin_page@1", "fin_page@3", "fin_page@5", "fin_mrr", "dg_answer@3", "dg_answer@5"]
+    base = summary["hybrid"]
+    base_row = ["hybrid, no re-ranking", pct(base["financebench"]["page_recall@1"]), pct(base["financebench"]["page_recall@3"]),
+                pct(base["financebench"]["page_recall@5"]), fmt(base["financebench"]["page_mrr@10"], 3),
+                pct(base["docugami"]["answer_recall@3"]), pct(base["docugami"]["answer_recall@5"])]
+
+    def order(r):  # what the reader reads (the top 3) first, then the top 1, then the top 5
+        return (-((r["fin_page@3"] or 0) + (r["dg_answer@3"] or 0)), -(r["fin_page@1"] or 0),
+                -((r["fin_page@5"] or 0) + (r["dg_answer@5"] or 0)))
+
+    best = sorted(rows, key=order)[:top]
+    body = [base_row] + [[f"win={r['window_units']} pool={r['pool']} embed={int(r['embed'])} lex={r['lexical_weight']} "
+                          f"prior={r['prior_weight']}"]
+                         + [fmt(r[k], 3) if k == "fin_mrr" else pct(r[k]) for k in keys] for r in best]
+    print(table(["re-rank sweep (offline; best by page@3 + evidence@3)"] + keys, body))
 
 
 def fusion_sweep(ev: dict, settings, top_k: int, kb_files: list[str]) -> list[dict]:
@@ -242,7 +314,10 @@ def score_docugami(q: dict, hits, kb_files: list[str]) -> dict:
 
     expected = {f for f in kb_files if matches(f)}
     top10 = {h.filename for h in hits[:10]}
+    evidence = reference_evidence(q)
     return {
+        "answer_rank": first_rank(hits, lambda h: matches(h.filename) and holds_evidence(evidence, h.text)),
+        "evidence_kind": evidence["kind"],
         "question": q["Question"][:120],
         "source_docs": q["Source Docs"],
         "question_type": q["Question Type"],
@@ -252,6 +327,38 @@ def score_docugami(q: dict, hits, kb_files: list[str]) -> dict:
         "coverage10": (len(top10 & expected) / len(expected)) if expected else None,
         "top5": [f"{h.filename} p.{h.page}" for h in hits[:5]],
     }
+
+
+def reference_evidence(q: dict) -> dict:
+    """What a chunk must hold to be the evidence of a Docugami reference answer: its figures (not
+    years, dates or list markers), else the content words it adds to the question."""
+    from bench.modes_quality import BOILERPLATE, clean_reference
+    from core.evaluate.scoring import content_words, numbers
+
+    reference = clean_reference(q["Answer"])
+    figures = [n for n in numbers(reference) if not n["year"]]
+    if figures:
+        return {"kind": "figures", "figures": figures}
+    asked = set(content_words(q["Question"]))
+    return {"kind": "words", "words": [w for w in content_words(reference) if w not in asked and w not in BOILERPLATE]}
+
+
+def evidence_coverage(evidence: dict, text: str) -> float:
+    """Share of the reference's figures that `text` states (1 % or the reference's rounding,
+    core.evaluate.scoring.figure_matches), or, for an answer without figures, of its added words."""
+    from core.evaluate.scoring import content_words, figure_matches, numbers
+
+    if evidence["kind"] == "figures":
+        found = [n for n in numbers(text) if not n["year"]]
+        hit = sum(1 for g in evidence["figures"] if any(figure_matches(g, r, 1.0) for r in found))
+        return hit / len(evidence["figures"])
+    words = evidence["words"]
+    return len(set(words) & set(content_words(text))) / len(words) if words else 0.0
+
+
+def holds_evidence(evidence: dict, text: str) -> bool:
+    """A chunk holds the evidence when it states half of the reference's figures or added words."""
+    return evidence_coverage(evidence, text) >= 0.5
 
 
 def rate(items: list[dict], key: str, k: int) -> float | None:
@@ -279,6 +386,8 @@ def summarize(evaluation: dict) -> dict:
         out[mode] = {
             "financebench": {
                 "n": len(fin),
+                "page_recall@1": rate(fin, "page_rank", 1),
+                "page_recall@3": rate(fin, "page_rank", 3),
                 "page_recall@5": rate(fin, "page_rank", 5),
                 "page_recall@10": rate(fin, "page_rank", 10),
                 "page_mrr@10": mrr(fin, "page_rank"),
@@ -294,11 +403,15 @@ def summarize(evaluation: dict) -> dict:
                 "n": len(dg),
                 "doc_recall@5": rate(dg, "doc_rank", 5),
                 "doc_recall@10": rate(dg, "doc_rank", 10),
+                "answer_recall@1": rate(dg, "answer_rank", 1),
+                "answer_recall@3": rate(dg, "answer_rank", 3),
+                "answer_recall@5": rate(dg, "answer_rank", 5),
                 "multi_doc_n": len(multi),
                 "multi_doc_coverage@10": mean(d["coverage10"] for d in multi),
                 "by_question_type": {
                     t: {"n": len(items), "doc_recall@5": rate(items, "doc_rank", 5),
-                        "doc_recall@10": rate(items, "doc_rank", 10)}
+                        "doc_recall@10": rate(items, "doc_rank", 10),
+                        "answer_recall@3": rate(items, "answer_rank", 3), "answer_recall@5": rate(items, "answer_rank", 5)}
                     for t, items in _group(dg, "question_type").items()
                 },
                 "by_chunk_type": {
@@ -327,18 +440,24 @@ def pct(value) -> str:
 
 
 def print_report(summary: dict, ev: dict) -> None:
-    modes = list(MODES)
-    fin_n = summary["bm25"]["financebench"]["n"]
-    dg_n = summary["bm25"]["docugami"]["n"]
+    modes = list(summary)
+    first = modes[0]
+    fin_n = summary[first]["financebench"]["n"]
+    dg_n = summary[first]["docugami"]["n"]
     rows = [
-        [f"FinanceBench evidence-page recall@5 (n={fin_n})"] + [pct(summary[m]["financebench"]["page_recall@5"]) for m in modes],
+        [f"FinanceBench evidence-page recall@1 (n={fin_n})"] + [pct(summary[m]["financebench"]["page_recall@1"]) for m in modes],
+        ["FinanceBench evidence-page recall@3"] + [pct(summary[m]["financebench"]["page_recall@3"]) for m in modes],
+        ["FinanceBench evidence-page recall@5"] + [pct(summary[m]["financebench"]["page_recall@5"]) for m in modes],
         ["FinanceBench evidence-page recall@10"] + [pct(summary[m]["financebench"]["page_recall@10"]) for m in modes],
         ["FinanceBench evidence-page MRR@10"] + [fmt(summary[m]["financebench"]["page_mrr@10"], 3) for m in modes],
         ["FinanceBench document recall@5"] + [pct(summary[m]["financebench"]["doc_recall@5"]) for m in modes],
         ["FinanceBench document recall@10"] + [pct(summary[m]["financebench"]["doc_recall@10"]) for m in modes],
         [f"Docugami document recall@5 (n={dg_n})"] + [pct(summary[m]["docugami"]["doc_recall@5"]) for m in modes],
         ["Docugami document recall@10"] + [pct(summary[m]["docugami"]["doc_recall@10"]) for m in modes],
-        [f"Docugami Multi-Doc coverage@10 (n={summary['bm25']['docugami']['multi_doc_n']})"]
+        ["Docugami evidence chunk recall@1"] + [pct(summary[m]["docugami"]["answer_recall@1"]) for m in modes],
+        ["Docugami evidence chunk recall@3"] + [pct(summary[m]["docugami"]["answer_recall@3"]) for m in modes],
+        ["Docugami evidence chunk recall@5"] + [pct(summary[m]["docugami"]["answer_recall@5"]) for m in modes],
+        [f"Docugami Multi-Doc coverage@10 (n={summary[first]['docugami']['multi_doc_n']})"]
         + [pct(summary[m]["docugami"]["multi_doc_coverage@10"]) for m in modes],
     ]
     print(table(["quality (whole knowledge base, no doc filter)"] + modes, rows))
@@ -348,22 +467,24 @@ def print_report(summary: dict, ev: dict) -> None:
     for label, key in (("total wall (search call)", "total_wall"), ("excluding query embedding", "excluding_embed")):
         for q in ("p50", "p95"):
             lat.append([f"{label} {q} ms"] + [fmt(summary[m]["latency_ms"][key][q], 2) for m in modes])
-    for part in ("bm25_ms", "embed_ms", "vector_ms", "fuse_ms"):
+    for part in ("bm25_ms", "embed_ms", "vector_ms", "fuse_ms", "rerank_ms"):
         lat.append([f"  {part} p50"] + [fmt(summary[m]["latency_ms"]["parts"].get(part, {}).get("p50"), 2) for m in modes])
-    n_q = summary["bm25"]["latency_ms"]["total_wall"]["n"]
+    n_q = summary[first]["latency_ms"]["total_wall"]["n"]
     print(table([f"latency per query (n={n_q} per mode)"] + modes, lat))
     print()
 
     rows = []
-    for t in summary["bm25"]["financebench"]["by_question_type"]:
+    for t in summary[first]["financebench"]["by_question_type"]:
         d = {m: summary[m]["financebench"]["by_question_type"][t] for m in modes}
-        rows.append([f"FinanceBench {t} (n={d['bm25']['n']}) page@5"] + [pct(d[m]["page_recall@5"]) for m in modes])
-    for t in summary["bm25"]["docugami"]["by_question_type"]:
+        rows.append([f"FinanceBench {t} (n={d[first]['n']}) page@5"] + [pct(d[m]["page_recall@5"]) for m in modes])
+    for t in summary[first]["docugami"]["by_question_type"]:
         d = {m: summary[m]["docugami"]["by_question_type"][t] for m in modes}
-        rows.append([f"Docugami {t} (n={d['bm25']['n']}) doc@5"] + [pct(d[m]["doc_recall@5"]) for m in modes])
-    for t in summary["bm25"]["docugami"]["by_chunk_type"]:
+        rows.append([f"Docugami {t} (n={d[first]['n']}) doc@5"] + [pct(d[m]["doc_recall@5"]) for m in modes])
+        rows.append([f"Docugami {t} evidence chunk@3"] + [pct(d[m]["answer_recall@3"]) for m in modes])
+        rows.append([f"Docugami {t} evidence chunk@5"] + [pct(d[m]["answer_recall@5"]) for m in modes])
+    for t in summary[first]["docugami"]["by_chunk_type"]:
         d = {m: summary[m]["docugami"]["by_chunk_type"][t] for m in modes}
-        rows.append([f"Docugami chunk type {t} (n={d['bm25']['n']}) doc@5"] + [pct(d[m]["doc_recall@5"]) for m in modes])
+        rows.append([f"Docugami chunk type {t} (n={d[first]['n']}) doc@5"] + [pct(d[m]["doc_recall@5"]) for m in modes])
     print(table(["breakdown"] + modes, rows))
     print()
     print(f"hybrid semantic weight (alpha) per question: {ev['semantic_weights']}  "
@@ -386,6 +507,7 @@ def main(argv=None) -> int:
     retrieval_params = {k: getattr(settings, k) for k in (
         "candidate_pool", "rrf_k", "semantic_weight_enumeration", "semantic_weight_reasoning",
         "bm25_k1", "bm25_b", "hnsw_ef_search", "hnsw_ef_construction", "hnsw_max_neighbors", "expand_window",
+        "passage_rerank", "rerank_pool", "rerank_window_units", "rerank_lexical_weight", "rerank_prior_weight",
     )}
     print("retrieval parameters: " + json.dumps(retrieval_params))
     try:
@@ -438,11 +560,15 @@ def main(argv=None) -> int:
         dg = [q for q in dg if all(any(fnmatch.fnmatchcase(f, g) for f in kb_files) for g in globs_of(q["Source Docs"]))]
         print(f"restricted to {len(kb_files)} documents of {args.docs_file}")
     print(f"part of the dev/test split: {args.part}")
-    print(f"\nevaluating {len(fin)} FinanceBench + {len(dg)} Docugami questions x {len(MODES)} modes, "
+    print(f"\nevaluating {len(fin)} FinanceBench + {len(dg)} Docugami questions x {args.modes} modes, "
           f"top_k={args.top_k_max} ...", flush=True)
     load_before = [round(x, 2) for x in os.getloadavg()]
     eval_started = time.perf_counter()
-    ev = evaluate(ws, fin, dg, args.top_k_max, kb_files, doc_ids)
+    modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
+    if args.rerank_sweep and "hybrid" not in modes or args.fusion_sweep and not {"bm25", "vector"} <= set(modes):
+        print("error: --rerank-sweep needs the hybrid mode, --fusion-sweep bm25 and vector", file=sys.stderr)
+        return 2
+    ev = evaluate(ws, fin, dg, args.top_k_max, kb_files, doc_ids, modes)
     eval_s = round(time.perf_counter() - eval_started, 1)
     load_after = [round(x, 2) for x in os.getloadavg()]
     summary = summarize(ev)
@@ -455,6 +581,12 @@ def main(argv=None) -> int:
         sweep = fusion_sweep(ev, settings, args.top_k_max, kb_files)
         print()
         print_sweep(sweep, summary)
+
+    rerank_rows = None
+    if args.rerank_sweep:
+        rerank_rows = rerank_sweep(ev, ws.embedder.embed, kb_files, not args.rerank_terms_only)
+        print()
+        print_rerank_sweep(rerank_rows, summary)
 
     total_s = round(time.perf_counter() - run_started, 1)
     print(f"\nevaluation {eval_s} s; whole run {total_s} s; peak RSS {peak_rss_mb()} MB")
@@ -474,6 +606,7 @@ def main(argv=None) -> int:
         "loadavg_eval": {"before": load_before, "after": load_after},
         "summary": summary,
         "fusion_sweep": sweep,
+        "rerank_sweep": rerank_rows,
         "per_question": {m: {"financebench": b["fin"], "docugami": b["dg"]} for m, b in ev["per_mode"].items()},
         "evaluation_seconds": eval_s,
         "total_seconds": total_s,

@@ -104,6 +104,24 @@ class Settings:
     exact_filter_limit: int = 5000  # a search pre-filtered to this many chunks or fewer ranks them exactly
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
+    # Passage-level re-ranking (core/retrieval/evidence.py): the first `rerank_pool` fused
+    # candidates re-ordered by their best window of `rerank_window_units` sentences or rows: the
+    # share of the question's terms in the chunk's context line and that window, plus the fused
+    # score as a prior (`rerank_embed` adds each window's cosine; `rerank_page_neighbours` also
+    # brings in the chunks beside the first hits on their page). Off, as measured
+    # (bench/retrieval_quality.py, docs/retrieval.md): the setting below, chosen on the dev parts
+    # (Docugami evidence chunk in the top 3: 9 -> 12 of 86; FinanceBench page@3 11 of 25 kept),
+    # did not hold on the test parts: FinanceBench page@3 17 -> 13 of 31, Docugami 14 -> 14 of 109.
+    # Embedded windows were no better on dev and cost ~9 s a search at load 13.
+    passage_rerank: bool = False
+    rerank_embed: bool = False
+    rerank_pool: int = 10
+    rerank_window_units: int = 4
+    rerank_lexical_weight: float = 0.5
+    rerank_prior_weight: float = 0.3
+    rerank_page_neighbours: int = 0  # also re-rank the chunks within +-N of the first hits on their page
+    rerank_expand_top: int = 3  # how many of the first hits bring their page neighbours
+    rerank_neighbour_prior: float = 1.0  # a page neighbour's fused score: its hit's, times this
 
     # --- LLM: embedded llama.cpp by default, Ollama when a host is set (seed 000 defaults)
     llm_provider: str = "auto"  # auto | embedded | ollama | scripted

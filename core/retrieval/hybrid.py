@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 
 from core.config import Settings
 from core.ingest.context import context_of
+from core.retrieval import evidence
 from core.retrieval.fusion import reciprocal_rank_fusion, semantic_weight
 from core.store.catalog import ChunkRecord
 from core.store.knowledge_base import KnowledgeBase
@@ -38,6 +39,10 @@ class RetrievedChunk:
     # Which document and section the chunk is from ("Apple Inc. · Form 10-Q · quarter ended ...
     # — Item 2. ..."), as indexed with it; the Reasoner shows it above the chunk's passage.
     context: str = ""
+    # Set by passage-level re-ranking: the chunk's best-matching window of a few sentences or rows
+    # (core/retrieval/evidence.py) and the score that ordered it; empty / None when not re-ranked.
+    focus: str = ""
+    rerank_score: float | None = None
 
     @property
     def retrievers(self) -> list[str]:
@@ -87,6 +92,7 @@ class HybridRetriever:
         expand: int | None = None,
         retrievers: tuple[str, ...] = (BM25, VECTOR),
         chunk_ids: set[str] | None = None,
+        rerank: bool | None = None,
     ) -> RetrievalResult:
         s = self.settings
         top_k = top_k or s.top_k
@@ -136,6 +142,10 @@ class HybridRetriever:
             for chunk_id, score in fused
             if chunk_id in records  # a document mid-ingest or just deleted is not searchable
         ]
+        if s.passage_rerank if rerank is None else rerank:
+            started_rerank = time.perf_counter()
+            candidates = self.rerank(query, candidates)
+            timings["rerank_ms"] = _ms(started_rerank)
         hits = candidates[:top_k]
         for hit in hits:
             hit.used = True
@@ -152,6 +162,37 @@ class HybridRetriever:
             hits = self.expand(hits, window)
         timings["fuse_ms"] = _ms(started)
         return RetrievalResult(query, hits, candidates, alpha, doc_ids, timings)
+
+    def rerank(self, query: str, candidates: list[RetrievedChunk]) -> list[RetrievedChunk]:
+        """The first `rerank_pool` candidates re-ordered by their best window (evidence.py); the
+        rest keep their fused order behind them."""
+        s = self.settings
+        pool = candidates[: s.rerank_pool]
+        if s.rerank_page_neighbours and pool:
+            pool = pool + self._page_neighbours(pool[: s.rerank_expand_top], s.rerank_page_neighbours,
+                                                {c.chunk_id for c in pool})
+        if len(pool) < 2:
+            return candidates
+        scored = evidence.score_windows(query, [c.text for c in pool], [c.context for c in pool],
+                                        self.kb.embedder.embed if s.rerank_embed else None, s.rerank_window_units)
+        ranked = evidence.combine(scored, [c.score for c in pool], s.rerank_lexical_weight, s.rerank_prior_weight)
+        for r in ranked:
+            pool[r.index].focus = r.focus.text if r.focus else ""
+            pool[r.index].rerank_score = round(r.score, 4)
+        chosen = {c.chunk_id for c in pool}
+        return [pool[r.index] for r in ranked] + [c for c in candidates[s.rerank_pool:] if c.chunk_id not in chosen]
+
+    def _page_neighbours(self, hits: list[RetrievedChunk], window: int, seen: set[str]) -> list[RetrievedChunk]:
+        """The chunks within +-window of each hit that are on its page. A statement page is cut into
+        chunks of a few rows each (a row carries its column headers), so the row a question asks for
+        is often in the chunk next to the one that matched the statement's title."""
+        found = []
+        for hit in hits:
+            for record in self.kb.catalog.neighbours(hit.doc_id, hit.chunk_index - window, hit.chunk_index + window):
+                if record.chunk_id not in seen and record.page_label == hit.page:
+                    seen.add(record.chunk_id)
+                    found.append(RetrievedChunk.from_record(record, hit.score * self.settings.rerank_neighbour_prior))
+        return found
 
     def expand(self, hits: list[RetrievedChunk], window: int) -> list[RetrievedChunk]:
         """Add +-window neighbours of each hit; one copy of each chunk; each document's chunks in

@@ -79,3 +79,18 @@ def test_a_hit_carries_the_context_line_it_was_indexed_with(make_workspace, writ
     top = ws.retriever.search("cash and equivalents at quarter end", top_k=1).hits[0]
     assert top.context == "Liquidity and Capital Resources"
     assert not top.text.startswith("Liquidity and Capital Resources\nLiquidity")  # the text is the chunk's own
+
+
+def test_passage_reranking_marks_each_hit_with_its_best_window(make_workspace, write_text):
+    ws = make_workspace(passage_rerank=True, rerank_embed=False, rerank_window_units=1)
+    text = "Installation overview.\nThe rails rest on hooks.\nTighten the clamp bolts to 8-12 N m.\nCheck fuses yearly."
+    ws.ingestor.ingest_paths([write_text("manual.txt", text), *(write_text(n, t) for n, t in DOCS.items())])
+
+    result = ws.retriever.search("tighten the clamp bolts", top_k=2)
+
+    assert "rerank_ms" in result.timings_ms
+    top = result.hits[0]
+    assert top.filename == "manual.txt" and top.focus == "Tighten the clamp bolts to 8-12 N m."
+    assert top.rerank_score is not None
+    plain = ws.retriever.search("tighten the clamp bolts", top_k=2, rerank=False)
+    assert "rerank_ms" not in plain.timings_ms and all(h.focus == "" for h in plain.hits)

@@ -82,6 +82,16 @@ def snippet(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
 
 
+def hit_text(chunk: RetrievedChunk, limit: int) -> str:
+    """What a search result shows the model: the chunk's context line (company, form, period,
+    section; the same line the pipeline's passages carry) and its best-matching window when the
+    search re-ranked it (else its start), the window within `limit` characters."""
+    body = snippet(chunk.focus or chunk.text, limit)
+    if chunk.focus and not chunk.text.startswith(chunk.focus):
+        body = "..." + body
+    return f"[{snippet(chunk.context, limit)}] {body}" if chunk.context else body
+
+
 def where(chunk: RetrievedChunk) -> str:
     return f"{chunk.filename} {location(chunk.page, chunk.sheet, chunk.rows)}".strip()
 
@@ -160,7 +170,7 @@ class AgentTools:
                     lines.append(f"  {handle} (listed above) {where(chunk)}")
                     continue
                 handle = f"R{len(state.hits) + 1}"
-                text = snippet(chunk.text, self.settings.agent_snippet_chars)
+                text = hit_text(chunk, self.settings.agent_snippet_chars)
                 state.hits[handle] = SearchHit(handle, chunk, query, text)
                 lines.append(f'  {handle} {where(chunk)}: "{text}"')
                 found += 1
@@ -206,6 +216,8 @@ class AgentTools:
             opened += 1
             dated = f" (dated {citation.dated})" if citation.dated else ""
             text = neutralize(citation.text)[: s.max_citation_text_for_llm]
+            if hit.chunk.context:  # whose figures these are, as the pipeline's passages say
+                text = f"{neutralize(hit.chunk.context)}\n{text}"
             blocks.append(f"=== OPENED CITATION [{citation.number}] = {hit.handle}: {where(hit.chunk)}{dated} ===\n{text}")
         if not opened:
             return _error(OPEN_CITATION, {"ids": ids}, " ".join(errors))
