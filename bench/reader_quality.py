@@ -8,7 +8,7 @@ several prompt forms, in one run (model loaded once). Replaces bench/prompt_prob
 
 Questions: ../shared/eval-public/financebench/financebench_subset.jsonl, the `--part` of the fixed
 dev/test split (bench/splits.py, key financebench_id); --limit N spreads N over the question types
-(answer_quality.spread_over_types).
+(bench/financebench.spread_over_types).
 
 Contexts (each a list of chunks, as the Reasoner receives them from retrieval):
   oracle     the evidence page (page numbers 0-based in the set), read by the app's own PDF loader
@@ -55,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import splits  # noqa: E402
 from bench._common import RESULTS, fmt, machine, percentile, table, write_json  # noqa: E402
-from bench.answer_quality import SHARED, evidence_pages, load_questions, on_evidence_page, spread_over_types  # noqa: E402
+from bench.financebench import SHARED, evidence_pages, load_questions, on_evidence_page, spread_over_types  # noqa: E402
 
 CONTEXTS = ("oracle", "retrieved", "other")
 # name: (form, context budget in embedder tokens, at most this many chunks; None = all)
