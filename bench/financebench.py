@@ -13,7 +13,8 @@ from bench import splits
 from bench._common import ROOT
 from core.evaluate.scoring import file_matches, page_matches
 
-SHARED = ROOT.parent / "shared"
+# ../shared beside the repository (or beside any folder above it, as from a git worktree).
+SHARED = next((p / "shared" for p in ROOT.parents if (p / "shared" / "eval-public").is_dir()), ROOT.parent / "shared")
 
 
 def load_questions(shared: Path) -> list[dict]:
