@@ -195,7 +195,13 @@ def names_in(names: list[str], source: Source) -> bool:
 # Words of a question that ask how to answer, not what about.
 _HOW_WORDS = {"give", "response", "question", "relying", "detail", "shown", "please", "state", "explain", "much",
               "many", "amount", "value", "total", "number", "use", "using", "based", "if", "not", "than", "then",
-              "metric", "useful", "like", "company", "year", "fiscal", "fy", "period", "there", "any", "been"}
+              "metric", "useful", "like", "company", "year", "fiscal", "fy", "period", "there", "any", "been",
+              # how an analyst's question says to answer ("Answer in USD millions and round to one decimal
+              # place", "assume you are a public equities analyst", "using the information stated in the
+              # following"): read off the dev part of FinanceBench's question forms, not its subjects
+              "answer", "usd", "millions", "billions", "thousands", "units", "unit", "round", "decimal", "place",
+              "places", "assume", "analyst", "public", "equities", "primarily", "following", "information",
+              "stated", "statement", "statements", "why", "between", "during", "had", "one"}
 
 
 def key_words(question: str) -> set[str]:
