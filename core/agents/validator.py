@@ -204,16 +204,21 @@ _HOW_WORDS = {"give", "response", "question", "relying", "detail", "shown", "ple
               "stated", "statement", "statements", "why", "between", "during", "had", "one"}
 
 
+def _words(text: str) -> list[str]:
+    """The keyword index's tokens, hyphenated compounds also as their parts ("full-year" holds "full")."""
+    return [part for w in tokenize(text) for part in ([w, *w.split("-")] if "-" in w else [w]) if part]
+
+
 def key_words(question: str) -> set[str]:
     """What the question asks about: its words without its names, periods, numbers and asking
     words, each cut to its first 5 letters ("expenditures" ~ "expenditure", "declined" ~ "decline")."""
     names = {n.lower() for n in question_names(question)}
-    return {w[:5] for w in tokenize(question)
+    return {w[:5] for w in _words(question)
             if w not in names and w not in _HOW_WORDS and not _PERIOD.match(w) and not w[0].isdigit() and len(w) > 2}
 
 
 def _stems(text: str) -> set[str]:
-    return {w[:5] for w in tokenize(text)}
+    return {w[:5] for w in _words(text)}
 
 
 def about_the_question(question: str, text: str) -> bool:

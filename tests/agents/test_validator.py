@@ -239,3 +239,9 @@ def test_an_answer_stating_a_figure_its_quote_does_not_hold_is_low_confidence():
     v = misread_case("Net income was 14,541 [Source 1]", "Net income | 2019: 11,588", "What was the net income in 2019?",
                      (page,))
     assert v.confidence == "low" and "not in its quote" in v.misread
+
+
+def test_a_hyphenated_word_of_the_quote_counts_as_its_parts():
+    from core.agents.validator import about_the_question
+
+    assert about_the_question("Why was the full guidance raised?", "We now expect full-year growth of 8%")
