@@ -1,12 +1,16 @@
 """Answer quality of the DocuChat pipeline vs. the naive top-5 RAG baseline, same model, same run.
 
-    .venv/bin/python bench/answer_quality.py [--limit 24 | --all] [--data-dir DIR] [--fast-only]
+    .venv/bin/python bench/answer_quality.py [--part test|dev|all] [--limit 24 | --all] [--data-dir DIR]
+                     [--systems pipeline,baseline] [--reader-form quote|calc|free] [--fast-only]
 
-Questions: FinanceBench (../shared/eval-public/financebench/financebench_subset.jsonl, 66 questions).
---limit N (default 24) picks N questions spread deterministically over the question types: each
-type gets a share proportional to its size (largest remainder), taken at evenly spaced positions
-of that type's questions in file order; --all takes all 66. Every question is asked against the
-WHOLE knowledge base (no document filter).
+Questions: FinanceBench (../shared/eval-public/financebench/financebench_subset.jsonl, 66 questions),
+the --part of the fixed dev/test split (bench/splits.py; default all). --limit N (default 24) picks N
+questions spread deterministically over the question types: each type gets a share proportional to
+its size (largest remainder), taken at evenly spaced positions of that type's questions in file
+order; --all takes the whole part. Every question is asked against the WHOLE knowledge base (no
+document filter). --systems pipeline runs the pipeline alone (half the model time), and its report
+classifies every answer: right / evidence not retrieved / retrieved but refused / needs arithmetic
+(the reference's figures are printed nowhere in the evidence text) / retrieved but misread.
 
 Systems (both use the same Workspace, the same embedded model, the same hybrid retriever):
   A  pipeline: Workspace.ask(question) with default settings (Planner -> Retriever -> Reasoner ->
@@ -67,8 +71,7 @@ respond on the pipeline's recorded final drafts (with --fast-only: synthetic dra
 question: the first sentence of source 1 plus one number from source 2, cited) -- --repeats times
 each (default 200); p50/p95 of the sum per call in ms (target: < 20 ms).
 
---prompt-variant unquoted-refusal (diagnostic): reasoner.PROMPT_TEMPLATE is patched in this process
-only (both systems use it), replacing the quoted refusal sentence the model copies verbatim.
+--reader-form sets Settings.reader_form for the pipeline (how the model is asked; docs/reader.md).
 
 --rescore re-applies these rules to an existing <name>.jsonl without running a model.
 
@@ -90,16 +93,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import splits  # noqa: E402
 from bench._common import ROOT, RESULTS, fmt, machine, p50_p95, peak_rss_mb, percentile, table, write_json  # noqa: E402
-from bench.retrieval_quality import SHARED, page_numbers  # noqa: E402
+from bench.financebench import (  # noqa: E402
+    SHARED, evidence_pages, load_questions, on_evidence_page, part_of_questions, spread_over_types,
+)
+from core.evaluate.scoring import gold_figures, numbers, score_answer  # noqa: E402
 
 AGENTS = ("Planner", "Retriever", "Reasoner", "Validator", "Responder")
-QUOTED_REFUSAL = '- If the context doesn\'t contain the answer, say "{no_information}"'
-PROMPT_VARIANTS = {
-    "original": None,
-    # The model copies a quoted refusal sentence verbatim (100% refusals with the original template).
-    "unquoted-refusal": "- If the context doesn't contain the answer, say that the documents do not contain it",
-}
+SYSTEMS = ("pipeline", "baseline")
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -115,9 +117,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--fast-only", action="store_true",
                    help="no LLM: only the Planner+Validator+Responder timing on synthetic drafts")
     p.add_argument("--name", default="answer_quality", help="output file stem in bench/results/")
-    p.add_argument("--prompt-variant", choices=sorted(PROMPT_VARIANTS), default="original",
-                   help="diagnostic: 'unquoted-refusal' patches reasoner.PROMPT_TEMPLATE in this process only "
-                        "(both systems), replacing the quoted refusal sentence; default original")
+    p.add_argument("--reader-form", choices=("free", "quote", "quote_optional", "calc"), default=None,
+                   help="Settings.reader_form for the pipeline (default: the configured one)")
+    p.add_argument("--systems", default=",".join(SYSTEMS),
+                   help="which systems to run: pipeline,baseline (default both) or one of them")
+    splits.add_argument(p, default="all")
     p.add_argument("--rescore", action="store_true",
                    help="no model: re-score <name>.jsonl with the current rules and rewrite the report/JSON")
     p.add_argument("--resume", action="store_true",
@@ -128,44 +132,29 @@ def parse_args(argv=None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-# --- questions ------------------------------------------------------------------------------------
-
-def load_questions(shared: Path) -> list[dict]:
-    path = shared / "eval-public" / "financebench" / "financebench_subset.jsonl"
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def spread_over_types(rows: list[dict], n: int) -> list[dict]:
-    """n rows, each question type getting a share proportional to its size (largest remainder),
-    evenly spaced inside the type; returned in file order."""
-    if n >= len(rows):
-        return list(rows)
-    by_type: dict[str, list[int]] = defaultdict(list)
-    for i, r in enumerate(rows):
-        by_type[r.get("question_type") or "?"].append(i)
-    exact = {t: n * len(ix) / len(rows) for t, ix in by_type.items()}
-    quota = {t: int(v) for t, v in exact.items()}
-    for t in sorted(exact, key=lambda t: (-(exact[t] - quota[t]), t))[: n - sum(quota.values())]:
-        quota[t] += 1
-    chosen = []
-    for t, ix in by_type.items():
-        k = quota[t]
-        chosen += [ix[int((j + 0.5) * len(ix) / k)] for j in range(k)]
-    return [rows[i] for i in sorted(chosen)]
-
-
 # --- scoring: core/evaluate/scoring.py (shared with `core eval` and the reader benchmark) ------------
 
-from core.evaluate.scoring import score_answer  # noqa: E402
+def needs_arithmetic(q: dict) -> bool:
+    """Whether the reference answer's figures are printed nowhere in the evidence text, so reading
+    them off the page cannot answer it (a ratio, a share, a change must be computed)."""
+    figures = gold_figures(q["answer"])
+    if not figures:
+        return False
+    printed = numbers(" ".join(e.get("evidence_text") or "" for e in q["evidence"]))
+    return not any(abs(abs(g["value"]) - abs(r["value"])) <= 0.01 * abs(g["value"]) for g in figures for r in printed)
 
 
-def evidence_pages(q: dict) -> set[tuple[str, int]]:
-    return {((e.get("doc_name") or q["doc_name"]), int(e["evidence_page_num"]) + 1) for e in q["evidence"]}
-
-
-def on_evidence_page(filename: str, page: str | None, evidence: set[tuple[str, int]]) -> bool:
-    stem = Path(filename).stem
-    return any((stem, p) in evidence for p in page_numbers(page))
+def classify_miss(q: dict, score: dict, result: dict) -> str:
+    """Why an answer is not right, in the issue's classes (checked in this order)."""
+    if score["correct"]:
+        return "right"
+    if not result["evidence_in_context"]:
+        return "evidence not retrieved"
+    if score["refusal"]:
+        return "retrieved but refused"
+    if needs_arithmetic(q):
+        return "needs arithmetic"
+    return "retrieved but misread"
 
 
 _CITE = re.compile(r"\[\s*Source\s+(\d+)\s*\]", re.I)
@@ -181,8 +170,14 @@ def run_pipeline(ws, q: dict, captured: dict, doc_ids: list[str] | None = None) 
     events = []
     captured.clear()
     captured["doc_ids"] = doc_ids
+    first: list[float] = []
     started = time.perf_counter()
-    response = ws.ask(q["question"], on_event=events.append)
+
+    def on_token(token: str) -> None:  # what the user sees first (after the PII redactor's hold-back)
+        if not first and token.strip():
+            first.append(time.perf_counter() - started)
+
+    response = ws.ask(q["question"], on_event=events.append, on_token=on_token)
     seconds = time.perf_counter() - started
     evidence = evidence_pages(q)
     llm_events = [e for e in events if e.kind == "llm_call"]
@@ -204,6 +199,9 @@ def run_pipeline(ws, q: dict, captured: dict, doc_ids: list[str] | None = None) 
         "cites_evidence_page": any(c["cited"] and c["evidence_page"] for c in citations),
         "evidence_in_context": any(c["evidence_page"] for c in citations),
         "seconds": round(seconds, 3),
+        "first_token_s": round(first[0], 3) if first else None,
+        "calculation": next((e.outputs.get("calculation") for e in reversed(validations)), None),
+        "misread": next((e.outputs.get("misread") for e in reversed(validations)), None),
         "timings_ms": response.timings,
         "tokens_final": dict(response.tokens),
         "tokens_all_calls": {
@@ -337,9 +335,13 @@ def _mean(values) -> float | None:
     return round(sum(values) / len(values), 1) if values else None
 
 
+def systems_in(rows: list[dict]) -> list[str]:
+    return [s for s in SYSTEMS if rows and all(s in r for r in rows)]
+
+
 def summarize(rows: list[dict]) -> dict:
     out = {}
-    for system in ("pipeline", "baseline"):
+    for system in systems_in(rows):
         rs = [r[system] for r in rows]
         sc = [r["score"][system] for r in rows]
         tokens = [x["tokens_all_calls"] if system == "pipeline" else x["tokens"] for x in rs]
@@ -365,7 +367,16 @@ def summarize(rows: list[dict]) -> dict:
                 groups[field(r)].append(r)
             entry[key] = {k: {"n": len(v), "accuracy": _rate(x["score"][system]["correct"] for x in v)}
                           for k, v in sorted(groups.items())}
+        with_evidence = [r for r in rows if r[system]["evidence_in_context"]]
+        entry["refused_with_evidence"] = f"{sum(r['score'][system]['refusal'] for r in with_evidence)}/{len(with_evidence)}"
+        entry["misses"] = dict(Counter(classify_miss(q_of(r), r["score"][system], r[system]) for r in rows))
         if system == "pipeline":
+            entry["first_token_s"] = p50_p95([x.get("first_token_s") for x in rs if x.get("first_token_s") is not None])
+            entry["calculated"] = sum(1 for x in rs if x.get("calculation"))
+            entry["misread_flagged"] = {"right": sum(1 for r in rows if r["pipeline"].get("misread") and r["score"]["pipeline"]["correct"]),
+                                        "wrong": sum(1 for r in rows if r["pipeline"].get("misread") and not r["score"]["pipeline"]["correct"])}
+            entry["confidence_of_wrong"] = dict(Counter(r["pipeline"]["confidence"] for r in rows
+                                                        if not r["score"]["pipeline"]["correct"] and not r["score"]["pipeline"]["refusal"]))
             entry["agent_ms"] = {a: p50_p95([x["timings_ms"].get(a, 0.0) for x in rs]) for a in AGENTS}
             entry["prompt_tokens_final_draft_mean"] = _mean(x["tokens_final"]["prompt"] for x in rs)
             entry["completion_tokens_final_draft_mean"] = _mean(x["tokens_final"]["completion"] for x in rs)
@@ -380,6 +391,8 @@ def summarize(rows: list[dict]) -> dict:
             entry["questions_with_invalid_citation"] = sum(1 for x in rs if x["invalid_citations"])
             entry["errors"] = sum(1 for x in rs if x["error"])
         out[system] = entry
+    if len(out) < 2:
+        return out
     a, b = out["pipeline"], out["baseline"]
     out["ratio_pipeline_over_baseline"] = {
         "prompt_tokens": _ratio(a["prompt_tokens_mean"], b["prompt_tokens_mean"]),
@@ -402,7 +415,49 @@ def pct(v) -> str:
     return "-" if v is None else f"{100 * v:.1f}%"
 
 
+_QUESTIONS: dict[str, dict] = {}
+
+
+def q_of(row: dict) -> dict:
+    """The FinanceBench item of a result row (for the miss classes, which read its evidence)."""
+    if not _QUESTIONS:
+        _QUESTIONS.update({q["financebench_id"]: q for q in load_questions(SHARED)})
+    return _QUESTIONS[row["financebench_id"]]
+
+
+def print_pipeline_report(summary: dict, rows: list[dict], scope: str) -> None:
+    """The pipeline alone (--systems pipeline): accuracy, refusals, the miss classes, time."""
+    a = summary["pipeline"]
+    print(table([f"FinanceBench, pipeline (n={a['n']}, {scope})", "value"], [
+        ["accuracy (auto-scored)", pct(a["accuracy"])],
+        ["refusals", pct(a["refusal"])],
+        ["refusals with the evidence page in context", a["refused_with_evidence"]],
+        ["evidence page in the model's context", pct(a["evidence_in_context"])],
+        ["cites an evidence page", pct(a["cites_evidence_page"])],
+        ["seconds per question p50 / p95", f"{fmt(a['seconds']['p50'])} / {fmt(a['seconds']['p95'])}"],
+        ["first visible token p50 / p95 (s)", f"{fmt(a['first_token_s']['p50'])} / {fmt(a['first_token_s']['p95'])}"],
+        ["prompt / completion tokens per question (all calls)", f"{fmt(a['prompt_tokens_mean'])} / {fmt(a['completion_tokens_mean'])}"],
+        ["LLM calls / question", fmt(a["llm_calls_mean"], 2)],
+        ["answers computed by code (calc form)", a["calculated"]],
+        ["misread flag on right / wrong answers", f"{a['misread_flagged']['right']} / {a['misread_flagged']['wrong']}"],
+        ["confidence of wrong non-refusals", str(a["confidence_of_wrong"])],
+    ]))
+    print()
+    print(table(["outcome", "questions"], [[k, v] for k, v in sorted(a["misses"].items(), key=lambda kv: -kv[1])]))
+    print()
+    print(table(["question type", "n", "accuracy"], [[t, v["n"], pct(v["accuracy"])] for t, v in a["by_question_type"].items()]))
+    print()
+    per = [[r["id"], r["question_type"][:6], r["score"]["pipeline"]["kind"],
+            classify_miss(q_of(r), r["score"]["pipeline"], r["pipeline"]), r["pipeline"]["confidence"],
+            fmt(r["pipeline"]["seconds"]), fmt(r["pipeline"].get("first_token_s")), r["pipeline"]["answer"][:70]]
+           for r in rows]
+    print(table(["question", "type", "gold", "outcome", "conf", "s", "1st tok s", "answer"], per))
+
+
 def print_report(summary: dict, rows: list[dict], scope: str = "whole KB") -> None:
+    if "baseline" not in summary:
+        print_pipeline_report(summary, rows, scope)
+        return
     a, b = summary["pipeline"], summary["baseline"]
     n = a["n"]
     main_rows = [
@@ -492,7 +547,7 @@ def rescore(args) -> int:
     changed = []
     for r in rows:
         q = by_id[r["financebench_id"]]
-        for system in ("pipeline", "baseline"):
+        for system in systems_in([r]):
             new = score_answer(q, r[system]["answer"])
             if new["correct"] != r["score"][system]["correct"]:
                 changed.append(f"{r['id']} {system}: {r['score'][system]['correct']} -> {new['correct']}")
@@ -530,15 +585,9 @@ def main(argv=None) -> int:
     if not args.data_dir.exists():
         print(f"copying {args.copy_from} -> {args.data_dir}", flush=True)
         shutil.copytree(args.copy_from, args.data_dir)
-    settings = load_settings(data_dir=args.data_dir)
-    if PROMPT_VARIANTS[args.prompt_variant]:
-        import core.agents.reasoner as reasoner_module
-
-        assert QUOTED_REFUSAL in reasoner_module.PROMPT_TEMPLATE, "PROMPT_TEMPLATE changed: variant not applicable"
-        reasoner_module.PROMPT_TEMPLATE = reasoner_module.PROMPT_TEMPLATE.replace(
-            QUOTED_REFUSAL, PROMPT_VARIANTS[args.prompt_variant])
-        print(f"DIAGNOSTIC VARIANT --prompt-variant {args.prompt_variant}: refusal line in the prompt is now "
-              f"{PROMPT_VARIANTS[args.prompt_variant]!r} (this process only; core/ unchanged)")
+    settings = load_settings(data_dir=args.data_dir, reader_form=args.reader_form)
+    systems = [x for x in args.systems.split(",") if x]
+    assert systems and set(systems) <= set(SYSTEMS) and "pipeline" in systems, f"--systems: {args.systems}"
     print(f"data dir: {settings.data_dir}; llm provider {settings.llm_provider}; top_k {settings.top_k}; "
           f"context budget {settings.context_token_budget} tokens; style {settings.answer_style}; "
           f"max reflection iterations {settings.max_reflection_iterations}")
@@ -550,7 +599,7 @@ def main(argv=None) -> int:
     counts = ws.kb.counts()
     print(f"knowledge base: {counts['documents']} documents, {counts['chunks']} chunks")
 
-    rows_all = load_questions(args.shared)
+    rows_all = part_of_questions(load_questions(args.shared), args.part)
     questions = rows_all if args.all else spread_over_types(rows_all, args.limit)
     print(("DIAGNOSTIC VARIANT --doc-filter: retrieval restricted to each question's document(s)\n"
            if args.doc_filter else "") + f"questions: {len(questions)} of {len(rows_all)} "
@@ -563,7 +612,8 @@ def main(argv=None) -> int:
     rows: list[dict] = []
     llm_load_s = None
     payload: dict = {"machine": machine(), "code": code, "data_dir": str(settings.data_dir), "embedding_load_s": embed_load_s,
-                     "doc_filter": args.doc_filter, "prompt_variant": args.prompt_variant}
+                     "doc_filter": args.doc_filter, "reader_form": settings.reader_form, "part": args.part,
+                     "systems": systems}
 
     if not args.fast_only:
         started = time.perf_counter()
@@ -604,7 +654,8 @@ def main(argv=None) -> int:
             for i, q in enumerate(questions):
                 if q["financebench_id"] in done:
                     continue
-                order = ("pipeline", "baseline") if i % 2 == 0 else ("baseline", "pipeline")
+                order = tuple(systems) if len(systems) == 1 else (
+                    ("pipeline", "baseline") if i % 2 == 0 else ("baseline", "pipeline"))
                 result = {}
                 doc_ids = None
                 if args.doc_filter:
@@ -621,17 +672,18 @@ def main(argv=None) -> int:
                     "doc_name": q["doc_name"], "question": q["question"], "gold": q["answer"],
                     "evidence_pages_1based": sorted(f"{d} p.{p}" for d, p in evidence_pages(q)),
                     "order": list(order),
-                    "score": {s: score_answer(q, result[s]["answer"]) for s in ("pipeline", "baseline")},
-                    "pipeline": result["pipeline"], "baseline": result["baseline"],
+                    "score": {s: score_answer(q, result[s]["answer"]) for s in order},
+                    **result,
                 }
                 rows.append(row)
                 fh.write(json.dumps(row, default=str) + "\n")
                 fh.flush()
-                sa, sb = row["score"]["pipeline"], row["score"]["baseline"]
+                line = " ".join(f"{x} {'OK ' if row['score'][x]['correct'] else 'no '}{result[x]['seconds']:6.1f}s"
+                                for x in order)
                 print(f"[{time.perf_counter() - eval_started:7.0f}s] {i + 1}/{len(questions)} {row['id']} "
-                      f"{q['question_type'][:6]} {sa['kind']:7} A {'OK ' if sa['correct'] else 'no '}"
-                      f"{result['pipeline']['seconds']:6.1f}s  B {'OK ' if sb['correct'] else 'no '}"
-                      f"{result['baseline']['seconds']:6.1f}s", flush=True)
+                      f"{q['question_type'][:6]} {row['score']['pipeline']['kind']:7} {line} "
+                      f"{classify_miss(q, row['score']['pipeline'], result['pipeline'])} | "
+                      f"{result['pipeline']['answer'][:80]!r}", flush=True)
         eval_s = round(time.perf_counter() - eval_started, 1)
         order_of = {q["financebench_id"]: i for i, q in enumerate(questions)}
         rows.sort(key=lambda r: order_of[r["financebench_id"]])

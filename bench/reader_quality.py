@@ -8,7 +8,7 @@ several prompt forms, in one run (model loaded once). Replaces bench/prompt_prob
 
 Questions: ../shared/eval-public/financebench/financebench_subset.jsonl, the `--part` of the fixed
 dev/test split (bench/splits.py, key financebench_id); --limit N spreads N over the question types
-(answer_quality.spread_over_types).
+(bench/financebench.spread_over_types).
 
 Contexts (each a list of chunks, as the Reasoner receives them from retrieval):
   oracle     the evidence page (page numbers 0-based in the set), read by the app's own PDF loader
@@ -29,6 +29,9 @@ the answer scored is the one the Responder would show):
                   answer} under a JSON schema; the Validator looks for the quote in its source and
                   answers seed 000's no-information sentence when it is missing or not found
   quote_optional  as quote, and the prompt allows an empty quote when no source states the answer
+  calc            as quote, plus {figures: [{label, value}], operation} when the answer needs a
+                  calculation: the Validator checks each figure is printed in a source and code
+                  computes the answer (core/agents/calculate.py)
 The three 3-chunk variants share the question and context, so llama.cpp reuses their prompt prefix.
 
 Scoring: core.evaluate.scoring.score_answer (numbers within 1 % or the reference's rounding,
@@ -52,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import splits  # noqa: E402
 from bench._common import RESULTS, fmt, machine, percentile, table, write_json  # noqa: E402
-from bench.answer_quality import SHARED, evidence_pages, load_questions, on_evidence_page, spread_over_types  # noqa: E402
+from bench.financebench import SHARED, evidence_pages, load_questions, on_evidence_page, spread_over_types  # noqa: E402
 
 CONTEXTS = ("oracle", "retrieved", "other")
 # name: (form, context budget in embedder tokens, at most this many chunks; None = all)
@@ -61,6 +64,7 @@ VARIANTS = {
     "wide": ("free", 320, 3),
     "quote": ("quote", 320, 3),
     "quote_optional": ("quote_optional", 320, 3),
+    "calc": ("calc", 320, 3),
 }
 RETRIEVAL_FILE = RESULTS / "reader_retrieval.jsonl"
 
@@ -229,6 +233,7 @@ def answer_once(question: str, chunks: list, variant: str, llm, settings, count_
         "answer": shown, "raw": draft.raw_output, "quote": draft.quote, "quote_source": draft.quote_source,
         "quote_found": validation.quote_found, "confidence": validation.confidence,
         "unsupported_figures": validation.unsupported_figures, "cited": validation.cited,
+        "calculation": validation.calculation, "misread": validation.misread,
         "sources": [{"n": s.number, "filename": s.chunk.filename, "page": s.chunk.page} for s in draft.sources],
         "prompt_tokens": draft.prompt_tokens, "cached_tokens": sum(c.cached_tokens for c in draft.completions),
         "completion_tokens": draft.completion_tokens, "seconds": round(seconds, 2),
@@ -304,7 +309,7 @@ def verdict(q: dict, context: str, answer: str) -> tuple[bool, bool]:
 def revalidate(args) -> list[dict]:
     """Today's Validator over the recorded model output of every row (the same sources rebuilt),
     so a change to the check is measured without asking the model again."""
-    from core.agents.reasoner import Draft, build_sources, parse_quoted, render_quoted
+    from core.agents.reasoner import Draft, build_sources, read_reply
     from core.config import load_settings
     from core.embedding import MiniLMEmbedder
 
@@ -323,14 +328,13 @@ def revalidate(args) -> list[dict]:
         sources = build_sources(q["question"], chunks[:max_sources] if max_sources else chunks, budget, count_tokens)
         draft = Draft(r["raw"].strip(), "", len(sources), sources, question=q["question"], error=r.get("error"))
         if form != "free":
-            draft.quote, draft.quote_source, answer = parse_quoted(r["raw"])
-            draft.answer = render_quoted(answer or draft.quote, draft.quote_source)
+            read_reply(draft, r["raw"])
         shown, validation = shown_answer(draft, settings)
         refused, correct = verdict(q, r["context"], shown)
         changed += (correct != r["correct"]) or (refused != r["refused"])
         r.update(answer=shown, refused=refused, correct=correct, quote_found=validation.quote_found,
                  confidence=validation.confidence, unsupported_figures=validation.unsupported_figures,
-                 cited=validation.cited)
+                 cited=validation.cited, calculation=validation.calculation, misread=validation.misread)
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     print(f"re-validated {len(rows)} rows; {changed} changed verdict")
     return rows
@@ -356,6 +360,10 @@ def summarize(rows: list[dict]) -> list[dict]:
                 "wrong_answers": sum(not r["correct"] for r in answered),
                 "unsupported_figure_answers": sum(bool(r["unsupported_figures"]) for r in answered),
                 "high_confidence_wrong": sum(r["confidence"] == "high" and not r["correct"] for r in answered),
+                # the misread check (validator.misread) on right and on wrong answers: it should fire on the latter
+                "misread_right": sum(bool(r.get("misread")) and r["correct"] for r in answered),
+                "misread_wrong": sum(bool(r.get("misread")) and not r["correct"] for r in answered),
+                "calculated": sum(bool(r.get("calculation")) for r in answered),
                 "prompt_tokens": round(sum(r["prompt_tokens"] for r in g) / len(g)),
                 "seconds_p50": percentile([r["seconds"] for r in g], 50),
                 "first_token_p50": percentile([r["first_token_s"] for r in g if r["first_token_s"] is not None], 50),
@@ -368,10 +376,11 @@ def report(rows: list[dict], name: str) -> None:
     summary = summarize(rows)
     print(table(
         ["variant", "context", "n", "correct", "refused", "refused w/ evidence", "wrong answers",
-         "unsupported fig.", "high-conf wrong", "prompt tok", "s p50", "1st tok s p50", "load"],
+         "unsupported fig.", "high-conf wrong", "misread flag right/wrong", "calculated", "prompt tok", "s p50",
+         "1st tok s p50", "load"],
         [[s["variant"], s["context"], s["n"], s["correct"], s["refused"],
           f"{s['refused_with_evidence']}/{s['with_evidence']}", s["wrong_answers"], s["unsupported_figure_answers"],
-          s["high_confidence_wrong"], s["prompt_tokens"], fmt(s["seconds_p50"]), fmt(s["first_token_p50"]),
+          s["high_confidence_wrong"], f"{s['misread_right']}/{s['misread_wrong']}", s["calculated"], s["prompt_tokens"], fmt(s["seconds_p50"]), fmt(s["first_token_p50"]),
           s["load_mean"]] for s in summary]))
     path = write_json(name, {"machine": machine(), "summary": summary})
     print(f"wrote {path}")

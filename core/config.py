@@ -207,6 +207,10 @@ class Settings:
     agent_max_insufficiencies: int = 8
     agent_search_workers: int = 2  # independent searches of one tool call run concurrently
     min_exact_quote_chars: int = 12  # a shorter "quote" proves nothing
+    # A quoted answer whose quote and answer hold fewer than this share of the question's key words
+    # is low confidence (validator.misread): the due-date question answered from the payment-terms
+    # line held 1 of 3. Measured on the recorded reader bench answers (docs/reader.md).
+    quote_key_word_share: float = 0.5
     agent_attribution_min_overlap: float = 0.5  # share of a sentence's words a source must hold to be its [N]
 
     # --- evaluation on the user's own questions (Evaluate page, `python -m core eval`)

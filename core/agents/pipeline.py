@@ -265,6 +265,7 @@ class AnswerPipeline:
             event.outputs.update(
                 prompt=draft.prompt, raw_output=draft.raw_output, error=draft.error, form=s.reader_form,
                 quote=draft.quote, quote_source=draft.quote_source,
+                figures=[{"label": label, "value": value} for label, value in draft.figures], operation=draft.operation,
                 prompt_tokens=draft.prompt_tokens, completion_tokens=draft.completion_tokens,
                 cached_tokens=sum(c.cached_tokens for c in draft.completions),
                 finish_reasons=[c.finish_reason for c in draft.completions], continued=draft.continued,
@@ -338,7 +339,8 @@ class AnswerPipeline:
                 safety_flags=validation.safety_flags, average_similarity=round(validation.average_similarity, 3),
                 cited=validation.cited, invalid_citations=validation.invalid_citations,
                 unsupported=validation.unsupported, quote_found=validation.quote_found,
-                unsupported_figures=validation.unsupported_figures,
+                unsupported_figures=validation.unsupported_figures, calculation=validation.calculation,
+                misread=validation.misread,
             )
         return validation
 

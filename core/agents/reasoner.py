@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from core.agents import calculate
 from core.annotations.route import StructuredResult, phrase_answer, phrase_table_answer
 from core.llm.base import ChatLLM, Completion, LLMError, LLMMalformedJSON, TokenCallback
 from core.retrieval import RetrievedChunk
@@ -65,8 +66,34 @@ QUOTE_SCHEMA = {
                    "answer": {"type": "string"}},
     "required": ["quote", "source", "answer"],
 }
-FREE, QUOTE, QUOTE_OPTIONAL_FORM = "free", "quote", "quote_optional"
-READER_FORMS = (FREE, QUOTE, QUOTE_OPTIONAL_FORM)
+# The calc form: the quote form, plus the figures a calculation needs and its operation, so code
+# (core/agents/calculate.py) does the arithmetic the 1.5B model gets wrong (docs/reader.md).
+CALC_INSTRUCTIONS = """Instructions:
+- Answer ONLY based on the provided context
+- {style_instruction}
+- In "quote", copy word for word the sentence or table row of the context that states the answer
+- In "source", give the N of the [Source N] the quote is from
+- If the answer needs a calculation, list in "figures" each number it needs, copied exactly as printed in the context, with a "label" saying what it is and its year; and set "operation" to one of: sum, difference (first minus second), ratio (first divided by second), percent (first as a percent of second), percent_change (from first to second), average, max, min. Otherwise "figures" is [] and "operation" is "none"
+- In "answer", answer the question from the quote
+
+Answer as JSON:"""
+CALC_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "quote": {"type": "string", "maxLength": QUOTE_MAX_CHARS}, "source": {"type": "integer"},
+        # At most 4 figures of bounded length: a statement has at most a few inputs to one ratio, and
+        # each extra generated token costs ~0.1 s here.
+        "figures": {"type": "array", "maxItems": 4, "items": {
+            "type": "object", "properties": {"label": {"type": "string", "maxLength": 80},
+                                             "value": {"type": "string", "maxLength": 24}},
+            "required": ["label", "value"]}},
+        "operation": {"type": "string", "enum": [calculate.NONE, *calculate.OPERATIONS]},
+        "answer": {"type": "string"},
+    },
+    "required": ["quote", "source", "figures", "operation", "answer"],
+}
+FREE, QUOTE, QUOTE_OPTIONAL_FORM, CALC = "free", "quote", "quote_optional", "calc"
+READER_FORMS = (FREE, QUOTE, QUOTE_OPTIONAL_FORM, CALC)
 
 _CITED = re.compile(r"\[\s*Source\s+\d+\s*\]", re.I)
 _UNIT = re.compile(r"\S[^\n]*?(?:[.!?](?=\s)|$)", re.MULTILINE)  # a sentence, or a line's end
@@ -104,6 +131,10 @@ class Draft:
     # the answer was written as free text). The Validator looks for the quote in that source.
     quote: str | None = None
     quote_source: int | None = None
+    # The calc form: the (label, value as printed) pairs the model named and its operation; the
+    # Validator checks each value is printed in a source and computes the answer from them.
+    figures: list[tuple[str, str]] = field(default_factory=list)
+    operation: str = calculate.NONE
     question: str = ""  # what the model was asked
 
     @property
@@ -179,19 +210,43 @@ def build_prompt(question: str, sources: list[Source], style: str, form: str = F
     if form == FREE:
         return prompt
     head = prompt[: prompt.index("Instructions:")]
+    if form == CALC:
+        return head + CALC_INSTRUCTIONS.format(style_instruction=style_instruction)
     return head + QUOTE_INSTRUCTIONS.format(
         style_instruction=style_instruction, optional=QUOTE_OPTIONAL if form == QUOTE_OPTIONAL_FORM else "")
+
+
+def _reply(text: str) -> dict:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        value = {}
+    return value if isinstance(value, dict) else {}
+
+
+def parse_figures(text: str) -> tuple[list[tuple[str, str]], str]:
+    """(figures as (label, value) pairs, operation) from a calc-form reply; none when absent."""
+    value = _reply(text)
+    figures = [(str(f.get("label") or ""), str(f.get("value") or "")) for f in value.get("figures") or []
+               if isinstance(f, dict)]
+    operation = str(value.get("operation") or calculate.NONE)
+    return figures, operation if operation in calculate.OPERATIONS else calculate.NONE
+
+
+def read_reply(draft: Draft, text: str) -> Draft:
+    """Fill the draft's quote, source, figures, operation and answer from the model's JSON reply
+    (also used by bench/reader_quality.py to re-read a recorded reply)."""
+    draft.raw_output = text
+    draft.quote, draft.quote_source, answer = parse_quoted(text)
+    draft.figures, draft.operation = parse_figures(text)
+    draft.answer = render_quoted(answer or draft.quote, draft.quote_source)
+    return draft
 
 
 def parse_quoted(text: str) -> tuple[str, int | None, str]:
     """(quote, source number, answer) from the model's JSON; a reply cut short or not JSON at all
     gives what could be read, so the Validator's check decides (an empty quote is a refusal)."""
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        value = {}
-    if not isinstance(value, dict):
-        value = {}
+    value = _reply(text)
     source = value.get("source")
     try:
         number = int(source) if source is not None and str(source).strip() else None
@@ -274,7 +329,8 @@ def reason(
     draft = Draft("", context_used, len(sources), sources, prompt=prompt, question=question)
     messages = [{"role": "user", "content": prompt}]
     if form != FREE:
-        return _reason_quoted(draft, messages, llm, temperature, max_tokens, on_token)
+        return _reason_quoted(draft, messages, llm, temperature, max_tokens, on_token,
+                              CALC_SCHEMA if form == CALC else QUOTE_SCHEMA)
     try:
         first = llm.stream(messages, on_token or (lambda _: None), max_tokens=max_tokens, temperature=temperature)
         draft.completions.append(first)
@@ -300,12 +356,12 @@ def reason(
 
 
 def _reason_quoted(draft: Draft, messages, llm: ChatLLM, temperature: float, max_tokens: int,
-                   on_token: TokenCallback | None) -> Draft:
-    """The quote form: {quote, source, answer} under a schema; the answer field streams as it is
-    written, its [Source N] once the JSON is complete."""
+                   on_token: TokenCallback | None, schema: dict) -> Draft:
+    """The quote forms: {quote, source, (figures, operation,) answer} under a schema; the answer
+    field streams as it is written, its [Source N] once the JSON is complete."""
     stream = FieldStream("answer", on_token) if on_token else None
     try:
-        value, completion = llm.complete_json(messages, QUOTE_SCHEMA, max_tokens=max_tokens,
+        value, completion = llm.complete_json(messages, schema, max_tokens=max_tokens,
                                               temperature=temperature, on_token=stream)
         text = completion.text
     except LLMMalformedJSON as exc:  # cut off at max_tokens: the check below refuses it
@@ -314,10 +370,8 @@ def _reason_quoted(draft: Draft, messages, llm: ChatLLM, temperature: float, max
         draft.error = str(exc)
         return draft
     draft.completions.append(completion)
-    draft.raw_output = text
-    draft.quote, draft.quote_source, answer = parse_quoted(text)
-    answer = answer or draft.quote  # the quote answers it when the model left the answer out
-    draft.answer = render_quoted(answer, draft.quote_source)
+    read_reply(draft, text)  # the quote answers it when the model left the answer out
+    answer = parse_quoted(text)[2] or draft.quote
     if on_token and draft.answer.startswith(answer) and len(draft.answer) > len(answer):
         on_token(draft.answer[len(answer):])  # the citation, after the streamed words
     return draft

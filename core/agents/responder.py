@@ -105,6 +105,10 @@ def respond(plan: Plan, draft: Draft | None, validation: Validation | None) -> R
     used = len(draft.sources)
     reasoning = f"Used {used} source chunks" + (f", cited {len(cited & {c.number for c in citations})}" if cited else "")
     reasoning += f"; average similarity {validation.average_similarity:.2f}; {validation.reason}"
+    if validation.calculation:
+        reasoning += f"; computed by code from the quoted figures: {validation.calculation}"
+    if validation.misread:
+        reasoning += f"; confidence lowered: {validation.misread}"
     if validation.unsupported:
         reasoning += "; not found in the cited sources: " + ", ".join(validation.unsupported[:8])
     return Response(answer.strip(), citations, validation.confidence, flags, reasoning,

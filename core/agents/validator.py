@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from core.agents import calculate
 from core.agents.confidence import assess_confidence, doubts, lower
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
 from core.config import Settings
@@ -45,6 +46,8 @@ class Validation:
     quote_found: bool | None = None
     answer: str | None = None
     unsupported_figures: list[str] = field(default_factory=list)  # numbers not in the cited sources
+    calculation: str | None = None  # the calc form: what code computed, e.g. "A (1,200) / B (800) = 1.5"
+    misread: str | None = None  # why a found quote may still be misread (lowers confidence)
 
 
 def is_no_information(answer: str) -> bool:
@@ -192,17 +195,80 @@ def names_in(names: list[str], source: Source) -> bool:
 # Words of a question that ask how to answer, not what about.
 _HOW_WORDS = {"give", "response", "question", "relying", "detail", "shown", "please", "state", "explain", "much",
               "many", "amount", "value", "total", "number", "use", "using", "based", "if", "not", "than", "then",
-              "metric", "useful", "like", "company", "year", "fiscal", "fy", "period", "there", "any", "been"}
+              "metric", "useful", "like", "company", "year", "fiscal", "fy", "period", "there", "any", "been",
+              # how an analyst's question says to answer ("Answer in USD millions and round to one decimal
+              # place", "assume you are a public equities analyst", "using the information stated in the
+              # following"): read off the dev part of FinanceBench's question forms, not its subjects
+              "answer", "usd", "millions", "billions", "thousands", "units", "unit", "round", "decimal", "place",
+              "places", "assume", "analyst", "public", "equities", "primarily", "following", "information",
+              "stated", "statement", "statements", "why", "between", "during", "had", "one"}
+
+
+def _words(text: str) -> list[str]:
+    """The keyword index's tokens, hyphenated compounds also as their parts ("full-year" holds "full")."""
+    return [part for w in tokenize(text) for part in ([w, *w.split("-")] if "-" in w else [w]) if part]
+
+
+def key_words(question: str) -> set[str]:
+    """What the question asks about: its words without its names, periods, numbers and asking
+    words, each cut to its first 5 letters ("expenditures" ~ "expenditure", "declined" ~ "decline")."""
+    names = {n.lower() for n in question_names(question)}
+    return {w[:5] for w in _words(question)
+            if w not in names and w not in _HOW_WORDS and not _PERIOD.match(w) and not w[0].isdigit() and len(w) > 2}
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in _words(text)}
 
 
 def about_the_question(question: str, text: str) -> bool:
     """Whether `text` (the quote and the answer) shares a word with what the question asks
-    about, its names, periods and asking words aside; words compared by their first 5 letters
-    ("expenditures" ~ "expenditure", "declined" ~ "decline"). True when the question has none."""
-    names = {n.lower() for n in question_names(question)}
-    wanted = {w[:5] for w in tokenize(question)
-              if w not in names and w not in _HOW_WORDS and not _PERIOD.match(w) and not w[0].isdigit() and len(w) > 2}
-    return not wanted or bool(wanted & {w[:5] for w in tokenize(text)})
+    about (key_words). True when the question has none."""
+    wanted = key_words(question)
+    return not wanted or bool(wanted & _stems(text))
+
+
+# A quote's clauses: sentences, "; ", ", " (not a thousands separator) and joining words.
+_CLAUSE_BREAK = re.compile(r"(?<=[.;!?])\s+|;\s*|,\s+|\s+(?:and|while|whereas|but|compared\s+(?:to|with))\s+|\n", re.I)
+
+
+def _figures(text: str) -> set[str]:
+    return {n for n in _numbers_in(_CITATION.sub(" ", text)) if n}
+
+
+def misread(question: str, quote: str, answer: str, key_word_share: float) -> str | None:
+    """Why a quoted answer may be misread, or None. Cheap checks that can fail on a quote that is
+    really on the page: (1) the answer states a figure its quote does not hold; (2) the quote and
+    answer hold too few of the question's key words (a payment-terms line for a due-date question);
+    (3) the quote holds several figures in several clauses and the answer's figure is not in the
+    clause that carries most of the question's words and numbers (98 % "in the first year" taken
+    for a question about "after 25 years")."""
+    asked_numbers = _figures(question)
+    stated = _figures(answer) - asked_numbers
+    quoted = _figures(quote)
+    if stated - quoted:
+        return f"its figure {', '.join(sorted(stated - quoted))} is not in its quote"
+    wanted = key_words(question)
+    have = wanted & _stems(f"{quote} {answer}")
+    if wanted and len(have) < key_word_share * len(wanted):
+        return f"its quote mentions {len(have)} of the question's {len(wanted)} key words"
+    clauses = [c for c in _CLAUSE_BREAK.split(quote) if c and c.strip()]
+    with_figures = [c for c in clauses if _figures(c) - asked_numbers]
+    if not stated or len(with_figures) < 2:
+        return None
+
+    def weight(clause: str) -> tuple[int, int]:
+        # A number the question names (a year, "25 years") outranks any count of words: a subject
+        # stated once ("modules deliver ... 98 % in the first year and 84.8 % after 25 years")
+        # governs every clause, its qualifier only one.
+        return len(asked_numbers & _figures(clause)), len(wanted & _stems(clause))
+
+    best = max(weight(c) for c in with_figures)
+    if best == (0, 0):
+        return None
+    if not any(stated & _figures(c) for c in with_figures if weight(c) == best):
+        return "its figure is not on the quote's clause that carries the question's words"
+    return None
 
 
 def find_quote(draft: Draft, min_chars: int) -> int | None:
@@ -237,8 +303,18 @@ def validate(draft: Draft, settings: Settings) -> Validation:
                           average_similarity=average, is_no_information=True,
                           answer=_CITATION.sub("", answer).strip() if draft.quote is not None else None)
     quoted_in = None
+    calculation, figure_sources = None, []
+    if draft.quote is not None and draft.operation != calculate.NONE:
+        calculation, figure_sources, missing = _calculate(draft)
+        if missing:
+            # A calculation over a figure no source prints is not answerable from the documents.
+            return Validation(True, "low", flags, f"Validation passed (the calculation's figure {missing} is not "
+                              "in the sources: the documents do not answer this)", average_similarity=average,
+                              is_no_information=True, quote_found=False, answer=NO_INFORMATION)
     if draft.quote is not None:  # the quote form: the check, not the model, decides a refusal
         quoted_in = find_quote(draft, settings.min_exact_quote_chars)
+        if quoted_in is None and calculation is not None:
+            quoted_in = figure_sources[0]  # the figures, each found in a source, are the evidence
         if quoted_in is None:
             why = "no quote" if not draft.quote else f"its quote is not in Source {draft.quote_source}"
             return Validation(True, "low", flags, f"Validation passed (the model gave {why}: the documents "
@@ -251,12 +327,16 @@ def validate(draft: Draft, settings: Settings) -> Validation:
             return Validation(True, "low", flags, "Validation passed (the quoted source does not name "
                               f"{', '.join(names)}: the documents do not answer this)", average_similarity=average,
                               is_no_information=True, quote_found=False, answer=NO_INFORMATION)
-        if not about_the_question(draft.question, f"{draft.quote} {answer}"):
+        labels = " ".join(f.label for f in calculation.figures) if calculation else ""
+        if not about_the_question(draft.question, f"{draft.quote} {labels} {answer}"):
             # A true sentence on another subject ("leases" for a revenue question) answers nothing.
             return Validation(True, "low", flags, "Validation passed (the quote is not about what the question "
                               "asks: the documents do not answer this)", average_similarity=average,
                               is_no_information=True, quote_found=False, answer=NO_INFORMATION)
-        if quoted_in != draft.quote_source:  # copied right, numbered wrong: cite where the quote is
+        if calculation is not None:  # code's figures and result replace whatever the model wrote
+            answer = calculate.render(calculation, answer, figure_sources)
+            cited, average = _cited_similarity(draft, answer)
+        elif quoted_in != draft.quote_source:  # copied right, numbered wrong: cite where the quote is
             answer = render_quoted(_CITATION.sub("", answer).strip(), quoted_in)
             cited, average = _cited_similarity(draft, answer)
     if len(answer) < settings.min_answer_chars and quoted_in is None:
@@ -270,6 +350,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
     grounding = valid_cited or draft.sources
     unsupported = unsupported_claims(
         answer, "\n".join(_source_text(s) for s in grounding) + "\n" + draft.evidence
+        + ("\n" + calculation.text if calculation else "")
     )
     confidence = assess_confidence(average, answer, settings)
     if quoted_in is not None and confidence == "low" and not doubts(answer):
@@ -277,6 +358,15 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         # a found quote can still be misread (98 % taken for 84.8 % in the same sentence: measured
         # in docs/reader.md), so only seed 000's similarity rule makes a quoted answer high.
         confidence = "medium"
+    misreading = None
+    if calculation is not None:
+        # Code did the arithmetic, but the model chose the figures and the operation: never high.
+        confidence = "medium" if confidence == "high" else confidence
+    elif quoted_in is not None:
+        misreading = misread(draft.question, draft.quote or "", answer, settings.quote_key_word_share)
+        if misreading:
+            flags.append("possible_misread")
+            confidence = "low"
     if draft.exact:  # counted and filtered over every stored fact, not estimated from chunks
         confidence = "medium" if draft.relaxed else "high"
     if not cited:
@@ -291,7 +381,27 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         flags.append("unsupported_figure")
     return Validation(True, confidence, flags, "Validation passed", None, average, cited, invalid, unsupported,
                       quote_found=True if quoted_in is not None else None,
-                      answer=answer if answer != draft.answer.strip() else None, unsupported_figures=figures)
+                      answer=answer if answer != draft.answer.strip() else None, unsupported_figures=figures,
+                      calculation=calculation.text if calculation else None, misread=misreading)
+
+
+def _calculate(draft: Draft) -> tuple[calculate.Calculation | None, list[int], str | None]:
+    """The draft's calculation, the sources its figures were read from (each figure's first
+    source, the cited one first), and the first figure no source prints (None when all are)."""
+    figures, where = [], []
+    ordered = sorted(draft.sources, key=lambda s: s.number != draft.quote_source)
+    for label, printed in draft.figures:
+        figure = calculate.parse_figure(label, printed)
+        if figure is None:
+            return None, [], printed or label
+        value = _normalize_number(f"{abs(figure.value):f}")
+        source = next((s.number for s in ordered if value in _numbers_in(_source_text(s))), None)
+        if source is None:
+            return None, [], printed
+        figures.append(figure)
+        where.append(source)
+    calculation = calculate.calculate(draft.operation, figures)
+    return calculation, list(dict.fromkeys(where)), None
 
 
 def _cited_similarity(draft: Draft, answer: str) -> tuple[list[int], float]:

@@ -117,3 +117,25 @@ def test_each_source_shows_whose_document_and_section_it_is_above_its_passage():
     hit.context = "Apple Inc. · Form 10-Q · quarter ended July 1, 2023 — Item 2. Results of Operations"
     (source,) = build_sources("What were net sales?", [hit], 300, count)
     assert source.text == f"{hit.context}\nNet sales were $81.8 billion."
+
+
+def test_the_calc_form_asks_for_figures_and_one_operation_and_reads_them_back():
+    from core.agents.reasoner import CALC, CALC_SCHEMA
+
+    sources = build_sources("ratio?", [chunk("Total assets 8,000. Total liabilities 4,000.")], 300, count)
+    prompt = build_prompt("What is the ratio of assets to liabilities?", sources, "concise", CALC)
+    assert '"figures"' in prompt and '"operation"' in prompt and "percent_change" in prompt
+    assert CALC_SCHEMA["properties"]["operation"]["enum"][0] == "none"
+    reply = ('{"quote": "Total assets 8,000.", "source": 1, "figures": [{"label": "assets", "value": "8,000"}, '
+             '{"label": "liabilities", "value": "4,000"}], "operation": "ratio", "answer": "2"}')
+    draft = reason("What is the ratio of assets to liabilities?", [chunk("Total assets 8,000. Total liabilities 4,000.")],
+                   ScriptedLLM([reply]), style="concise", budget=200, temperature=0.3, max_tokens=200,
+                   count_tokens=count, form=CALC)
+    assert draft.figures == [("assets", "8,000"), ("liabilities", "4,000")] and draft.operation == "ratio"
+
+
+def test_an_operation_outside_the_list_is_read_as_none():
+    from core.agents.reasoner import parse_figures
+
+    assert parse_figures('{"figures": [], "operation": "integral"}') == ([], "none")
+    assert parse_figures("not json") == ([], "none")

@@ -1,6 +1,6 @@
 """Validator: seed 000's checks and confidence rules, plus citation and grounding checks."""
-from core.agents.reasoner import Draft, Source
 from core.agents.confidence import assess_confidence
+from core.agents.reasoner import NO_INFORMATION, Draft, Source
 from core.agents.validator import question_names, quote_in, unsupported_claims, validate
 from core.config import Settings
 from core.retrieval import RetrievedChunk
@@ -173,3 +173,76 @@ def test_a_table_row_quoted_with_only_its_answering_cell_is_found_on_one_line():
     row = "Consolidated statement of income\nNet income $ 3,033 $ 10,073 $ 11,588\nShares 100"
     assert quote_in("Net income $ 11,588", row, 12)
     assert not quote_in("Net income $ 11,588 Shares", row, 12)  # words of two lines are not one row
+
+
+# --- the calc form: code checks the figures the model named and does the arithmetic ---------------
+
+BALANCE = ("Total current assets | 2023: 1,500 | 2022: 1,400", "Total current liabilities | 2023: 1,200 | 2022: 1,000")
+
+
+def calc(figures, operation, answer="The ratio is 1.3 [Source 1]", quote="Total current assets | 2023: 1,500"):
+    d = quoted(answer, quote, texts=BALANCE)
+    d.question = "What is the current ratio of the company in 2023?"
+    d.figures, d.operation = figures, operation
+    return d
+
+
+def test_a_calculation_over_figures_printed_in_the_sources_is_answered_by_code_citing_each_source():
+    v = validate(calc([("2023 current assets", "1,500"), ("2023 current liabilities", "1,200")], "ratio"), S)
+    assert v.is_valid and not v.is_no_information
+    assert v.answer == ("2023 current assets (1,500) / 2023 current liabilities (1,200) = 1.25. "
+                        "[Source 1] [Source 2]")
+    assert v.calculation and v.cited == [1, 2] and "unsupported_figure" not in v.safety_flags
+    assert v.confidence in ("medium", "low")  # the model chose the figures: never high
+
+
+def test_a_calculation_over_a_figure_no_source_prints_is_refused():
+    v = validate(calc([("2023 current assets", "1,500"), ("2023 current liabilities", "1,250")], "ratio"), S)
+    assert v.is_no_information and v.answer == NO_INFORMATION
+
+
+def test_without_an_operation_the_model_s_quoted_answer_stands():
+    v = validate(calc([], "none", answer="Total current assets were 1,500 [Source 1]"), S)
+    assert v.calculation is None and v.answer is None and not v.is_no_information
+
+
+# --- misreads a found quote can still hide: cheap checks that lower confidence --------------------
+
+WARRANTY = "HX modules deliver at least 98% of nominal power in the first year and at least 84.8% after 25 years."
+
+
+def misread_case(answer, quote, question, texts):
+    d = quoted(answer, quote, texts=texts, similarity=0.9)
+    d.question = question
+    return validate(d, S)
+
+
+def test_a_figure_off_the_clause_that_carries_the_question_s_number_is_low_confidence():
+    question = "How much of its nominal power does an HX module still deliver after 25 years?"
+    wrong = misread_case("At least 98% [Source 1]", WARRANTY, question, (WARRANTY,))
+    right = misread_case("At least 84.8% [Source 1]", WARRANTY, question, (WARRANTY,))
+    assert wrong.confidence == "low" and "possible_misread" in wrong.safety_flags and wrong.misread
+    assert right.misread is None and right.confidence == "high"
+
+
+def test_a_quote_that_holds_few_of_the_question_s_key_words_is_low_confidence():
+    page = "Azure Interior\nInvoice Date: 03/20/2023\nDue Date: 04/04/2023\nDue to global inflation our payment term has changed to 15 days."
+    question = "What is the due date on the Azure Interior invoice?"
+    wrong = misread_case("Due to global inflation our payment term has changed to 15 days. [Source 1]",
+                         "Due to global inflation our payment term has changed to 15 days.", question, (page,))
+    right = misread_case("The due date is 04/04/2023 [Source 1]", "Due Date: 04/04/2023", question, (page,))
+    assert wrong.confidence == "low" and wrong.misread
+    assert right.misread is None and right.confidence != "low"
+
+
+def test_an_answer_stating_a_figure_its_quote_does_not_hold_is_low_confidence():
+    page = "Net income | 2019: 11,588 | 2018: 10,073\nOperating income | 2019: 14,541"
+    v = misread_case("Net income was 14,541 [Source 1]", "Net income | 2019: 11,588", "What was the net income in 2019?",
+                     (page,))
+    assert v.confidence == "low" and "not in its quote" in v.misread
+
+
+def test_a_hyphenated_word_of_the_quote_counts_as_its_parts():
+    from core.agents.validator import about_the_question
+
+    assert about_the_question("Why was the full guidance raised?", "We now expect full-year growth of 8%")

@@ -1,0 +1,139 @@
+"""Arithmetic over quoted figures: the model names the figures and the operation, code does the rest.
+
+The 1.5B reader quotes the right statement rows but reads a number off them when the question needs
+a ratio, a share or a change (docs/reader.md: 4 of 10 wrong test answers). In the reader's "calc"
+form it lists the figures it needs, each copied as printed with a label, and picks one operation
+from a fixed list; this module checks each figure is printed in a source, evaluates the operation,
+and writes the answer, so no figure in it was produced by the model.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+NONE = "none"
+# operation: (figures needed at least, how the answer sentence names it)
+OPERATIONS = {
+    "sum": (2, "sum"),
+    "difference": (2, "difference"),
+    "ratio": (2, "ratio"),
+    "percent": (2, "share"),
+    "percent_change": (2, "change"),
+    "average": (2, "average"),
+    "max": (2, "largest"),
+    "min": (2, "smallest"),
+}
+
+_VALUE = re.compile(r"(\()?\s*([-−–])?\s*(\$|USD|US\$)?\s*([-−–])?\s*(\d[\d,]*(?:\.\d+)?|\.\d+)\s*(%)?"
+                    r"(?:\s*(thousand|million|billion|trillion|mn|bn|m|b|k)\b)?", re.I)
+_YEAR = re.compile(r"(?:FY|fiscal\s*(?:year)?\s*)?'?((?:19|20)\d{2})\b|\bFY\s*'?(\d{2})\b", re.I)
+
+
+@dataclass
+class Figure:
+    label: str
+    printed: str  # as the model copied it
+    value: float
+    currency: str = ""
+    percent: bool = False
+    scale: str = ""
+
+
+@dataclass
+class Calculation:
+    operation: str
+    figures: list[Figure]
+    result: float
+    text: str  # the computed part of the answer, e.g. "ratio of A (1,200) to B (800) = 1.50"
+    result_label: str = ""  # max/min: the label of the figure chosen
+
+
+def parse_figure(label: str, printed: str) -> Figure | None:
+    """A figure as printed in a filing: "$1,577", "(370)" (negative), "12.5%", "1.2 billion"."""
+    match = _VALUE.search(printed or "")
+    if not match:
+        return None
+    paren, sign1, currency, sign2, digits, percent, scale = match.groups()
+    try:
+        value = float(digits.replace(",", ""))
+    except ValueError:
+        return None
+    if paren and printed.strip().endswith(")") or sign1 or sign2:
+        value = -value
+    return Figure(label.strip(), printed.strip(), value, "$" if currency else "", bool(percent), (scale or "").lower())
+
+
+def _period(label: str) -> int | None:
+    years = {int(a) if a else 2000 + int(b) for a, b in _YEAR.findall(label)}
+    return years.pop() if len(years) == 1 else None
+
+
+def _number(x: float) -> str:
+    """A result as a reader expects it: thousands separated, at most 2 decimals, no trailing zeros."""
+    text = f"{x:,.2f}" if abs(x) >= 0.005 or x == 0 else f"{x:.4g}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _amount(x: float, like: list[Figure]) -> str:
+    """A sum, difference, average or max in the unit its inputs share ("$1,234 million")."""
+    currency = "$" if all(f.currency for f in like) else ""
+    scales = {f.scale for f in like}
+    scale = f" {scales.pop()}" if len(scales) == 1 and "" not in scales else ""
+    percent = "%" if all(f.percent for f in like) else ""
+    sign = "-" if x < 0 else ""
+    return f"{sign}{currency}{_number(abs(x))}{percent}{scale}"
+
+
+def calculate(operation: str, figures: list[Figure]) -> Calculation | None:
+    """The operation over the figures, in the order given (percent_change: from the earlier period to
+    the later when every label names one year, else first to second); None when it cannot be done
+    (unknown operation, too few figures, division by zero)."""
+    if operation not in OPERATIONS or len(figures) < OPERATIONS[operation][0]:
+        return None
+    values = [f.value for f in figures]
+    a, b = figures[0], figures[1]
+    shown = ", ".join(f"{f.label} ({f.printed})" for f in figures)
+    if operation == "sum":
+        result = sum(values)
+        return Calculation(operation, figures, result, f"sum of {shown} = {_amount(result, figures)}")
+    if operation == "average":
+        result = sum(values) / len(values)
+        return Calculation(operation, figures, result, f"average of {shown} = {_amount(result, figures)}")
+    if operation in ("max", "min"):
+        pick = (max if operation == "max" else min)(figures, key=lambda f: f.value)
+        word = OPERATIONS[operation][1]
+        return Calculation(operation, figures, pick.value, f"the {word} of {shown} is {pick.label} ({pick.printed})",
+                           pick.label)
+    if operation == "difference":
+        result = a.value - b.value
+        return Calculation(operation, figures, result,
+                           f"{a.label} ({a.printed}) minus {b.label} ({b.printed}) = {_amount(result, [a, b])}")
+    if operation == "percent_change":
+        first, second = a, b
+        pa, pb = _period(a.label), _period(b.label)
+        if pa is not None and pb is not None and pa > pb:
+            first, second = b, a  # a statement prints the latest year first
+        if first.value == 0:
+            return None
+        result = (second.value - first.value) / abs(first.value) * 100
+        return Calculation(operation, [first, second], result,
+                           f"change from {first.label} ({first.printed}) to {second.label} ({second.printed}) = "
+                           f"{'+' if result > 0 else ''}{_number(result)}%")
+    if b.value == 0:
+        return None
+    if operation == "ratio":
+        result = a.value / b.value
+        return Calculation(operation, figures, result,
+                           f"{a.label} ({a.printed}) / {b.label} ({b.printed}) = {_number(result)}")
+    result = a.value / b.value * 100  # percent: the first as a share of the second
+    return Calculation(operation, figures, result,
+                       f"{a.label} ({a.printed}) as a percent of {b.label} ({b.printed}) = {_number(result)}%")
+
+
+def render(calculation: Calculation, model_answer: str, sources: list[int]) -> str:
+    """The answer the user reads: the model's yes/no when it gave one (a judgement, not a figure),
+    then the computed sentence and the sources its figures were read from."""
+    lead = re.match(r"\s*(yes|no)\b", model_answer or "", re.I)
+    text = calculation.text[0].upper() + calculation.text[1:]
+    cited = " ".join(f"[Source {n}]" for n in sources)
+    return f"{lead.group(1).capitalize() + '. ' if lead else ''}{text}. {cited}".strip()

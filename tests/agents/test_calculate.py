@@ -1,0 +1,45 @@
+"""Arithmetic over quoted figures: code parses what the model copied and computes the answer."""
+from core.agents.calculate import calculate, parse_figure, render
+
+
+def fig(label, printed):
+    return parse_figure(label, printed)
+
+
+def test_figures_are_read_as_a_filing_prints_them():
+    assert fig("capex", "$1,577").value == 1577 and fig("capex", "$1,577").currency == "$"
+    assert fig("loss", "(370)").value == -370
+    assert fig("margin", "12.5%").percent and fig("margin", "12.5%").value == 12.5
+    assert fig("sales", "1.2 billion").scale == "billion"
+    assert fig("nothing", "n/a") is None
+
+
+def test_each_operation_is_computed_from_the_figures_in_the_order_given():
+    a, b = fig("current assets", "1,500"), fig("current liabilities", "1,200")
+    assert calculate("ratio", [a, b]).result == 1.25
+    assert calculate("percent", [a, b]).result == 125
+    assert calculate("difference", [a, b]).result == 300
+    assert calculate("sum", [a, b]).result == 2700
+    assert calculate("average", [a, b]).result == 1350
+    assert calculate("max", [a, b]).result_label == "current assets"
+    assert calculate("min", [a, b]).result_label == "current liabilities"
+
+
+def test_a_percent_change_runs_from_the_earlier_year_whatever_order_a_statement_prints():
+    newer, older = fig("FY2022 revenue", "1,100"), fig("FY2021 revenue", "1,000")
+    change = calculate("percent_change", [newer, older])
+    assert round(change.result, 6) == 10 and change.text.endswith("= +10%")
+
+
+def test_what_cannot_be_computed_gives_none():
+    one = fig("revenue", "10")
+    assert calculate("ratio", [one]) is None  # too few figures
+    assert calculate("ratio", [one, fig("zero", "0")]) is None
+    assert calculate("integral", [one, one]) is None
+
+
+def test_the_rendered_answer_states_only_the_inputs_and_the_result_with_their_sources():
+    c = calculate("ratio", [fig("total assets", "$8,000"), fig("total liabilities", "$4,000")])
+    text = render(c, "Yes, the ratio is 3.1", [1, 2])
+    assert text == "Yes. Total assets ($8,000) / total liabilities ($4,000) = 2. [Source 1] [Source 2]"
+    assert "3.1" not in text  # the model's own arithmetic is not shown
