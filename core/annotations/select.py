@@ -67,7 +67,12 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
         if bounded:
             selection.score += 3 * len(bounded)
             selection.reasons.append("bounds the quantity in a column: " + ", ".join(bounded))
-    values = {v.lower() for v in table.values}
+    if table.kind == "record":  # "how much", "when", "who issued": the fields of an invoice or receipt
+        fields = sorted(f for f, synonyms in RECORD_WORDS.items() if synonyms & asked_singulars)
+        if fields:
+            selection.score += len(fields)
+            selection.reasons.append("asks for the record's " + ", ".join(fields))
+    values = {" ".join(words(v)) for v in table.values}  # "INV/2023/03/0008" as the question's words read it
     found = []
     capitalised = {m.lower() for m in re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w&.-]+", question.strip())}
     for n in (4, 3, 2, 1):
@@ -77,6 +82,8 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
                 if any(gram in f for f in found):
                     continue  # "sri" inside "sri lanka" is the same mention
                 found.append(gram)
+    # a value that only repeats the file's name ("Azure Interior" in AzureInterior.pdf) is one mention, counted once
+    found = [v for v in found if not set(v.split()) <= set(named)]
     for value in found:
         weight = 0.5 if value.replace(".", "").isdigit() else (3 if " " in value or value in capitalised else 2)
         selection.score += weight
@@ -86,6 +93,50 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
     if table.kind == "fields" and not (named and (columns or found)):
         selection.score = 0.0  # a document's label lines answer only a question naming it and a label
     return selection
+
+
+# What a question calls each field of a document record (core.annotations.documents), singular.
+RECORD_WORDS = {
+    "total": {"total", "amount", "sum", "due", "paid", "cost", "spent", "pay", "price", "much", "owe", "charge"},
+    "date": {"date", "when", "day", "dated"},
+    "number": {"number", "no", "nr", "id", "reference", "ref", "numbered"},
+    "issuer": {"issuer", "vendor", "seller", "supplier", "company", "store", "shop", "merchant", "who", "issued",
+               "sent", "from", "billed"},
+    "currency": {"currency"},
+    "pages": {"page", "long"},
+}
+RECORD_COLUMNS = {"total": "total", "date": "date", "number": "number", "issuer": "issuer", "currency": "currency",
+                  "pages": "pages"}
+_RECORD_NOUNS = {"invoice", "receipt", "bill", "document", "factuur", "facture", "rechnung"}
+
+
+def record_lookup(question: str, selections: list[Selection]) -> tuple[Selection, str] | None:
+    """(the record table, its column) when the question asks one field of one named invoice or receipt
+    and nothing else ("What is the total amount of the Azure Interior invoice?"): every word is a
+    function word, a word of the document's name or of its issuer or number, or a word for one field.
+    The rule fast path for records; anything more goes to the model."""
+    records = [s for s in selections if s.table.kind == "record"]
+    if len(records) != 1 or not (records[0].file_words or any(r.startswith(("names values", "scoped")) for r in records[0].reasons)):
+        return None
+    table = records[0].table
+    names = file_words(table.filename) | {w for v in table.values for w in words(v)}
+    asked = [w for w in words(question) if w not in _STOP and w not in _RECORD_NOUNS and singular(w) not in _RECORD_NOUNS]
+    fields, unexplained = set(), []
+    for word in asked:
+        if word in names or singular(word) in names:
+            continue
+        hits = {f for f, synonyms in RECORD_WORDS.items() if word in synonyms or singular(word) in synonyms}
+        if hits:
+            fields |= hits
+        else:
+            unexplained.append(word)
+    if not fields and re.search(r"\bhow much\b", question, re.I):  # "How much was the Orlen invoice?"
+        fields = {"total"}
+    if unexplained or len(fields - {"issuer"}) > 1 or not fields:  # "who issued ... and when": two fields
+        return None
+    field = next(iter(fields - {"issuer"} or fields))  # "the amount due from Azure": "from" names no field
+    column = RECORD_COLUMNS[field]
+    return (records[0], column) if column in table.columns else None
 
 
 def file_words(filename: str) -> set[str]:

@@ -160,7 +160,8 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
     for table in tables:
         columns, rows = examples_of(executor, table, example_rows)
         schemas.append(schema_text(table, rows, columns))
-    prompt = "\n\n".join(schemas) + f"\n\nQuestion: {question}\nAnswer with JSON: the table used and one SQLite query."
+    # Qwen2.5-Coder's own text-to-SQL form: the schema, then the question as a SQL comment.
+    prompt = "\n\n".join(schemas) + f"\n\n-- Question: {question}\n-- Answer with JSON: the table used and one SQLite query."
     schema = {"type": "object", "properties": {
         "table": {"type": "string", "enum": [t.name for t in tables]},
         "sql": {"type": "string"}}, "required": ["table", "sql"]}
@@ -177,17 +178,37 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
         sql = clean_sql(str(reply.get("sql", "")))
         try:
             check_meaning(sql, tables)
-            written.result = executor.run(sql, [t.name for t in tables])
-            written.attempts.append(Attempt(sql, None, round(time.perf_counter() - started, 3)))
-            written.error = None
-            return written
+            result = executor.run(sql, [t.name for t in tables])
         except (sqlite3.Error, QueryRefused) as exc:
             written.error = f"{type(exc).__name__}: {exc}" if not isinstance(exc, QueryRefused) else str(exc)
             written.attempts.append(Attempt(sql, written.error, round(time.perf_counter() - started, 3)))
-            messages = messages + [
-                {"role": "assistant", "content": json.dumps({"table": reply.get("table", ""), "sql": sql})},
-                {"role": "user", "content": f"That query failed: {written.error}\nWrite a corrected query."}]
+            if written.result is not None:  # the retry after an empty result failed: the empty result stands
+                written.error = None
+                return written
+            feedback = f"That query failed: {written.error}\nWrite a corrected query."
+        else:
+            empty = found_nothing(result)
+            written.attempts.append(Attempt(sql, EMPTY if empty and not attempt else None,
+                                            round(time.perf_counter() - started, 3)))
+            written.result, written.error = result, None
+            if not empty or attempt:  # a second empty result stands: nothing matches
+                return written
+            # Nothing found is usually a filter that misspells a value ('Australia' vs 'AUS'): one more try.
+            feedback = f"That query found nothing (no rows, or only 0 / NULL). {EMPTY_HINT}"
+        messages = messages + [
+            {"role": "assistant", "content": json.dumps({"table": reply.get("table", ""), "sql": sql})},
+            {"role": "user", "content": feedback}]
     return written
+
+
+EMPTY = "no rows"
+EMPTY_HINT = ("Check the filter values against the example rows (spelling, case, partial text: use LIKE '%...%') "
+              "and write a corrected query.")
+
+
+def found_nothing(result: QueryResult) -> bool:
+    """No rows, or one row of nothing but 0 / NULL (a COUNT or SUM whose filter matched no row)."""
+    return not result.rows or (len(result.rows) == 1 and all(v in (None, 0, "") for v in result.rows[0]))
 
 
 _AGGREGATE = re.compile(r"\b(SUM|AVG|COUNT|TOTAL)\s*\(", re.I)

@@ -29,6 +29,7 @@ from typing import Callable
 
 import pandas as pd
 
+from core.annotations.documents import RECORD_TABLE
 from core.annotations.units import BASE_UNIT
 
 PROVENANCE = ["source_file", "source_sheet", "source_page", "source_row", "fact_id"]
@@ -37,7 +38,7 @@ FIELD_COLUMNS = ["label", "value", "number", "date"]
 # columns mix a stray "—" or "n/a" into numbers; lower lets text columns with a few numbers turn numeric.
 NUMERIC_SHARE = 0.8
 CURRENCY_SIGNS = "$€£¥₹"
-BUILD_VERSION = "2"  # bump when the tables built from the same facts change shape: the file is rebuilt
+BUILD_VERSION = "4"  # bump when the tables built from the same facts change shape: the file is rebuilt
 
 
 @dataclass
@@ -46,7 +47,8 @@ class TableInfo:
     doc_id: str
     filename: str
     sheet: str | None
-    kind: str  # "rows" (a table of records) | "fields" (a document's label: value lines)
+    kind: str  # "rows" (a table of records) | "fields" (a document's label: value lines) | "record" (an
+    # invoice's or receipt's header as one row: issuer, number, date, total, currency, pages)
     columns: list[str]  # SQL column names, provenance excluded
     printed: dict[str, str] = field(default_factory=dict)  # SQL column -> the label as printed
     types: dict[str, str] = field(default_factory=dict)  # SQL column -> REAL | TEXT
@@ -69,6 +71,22 @@ def sql_name(text: str, taken: set[str] | None = None) -> str:
     if taken is not None:
         taken.add(name)
     return name
+
+
+_LEADING = re.compile(r"^\s*[+\-−]?\d[\d,]*(?:\.\d+)?")
+_DATE_LIKE = re.compile(r"^\s*\d+\s*(?:[/\-:]\s*\d|\.\d+\.\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)", re.I)
+
+
+def leading_number(text: str) -> float | None:
+    """The number a cell starts with ("1st" 1, "12 (3)" 12, "+3" 3, "1,234 votes" 1234), None for a date
+    or a time ("25 April 2013", "2:03.45"), whose leading figure is no quantity."""
+    match = _LEADING.match(text)
+    if not match or _DATE_LIKE.match(text):
+        return None
+    try:
+        return float(match.group(0).strip().replace(",", "").replace("−", "-"))
+    except ValueError:
+        return None
 
 
 class TableStore:
@@ -122,7 +140,9 @@ class TableStore:
             if doc_id not in documents:
                 continue
             filename, pages = documents[doc_id]
-            if kind == "row":
+            if kind == "row" and table_name == RECORD_TABLE:  # an invoice's or receipt's header: its own table
+                groups[("record", doc_id, None, None)].append(fact)
+            elif kind == "row":
                 groups[("rows", doc_id, sheet, table_name if page is not None else None)].append(fact)
             elif (pages or 0) <= self.max_table_pages:  # long filings' "Label: value" lines are text, not a record
                 groups[("fields", doc_id, None, None)].append(fact)
@@ -130,10 +150,11 @@ class TableStore:
         tables: list[tuple[TableInfo, pd.DataFrame]] = []
         for (kind, doc_id, sheet, table_name), members in groups.items():
             filename = documents[doc_id][0]
-            stem = filename.rsplit(".", 1)[0] + (f" {sheet}" if sheet else "") + (" fields" if kind == "fields" else "")
+            stem = filename.rsplit(".", 1)[0] + (f" {sheet}" if sheet else "") + (f" {kind}" if kind != "rows" else "")
             name = sql_name(stem, taken)
-            build = _rows_frame if kind == "rows" else _fields_frame
+            build = _fields_frame if kind == "fields" else _rows_frame
             info, frame = build(name, doc_id, filename, sheet, members, cells)
+            info.kind = kind
             if len(frame):
                 tables.append((info, frame))
         tmp = self.path.with_suffix(".tmp")
@@ -178,6 +199,14 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
             frame[column] = texts.where(filled, None)
             info.types[column] = "TEXT"
             info.values += sorted({t.strip() for t in texts[filled] if len(t.strip()) <= 60})
+            leading = texts[filled].map(leading_number)
+            if len(leading) and leading.notna().mean() >= NUMERIC_SHARE:  # "1st", "12 (3)", "+3", "4 km"
+                extra = sql_name(f"{column} number", taken)
+                frame[extra] = pd.Series([leading_number(t) if isinstance(t, str) else None for t in texts],
+                                         dtype="float64")
+                info.columns.append(extra)
+                info.printed[extra] = f"the number {label} starts with"
+                info.types[extra] = "REAL"
             continue
         frame[column] = numbers
         info.types[column] = "REAL"

@@ -81,3 +81,19 @@ def test_after_two_failures_there_is_no_result_and_the_error_is_kept(executor):
 
 def test_code_fences_and_a_trailing_semicolon_are_removed():
     assert clean_sql("```sql\nSELECT 1;\n```") == "SELECT 1"
+
+
+def test_a_query_that_finds_nothing_goes_back_once_and_a_second_empty_result_stands(executor):
+    llm = ScriptedLLM([json.dumps({"table": "races", "sql": "SELECT COUNT(*) FROM races WHERE nation = 'SRI'"}),
+                       json.dumps({"table": "races", "sql": "SELECT COUNT(*) FROM races WHERE nation LIKE '%sri%'"})])
+    written = write_query("How many athletes are from Sri Lanka?", [TABLE], llm, executor, 3, 200)
+    assert written.result.rows == [(25,)] and written.retried and "found nothing" in llm.calls[1][-1]["content"]
+    nothing = json.dumps({"table": "races", "sql": "SELECT athlete FROM races WHERE nation = 'Peru'"})
+    written = write_query("Who is from Peru?", [TABLE], ScriptedLLM([nothing, nothing]), executor, 3, 200)
+    assert written.result.rows == [] and written.error is None and len(written.attempts) == 2
+
+
+def test_the_question_follows_the_schema_as_a_sql_comment(executor):
+    llm = ScriptedLLM([json.dumps({"table": "races", "sql": "SELECT COUNT(*) FROM races"})])
+    write_query("How many athletes?", [TABLE], llm, executor, 3, 200)
+    assert "-- Question: How many athletes?" in llm.calls[0][1]["content"]

@@ -25,6 +25,14 @@ def test_tables_are_typed_with_units_and_provenance(tmp_path, embedder, write_te
         fields = tables["azure_invoice_fields"]
         total = conn.execute(f"SELECT value, number FROM {fields.name} WHERE label = 'Total'").fetchone()
         assert total == ("$ 279.84", 279.84)
+        # "1st", "2nd": the text stays, and the number it starts with is a column of its own
+        assert conn.execute("SELECT rank_number FROM panels ORDER BY source_row").fetchall() == [(1.0,), (2.0,)]
+        # the invoice's header is one typed row: its document record
+        record = tables["azure_invoice_record"]
+        assert record.kind == "record" and record.types["total"] == "REAL"
+        row = conn.execute(f"SELECT number, date, total, currency, source_file FROM {record.name}").fetchall()
+        assert row == [("INV/2023/03/0008", "2023-03-20", 279.84, "USD", "azure_invoice.txt")]
+    assert "panels_record" not in tables  # a CSV is no invoice
     ws.close()
 
 
