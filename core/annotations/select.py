@@ -7,6 +7,7 @@ did not select is never aggregated.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -40,7 +41,24 @@ class Selection:
                 "because": self.reasons}
 
 
-def score_table(question: str, table: TableInfo, measured: set[str] = frozenset()) -> Selection:
+def name_weights(filenames: list[str]) -> dict[str, float]:
+    """How much a word of a file's name says about which file: 1 for a word of one file's name, less for a
+    word many names share ("report", "invoice", "2023" in every filing's name), by inverse document frequency
+    over the knowledge base's files."""
+    names = [file_words(f) for f in dict.fromkeys(filenames)]
+    count = len(names)
+    if count < 2:
+        return {}
+    frequency: dict[str, int] = {}
+    for name in names:
+        for word in name:
+            frequency[word] = frequency.get(word, 0) + 1
+    top = math.log(count)
+    return {w: max(0.0, math.log(count / df) / top) for w, df in frequency.items() if df > 1}
+
+
+def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(),
+                weights: dict[str, float] | None = None) -> Selection:
     """Points for each thing the question names in the table: its name 3 a word, a cell value 2
     (a value of several words, or a capitalised name, 3), a column word 1, and 3 for a column that
     holds a quantity the question bounds ("no wider than 1.2 m" -> a width column, "W [m]" too)."""
@@ -52,7 +70,7 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
     name_words = file_words(table.filename) | file_words(table.sheet or "")
     named = sorted(w for w in name_words if w in content or singular(w) in singulars)
     if named:
-        selection.score += 3 * len(named)
+        selection.score += sum(3 * (weights or {}).get(w, 1.0) for w in named)
         selection.reasons.append("names the file: " + ", ".join(named))
     # a document's printed labels ("Invoice Date", "Total due") are its columns
     labels = table.values if table.kind == "fields" else table.printed.values()
@@ -154,7 +172,8 @@ def select_tables(question: str, tables: list[TableInfo], min_score: float, max_
                   close: float = 0.8, measured: set[str] = frozenset()) -> tuple[list[Selection], list[Selection]]:
     """(selected, ranked): the tables at least `min_score` and within `close` of the best, at most
     `max_tables`; and every table that scored, best first, for the trace."""
-    ranked = sorted((score_table(question, t, measured) for t in tables), key=lambda s: -s.score)
+    weights = name_weights([t.filename for t in tables])
+    ranked = sorted((score_table(question, t, measured, weights) for t in tables), key=lambda s: -s.score)
     ranked = [s for s in ranked if s.score > 0]
     if not ranked or ranked[0].score < min_score:
         return [], ranked

@@ -91,3 +91,15 @@ def test_anything_more_than_one_field_is_left_to_the_model(question):
     from core.annotations.select import record_lookup, select_tables
     selected, _ = select_tables(question, [_record_table()], 3.0)
     assert record_lookup(question, selected) is None
+
+
+def test_a_word_many_file_names_share_names_no_file():
+    from core.annotations.select import name_weights
+    filings = [TableInfo(f"t{n}", f"d{n}", f"{company}_annual_report.pdf", None, "rows", ["revenue"],
+                         {"revenue": "Revenue"}, {}, {}, 3) for n, company in enumerate(["acme", "globex", "initech", "umbrella"])]
+    weights = name_weights([t.filename for t in filings])
+    assert weights["annual"] == weights["report"] == 0.0 and "acme" not in weights  # unique words keep their weight
+    selected, ranked = select_tables("What revenue does the annual report give?", filings, 3.0)
+    assert selected == []  # "annual report" names every filing, so none
+    selected, _ = select_tables("What revenue does the Acme annual report give?", filings, 3.0)
+    assert [s.table.filename for s in selected] == ["acme_annual_report.pdf"]
