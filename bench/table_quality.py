@@ -85,7 +85,13 @@ def item_matches(item: str, answer: str) -> bool:
     return item.lower() in answer.lower()
 
 
+_NOT_ANSWER = re.compile(r"\[Source \d+\]|\(from [^)]*\)|\b\d{3}_\d{3}\.csv\b")
+
+
 def matches(reference: str, answer: str) -> bool:
+    """Every item of the reference is in the answer; the citation markers and the file the answer names
+    ("[Source 1]", "(from 203_669.csv)") are no part of it (a "1" or "203" there would count)."""
+    answer = _NOT_ANSWER.sub(" ", answer)
     return all(item_matches(item, answer) for item in reference.split("|"))
 
 
@@ -176,8 +182,10 @@ def main(argv=None) -> int:
     parser.add_argument("--resume", action="store_true", help="skip questions already in the JSONL")
     parser.add_argument("--from-jsonl", type=Path, help="only report a finished or stopped run")
     args = parser.parse_args(argv)
-    if args.from_jsonl:
+    if args.from_jsonl:  # re-scored with the current matcher
         results = [json.loads(line) for line in args.from_jsonl.read_text().splitlines() if line.strip()]
+        for r in results:
+            r["match"] = matches(r["reference"], r["answer"])
     else:
         results = run(args)
     print(json.dumps(report(results), indent=2))

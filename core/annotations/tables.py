@@ -38,7 +38,7 @@ FIELD_COLUMNS = ["label", "value", "number", "date"]
 # columns mix a stray "—" or "n/a" into numbers; lower lets text columns with a few numbers turn numeric.
 NUMERIC_SHARE = 0.8
 CURRENCY_SIGNS = "$€£¥₹"
-BUILD_VERSION = "4"  # bump when the tables built from the same facts change shape: the file is rebuilt
+BUILD_VERSION = "5"  # bump when the tables built from the same facts change shape: the file is rebuilt
 
 
 @dataclass
@@ -183,7 +183,7 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
                 continue
             if column not in printed:
                 printed[column] = sql_name(column, taken)
-            record[printed[column]] = (text, number, kind, base)
+            record[printed[column]] = (text, number, kind, base, date)
         records.append(record)
     info = TableInfo(name, doc_id, filename, sheet, "rows", [], {}, {}, {}, len(records))
     frame = pd.DataFrame({c: [r.get(c) for r in records] for c in PROVENANCE})
@@ -199,6 +199,14 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
             frame[column] = texts.where(filled, None)
             info.types[column] = "TEXT"
             info.values += sorted({t.strip() for t in texts[filled] if len(t.strip()) <= 60})
+            dates = pd.Series([c[4] if c else None for c in raw], dtype="object")
+            if dates[filled].notna().mean() >= NUMERIC_SHARE:  # "11 July 1918": sortable and comparable as ISO
+                extra = sql_name(f"{column} date", taken)
+                frame[extra] = dates
+                info.columns.append(extra)
+                info.printed[extra] = f"{label} as an ISO date (YYYY-MM-DD)"
+                info.types[extra] = "TEXT"
+                continue
             leading = texts[filled].map(leading_number)
             if len(leading) and leading.notna().mean() >= NUMERIC_SHARE:  # "1st", "12 (3)", "+3", "4 km"
                 extra = sql_name(f"{column} number", taken)

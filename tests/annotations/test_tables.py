@@ -5,7 +5,8 @@ from core.config import Settings
 from core.llm.scripted import ScriptedLLM
 from core.workspace import Workspace
 
-PANELS = "Model,Width (mm),Weight,Price,Rank\nHX-400,1134,21.5 kg,$199.00,1st\nHX-450,1040,19 kg,$229.50,2nd\n"
+PANELS = ("Model,Width (mm),Weight,Price,Rank,Launched\nHX-400,1134,21.5 kg,$199.00,1st,11 July 2018\n"
+          "HX-450,1040,19 kg,$229.50,2nd,1 February 2019\n")
 INVOICE = "Azure Interior\nInvoice: INV/2023/03/0008\nInvoice Date: 03/20/2023\nSubtotal $ 262.90\nTotal $ 279.84\n"
 
 
@@ -27,6 +28,9 @@ def test_tables_are_typed_with_units_and_provenance(tmp_path, embedder, write_te
         assert total == ("$ 279.84", 279.84)
         # "1st", "2nd": the text stays, and the number it starts with is a column of its own
         assert conn.execute("SELECT rank_number FROM panels ORDER BY source_row").fetchall() == [(1.0,), (2.0,)]
+        # dates as printed, and as ISO beside them, so MIN and < compare them as dates
+        assert conn.execute("SELECT launched, launched_date FROM panels ORDER BY launched_date").fetchall() == [
+            ("11 July 2018", "2018-07-11"), ("1 February 2019", "2019-02-01")]
         # the invoice's header is one typed row: its document record
         record = tables["azure_invoice_record"]
         assert record.kind == "record" and record.types["total"] == "REAL"
