@@ -105,7 +105,7 @@ def run(args) -> list[dict]:
         rows = rows[: args.limit]
     ws = Workspace(load_settings())
     docs = {d.filename: d.doc_id for d in ws.kb.documents() if d.status == "indexed"}
-    out = RESULTS / f"table_quality_{args.part}_s{args.seed}_n{len(rows)}.jsonl"
+    out = RESULTS / f"table_quality_{args.part}_s{args.seed}_n{len(rows)}{'_selection' if args.selection_only else ''}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     done = {}
     if out.exists() and args.resume:
@@ -127,6 +127,11 @@ def run(args) -> list[dict]:
             ranked = route.ranked if route else []
             record["unscoped_top"] = ranked[0].table.filename if ranked else None
             record["unscoped_selected"] = [s.table.filename for s in route.selections] if route else []
+            if args.selection_only:  # (b) only: code, no model
+                record.update(answer="", route=None, confidence=None, query=None, path=None, attempts=None,
+                              seconds=0.0, query_failed=False, retried=False, match=False)
+                results.append(record)
+                continue
             # (a) scoped to its table, through the real pipeline and model
             started = time.perf_counter()
             response = ws.ask(row["utterance"], doc_ids=[docs[filename]], mode="pipeline")
@@ -180,6 +185,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--resume", action="store_true", help="skip questions already in the JSONL")
+    parser.add_argument("--selection-only", action="store_true",
+                        help="measure only (b), which table the unscoped question selects (no model, fast)")
     parser.add_argument("--from-jsonl", type=Path, help="only report a finished or stopped run")
     args = parser.parse_args(argv)
     if args.from_jsonl:  # re-scored with the current matcher

@@ -137,7 +137,9 @@ class AnswerPipeline:
             return TableRoute([], ranked, None)
         accounted = set().union(*(x.file_words for x in selected))
         route = TableRoute(selected, ranked, parsed, unexplained_words(plan.question, parsed, accounted))
-        route.lookup = record_lookup(plan.question, selected)
+        # the record of a selected document, even when two of its other tables outscored it
+        documents = {x.table.doc_id for x in selected}
+        route.lookup = record_lookup(plan.question, [x for x in ranked if x.table.doc_id in documents])
         return route
 
     def _decompose(self, plan: Plan) -> decompose_agent.Decomposition | None:

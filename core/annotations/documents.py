@@ -235,6 +235,8 @@ def _values_near(lines: list[Line], i: int, j: int, rest: str, parse, last: bool
     right = [(v, p, 0) for v, p in parse(rest)]
     if right and not last:
         return right
+    if not right and re.search(r"\d", rest):  # the label's own value, printed but not of this kind: not a neighbour's
+        return []
     for cell in line.cells[j + 1:(None if last else j + 3)]:
         found = [(v, p, 1) for v, p in parse(cell.text)]
         right += found
@@ -360,7 +362,7 @@ def _date_candidates(lines, i, j, text, first_is_day, out) -> None:
         out.append(Candidate(value, printed, lines[i].page, rank * 3 + step, i, match.group("label")))
 
 
-_NUMBER_VALUE = re.compile(r"#?\s?[A-Z0-9][\w/\-.]*\d[\w/\-.]*", re.I)
+_NUMBER_VALUE = re.compile(r"#?\s?(?P<value>(?:[A-Z]{1,3} )?[A-Z0-9][\w/\-.]*\d[\w/\-.]*)", re.I)  # "F 1234K20/1234/12"
 
 
 def _number_candidates(lines, i, j, text, out) -> None:
@@ -374,8 +376,8 @@ def _number_candidates(lines, i, j, text, out) -> None:
         token = _NUMBER_VALUE.match(t.strip())
         if not token or _NOT_NUMBER_VALUE.match(token.group(0)) or find_dates(token.group(0)):
             return []
-        value = token.group(0).strip().rstrip(".")
-        return [(value, value)] if len(value.lstrip("#").strip()) >= 3 else []
+        value = token.group("value").strip().rstrip(".")  # "# BLR_WFLD2015...": the sign is no part of the number
+        return [(value, value)] if len(value) >= 3 else []
     rest = match.group("rest")
     if generic:
         # "Invoice INV/2023/03/0008", "Facture n°562044387": the number in the same cell; a bare
