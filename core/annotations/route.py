@@ -216,6 +216,7 @@ def payload(result: StructuredResult, result_set_id: str, max_rows: int) -> dict
         "files": query.files if query is not None else sorted({r.filename for r in result.rows}),
         "query": query.sql if query is not None else None,
         "query_path": query.path if query is not None else "rules",
+        "judgements": query.judgements if query is not None else [],
     }
 
 
@@ -260,6 +261,7 @@ class TableQuery:
     attempts: list[dict] = field(default_factory=list)  # each query tried, with its error
     error: str | None = None
     prompt: str = ""
+    judgements: list[dict] = field(default_factory=list)  # a judged filter: the values the model kept
 
     @property
     def tables(self) -> list[str]:
@@ -271,7 +273,7 @@ class TableQuery:
 
     def trace(self) -> dict:
         return {"tables": self.tables, "files": self.files, "query": self.sql, "path": self.path,
-                "attempts": self.attempts, "error": self.error, "columns": self.columns,
+                "attempts": self.attempts, "error": self.error, "columns": self.columns, "judgements": self.judgements,
                 "rows": [list(r) for r in self.rows[:20]], "truncated": self.truncated}
 
 
@@ -284,7 +286,7 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
     tables = [s.table for s in selections]
     written = write_query(question, tables, llm, executor, example_rows, max_tokens)
     query = TableQuery(selections, path="model", prompt=written.prompt, error=written.error,
-                       attempts=[a.__dict__ for a in written.attempts])
+                       attempts=[a.__dict__ for a in written.attempts], judgements=written.judgements)
     if written.result is not None:
         query.sql, query.columns = written.result.sql, written.result.columns
         query.rows, query.truncated = written.result.rows, written.result.truncated
