@@ -85,7 +85,10 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
         if bounded:
             selection.score += 3 * len(bounded)
             selection.reasons.append("bounds the quantity in a column: " + ", ".join(bounded))
-    if table.kind == "record":  # "how much", "when", "who issued": the fields of an invoice or receipt
+    if table.kind == "records" and (kinds := sorted({singular(w) for w in asked} & _RECORD_NOUNS)):
+        selection.score += 3  # "which receipt", "invoices from 2023": the kind of document every row is
+        selection.reasons.append("names the kind of document: " + ", ".join(kinds))
+    if table.kind in ("record", "records"):  # "how much", "when", "who issued": the fields of an invoice or receipt
         fields = sorted(f for f, synonyms in RECORD_WORDS.items() if synonyms & asked_singulars)
         if fields:
             selection.score += len(fields)

@@ -38,7 +38,7 @@ FIELD_COLUMNS = ["label", "value", "number", "date"]
 # columns mix a stray "—" or "n/a" into numbers; lower lets text columns with a few numbers turn numeric.
 NUMERIC_SHARE = 0.8
 CURRENCY_SIGNS = "$€£¥₹"
-BUILD_VERSION = "5"  # bump when the tables built from the same facts change shape: the file is rebuilt
+BUILD_VERSION = "6"  # bump when the tables built from the same facts change shape: the file is rebuilt
 
 
 @dataclass
@@ -48,7 +48,8 @@ class TableInfo:
     filename: str
     sheet: str | None
     kind: str  # "rows" (a table of records) | "fields" (a document's label: value lines) | "record" (an
-    # invoice's or receipt's header as one row: issuer, number, date, total, currency, pages)
+    # invoice's or receipt's header as one row: issuer, number, date, total, currency, pages) | "records"
+    # (every document record of the knowledge base, one row each, with its file)
     columns: list[str]  # SQL column names, provenance excluded
     printed: dict[str, str] = field(default_factory=dict)  # SQL column -> the label as printed
     types: dict[str, str] = field(default_factory=dict)  # SQL column -> REAL | TEXT
@@ -157,6 +158,9 @@ class TableStore:
             info.kind = kind
             if len(frame):
                 tables.append((info, frame))
+        records = [m for (kind, *_), members in groups.items() if kind == "record" for m in members]
+        if len(records) >= 2:  # "which receipt has the highest total", "spent per vendor": every record in one table
+            tables.append(_all_records_frame(sql_name("document records", taken), records, cells, documents))
         tmp = self.path.with_suffix(".tmp")
         tmp.unlink(missing_ok=True)
         with sqlite3.connect(tmp) as out:
@@ -239,6 +243,19 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
             info.units[normal] = unit
     info.types.update({"source_page": "INTEGER", "source_row": "INTEGER"})
     return info, frame[[*info.columns, *PROVENANCE]]
+
+
+ALL_RECORDS = "all invoices and receipts"  # the file name the table of every document record goes by
+
+
+def _all_records_frame(name, members, cells, documents) -> tuple[TableInfo, pd.DataFrame]:
+    """Every document record in one table, with the file each comes from as a column of its own."""
+    files = [documents[m[1]][0] for m in members]
+    with_file = {m[0]: [("File", f, None, None, None, None, 0), *cells.get(m[0], [])] for m, f in zip(members, files)}
+    info, frame = _rows_frame(name, "", ALL_RECORDS, None, members, with_file)
+    frame["source_file"] = files
+    info.kind = "records"
+    return info, frame
 
 
 def _fields_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInfo, pd.DataFrame]:

@@ -207,3 +207,19 @@ def test_an_invoice_figure_reads_like_a_sentence(tmp_path, embedder, write_text)
     response = ws.ask("When is the Azure invoice due, which date?")  # two fields of the record: the model's query
     assert response.answer.startswith("The Date for Label = Due Date is 2023-04-04 (from azure_invoice.txt)."), response.answer
     ws.close()
+
+
+def test_a_question_across_invoices_is_one_query_over_every_document_record(tmp_path, embedder, write_text):
+    """issue 14: "which record has the highest total" was refused; every record is now one table."""
+    highest = json.dumps({"table": "document_records",
+                          "sql": "SELECT issuer, total FROM document_records ORDER BY total DESC LIMIT 1"})
+    ws = Workspace(Settings(data_dir=tmp_path / "kb8"), embedder, ScriptedLLM([highest]))
+    ws.ingestor.ingest_paths([
+        write_text("azure_interior.txt", "Azure Interior\nInvoice INV/2023/03/0008\nInvoice Date: 03/20/2023\nTotal $ 279.84\n"),
+        write_text("quickfit.txt", "QuickFit Tyres Ltd\nReceipt no.: QF-24-0117\nDate: 18/01/2024\nTOTAL   $ 412.00\n"),
+        write_text("orders.csv", ORDERS)])
+    response = ws.ask("Which invoice or receipt has the highest total?")
+    assert response.route == "structured" and "QuickFit Tyres Ltd" in response.answer and "412" in response.answer
+    assert "document_records" in response.structured["tables"]
+    assert "CREATE TABLE orders" not in ws.llm.calls[0][-1]["content"]  # a table of orders is no invoice
+    ws.close()
