@@ -1,5 +1,5 @@
 """Document records: an invoice's or receipt's header read from its layout, each value found in its text."""
-from core.annotations.documents import (Line, Cell, amounts, day_first, find_dates, lines_from_text, lines_from_words,
+from core.annotations.documents import (Line, Cell, amounts, day_first, find_dates, lines_from_text, lines_from_words, may_be_record,
                                         read_record, record_facts)
 
 
@@ -68,3 +68,10 @@ def test_pdf_words_become_cells_split_at_wide_gaps():
     [line] = lines_from_words(words, 1)
     assert [c.text for c in line.cells] == ["Total due", "$4.11"]
     assert read_record("a.pdf", [line, Line([Cell("Invoice Number: 42183017", 0, 90)])], 1).total == 4.11
+
+
+def test_a_filing_that_prints_totals_and_dates_is_no_record():
+    from core.ingest.document import LoadedDocument, Section
+    release = LoadedDocument("acme_2023_8K.pdf", "pdf", [Section("ACME Corp Form 8-K\nDate: 2023-05-05\nTotal revenue  $ 22,322.00\n", page=1)], 1)
+    receipt = LoadedDocument("scan.jpg", "jpg", [Section("QuickFit Tyres\nDate: 2024-01-18\nTOTAL  $ 412.00\n", page=1)], 1)
+    assert not may_be_record(release) and may_be_record(receipt)
