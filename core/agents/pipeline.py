@@ -139,6 +139,9 @@ class AnswerPipeline:
         route = TableRoute(selected, ranked, parsed, unexplained_words(plan.question, parsed, accounted))
         # the record of a selected document, even when two of its other tables outscored it
         documents = {x.table.doc_id for x in selected}
+        if any(x.table.kind == "records" for x in selected):  # and the one record whose value the question names
+            documents |= {x.table.doc_id for x in ranked if x.table.kind == "record"
+                          and any(r.startswith("names values") for r in x.reasons)}
         route.lookup = record_lookup(plan.question, [x for x in ranked if x.table.doc_id in documents])
         return route
 

@@ -222,4 +222,11 @@ def test_a_question_across_invoices_is_one_query_over_every_document_record(tmp_
     assert response.route == "structured" and "QuickFit Tyres Ltd" in response.answer and "412" in response.answer
     assert "document_records" in response.structured["tables"]
     assert "CREATE TABLE orders" not in ws.llm.calls[0][-1]["content"]  # a table of orders is no invoice
+    # one invoice named by its number among all of them: the record lookup, no model call
+    response = ws.ask("How much is the total due on invoice INV/2023/03/0008?")
+    assert "$279.84" in response.answer and response.structured["query_path"] == "rules" and len(ws.llm.calls) == 1
+    # an invoice that is not stored is never answered from the table of the others
+    ws.llm.script = None  # the text route's extractive stand-in
+    response = ws.ask("What is the total amount of the Contoso invoice?")
+    assert response.route == "hybrid" and response.structured is None
     ws.close()
