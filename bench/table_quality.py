@@ -85,7 +85,13 @@ def item_matches(item: str, answer: str) -> bool:
     return item.lower() in answer.lower()
 
 
+_NOT_ANSWER = re.compile(r"\[Source \d+\]|\(from [^)]*\)|\b\d{3}_\d{3}\.csv\b")
+
+
 def matches(reference: str, answer: str) -> bool:
+    """Every item of the reference is in the answer; the citation markers and the file the answer names
+    ("[Source 1]", "(from 203_669.csv)") are no part of it (a "1" or "203" there would count)."""
+    answer = _NOT_ANSWER.sub(" ", answer)
     return all(item_matches(item, answer) for item in reference.split("|"))
 
 
@@ -99,7 +105,7 @@ def run(args) -> list[dict]:
         rows = rows[: args.limit]
     ws = Workspace(load_settings())
     docs = {d.filename: d.doc_id for d in ws.kb.documents() if d.status == "indexed"}
-    out = RESULTS / f"table_quality_{args.part}_s{args.seed}_n{len(rows)}.jsonl"
+    out = RESULTS / f"table_quality_{args.part}_s{args.seed}_n{len(rows)}{'_selection' if args.selection_only else ''}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     done = {}
     if out.exists() and args.resume:
@@ -121,6 +127,11 @@ def run(args) -> list[dict]:
             ranked = route.ranked if route else []
             record["unscoped_top"] = ranked[0].table.filename if ranked else None
             record["unscoped_selected"] = [s.table.filename for s in route.selections] if route else []
+            if args.selection_only:  # (b) only: code, no model
+                record.update(answer="", route=None, confidence=None, query=None, path=None, attempts=None,
+                              seconds=0.0, query_failed=False, retried=False, match=False)
+                results.append(record)
+                continue
             # (a) scoped to its table, through the real pipeline and model
             started = time.perf_counter()
             response = ws.ask(row["utterance"], doc_ids=[docs[filename]], mode="pipeline")
@@ -174,10 +185,14 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--resume", action="store_true", help="skip questions already in the JSONL")
+    parser.add_argument("--selection-only", action="store_true",
+                        help="measure only (b), which table the unscoped question selects (no model, fast)")
     parser.add_argument("--from-jsonl", type=Path, help="only report a finished or stopped run")
     args = parser.parse_args(argv)
-    if args.from_jsonl:
+    if args.from_jsonl:  # re-scored with the current matcher
         results = [json.loads(line) for line in args.from_jsonl.read_text().splitlines() if line.strip()]
+        for r in results:
+            r["match"] = matches(r["reference"], r["answer"])
     else:
         results = run(args)
     print(json.dumps(report(results), indent=2))

@@ -21,9 +21,10 @@ from core.agents.router import DocumentRouter
 from core.agents.turn import Turn
 from core.agents.validator import Validation
 from core.annotations.query import parse_structured, unexplained_words
-from core.annotations.route import TableRoute, payload, run_structured, run_table_query, save_result_set
+from core.annotations.route import (TableRoute, payload, run_record_lookup, run_structured, run_table_query,
+                                    save_result_set)
 from core.annotations.search import FactStore
-from core.annotations.select import Selection, file_words, named_files, select_tables
+from core.annotations.select import Selection, file_words, named_files, record_lookup, select_tables
 from core.annotations.sql import ReadOnlyExecutor
 from core.annotations.tables import TableStore
 from core.config import Settings
@@ -130,7 +131,14 @@ class AnswerPipeline:
         if not selected:
             return TableRoute([], ranked, None)
         accounted = set().union(*(x.file_words for x in selected))
-        return TableRoute(selected, ranked, parsed, unexplained_words(plan.question, parsed, accounted))
+        route = TableRoute(selected, ranked, parsed, unexplained_words(plan.question, parsed, accounted))
+        # the record of a selected document, even when two of its other tables outscored it
+        documents = {x.table.doc_id for x in selected}
+        if any(x.table.kind == "records" for x in selected):  # and the one record whose value the question names
+            documents |= {x.table.doc_id for x in ranked if x.table.kind == "record"
+                          and any(r.startswith("names values") for r in x.reasons)}
+        route.lookup = record_lookup(plan.question, [x for x in ranked if x.table.doc_id in documents])
+        return route
 
     def _decompose(self, plan: Plan) -> decompose_agent.Decomposition | None:
         """Seed 003 on text questions: classify and split into sub-queries. The model is offered
@@ -205,7 +213,9 @@ class AnswerPipeline:
         route: TableRoute = plan.structured
         with trace.step("retrieval", "Retriever", route="structured", understood=route.notes,
                         tables=[x.table.name for x in route.selections], path="rules" if route.fast else "model") as event:
-            if route.fast:  # the rules read the whole question: their filters, on the selected documents only
+            if route.lookup is not None:  # one field of one named invoice or receipt
+                result = run_record_lookup(plan.question, *route.lookup, self.executor, self.facts)
+            elif route.fast:  # the rules read the whole question: their filters, on the selected documents only
                 route.parsed.query.doc_ids = sorted({x.table.doc_id for x in route.selections})
                 result = run_structured(route.parsed, self.facts)
             else:

@@ -13,6 +13,7 @@ import logging
 import re
 from pathlib import Path
 
+from core.annotations.documents import may_be_record, read_document, record_facts
 from core.annotations.model import KV, ROW, Fact, FactValue, normalize_label
 from core.annotations.records import attach_page_context, record_name, table_identifier
 from core.annotations.units import parse_quantity, unit_of_label
@@ -85,6 +86,8 @@ def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = Non
     if short:  # receipts, invoices, datasheets: a page is a record
         facts = _without_repeats(facts)
         attach_page_context(facts, {s.page: s.text for s in document.sections if s.page is not None and s.table is None})
+    if short and document.kind not in ("csv", "xlsx") and may_be_record(document):  # its header as one row
+        facts += record_facts(read_document(document, path), doc_id)
     for number, fact in enumerate(facts):
         fact.fact_id = f"{doc_id}_f{number}"
     return facts

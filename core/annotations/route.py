@@ -216,6 +216,7 @@ def payload(result: StructuredResult, result_set_id: str, max_rows: int) -> dict
         "files": query.files if query is not None else sorted({r.filename for r in result.rows}),
         "query": query.sql if query is not None else None,
         "query_path": query.path if query is not None else "rules",
+        "judgements": query.judgements if query is not None else [],
     }
 
 
@@ -226,18 +227,22 @@ class TableRoute:
     ranked: list  # every table that scored, best first, for the trace
     parsed: StructuredQuery | None  # the rule parse, run on the fast path
     unexplained: list[str] = field(default_factory=list)  # words the rule parse left over
+    lookup: tuple | None = None  # (Selection, column): one field of one named invoice or receipt
 
     @property
     def fast(self) -> bool:
-        return self.parsed is not None and self.parsed.is_structured and not self.unexplained
+        return self.lookup is not None or (self.parsed is not None and self.parsed.is_structured and not self.unexplained)
 
     @property
     def notes(self) -> list[str]:
+        if self.lookup is not None:
+            return [f"table {self.lookup[0].table.filename}", f"its {self.lookup[1]}"]
         return [f"table {s.table.filename}" for s in self.selections] + (self.parsed.notes if self.fast else [])
 
     def trace(self) -> dict:
         return {"selected": [s.trace() for s in self.selections], "candidates": [s.trace() for s in self.ranked[:5]],
                 "rule_parse": self.parsed.notes if self.parsed else None, "unexplained_words": self.unexplained,
+                "record_lookup": [self.lookup[0].table.name, self.lookup[1]] if self.lookup else None,
                 "path": "rules" if self.fast else "model"}
 
 
@@ -256,6 +261,7 @@ class TableQuery:
     attempts: list[dict] = field(default_factory=list)  # each query tried, with its error
     error: str | None = None
     prompt: str = ""
+    judgements: list[dict] = field(default_factory=list)  # a judged filter: the values the model kept
 
     @property
     def tables(self) -> list[str]:
@@ -267,7 +273,7 @@ class TableQuery:
 
     def trace(self) -> dict:
         return {"tables": self.tables, "files": self.files, "query": self.sql, "path": self.path,
-                "attempts": self.attempts, "error": self.error, "columns": self.columns,
+                "attempts": self.attempts, "error": self.error, "columns": self.columns, "judgements": self.judgements,
                 "rows": [list(r) for r in self.rows[:20]], "truncated": self.truncated}
 
 
@@ -280,7 +286,7 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
     tables = [s.table for s in selections]
     written = write_query(question, tables, llm, executor, example_rows, max_tokens)
     query = TableQuery(selections, path="model", prompt=written.prompt, error=written.error,
-                       attempts=[a.__dict__ for a in written.attempts])
+                       attempts=[a.__dict__ for a in written.attempts], judgements=written.judgements)
     if written.result is not None:
         query.sql, query.columns = written.result.sql, written.result.columns
         query.rows, query.truncated = written.result.rows, written.result.truncated
@@ -300,6 +306,22 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
         # questions) half the model's queries that ran gave a wrong answer, whether or not the question
         # named the table's values, so an answer the model's query gives is never high confidence.
         result.relaxed.append("a query written by the model")
+    return result
+
+
+def run_record_lookup(question: str, selection, column: str, executor, facts: FactStore) -> StructuredResult:
+    """The rule fast path for a document record: one field of one named invoice or receipt, read by
+    the same read-only executor as a model's query, cited to the record's row."""
+    table = selection.table
+    sql = f'SELECT "{column}" FROM {table.name}'
+    found = executor.run(sql, [table.name])
+    query = TableQuery([selection], sql=sql, columns=found.columns, rows=found.rows, path="rules",
+                       attempts=[{"sql": sql, "error": None, "seconds": found.seconds}])
+    notes = [f"table {table.filename} ({'; '.join(selection.reasons)})", f"its {column}"]
+    result = StructuredResult(StructuredQuery(FactQuery(doc_ids=[table.doc_id]), notes=notes), [])
+    result.table_query, result.parsed_question = query, question
+    result.attempts.append(Attempt(f"record lookup: {sql}", len(found.rows)))
+    result.rows = facts.rows_by_id(provenance_ids(sql, [table], executor))
     return result
 
 

@@ -15,6 +15,7 @@ from typing import Callable
 
 import numpy as np
 
+from core.annotations.documents import RECORD_TABLE
 from core.annotations.model import normalize_label, singular
 from core.annotations.records import record_key
 from core.annotations.units import to_base
@@ -178,7 +179,11 @@ class FactStore:
         if query.doc_ids:
             clauses.append(f"f.doc_id IN ({','.join('?' * len(query.doc_ids))})")
             args += list(query.doc_ids)
-        where = " AND ".join(clauses) or "1"
+        # A document's record (core.annotations.documents) restates its printed figures as one row: the
+        # rules read the printed facts only, so a receipt's total is never counted twice.
+        clauses.append("f.table_name IS NOT ?")
+        args.append(RECORD_TABLE)
+        where = " AND ".join(clauses)
         rows = self._connect().execute(
             "SELECT f.*, d.filename FROM facts f JOIN documents d USING(doc_id) "
             f"WHERE d.status='indexed' AND {where} ORDER BY d.filename, f.page, f.sheet, f.row_index",

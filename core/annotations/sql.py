@@ -22,7 +22,11 @@ from core.llm.base import ChatLLM, LLMError
 SYSTEM = ("You are an expert SQLite writer. Write one SQLite SELECT query that answers the question from "
           "the tables below. Use only these tables and columns; quote column names with double quotes. "
           "Compare text case-insensitively (LIKE or lower()). Select the columns that answer the question; "
-          "for a count or a sum use COUNT or SUM. Reply with JSON.")
+          "for a count or a sum use COUNT or SUM. When a filter needs a judgement about what a text value is "
+          "(\"the products themselves, not services or accessories\"), set judge to the column and what to keep, "
+          "and write that filter as \"column\" IN KEPT. Reply with JSON.")
+KEPT = "KEPT"  # the placeholder for the values the model kept by judgement (issue 14, item 6)
+JUDGE_MAX_VALUES = 80  # distinct values one judgement call reads; more would not fit a short prompt
 
 
 class QueryRefused(RuntimeError):
@@ -51,6 +55,7 @@ class WrittenQuery:
     attempts: list[Attempt] = field(default_factory=list)
     prompt: str = ""
     error: str | None = None
+    judgements: list[dict] = field(default_factory=list)  # values the model kept for a judged filter
 
     @property
     def retried(self) -> bool:
@@ -160,10 +165,16 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
     for table in tables:
         columns, rows = examples_of(executor, table, example_rows)
         schemas.append(schema_text(table, rows, columns))
-    prompt = "\n\n".join(schemas) + f"\n\nQuestion: {question}\nAnswer with JSON: the table used and one SQLite query."
+    # Qwen2.5-Coder's own text-to-SQL form: the schema, then the question as a SQL comment.
+    prompt = "\n\n".join(schemas) + f"\n\n-- Question: {question}\n-- Answer with JSON: the table used and one SQLite query."
+    text_columns = sorted({c for t in tables for c in t.columns if t.types.get(c) == "TEXT"})
     schema = {"type": "object", "properties": {
         "table": {"type": "string", "enum": [t.name for t in tables]},
-        "sql": {"type": "string"}}, "required": ["table", "sql"]}
+        "sql": {"type": "string"},
+        "judge": {"type": "object", "properties": {
+            "column": {"type": "string", "enum": text_columns or [""]}, "keep": {"type": "string"}},
+            "required": ["column", "keep"]}},
+        "required": ["table", "sql"]}
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
     written = WrittenQuery(None, prompt=prompt)
     for attempt in range(2):
@@ -176,18 +187,70 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
             return written
         sql = clean_sql(str(reply.get("sql", "")))
         try:
+            if KEPT in sql:
+                sql = judge_values(sql, reply.get("judge"), reply.get("table", ""), tables, llm, executor, written)
             check_meaning(sql, tables)
-            written.result = executor.run(sql, [t.name for t in tables])
-            written.attempts.append(Attempt(sql, None, round(time.perf_counter() - started, 3)))
-            written.error = None
-            return written
+            result = executor.run(sql, [t.name for t in tables])
         except (sqlite3.Error, QueryRefused) as exc:
             written.error = f"{type(exc).__name__}: {exc}" if not isinstance(exc, QueryRefused) else str(exc)
             written.attempts.append(Attempt(sql, written.error, round(time.perf_counter() - started, 3)))
-            messages = messages + [
-                {"role": "assistant", "content": json.dumps({"table": reply.get("table", ""), "sql": sql})},
-                {"role": "user", "content": f"That query failed: {written.error}\nWrite a corrected query."}]
+            if written.result is not None:  # the retry after an empty result failed: the empty result stands
+                written.error = None
+                return written
+            feedback = f"That query failed: {written.error}\nWrite a corrected query."
+        else:
+            empty = found_nothing(result)
+            written.attempts.append(Attempt(sql, EMPTY if empty and not attempt else None,
+                                            round(time.perf_counter() - started, 3)))
+            written.result, written.error = result, None
+            if not empty or attempt:  # a second empty result stands: nothing matches
+                return written
+            # Nothing found is usually a filter that misspells a value ('Australia' vs 'AUS'): one more try.
+            feedback = f"That query found nothing (no rows, or only 0 / NULL). {EMPTY_HINT}"
+        messages = messages + [
+            {"role": "assistant", "content": json.dumps({"table": reply.get("table", ""), "sql": sql})},
+            {"role": "user", "content": feedback}]
     return written
+
+
+EMPTY = "no rows"
+EMPTY_HINT = ("Check the filter values against the example rows (spelling, case, partial text: use LIKE '%...%') "
+              "and write a corrected query.")
+
+
+def judge_values(sql: str, judge, table_name: str, tables: list[TableInfo], llm: ChatLLM,
+                 executor: ReadOnlyExecutor, written: "WrittenQuery") -> str:
+    """A filter that needs a judgement over text cells: the model reads the column's distinct values
+    in one short call whose answer can only name them (a JSON schema enum), and the query filters on
+    the values it kept. Code, not the model, then filters, counts and sums."""
+    table = next((t for t in tables if t.name == table_name), tables[0])
+    column = (judge or {}).get("column", "")
+    if column not in table.columns or table.types.get(column) != "TEXT":
+        raise QueryRefused(f"Refused: the query filters on {KEPT} but judge names no text column of {table.name}")
+    found = executor.run(f'SELECT DISTINCT "{column}" FROM {table.name} WHERE "{column}" IS NOT NULL '
+                         f"LIMIT {JUDGE_MAX_VALUES + 1}", [table.name])
+    values = [str(r[0]) for r in found.rows][:JUDGE_MAX_VALUES]
+    criterion = str(judge.get("keep", "")).strip()
+    schema = {"type": "object", "properties": {"keep": {"type": "array", "items": {"type": "string", "enum": values}}},
+              "required": ["keep"]}
+    listing = "\n".join(f"- {v}" for v in values)
+    try:
+        reply, _ = llm.complete_json([
+            {"role": "system", "content": "You sort values. Keep exactly the values that match the description. Reply with JSON."},
+            {"role": "user", "content": f"Keep: {criterion}\nValues of {table.printed.get(column, column)}:\n{listing}"}],
+            schema, max_tokens=40 + 12 * len(values), temperature=0.0)
+    except LLMError as exc:
+        raise QueryRefused(f"Refused: the values of {column} could not be judged ({exc})") from exc
+    kept = [v for v in dict.fromkeys(reply.get("keep", [])) if v in values]  # only real values, once
+    written.judgements.append({"table": table.name, "column": column, "keep": criterion, "values": len(values),
+                               "kept": kept, "truncated": len(found.rows) > JUDGE_MAX_VALUES})
+    literal = "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in kept) + ")" if kept else "(NULL)"
+    return re.sub(rf"\b{KEPT}\b", literal, sql)
+
+
+def found_nothing(result: QueryResult) -> bool:
+    """No rows, or one row of nothing but 0 / NULL (a COUNT or SUM whose filter matched no row)."""
+    return not result.rows or (len(result.rows) == 1 and all(v in (None, 0, "") for v in result.rows[0]))
 
 
 _AGGREGATE = re.compile(r"\b(SUM|AVG|COUNT|TOTAL)\s*\(", re.I)

@@ -29,6 +29,7 @@ from typing import Callable
 
 import pandas as pd
 
+from core.annotations.documents import RECORD_TABLE
 from core.annotations.units import BASE_UNIT
 
 PROVENANCE = ["source_file", "source_sheet", "source_page", "source_row", "fact_id"]
@@ -37,7 +38,7 @@ FIELD_COLUMNS = ["label", "value", "number", "date"]
 # columns mix a stray "—" or "n/a" into numbers; lower lets text columns with a few numbers turn numeric.
 NUMERIC_SHARE = 0.8
 CURRENCY_SIGNS = "$€£¥₹"
-BUILD_VERSION = "2"  # bump when the tables built from the same facts change shape: the file is rebuilt
+BUILD_VERSION = "6"  # bump when the tables built from the same facts change shape: the file is rebuilt
 
 
 @dataclass
@@ -46,7 +47,9 @@ class TableInfo:
     doc_id: str
     filename: str
     sheet: str | None
-    kind: str  # "rows" (a table of records) | "fields" (a document's label: value lines)
+    kind: str  # "rows" (a table of records) | "fields" (a document's label: value lines) | "record" (an
+    # invoice's or receipt's header as one row: issuer, number, date, total, currency, pages) | "records"
+    # (every document record of the knowledge base, one row each, with its file)
     columns: list[str]  # SQL column names, provenance excluded
     printed: dict[str, str] = field(default_factory=dict)  # SQL column -> the label as printed
     types: dict[str, str] = field(default_factory=dict)  # SQL column -> REAL | TEXT
@@ -69,6 +72,22 @@ def sql_name(text: str, taken: set[str] | None = None) -> str:
     if taken is not None:
         taken.add(name)
     return name
+
+
+_LEADING = re.compile(r"^\s*[+\-−]?\d[\d,]*(?:\.\d+)?")
+_DATE_LIKE = re.compile(r"^\s*\d+\s*(?:[/\-:]\s*\d|\.\d+\.\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)", re.I)
+
+
+def leading_number(text: str) -> float | None:
+    """The number a cell starts with ("1st" 1, "12 (3)" 12, "+3" 3, "1,234 votes" 1234), None for a date
+    or a time ("25 April 2013", "2:03.45"), whose leading figure is no quantity."""
+    match = _LEADING.match(text)
+    if not match or _DATE_LIKE.match(text):
+        return None
+    try:
+        return float(match.group(0).strip().replace(",", "").replace("−", "-"))
+    except ValueError:
+        return None
 
 
 class TableStore:
@@ -122,7 +141,9 @@ class TableStore:
             if doc_id not in documents:
                 continue
             filename, pages = documents[doc_id]
-            if kind == "row":
+            if kind == "row" and table_name == RECORD_TABLE:  # an invoice's or receipt's header: its own table
+                groups[("record", doc_id, None, None)].append(fact)
+            elif kind == "row":
                 groups[("rows", doc_id, sheet, table_name if page is not None else None)].append(fact)
             elif (pages or 0) <= self.max_table_pages:  # long filings' "Label: value" lines are text, not a record
                 groups[("fields", doc_id, None, None)].append(fact)
@@ -130,12 +151,16 @@ class TableStore:
         tables: list[tuple[TableInfo, pd.DataFrame]] = []
         for (kind, doc_id, sheet, table_name), members in groups.items():
             filename = documents[doc_id][0]
-            stem = filename.rsplit(".", 1)[0] + (f" {sheet}" if sheet else "") + (" fields" if kind == "fields" else "")
+            stem = filename.rsplit(".", 1)[0] + (f" {sheet}" if sheet else "") + (f" {kind}" if kind != "rows" else "")
             name = sql_name(stem, taken)
-            build = _rows_frame if kind == "rows" else _fields_frame
+            build = _fields_frame if kind == "fields" else _rows_frame
             info, frame = build(name, doc_id, filename, sheet, members, cells)
+            info.kind = kind
             if len(frame):
                 tables.append((info, frame))
+        records = [m for (kind, *_), members in groups.items() if kind == "record" for m in members]
+        if len(records) >= 2:  # "which receipt has the highest total", "spent per vendor": every record in one table
+            tables.append(_all_records_frame(sql_name("document records", taken), records, cells, documents))
         tmp = self.path.with_suffix(".tmp")
         tmp.unlink(missing_ok=True)
         with sqlite3.connect(tmp) as out:
@@ -162,7 +187,7 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
                 continue
             if column not in printed:
                 printed[column] = sql_name(column, taken)
-            record[printed[column]] = (text, number, kind, base)
+            record[printed[column]] = (text, number, kind, base, date)
         records.append(record)
     info = TableInfo(name, doc_id, filename, sheet, "rows", [], {}, {}, {}, len(records))
     frame = pd.DataFrame({c: [r.get(c) for r in records] for c in PROVENANCE})
@@ -178,6 +203,22 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
             frame[column] = texts.where(filled, None)
             info.types[column] = "TEXT"
             info.values += sorted({t.strip() for t in texts[filled] if len(t.strip()) <= 60})
+            dates = pd.Series([c[4] if c else None for c in raw], dtype="object")
+            if dates[filled].notna().mean() >= NUMERIC_SHARE:  # "11 July 1918": sortable and comparable as ISO
+                extra = sql_name(f"{column} date", taken)
+                frame[extra] = dates
+                info.columns.append(extra)
+                info.printed[extra] = f"{label} as an ISO date (YYYY-MM-DD)"
+                info.types[extra] = "TEXT"
+                continue
+            leading = texts[filled].map(leading_number)
+            if len(leading) and leading.notna().mean() >= NUMERIC_SHARE:  # "1st", "12 (3)", "+3", "4 km"
+                extra = sql_name(f"{column} number", taken)
+                frame[extra] = pd.Series([leading_number(t) if isinstance(t, str) else None for t in texts],
+                                         dtype="float64")
+                info.columns.append(extra)
+                info.printed[extra] = f"the number {label} starts with"
+                info.types[extra] = "REAL"
             continue
         frame[column] = numbers
         info.types[column] = "REAL"
@@ -202,6 +243,19 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
             info.units[normal] = unit
     info.types.update({"source_page": "INTEGER", "source_row": "INTEGER"})
     return info, frame[[*info.columns, *PROVENANCE]]
+
+
+ALL_RECORDS = "all invoices and receipts"  # the file name the table of every document record goes by
+
+
+def _all_records_frame(name, members, cells, documents) -> tuple[TableInfo, pd.DataFrame]:
+    """Every document record in one table, with the file each comes from as a column of its own."""
+    files = [documents[m[1]][0] for m in members]
+    with_file = {m[0]: [("File", f, None, None, None, None, 0), *cells.get(m[0], [])] for m, f in zip(members, files)}
+    info, frame = _rows_frame(name, "", ALL_RECORDS, None, members, with_file)
+    frame["source_file"] = files
+    info.kind = "records"
+    return info, frame
 
 
 def _fields_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInfo, pd.DataFrame]:

@@ -137,17 +137,26 @@ def test_new_documents_are_seen_by_the_next_question(ws, write_text):
 def test_the_invoice_named_in_the_question_answers_not_an_unrelated_table(tmp_path, embedder, write_text):
     """issue 14: "What is the total amount of the Azure Interior invoice?" once summed a race CSV."""
     races = "Rank,Athlete,Nationality,Amount\n" + "\n".join(f"{i},Runner {i},Kenya,{i * 10}.00" for i in range(1, 40))
-    invoice = ("Azure Interior\nInvoice: INV/2023/03/0008\nInvoice Date: 03/20/2023\nSubtotal $ 262.90\n"
+    invoice = ("Azure Interior\nInvoice INV/2023/03/0008\nInvoice Date: 03/20/2023\nSubtotal $ 262.90\n"
                "Tax 15% $ 16.94\nTotal $ 279.84\n")
     summed = json.dumps({"table": "azure_interior_invoice_fields", "sql": "SELECT SUM(number) FROM azure_interior_invoice_fields"})
     picked = json.dumps({"table": "azure_interior_invoice_fields",
-                         "sql": "SELECT value FROM azure_interior_invoice_fields WHERE label LIKE 'total'"})
+                         "sql": "SELECT value FROM azure_interior_invoice_fields WHERE label LIKE 'subtotal'"})
     ws = Workspace(Settings(data_dir=tmp_path / "kb5"), embedder, ScriptedLLM([summed, picked]))
     ws.ingestor.ingest_paths([write_text("race_results.csv", races), write_text("azure_interior_invoice.txt", invoice)])
-    response = ws.ask("What is the total amount of the Azure Interior invoice?")
-    assert response.route == "structured" and "$ 279.84" in response.answer
-    assert "do not add or count them" in ws.llm.calls[1][-1]["content"]  # adding up label lines is refused
-    assert {c.filename for c in response.citations} == {"azure_interior_invoice.txt"}
+    # one field of a named invoice: its document record, read by the rules, without the model
+    for question, printed in [("What is the total amount of the Azure Interior invoice?", "$279.84"),
+                              ("How much is the total due on invoice INV/2023/03/0008?", "$279.84"),
+                              ("What is the date of the Azure Interior invoice?", "2023-03-20")]:
+        response = ws.ask(question)
+        assert response.route == "structured" and printed in response.answer, question
+        assert response.structured["query_path"] == "rules" and response.confidence == "high"
+        assert {c.filename for c in response.citations} == {"azure_interior_invoice.txt"}
+    assert ws.llm.calls == []
+    # anything else about it is the model's query; adding up its label lines is refused once
+    response = ws.ask("What is the subtotal of the Azure Interior invoice?")
+    assert response.route == "structured" and "262.90" in response.answer
+    assert "do not add or count them" in ws.llm.calls[1][-1]["content"]
     assert "Athlete" not in ws.llm.calls[0][-1]["content"]  # the race table was never offered
     ws.close()
 
@@ -190,11 +199,34 @@ def test_a_named_file_without_a_table_is_asked_of_its_text(ws, write_text):
 
 
 def test_an_invoice_figure_reads_like_a_sentence(tmp_path, embedder, write_text):
-    invoice = "Azure Interior\nInvoice Date: 03/20/2023\nTotal $ 279.84\n"
+    invoice = "Azure Interior\nInvoice Date: 03/20/2023\nDue Date: 04/04/2023\nTotal $ 279.84\n"
     query = json.dumps({"table": "azure_invoice_fields",
-                        "sql": "SELECT date FROM azure_invoice_fields WHERE label = 'Invoice Date'"})
+                        "sql": "SELECT date FROM azure_invoice_fields WHERE label = 'Due Date'"})
     ws = Workspace(Settings(data_dir=tmp_path / "kb7"), embedder, ScriptedLLM([query]))
     ws.ingestor.ingest_paths([write_text("azure_invoice.txt", invoice)])
-    response = ws.ask("What is the date of the Azure invoice?")
-    assert response.answer.startswith("The Date (ISO) for Label = Invoice Date is 2023-03-20 (from azure_invoice.txt).")
+    response = ws.ask("When is the Azure invoice due, which date?")  # two fields of the record: the model's query
+    assert response.answer.startswith("The Date for Label = Due Date is 2023-04-04 (from azure_invoice.txt)."), response.answer
+    ws.close()
+
+
+def test_a_question_across_invoices_is_one_query_over_every_document_record(tmp_path, embedder, write_text):
+    """issue 14: "which record has the highest total" was refused; every record is now one table."""
+    highest = json.dumps({"table": "document_records",
+                          "sql": "SELECT issuer, total FROM document_records ORDER BY total DESC LIMIT 1"})
+    ws = Workspace(Settings(data_dir=tmp_path / "kb8"), embedder, ScriptedLLM([highest]))
+    ws.ingestor.ingest_paths([
+        write_text("azure_interior.txt", "Azure Interior\nInvoice INV/2023/03/0008\nInvoice Date: 03/20/2023\nTotal $ 279.84\n"),
+        write_text("quickfit.txt", "QuickFit Tyres Ltd\nReceipt no.: QF-24-0117\nDate: 18/01/2024\nTOTAL   $ 412.00\n"),
+        write_text("orders.csv", ORDERS)])
+    response = ws.ask("Which invoice or receipt has the highest total?")
+    assert response.route == "structured" and "QuickFit Tyres Ltd" in response.answer and "412" in response.answer
+    assert "document_records" in response.structured["tables"]
+    assert "CREATE TABLE orders" not in ws.llm.calls[0][-1]["content"]  # a table of orders is no invoice
+    # one invoice named by its number among all of them: the record lookup, no model call
+    response = ws.ask("How much is the total due on invoice INV/2023/03/0008?")
+    assert "$279.84" in response.answer and response.structured["query_path"] == "rules" and len(ws.llm.calls) == 1
+    # an invoice that is not stored is never answered from the table of the others
+    ws.llm.script = None  # the text route's extractive stand-in
+    response = ws.ask("What is the total amount of the Contoso invoice?")
+    assert response.route == "hybrid" and response.structured is None
     ws.close()

@@ -1,4 +1,6 @@
 """A question is answered from the table it names: by file name, cell values and column labels."""
+import pytest
+
 from core.annotations.select import named_files, score_table, select_tables
 from core.annotations.tables import TableInfo
 
@@ -59,3 +61,45 @@ def test_a_bounded_quantity_selects_the_table_with_that_column():
                       {}, {}, 5, values=["SP-M 0.38"])
     assert [s.table.name for s in select_tables("Which are no wider than 1.2 m?", TABLES + [specs], 3.0,
                                                 measured={"width"})[0]] == ["specs"]
+
+
+def _record_table(filename="AzureInterior.pdf", issuer="Azure Interior", number="INV/2023/03/0008"):
+    from core.annotations.tables import TableInfo
+    columns = ["issuer", "number", "date", "total", "currency", "pages"]
+    return TableInfo("azureinterior_record", "d1", filename, None, "record", columns,
+                     {c: c.capitalize() for c in columns}, {}, {}, 1, [issuer, number, "2023-03-20", "USD"])
+
+
+@pytest.mark.parametrize("question, column", [
+    ("What is the total amount of the Azure Interior invoice?", "total"),
+    ("How much is the total due on invoice INV/2023/03/0008?", "total"),
+    ("When is the Azure Interior invoice dated?", "date"),
+    ("What is the invoice number of the Azure Interior invoice?", "number"),
+])
+def test_one_field_of_a_named_invoice_is_a_record_lookup(question, column):
+    from core.annotations.select import record_lookup, select_tables
+    selected, _ = select_tables(question, [_record_table()], 3.0)
+    found = record_lookup(question, selected)
+    assert found is not None and found[1] == column
+
+
+@pytest.mark.parametrize("question", [
+    "What is the total amount and the date of the Azure Interior invoice?",  # two fields
+    "Which items on the Azure Interior invoice cost more than 50?",  # not a field of the record
+])
+def test_anything_more_than_one_field_is_left_to_the_model(question):
+    from core.annotations.select import record_lookup, select_tables
+    selected, _ = select_tables(question, [_record_table()], 3.0)
+    assert record_lookup(question, selected) is None
+
+
+def test_a_word_many_file_names_share_names_no_file():
+    from core.annotations.select import name_weights
+    filings = [TableInfo(f"t{n}", f"d{n}", f"{company}_annual_report.pdf", None, "rows", ["revenue"],
+                         {"revenue": "Revenue"}, {}, {}, 3) for n, company in enumerate(["acme", "globex", "initech", "umbrella"])]
+    weights = name_weights([t.filename for t in filings])
+    assert weights["annual"] == weights["report"] == 0.0 and "acme" not in weights  # unique words keep their weight
+    selected, ranked = select_tables("What revenue does the annual report give?", filings, 3.0)
+    assert selected == []  # "annual report" names every filing, so none
+    selected, _ = select_tables("What revenue does the Acme annual report give?", filings, 3.0)
+    assert [s.table.filename for s in selected] == ["acme_annual_report.pdf"]

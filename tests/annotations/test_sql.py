@@ -81,3 +81,51 @@ def test_after_two_failures_there_is_no_result_and_the_error_is_kept(executor):
 
 def test_code_fences_and_a_trailing_semicolon_are_removed():
     assert clean_sql("```sql\nSELECT 1;\n```") == "SELECT 1"
+
+
+def test_a_query_that_finds_nothing_goes_back_once_and_a_second_empty_result_stands(executor):
+    llm = ScriptedLLM([json.dumps({"table": "races", "sql": "SELECT COUNT(*) FROM races WHERE nation = 'SRI'"}),
+                       json.dumps({"table": "races", "sql": "SELECT COUNT(*) FROM races WHERE nation LIKE '%sri%'"})])
+    written = write_query("How many athletes are from Sri Lanka?", [TABLE], llm, executor, 3, 200)
+    assert written.result.rows == [(25,)] and written.retried and "found nothing" in llm.calls[1][-1]["content"]
+    nothing = json.dumps({"table": "races", "sql": "SELECT athlete FROM races WHERE nation = 'Peru'"})
+    written = write_query("Who is from Peru?", [TABLE], ScriptedLLM([nothing, nothing]), executor, 3, 200)
+    assert written.result.rows == [] and written.error is None and len(written.attempts) == 2
+
+
+def test_the_question_follows_the_schema_as_a_sql_comment(executor):
+    llm = ScriptedLLM([json.dumps({"table": "races", "sql": "SELECT COUNT(*) FROM races"})])
+    write_query("How many athletes?", [TABLE], llm, executor, 3, 200)
+    assert "-- Question: How many athletes?" in llm.calls[0][1]["content"]
+
+
+ITEMS = TableInfo("items", "d2", "receipt.pdf", None, "rows", ["description", "amount"],
+                  {"description": "Description", "amount": "Amount"}, {"description": "TEXT", "amount": "REAL"}, {}, 3)
+
+
+def test_a_judged_filter_keeps_only_real_values_the_model_picked_and_code_sums_them(tmp_path):
+    path = tmp_path / "items.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE items (description TEXT, amount REAL, fact_id TEXT, source_row INTEGER)")
+        conn.executemany("INSERT INTO items VALUES (?, ?, ?, ?)", [
+            ("Solar panel 400 W", 199.0, "f1", 1), ("Installation service", 120.0, "f2", 2),
+            ("Mounting bracket", 15.0, "f3", 3), ("Solar panel 450 W", 229.0, "f4", 4)])
+    executor = ReadOnlyExecutor(path, max_rows=10, timeout_s=2.0)
+    query = {"table": "items", "sql": "SELECT SUM(amount) FROM items WHERE description IN KEPT",
+             "judge": {"column": "description", "keep": "the products themselves, not services or accessories"}}
+    llm = ScriptedLLM([json.dumps(query),
+                       json.dumps({"keep": ["Solar panel 400 W", "Solar panel 450 W", "A value not in the table"]})])
+    written = write_query("What did the products themselves cost, not services or accessories?", [ITEMS], llm,
+                          executor, 3, 200)
+    assert written.result.rows == [(428.0,)]
+    [judged] = written.judgements
+    assert judged["kept"] == ["Solar panel 400 W", "Solar panel 450 W"] and judged["values"] == 4
+    assert "- Installation service" in llm.calls[1][-1]["content"]  # the model read the real distinct values
+    assert "KEPT" not in written.result.sql and "'Solar panel 450 W'" in written.result.sql
+
+
+def test_a_judged_filter_on_a_column_that_is_not_text_is_refused():
+    from core.annotations.sql import judge_values
+    with pytest.raises(QueryRefused, match="no text column"):
+        judge_values("SELECT 1 FROM items WHERE amount IN KEPT", {"column": "amount", "keep": "big"}, "items",
+                     [ITEMS], ScriptedLLM([]), None, None)

@@ -5,7 +5,8 @@ from core.config import Settings
 from core.llm.scripted import ScriptedLLM
 from core.workspace import Workspace
 
-PANELS = "Model,Width (mm),Weight,Price,Rank\nHX-400,1134,21.5 kg,$199.00,1st\nHX-450,1040,19 kg,$229.50,2nd\n"
+PANELS = ("Model,Width (mm),Weight,Price,Rank,Launched\nHX-400,1134,21.5 kg,$199.00,1st,11 July 2018\n"
+          "HX-450,1040,19 kg,$229.50,2nd,1 February 2019\n")
 INVOICE = "Azure Interior\nInvoice: INV/2023/03/0008\nInvoice Date: 03/20/2023\nSubtotal $ 262.90\nTotal $ 279.84\n"
 
 
@@ -25,6 +26,20 @@ def test_tables_are_typed_with_units_and_provenance(tmp_path, embedder, write_te
         fields = tables["azure_invoice_fields"]
         total = conn.execute(f"SELECT value, number FROM {fields.name} WHERE label = 'Total'").fetchone()
         assert total == ("$ 279.84", 279.84)
+        # "1st", "2nd": the text stays, and the number it starts with is a column of its own
+        assert conn.execute("SELECT rank_number FROM panels ORDER BY source_row").fetchall() == [(1.0,), (2.0,)]
+        # dates as printed, and as ISO beside them, so MIN and < compare them as dates
+        assert conn.execute("SELECT launched, launched_date FROM panels ORDER BY launched_date").fetchall() == [
+            ("11 July 2018", "2018-07-11"), ("1 February 2019", "2019-02-01")]
+        # the invoice's header is one typed row: its document record
+        record = tables["azure_invoice_record"]
+        assert record.kind == "record" and record.types["total"] == "REAL"
+        row = conn.execute(f"SELECT number, date, total, currency, source_file FROM {record.name}").fetchall()
+        assert row == [("INV/2023/03/0008", "2023-03-20", 279.84, "USD", "azure_invoice.txt")]
+    assert "panels_record" not in tables and "document_records" not in tables  # a CSV is no invoice; one record is no list
+    from core.annotations.search import FactQuery
+    # the rules read the printed facts only: the record restates them, and would count a total twice
+    assert all(r.table != "document record" for r in ws.pipeline.facts.search(FactQuery()))
     ws.close()
 
 

@@ -1,0 +1,77 @@
+"""Document records: an invoice's or receipt's header read from its layout, each value found in its text."""
+from core.annotations.documents import (Line, Cell, amounts, day_first, find_dates, lines_from_text, lines_from_words, may_be_record,
+                                        read_record, record_facts)
+
+
+def record(text: str):
+    return read_record("doc.pdf", lines_from_text(text), 1)
+
+
+def test_a_total_without_a_colon_and_a_number_after_the_word_invoice():
+    found = record("Azure Interior\nInvoice INV/2023/03/0008\nSubtotal   $ 262.90\nTax 15%   $ 16.94\nTotal   $ 279.84\n")
+    assert found.total == 279.84 and found.number == "INV/2023/03/0008" and found.currency == "USD"
+    assert found.printed["total"] == "$ 279.84"
+
+
+def test_a_value_printed_below_its_label_in_a_row_of_labels():
+    text = ("Invoice Date:      Due Date:      Reference:\n"
+            "03/20/2023        04/04/2023     CUSTREF123\n"
+            "Total   $ 10.00\n")
+    found = record(text)
+    assert found.date == "2023-03-20"  # month first: the 20 says so; the due date is not the issue date
+
+
+def test_the_final_total_wins_over_a_subtotal_and_a_rounding_line():
+    text = "TOTAL      RM 33.92\nROUNDING ADJUSTMENT    -RM 0.02\nTOTAL ROUNDED     RM 33.90\nCASH    RM 50.00\n12-01-19 21:13\n"
+    found = record(text)
+    assert found.total == 33.90 and found.currency == "MYR" and found.date == "2019-01-12"
+
+
+def test_a_subtotal_is_the_total_only_when_nothing_else_is_printed():
+    assert record("SUBTOTAL   RM20.40\nCASH   RM20.40\n04-05-2018\n").total == 20.40
+    assert record("Subtotal: $ 100.00\nVAT: $ 20.00\nGrand Total: $ 120.00\n01/02/2024").total == 120.00
+
+
+def test_european_figures_and_month_names_in_other_languages():
+    found = record("Coolblue B.V.\nFactuurnummer: 993548900\nFactuurdatum: 19 april 2014\nTotaal   € 4.904,94\n")
+    assert (found.number, found.date, found.total, found.currency) == ("993548900", "2014-04-19", 4904.94, "EUR")
+    assert found.issuer == "Coolblue B.V."
+    assert find_dates("Facture n°562044387 du 02 Juillet 2015")[0].iso == "2015-07-02"
+
+
+def test_day_first_unless_the_document_says_otherwise():
+    assert day_first("05/04/2023 and 25/04/2023") and not day_first("04/25/2023") and day_first("no dates")
+
+
+def test_a_figure_is_read_with_its_currency_and_never_as_a_percentage():
+    assert amounts("Total RM5.00") == [("5.00", 5.0)]
+    assert amounts("GST @ 6% : 1939", whole=True) == [("1939", 1939.0)]
+
+
+def test_a_document_without_a_total_is_no_record():
+    found = record("Meeting notes\nWe agreed on the roof access on 03/04/2024.\n")
+    assert not found.is_record and record_facts(found, "d1") == []
+
+
+def test_the_record_fact_keeps_iso_date_and_the_total_as_a_number():
+    found = record("ACME Ltd\nInvoice No: A-17\nDate: 2024-01-18\nTotal: $ 12.50\n")
+    [fact] = record_facts(found, "d1")
+    values = {v.column: v for v in fact.values}
+    assert values["Date"].text == "2024-01-18" and values["Total"].number == 12.5 and values["Number"].text == "A-17"
+    assert values["Issuer"].text == "ACME Ltd" and fact.table == "document record"
+
+
+def test_pdf_words_become_cells_split_at_wide_gaps():
+    words = [{"text": "Total", "x0": 10, "x1": 40, "top": 100, "bottom": 110},
+             {"text": "due", "x0": 42, "x1": 60, "top": 100, "bottom": 110},
+             {"text": "$4.11", "x0": 300, "x1": 330, "top": 101, "bottom": 111}]
+    [line] = lines_from_words(words, 1)
+    assert [c.text for c in line.cells] == ["Total due", "$4.11"]
+    assert read_record("a.pdf", [line, Line([Cell("Invoice Number: 42183017", 0, 90)])], 1).total == 4.11
+
+
+def test_a_filing_that_prints_totals_and_dates_is_no_record():
+    from core.ingest.document import LoadedDocument, Section
+    release = LoadedDocument("acme_2023_8K.pdf", "pdf", [Section("ACME Corp Form 8-K\nDate: 2023-05-05\nTotal revenue  $ 22,322.00\n", page=1)], 1)
+    receipt = LoadedDocument("scan.jpg", "jpg", [Section("QuickFit Tyres\nDate: 2024-01-18\nTOTAL  $ 412.00\n", page=1)], 1)
+    assert not may_be_record(release) and may_be_record(receipt)
