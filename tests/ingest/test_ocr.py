@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from core.annotations.documents import RECORD_TABLE
 from core.annotations.extract import extract_facts
 from core.config import Settings
 from core.ingest import ocr
@@ -201,7 +202,7 @@ def half_scanned_pdf(tmp_path, receipt_png) -> Path:
 
 
 @needs_tesseract
-def test_a_scanned_receipt_gives_its_text_a_total_fact_and_its_items_as_rows(receipt_png):
+def test_a_scanned_receipt_gives_its_text_a_total_fact_its_items_as_rows_and_its_record(receipt_png):
     document = load_document(receipt_png, SETTINGS)
     assert (document.kind, document.page_count) == ("png", 1)
     text = "\n".join(s.text for s in document.sections)
@@ -210,7 +211,9 @@ def test_a_scanned_receipt_gives_its_text_a_total_fact_and_its_items_as_rows(rec
     facts = extract_facts(document, "d1")
     key_values = {f.values[0].column: f.values[0] for f in facts if f.kind == "kv"}
     assert key_values["Total"].number == 7.70 and key_values["Date"].date == "2024-03-05"
-    rows = [f for f in facts if f.kind == "row"]
+    [record] = [f for f in facts if f.table == RECORD_TABLE]  # the receipt's header as one row
+    assert {v.column: v.number for v in record.values}["Total"] == 7.70
+    rows = [f for f in facts if f.kind == "row" and f.table != RECORD_TABLE]
     assert [{v.column: v.text for v in f.values if v.column in ("Item", "Amount")} for f in rows] == [
         {"Item": "Sourdough loaf", "Amount": "4.50"}, {"Item": "Croissant x2", "Amount": "3.20"}]
     assert all(f.page == 1 for f in rows)
