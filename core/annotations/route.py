@@ -107,6 +107,7 @@ def phrase_answer(
     marker = {id(r): n for n, r in enumerate(sources, start=1)}
     cite = " ".join(f"[Source {n}]" for n in range(1, len(sources) + 1))
     scope = f" ({'; '.join(result.parsed.notes)})" if result.parsed.notes else ""
+    match = " and ".join(_said(n) for n in result.parsed.notes if not n.startswith("grouped by"))
     relaxed = f" Nothing matched exactly, so I searched {result.relaxed[-1]}." if result.relaxed else ""
     parsed = result.parsed
     if result.aggregates and parsed.group_by:
@@ -126,26 +127,41 @@ def phrase_answer(
                 sources, cite = [holder], "[Source 1]"
                 holder_note = f", in {_row_label(holder)}"
                 evidence += " " + _row_text(holder)
-        text = (f"The {_op_name(parsed.aggregate)} of {parsed.measure} over {g['values']} matching records{scope} "
-                f"is {format_number(g[parsed.aggregate])}{holder_note}. {cite}")
+        text = (f"The {_op_name(parsed.aggregate)} of {parsed.measure} is {format_number(g[parsed.aggregate])}"
+                f"{holder_note}, over {_records(g['values'], match, 'the ')}. {cite}")
     elif parsed.aggregate == "count":
         count = result.aggregates[0]["count"] if result.aggregates else len(records(rows))
-        lines = f", with {len(rows)} matching lines in all" if len(rows) != count else ""
-        text = f"{count} matching records{scope}{lines}. {cite}"
+        text = f"{_records(count, match)}. {cite}"
         evidence = f"{count} {len(rows)}"
     else:
         grouped = records(rows)
         shown = grouped[:max_rows]
         items = [_record_label(group) + "".join(f" [Source {marker[id(r)]}]" for r in group if id(r) in marker)
                  for group in shown]
-        lines = f" ({len(rows)} matching lines)" if len(rows) != len(grouped) else ""
-        text = f"{len(grouped)} matching records{scope}{lines}: " + "; ".join(items) + "."
+        text = f"{_records(len(grouped), match)}: " + "; ".join(items) + "."
         if len(grouped) > len(shown):
             text += (f" Showing {len(shown)} of {len(grouped)}; the full list is saved for export. "
                      "Narrow it down, for example by vendor, customer or year?")
         evidence = " ".join(_row_text(r) for group in shown for r in group) + f" {len(grouped)} {len(shown)} {len(rows)}"
     evidence += " " + " ".join(result.parsed.notes)  # the answer restates what was asked
     return StructuredAnswer(text + relaxed, sources, evidence)
+
+
+def _said(note: str) -> str:
+    """A filter as a sentence says it: "contains tyres / tyre" -> "the word tyres / tyre", "mentions ACME" -> "ACME"."""
+    for prefix, said in (("contains ", "the word "), ("mentions ", "")):
+        if note.startswith(prefix):
+            return said + note.removeprefix(prefix)
+    return note
+
+
+def _records(count: int, match: str, article: str = "") -> str:
+    """ "6 records with width <= 1.2 m", "the 16 records with ACME and dates 2024-01-01 to 2024-12-31",
+    "3 records found": how many records an answer is about, and what they were chosen by."""
+    noun = "record" if count == 1 else "records"
+    if not match:
+        return f"{article}{count} {noun}" if article else f"{count} {noun} found"
+    return f"{article}{count} {noun} with {match}"
 
 
 def _distinct_sources(rows: list[FactRow], limit: int) -> list[FactRow]:

@@ -106,7 +106,7 @@ def test_listing_receipts_names_each_receipt_once(receipt_rows):
     parsed = parse_structured("List every receipt with tyres", set())
     result = run_structured(parsed, _Store(receipt_rows))
     answer = phrase_answer(result, max_rows=10, max_sources=5)
-    assert answer.text.startswith("2 matching records")
+    assert answer.text.startswith("2 records with the word tire / tyre: ")
     assert "Receipt no.: QF-1" in answer.text and "Receipt no.: QF-2" in answer.text
 
 

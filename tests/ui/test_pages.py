@@ -164,7 +164,7 @@ def test_a_question_about_records_is_answered_from_every_row_with_a_table_and_do
     _ask(app, "List every order from ACME in 2024")  # the rule fast path: its parse reads every word
 
     answer = app.chat_message[1]
-    assert answer_markdown(answer).startswith("20 matching records")  # all 60 rows counted
+    assert answer_markdown(answer).startswith("20 records")  # all 60 rows counted
     assert answer.dataframe[0].value.shape[0] == 10  # max_rows_per_answer shown inline
     assert answer.get("download_button")[0].label == "Download all 20 as CSV"
 
