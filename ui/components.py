@@ -27,6 +27,13 @@ FLAG_LABELS = {
 
 
 
+def page_header(tab: str, title: str, caption: str) -> None:
+    """A page's browser-tab name, heading and one-line explanation (app.py set the app-wide layout)."""
+    st.set_page_config(page_title=f"{tab} · DocuChat", layout="wide")
+    st.title(title)
+    st.caption(caption)
+
+
 def match_summary(structured: dict) -> str:
     """ "6 matching records (9 facts)": counts are of records, the table lists the facts."""
     total = structured["total_matches"]

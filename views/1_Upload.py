@@ -4,15 +4,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.components import documents_table
+from ui.components import documents_table, page_header
 from ui.state import workspace
 
-# The browser tab names the page (app.py set the app-wide layout before running it).
-st.set_page_config(page_title="Upload · DocuChat", layout="wide")
-
-st.title("Upload documents")
-st.caption("PDF, Excel (XLSX), CSV, text and Markdown files, and scanned images (JPG, PNG, TIFF), which are read "
-           "by OCR. Everything stays on this computer.")
+page_header("Upload", "Upload documents",
+            "PDF, Excel (XLSX), CSV, text and Markdown files, and scanned images (JPG, PNG, TIFF), which are read "
+            "by OCR. Everything stays on this computer.")
 
 ws = workspace()
 types = [ext.lstrip(".") for ext in ws.settings.supported_extensions]

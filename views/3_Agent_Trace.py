@@ -3,16 +3,13 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ui.components import agent_trace_event, escape_markdown, render_answer
+from ui.components import agent_trace_event, escape_markdown, page_header, render_answer
 from ui.state import workspace
 
-# The browser tab names the page (app.py set the app-wide layout before running it).
-st.set_page_config(page_title="Agent Trace · DocuChat", layout="wide")
-
-st.title("Agent trace")
-st.caption("Every answer is produced by five agents: the Planner reads the question, the Retriever "
-           "searches the documents, the Reasoner asks the language model, the Validator checks the "
-           "answer against the sources, and the Responder formats it.")
+page_header("Agent Trace", "Agent trace",
+            "Every answer is produced by five agents: the Planner reads the question, the Retriever "
+            "searches the documents, the Reasoner asks the language model, the Validator checks the "
+            "answer against the sources, and the Responder formats it.")
 
 ws = workspace()
 turns = ws.recent_turns(limit=50)

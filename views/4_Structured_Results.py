@@ -5,15 +5,12 @@ import pandas as pd
 import streamlit as st
 
 from core.exports import citation_rows, export_filename, rows_to_csv
-from ui.components import match_summary, show_records
+from ui.components import match_summary, page_header, show_records
 from ui.state import workspace
 
-# The browser tab names the page (app.py set the app-wide layout before running it).
-st.set_page_config(page_title="Structured Results · DocuChat", layout="wide")
-
-st.title("Structured results")
-st.caption("Records found for your questions, every structured fact extracted from your documents, and the "
-           "sources cited by recent answers. Sort by any column; downloads keep file, page, sheet and row.")
+page_header("Structured Results", "Structured results",
+            "Records found for your questions, every structured fact extracted from your documents, and the "
+            "sources cited by recent answers. Sort by any column; downloads keep file, page, sheet and row.")
 
 ws = workspace()
 turns = ws.recent_turns(limit=100)

@@ -8,16 +8,13 @@ from core.evaluate import (EvalRun, QuestionFileError, ResultsFileError, compare
 from core.evaluate.background import BackgroundEvaluation
 from core.evaluate.report import percent
 from samples import QUESTIONS_FILENAME, missing_samples, question_lines, sample_questions
-from ui.components import escape_markdown
+from ui.components import escape_markdown, page_header
 from ui.state import evaluations, remembered, workspace
 
-# The browser tab names the page (app.py set the app-wide layout before running it).
-st.set_page_config(page_title="Evaluate · DocuChat", layout="wide")
-
-st.title("Evaluate on your documents")
-st.caption("Upload questions with the answers you expect. Each one is answered exactly as in Chat, then scored: "
-           "was the right file and page retrieved, does the answer match, does it cite the right source, does it "
-           "refuse when the answer is not in the documents, and is its confidence level worth trusting.")
+page_header("Evaluate", "Evaluate on your documents",
+            "Upload questions with the answers you expect. Each one is answered exactly as in Chat, then scored: "
+            "was the right file and page retrieved, does the answer match, does it cite the right source, does it "
+            "refuse when the answer is not in the documents, and is its confidence level worth trusting.")
 
 ws = workspace()
 folder = ws.settings.evaluations_dir
