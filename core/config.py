@@ -1,4 +1,4 @@
-"""The one settings object. Every limit and threshold lives here, named as in the seeds.
+"""The one settings object. Every limit and threshold lives here.
 
 Values come from defaults, overridden by environment variables `DOCUCHAT_<FIELD>` (upper case),
 so the same code runs on a laptop and against a Chroma server without edits.
@@ -55,7 +55,7 @@ class Settings:
     chunk_overlap_tokens: int = 30
     max_chunk_tokens: int = 250
 
-    # --- structured facts (seed 004): PDF tables are read on short documents only
+    # --- structured facts: PDF tables are read on short documents only
     max_table_pages: int = 20
     max_rows_per_answer: int = 10
     max_snippets_per_answer: int = 5
@@ -70,11 +70,11 @@ class Settings:
     table_query_max_rows: int = 1000  # rows a query may return; more is cut and said so
     table_query_timeout_s: float = 5.0  # a SELECT over a laptop's tables takes milliseconds
 
-    # --- document category hints (seed 004)
+    # --- document category hints
     long_document_pages: int = 20
     short_document_pages: int = 3
     data_heavy_digit_ratio: float = 0.12
-    # long-text route (seed 004): long documents are summarized in page spans of about this many
+    # long-text route: long documents are summarized in page spans of about this many
     # tokens ("macro-chunks, ~10-20k tokens"); a question searches the best spans, then their pages
     macro_chunk_tokens: int = 12000
     long_text_sections: int = 3
@@ -94,7 +94,7 @@ class Settings:
     hnsw_ef_construction: int = 200
     hnsw_max_neighbors: int = 32
 
-    # --- retrieval (seeds 000 and 002)
+    # --- retrieval
     top_k: int = 5
     candidate_pool: int = 50  # per retriever, before fusion
     rrf_k: int = 60
@@ -123,7 +123,7 @@ class Settings:
     rerank_expand_top: int = 3  # how many of the first hits bring their page neighbours
     rerank_neighbour_prior: float = 1.0  # a page neighbour's fused score: its hit's, times this
 
-    # --- LLM: embedded llama.cpp by default, Ollama when a host is set (seed 000 defaults)
+    # --- LLM: embedded llama.cpp by default, Ollama when a host is set (the specified defaults)
     llm_provider: str = "auto"  # auto | embedded | ollama | scripted
     llm_model_path: Path | None = None  # None: the verified Qwen2.5-Coder-1.5B file
     llm_threads: int = 2
@@ -147,23 +147,23 @@ class Settings:
     context_token_budget: int = 320
     # How the model is asked (core.agents.reasoner.READER_FORMS): "quote" returns {quote, source,
     # answer} under a JSON schema and the Validator's check of the quote decides a refusal; "free"
-    # is seed 000's free-text prompt, where the model itself decides (and refused answers that were
+    # is the specified free-text prompt, where the model itself decides (and refused answers that were
     # in front of it). Measured in bench/reader_quality.py, docs/reader.md.
     reader_form: str = "quote"
     reader_max_sources: int = 3  # the answer reads at most this many of the retrieved chunks (0: all)
 
-    # --- question limits and answer checks (seed 000)
+    # --- question limits and answer checks
     min_question_chars: int = 10
     max_question_chars: int = 1000
     min_answer_chars: int = 20
     confidence_high_similarity: float = 0.8
     confidence_medium_similarity: float = 0.6
-    max_reflection_iterations: int = 3  # seed 003's MAX_ITERATIONS
+    max_reflection_iterations: int = 3  # answers in all, the first included
     # A follow-up no rule can make standalone is rewritten by one JSON call {standalone_question};
     # a question is ~20-40 tokens, so 80 bounds the call at a few seconds of generation.
     standalone_max_tokens: int = 80
 
-    # --- complex questions (seed 003): classification, decomposition, self-reflection
+    # --- complex questions: classification, decomposition, self-reflection
     query_decomposition: bool = True
     decomposition_llm: bool = True  # one LLM call when the rules cannot classify or split a question
     decomposition_max_tokens: int = 200
@@ -171,10 +171,10 @@ class Settings:
     decompose_count_comparative: int = 2  # DECOMPOSE_COUNTS: what the LLM is asked for per type
     decompose_count_multi_step: int = 3
     decompose_count_temporal: int = 2
-    sub_query_top_k: int = 10  # hits per sub-query before global dedup (seed 003's top-10)
+    sub_query_top_k: int = 10  # hits per sub-query before global dedup (top-10)
     reflection_llm: bool = False  # ask the model "is this sufficient?" (30-60 s a call here)
 
-    # --- document routing over summaries (seed 002)
+    # --- document routing over summaries
     document_routing: bool = True
     router_top_k_docs: int = 3  # top_k_docs
     router_max_docs: int = 8  # documents a stated name may select before the name is too vague
@@ -186,10 +186,10 @@ class Settings:
     router_similarity_margin: float = 0.05  # documents this close to the best one are chosen too
     router_weak_similarity: float = 0.3  # a filtered search whose best hit is below this falls back
 
-    # --- enumeration-aware planning (seed 002): "list all ..." retrieves broadly
+    # --- enumeration-aware planning: "list all ..." retrieves broadly
     enumeration_top_k: int = 10
 
-    # --- answer mode and agent mode (seed 001's bounded tool loop; limits named as in the seed)
+    # --- answer mode and agent mode (bounded tool loop)
     answer_mode: str = "auto"  # pipeline | agent | auto (agent when the question states constraints)
     max_tool_calls: int = 5
     max_iterations: int = 10
@@ -253,7 +253,7 @@ class Settings:
         return int(self.max_file_mb * 1024 * 1024)
 
     def index_parameters(self) -> dict[str, object]:
-        """What makes an index incompatible when it changes (seed 002's admitted limitation)."""
+        """What makes an index incompatible when it changes (admitted limitation)."""
         return {
             "chunking_strategy": self.chunking_strategy,
             "chunk_size_tokens": self.chunk_size_tokens,

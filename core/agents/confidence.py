@@ -1,4 +1,4 @@
-"""Confidence, one policy for both engines (seed 000's rules, and what lowers them).
+"""Confidence, one policy for both engines (rules, and what lowers them).
 
 A level starts from how close the cited sources are to the question and whether the answer hedges;
 each failed check (nothing cited, a claim not in the sources, an answer forced out of a spent budget)

@@ -1,4 +1,4 @@
-"""The answering pipeline of seed 000: Planner -> Retriever -> Reasoner -> Validator -> Responder.
+"""The answering pipeline: Planner -> Retriever -> Reasoner -> Validator -> Responder.
 
 Each step is traced; redaction, the interrupted-turn record and saving the turn are the shared
 lifecycle of core/agents/turn.py, which agent mode uses as well.
@@ -48,7 +48,7 @@ class AnswerPipeline:
                                  lambda: kb.catalog.get_meta("generation") or "0", settings.max_table_pages)
         self.executor = ReadOnlyExecutor(self.tables.path, settings.table_query_max_rows, settings.table_query_timeout_s)
         self.router = DocumentRouter(kb, settings) if settings.document_routing else None
-        self.rerank: decompose_agent.Reranker | None = None  # seed 003's optional reranker hook
+        self.rerank: decompose_agent.Reranker | None = None  # an optional re-ranker of the retrieved chunks
 
     def ask(
         self, question: str, *, style: str | None = None, top_k: int | None = None,
@@ -141,7 +141,7 @@ class AnswerPipeline:
         return route
 
     def _decompose(self, plan: Plan) -> decompose_agent.Decomposition | None:
-        """Seed 003 on text questions: classify and split into sub-queries. The model is offered
+        """Text questions: classify and split into sub-queries. The model is offered
         only on the hybrid route (a question about records is answered from the facts)."""
         if not plan.needs_retrieval or plan.route == planner_agent.RESULT_SET or plan.enumeration:
             return None
@@ -166,7 +166,7 @@ class AnswerPipeline:
             trace.record("reflection", "Retriever", "no stored facts matched: falling back to text search",
                          attempts=[a.__dict__ for a in fallback_from.attempts])
         k = top_k or self.settings.top_k
-        if plan.enumeration:  # seed 002: a list needs more of the documents than a fact does
+        if plan.enumeration:  # a list needs more of the documents than a fact does
             k = max(k, self.settings.enumeration_top_k)
         with trace.step("retrieval", "Retriever", queries=plan.sub_queries, top_k=k) as event:
             evidence = retriever_agent.retrieve(plan, self.retriever, k, self.settings, expand=expand,
@@ -255,7 +255,7 @@ class AnswerPipeline:
                 on_token.flush()
             return draft
         style = style or s.answer_style
-        # Seed 003: one synthesis call over every sub-query's evidence.
+        # one synthesis call over every sub-query's evidence.
         question = decompose_agent.synthesis_question(plan.question, plan.sub_queries) \
             if plan.classification != decompose_agent.SIMPLE else plan.question
         # The live status says how many passages the model reads and about how long that takes.
@@ -299,7 +299,7 @@ class AnswerPipeline:
         trace: TraceRecorder,
     ) -> tuple[Draft, Validation]:
         validation = self._check(draft, trace)
-        iteration = 1  # seed 003's self-reflection: at most max_reflection_iterations answers in all
+        iteration = 1  # self-reflection: at most max_reflection_iterations answers in all
         while not draft.exact and iteration < self.settings.max_reflection_iterations:
             reflection = self._reflect(plan, draft, validation)
             if reflection.source != "rules":  # the model was asked: its verdict belongs in the trace
@@ -324,7 +324,7 @@ class AnswerPipeline:
                     self._gaps(plan, draft, validation), self._gaps(plan, second, second_validation),
                     second_validation.is_valid, reflection.source):
                 draft, validation = second, second_validation
-            else:  # seed 003: the best answer so far stands
+            else:  # the best answer so far stands
                 break
         return draft, validation
 
@@ -373,7 +373,7 @@ class AnswerPipeline:
 
 
 def clarification(result) -> str:
-    """Seed 004's clarification: what was tried, and what would help."""
+    """The clarification: what was tried, and what would help."""
     tried = "; ".join(f"{a.description} ({a.matches} matches)" for a in result.attempts)
     return (f"No stored records matched this question (tried: {tried}), so the answer comes from a text "
             "search. To search the records, try other words for the item, a product or customer name as "

@@ -1,7 +1,7 @@
-"""Planner (seed 000, step 1): decide whether and how to retrieve. Rules only, except one short
+"""Planner: decide whether and how to retrieve. Rules only, except one short
 constrained LLM call for a follow-up question no rule can make standalone.
 
-Order as in the seed: injection, empty knowledge base, question length; then intent and route.
+Order of the checks: injection, empty knowledge base, question length; then intent and route.
 """
 from __future__ import annotations
 
@@ -51,13 +51,13 @@ class Plan:
     rewrite_note: str = ""  # why a follow-up was kept as typed
     new_topic: bool = False  # the user said "new topic": the conversation starts afresh
     structured: object | None = None  # the parsed structured query (core.annotations.query)
-    classification: str = "SIMPLE"  # seed 003: SIMPLE | COMPARATIVE | MULTI_STEP | TEMPORAL
-    enumeration: bool = False  # seed 002: "list all ...", retrieved broadly
+    classification: str = "SIMPLE"  # SIMPLE | COMPARATIVE | MULTI_STEP | TEMPORAL
+    enumeration: bool = False  # "list all ...", retrieved broadly
 
 
 STRUCTURED, HYBRID, LONG_TEXT, RESULT_SET = "structured", "hybrid", "long_text", "result_set"
 
-# Seed 002's enumeration patterns: these ask for every item, so one narrow search would miss some.
+# Enumeration patterns: these ask for every item, so one narrow search would miss some.
 _LIST_ALL = re.compile(
     r"\b(?:list (?:all|every|each)|list of all|enumerate|what are all|name (?:all|every)|(?:complete|full) list of)\b"
     r"(?:\s+(?:of\s+)?the)?\s*", re.I,
@@ -65,7 +65,7 @@ _LIST_ALL = re.compile(
 
 
 def enumeration_queries(question: str) -> list[str] | None:
-    """Seed 002's enumeration-aware plan: the question, and a broad search for the tables of
+    """The enumeration-aware plan: the question, and a broad search for the tables of
     contents, indexes and lists that hold every item ("List all rating plan rules" ->
     "table of contents rating plan rules complete list"); None for other questions."""
     match = _LIST_ALL.search(question)
@@ -77,7 +77,7 @@ def enumeration_queries(question: str) -> list[str] | None:
 
 
 def choose_route(plan: Plan, tables) -> Plan:
-    """Seed 004's route selection, with the table chosen first (issue 14): a question goes to the
+    """Route selection, with the table chosen first (issue 14): a question goes to the
     tables only when it names one (its file, column labels or cell values), with text search as the
     fallback; everything else goes to hybrid text search. `tables` is a
     core.annotations.route.TableRoute, or None when no table is stored."""

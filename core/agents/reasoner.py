@@ -1,4 +1,4 @@
-"""Reasoner (seed 000, step 3): one LLM call over a tight, labelled context.
+"""Reasoner: one LLM call over a tight, labelled context.
 
 The context is assembled within a token budget from the passage of each chunk that shares the
 most words with the question (not a blind cut at 500 characters), and each source names its file
@@ -44,7 +44,7 @@ Answer:"""
 
 CONTINUE_INSTRUCTION = "Continue the answer exactly where it stopped. Do not repeat what was already written."
 
-# The quote form (bench/reader_quality.py, docs/reader.md): seed 000's prompt up to its context, then
+# The quote form (bench/reader_quality.py, docs/reader.md): the specified prompt up to its context, then
 # the model copies the evidence and answers from it under a JSON schema. Whether the documents hold
 # the answer is decided by the Validator finding that quote in its source, not by the model: this
 # 1.5B model obeys a refusal line even when the answer is in front of it (issue 15).
@@ -200,7 +200,7 @@ def build_sources(question: str, chunks: list[RetrievedChunk], budget: int, coun
 
 
 def build_prompt(question: str, sources: list[Source], style: str, form: str = FREE) -> str:
-    """Seed 000's prompt; in the quote forms its instructions ask for {quote, source, answer}
+    """The specified answer prompt (docs/specification.md); in the quote forms its instructions ask for {quote, source, answer}
     (the question and context come first either way, so both share a cached prompt prefix)."""
     context = "\n\n".join(f"{s.label}\n{s.text}" for s in sources) or "(no documents matched)"
     style_instruction = STYLE_INSTRUCTIONS.get(style, STYLE_INSTRUCTIONS["concise"])
@@ -336,7 +336,7 @@ def reason(
         draft.completions.append(first)
         text = first.text
         if first.finish_reason != "stop":
-            # Seed 004, step 8: same question, trimmed context, continue from the partial answer.
+            # same question, trimmed context, continue from the partial answer.
             trimmed = build_prompt(question, sources[: max(1, len(sources) // 2)], style)
             follow = [
                 {"role": "user", "content": trimmed},

@@ -1,8 +1,8 @@
-"""Retriever (seed 000, step 2): run the plan's searches; on any failure, return no chunks.
+"""Retriever: run the plan's searches; on any failure, return no chunks.
 
-A plan with several sub-queries (seed 003) searches them concurrently and merges the hits
+A plan with several sub-queries searches them concurrently and merges the hits
 (core.agents.decompose); each search is pre-filtered to the documents the router picks for it
-(seed 002) and falls back to every document when that comes back weak."""
+and falls back to every document when that comes back weak."""
 from __future__ import annotations
 
 import logging
@@ -73,7 +73,7 @@ def retrieve(
     searches = search_all(queries, search)
     results = [s.result for s in searches if s.result is not None]
     errors = [f"{s.query!r}: {s.error}" for s in searches if s.error]
-    if not results:  # seed 000: retrieval errors give an empty list, logged
+    if not results:  # retrieval errors give an empty list, logged
         return Evidence([], [], error="; ".join(errors) or "no search ran", searches=searches)
     if single:
         return Evidence(results[0].hits, results, searches=searches)
@@ -86,7 +86,7 @@ def retrieve(
 
 
 def retrieve_long_text(plan: Plan, retriever: HybridRetriever, top_k: int, sections: int) -> tuple[Evidence, list[Span]] | None:
-    """Seed 004's long-text route: the best page spans of long documents by their summaries, then
+    """The long-text route: the best page spans of long documents by their summaries, then
     the segments inside them. None when no long document has section summaries."""
     found = summary_then_segment(retriever, plan.question, top_k, sections)
     if found is None:

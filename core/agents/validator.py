@@ -1,6 +1,6 @@
-"""Validator (seed 000, step 4): is the draft grounded, safe and reliable? Pure rules, no LLM.
+"""Validator: is the draft grounded, safe and reliable? Pure rules, no LLM.
 
-Beyond the seed: every [Source N] must exist, and the numbers and names in the answer must occur
+Beyond the specified checks: every [Source N] must exist, and the numbers and names in the answer must occur
 in the sources it cites. A draft that fails grounding asks for one refined retrieval.
 """
 from __future__ import annotations
@@ -356,7 +356,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
     if quoted_in is not None and confidence == "low" and not doubts(answer):
         # The evidence was found word for word, so a low similarity does not make it a guess; but
         # a found quote can still be misread (98 % taken for 84.8 % in the same sentence: measured
-        # in docs/reader.md), so only seed 000's similarity rule makes a quoted answer high.
+        # in docs/reader.md), so only the similarity rule makes a quoted answer high.
         confidence = "medium"
     misreading = None
     if calculation is not None:
@@ -405,7 +405,7 @@ def _calculate(draft: Draft) -> tuple[calculate.Calculation | None, list[int], s
 
 
 def _cited_similarity(draft: Draft, answer: str) -> tuple[list[int], float]:
-    """The [Source N] numbers `answer` cites, and the average similarity of those sources. Seed 000
+    """The [Source N] numbers `answer` cites, and the average similarity of those sources. The specification
     averages over all the evidence; an unrelated chunk retrieved alongside should not drag a
     well-supported answer down."""
     cited = cited_numbers(answer)

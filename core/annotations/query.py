@@ -1,4 +1,4 @@
-"""Query preprocessing for structured questions (seed 004, step 1), by rules: comparisons with
+"""Query preprocessing for structured questions, by rules: comparisons with
 units, words a record must contain, names, time ranges, and the aggregate asked for.
 
 "panels no wider than 1.2 m"       -> width <= 1.2 m

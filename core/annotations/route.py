@@ -1,4 +1,4 @@
-"""The structured route (seed 004, steps 4-7): run the parsed query over every stored fact,
+"""The structured route: run the parsed query over every stored fact,
 relax it when nothing matches, keep the full result set for paging and export, and phrase an
 exact answer from the facts (counts and sums are computed here, never by the LLM)."""
 from __future__ import annotations
@@ -38,8 +38,8 @@ class StructuredResult:
 
 
 def run_structured(parsed: StructuredQuery, store: FactStore) -> StructuredResult:
-    """Search; on zero hits drop the time range, then the names, then the words (seed 004's
-    auto-relaxation), recording every attempt."""
+    """Search; on zero hits drop the time range, then the names, then the words (automatic
+    relaxation), recording every attempt."""
     query = parsed.query
     steps: list[tuple[str, FactQuery]] = [("as asked: " + (", ".join(parsed.notes) or "all facts"), query)]
     if query.date_from or query.date_to:

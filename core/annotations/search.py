@@ -1,4 +1,4 @@
-"""annotations_search, annotations_aggregate, export_annotations_csv (seed 004's tools).
+"""annotations_search, annotations_aggregate, export_annotations_csv (tools).
 
 Every matching fact is found, not the few a vector search happens to return: counts, sums and
 lists come from all stored facts. Labels vary between files ("Width (mm)", "W [m]", "width_cm",

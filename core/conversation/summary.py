@@ -1,4 +1,4 @@
-"""Rolling conversation summary (seed 004: at most ~350 tokens) and follow-up resolution.
+"""Rolling conversation summary (at most ~350 tokens) and follow-up resolution.
 
 The summary keeps the latest exchanges, each shortened to the question and the first sentence of
 its answer, dropping the oldest when over budget (no LLM call). A follow-up ("and in 2023?",

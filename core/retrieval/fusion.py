@@ -1,9 +1,9 @@
-"""Reciprocal rank fusion with per-retriever weights (seed 002's adaptive alpha)."""
+"""Reciprocal rank fusion with per-retriever weights (adaptive alpha)."""
 from __future__ import annotations
 
 import re
 
-# Seed 002: enumeration questions lean on keywords, reasoning questions on meaning.
+# enumeration questions lean on keywords, reasoning questions on meaning.
 _ENUMERATION = re.compile(
     r"\b(list|all|every|each|enumerate|table of contents|rules|how many|which of)\b", re.IGNORECASE
 )
@@ -16,7 +16,7 @@ def is_enumeration(query: str) -> bool:
 def semantic_weight(query: str, enumeration: float, reasoning: float) -> float:
     # Measured (bench/retrieval_quality.py --fusion-sweep): also leaning on keywords for queries
     # that name a code ("HX-450", "FY2018", "10-K") cut FinanceBench page recall@5 from 40.9% to
-    # 27.3%, so only seed 002's enumeration rule changes the weight.
+    # 27.3%, so only the enumeration rule changes the weight.
     return enumeration if is_enumeration(query) else reasoning
 
 

@@ -2,7 +2,7 @@
 
 Every candidate keeps its rank and score in each retriever, so the trace can show why a chunk
 was (or was not) used. Search can be pre-filtered to a set of documents, and hits can be widened
-with +-N neighbour chunks (seed 002's sliding window).
+with +-N neighbour chunks (sliding window).
 """
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ class RetrievedChunk:
 
     @property
     def similarity(self) -> float:
-        """Cosine similarity where the vector side saw the chunk, else 0 (seed 000's score)."""
+        """Cosine similarity where the vector side saw the chunk, else 0 (score)."""
         return self.vector_score or 0.0
 
     def to_dict(self) -> dict:
@@ -151,7 +151,7 @@ class HybridRetriever:
             hit.used = True
         if query_vector is not None:
             # Chunks found only by BM25 still get their true cosine similarity: the confidence
-            # rules (seed 000) average it over the chunks an answer uses.
+            # rules average it over the chunks an answer uses.
             missing = [h.chunk_id for h in hits if h.vector_score is None]
             with self.kb.searchable_vectors() as vectors:
                 similarities = vectors.similarities(query_vector, missing)

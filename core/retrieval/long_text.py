@@ -1,4 +1,4 @@
-"""The long-text route (seed 004, step 5): search the summaries of long documents' page spans,
+"""The long-text route: search the summaries of long documents' page spans,
 then search segments only within the best spans. For conceptual questions over manuals and
 filings, where a whole section is about the question but no single chunk says so loudly."""
 from __future__ import annotations
