@@ -9,7 +9,7 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
-from core.citations import place_citations
+from core.citations import location, place_citations
 from core.exports import export_filename, record_tables
 
 CONFIDENCE_COLOURS = {"high": "green", "medium": "orange", "low": "red"}
@@ -41,14 +41,7 @@ def match_summary(structured: dict) -> str:
     return f"{records} matching records" + (f" ({total} facts)" if records != total else "")
 
 def where(citation: dict) -> str:
-    parts = []
-    if citation.get("page"):
-        parts.append(f"p. {citation['page']}")
-    if citation.get("sheet"):
-        parts.append(f"sheet {citation['sheet']}")
-    if citation.get("rows"):
-        parts.append(f"rows {citation['rows']}")
-    return ", ".join(parts)
+    return location(citation.get("page"), citation.get("sheet"), citation.get("rows"))
 
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|$~])")

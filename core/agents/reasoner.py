@@ -13,6 +13,7 @@ from typing import Callable
 
 from core.agents import calculate
 from core.annotations.route import StructuredResult, phrase_answer, phrase_table_answer
+from core.citations import location
 from core.llm.base import ChatLLM, Completion, LLMError, LLMMalformedJSON, TokenCallback
 from core.retrieval import RetrievedChunk
 from core.safety.injection import neutralize
@@ -107,9 +108,7 @@ class Source:
 
     @property
     def label(self) -> str:
-        where = f"p. {self.chunk.page}" if self.chunk.page else (f"sheet {self.chunk.sheet}" if self.chunk.sheet else "")
-        if self.chunk.rows:
-            where = f"{where}, rows {self.chunk.rows}".strip(", ")
+        where = location(self.chunk.page, self.chunk.sheet, self.chunk.rows)
         return f"[Source {self.number}] ({self.chunk.filename}{', ' + where if where else ''})"
 
 
