@@ -29,8 +29,6 @@ def assess_confidence(average_similarity: float, answer: str, settings: Settings
     return LOW
 
 
-def lower(confidence: str, steps: int = 1) -> str:
-    """One level down per failed check, never below low."""
-    for _ in range(steps):
-        confidence = {HIGH: MEDIUM, MEDIUM: LOW}.get(confidence, LOW)
-    return confidence
+def lower(confidence: str) -> str:
+    """One level down for a failed check, never below low."""
+    return {HIGH: MEDIUM, MEDIUM: LOW}.get(confidence, LOW)
