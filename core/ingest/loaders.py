@@ -14,6 +14,7 @@ from typing import Callable
 
 from core.config import Settings
 from core.ingest.document import IngestError, LoadedDocument, Section
+from core.ingest.fields import pair_stacked_fields
 from core.ingest.ocr import load_image, ocr_pdf_pages
 from core.ingest.pdf_tables import looks_tabular, page_layout, page_text
 from core.ingest.tables import find_tables, table_lines
@@ -87,7 +88,7 @@ def load_pdf(path: Path, settings: Settings) -> LoadedDocument:
             scanned, ocr_warnings = {}, [f"Scanned pages were not looked for ({type(exc).__name__})."]
         sections = [
             section for i, t in enumerate(texts)
-            for section in scanned.get(i + 1) or [Section(text=t.replace("\r\n", "\n"), page=i + 1)]
+            for section in scanned.get(i + 1) or [Section(text=pair_stacked_fields(t.replace("\r\n", "\n")), page=i + 1)]
         ]
         return LoadedDocument(path.name, "pdf", sections, page_count=len(texts), warnings=warnings + ocr_warnings)
     raise IngestError(f"The PDF is damaged and could not be read ({', '.join(failures)}).")
