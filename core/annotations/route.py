@@ -436,8 +436,12 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
     if len(query.rows) == 1 and len(visible) == 1:
         value = _value(query.rows[0][visible[0]], units[0])
         counted = re.search(r"\bhow many ([a-z][a-z-]*)", result.parsed_question.lower()) if result.parsed_question else None
+        queried = [t for t in tables if re.search(rf"\b{re.escape(t.name)}\b", query.sql or "")]
+        named = re.fullmatch(r"Label (?:=|like) (.+)", condition) if queried and all(t.kind == "fields" for t in queried) else None
         if labels[0] == "number of rows" and counted:  # "How many athletes ..." -> "3 athletes with nationality = Sri Lanka"
             text = f"{value} {counted.group(1)}{' with ' + condition if condition else ''} (from {where}). {cite}"
+        elif named:  # a printed field found by its label: "The Due Date is 04/04/2023", not "The due_date for Label = …"
+            text = f"The {named.group(1).strip('…')} is {value} (from {where}). {cite}"
         else:
             text = f"The {labels[0]}{' for ' + condition if condition else ''} is {value} (from {where}). {cite}"
     elif not query.rows:

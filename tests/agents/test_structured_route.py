@@ -205,7 +205,8 @@ def test_an_invoice_figure_reads_like_a_sentence(tmp_path, embedder, write_text)
     ws = Workspace(Settings(data_dir=tmp_path / "kb7"), embedder, ScriptedLLM([query]))
     ws.ingestor.ingest_paths([write_text("azure_invoice.txt", invoice)])
     response = ws.ask("When is the Azure invoice due, which date?")  # two fields of the record: the model's query
-    assert response.answer.startswith("The Date for Label = Due Date is 2023-04-04 (from azure_invoice.txt)."), response.answer
+    assert response.answer.startswith("The Due Date is 2023-04-04 (from azure_invoice.txt)."), response.answer
+    assert "unsupported_claims" not in response.safety_flags  # every word of it is on the page
     ws.close()
 
 
