@@ -17,7 +17,7 @@ from core.ingest.document import IngestError, LoadedDocument, Section
 from core.ingest.fields import pair_stacked_fields
 from core.ingest.ocr import load_image, ocr_pdf_pages
 from core.ingest.pdf_tables import looks_tabular, page_layout, page_text
-from core.ingest.tables import find_tables, table_lines
+from core.ingest.tables import find_tables, split_pipe_tables, table_lines
 
 log = logging.getLogger(__name__)
 
@@ -259,9 +259,15 @@ def _table_sections(grid: list[list[object]], sheet: str | None) -> list[Section
 # --- plain text ------------------------------------------------------------------------------
 
 def load_text(path: Path, settings: Settings) -> LoadedDocument:
+    """The text as one section; a Markdown table in it ("| a | b |" over "|---|---|") becomes a table
+    section of its own, read like a CSV, titled by the heading above it."""
     text = _decode_text(path.read_bytes())
     kind = path.suffix.lower().lstrip(".") or "txt"
-    return LoadedDocument(path.name, kind, [Section(text=text)], page_count=1)
+    prose, grids = split_pipe_tables(text)
+    sections = [Section(text=prose)] if prose.strip() else []
+    for grid in grids:
+        sections += _table_sections(grid, sheet=None)
+    return LoadedDocument(path.name, kind, sections or [Section(text=text)], page_count=1)
 
 
 def _decode_text(data: bytes) -> str:

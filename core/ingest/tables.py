@@ -8,6 +8,7 @@ every number means.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 
 Cell = object
@@ -142,3 +143,33 @@ def table_lines(table: TableBlock) -> tuple[list[str], list[int]]:
         lines.append(note)
         numbers.append(last)
     return lines, numbers
+
+
+_PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_PIPE_RULE = re.compile(r"^\s*\|?(\s*:?-{3,}:?\s*\|)+\s*(:?-{3,}:?\s*)?\|?\s*$")
+
+
+def _pipe_cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def split_pipe_tables(text: str) -> tuple[str, list[Grid]]:
+    """A text without its Markdown pipe tables, and each table as a grid: the heading or line just above
+    it as a one-cell title row, then its header and rows. A run of "|" lines is a table only when its
+    second line is the "|---|---|" rule."""
+    lines = text.split("\n")
+    prose: list[str] = []
+    grids: list[Grid] = []
+    i = 0
+    while i < len(lines):
+        if _PIPE_ROW.match(lines[i]) and i + 1 < len(lines) and _PIPE_RULE.match(lines[i + 1]):
+            end = i + 2
+            while end < len(lines) and _PIPE_ROW.match(lines[end]):
+                end += 1
+            title = next((line.strip().lstrip("#").strip() for line in reversed(prose) if line.strip()), "")
+            grids.append(([[title]] if title else []) + [_pipe_cells(lines[i])] + [_pipe_cells(r) for r in lines[i + 2:end]])
+            i = end
+        else:
+            prose.append(lines[i])
+            i += 1
+    return "\n".join(prose), grids

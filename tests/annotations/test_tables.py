@@ -50,3 +50,14 @@ def test_the_tables_follow_the_documents(tmp_path, embedder, write_text):
     ws.ingestor.delete("panels.csv")
     assert ws.pipeline.tables.tables() == []
     ws.close()
+
+
+def test_a_markdown_table_is_a_typed_table_like_a_csv(tmp_path, embedder, write_text):
+    markdown = "# Panels\n\n| Model | Width (mm) | Weight |\n|---|---|---|\n| HX-400 | 1134 | 21.5 kg |\n| HX-450 | 1040 | 19 kg |\n"
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([write_text("panels.md", markdown)])
+    [table] = [t for t in ws.pipeline.tables.tables() if t.kind == "rows"]
+    assert table.filename == "panels.md" and table.types["width_mm"] == "REAL" and table.units["weight_kg"] == "kg"
+    with sqlite3.connect(ws.pipeline.tables.path) as conn:
+        assert conn.execute(f"SELECT model FROM {table.name} WHERE width_mm < 1100").fetchall() == [("HX-450",)]
+    ws.close()

@@ -269,6 +269,20 @@ class TestText:
         assert doc.sections[0].text.startswith("# Guide")
         assert "—" in doc.sections[0].text
 
+    def test_a_markdown_table_is_a_table_section_titled_by_its_heading(self, make_file):
+        text = ("# SunMax SM-410\n\nA mono panel.\n\n| Property | Value |\n|---|:---:|\n| Width | 1134 mm |\n"
+                "| Weight | 21.5 kg |\n\nWarranty: 25 years.\n")
+        prose, table = load(make_file("spec.md", text.encode())).sections
+        assert not prose.is_table and "A mono panel." in prose.text and "Warranty: 25 years." in prose.text
+        assert "| Width |" not in prose.text  # each row is read once, as a table row
+        assert table.is_table and table.text.split("\n") == [
+            "A mono panel.", "Property: Width | Value: 1134 mm", "Property: Weight | Value: 21.5 kg"]
+
+    def test_pipes_without_the_header_rule_are_text(self, make_file):
+        text = "| not | a table |\n| just | pipes |\n"
+        [section] = load(make_file("notes.txt", text.encode())).sections
+        assert section.text == text and not section.is_table
+
     def test_utf16_text_with_bom(self, make_file):
         doc = load(make_file("wide.txt", "hello wörld".encode("utf-16")))
         assert doc.sections[0].text == "hello wörld"
