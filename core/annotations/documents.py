@@ -302,6 +302,8 @@ def read_record(filename: str, lines: list[Line], pages: int) -> DocumentRecord:
                 break
     for name, candidates in (("total", totals), ("date", dates), ("number", numbers)):
         best = _best(candidates, name)
+        if name == "total" and best is not None and best.rank >= _SUBTOTAL_RANK:
+            best = _subtotal_plus_charge(best, lines) or best
         if best is not None and _printed_in(best.printed, flat):
             setattr(record, name, best.value)
             record.printed[name], record.page_of[name] = best.printed, best.page
@@ -323,6 +325,21 @@ def _best(candidates: list[Candidate], name: str) -> Candidate | None:
             counts[c.value] = counts.get(c.value, 0) + 1
         return min(candidates, key=lambda c: (c.rank, -counts[c.value], -c.order))
     return min(candidates, key=lambda c: (c.rank, c.order))
+
+
+_SUBTOTAL_RANK = 6  # rank * 3 + step of a subtotal label (rank 2)
+
+
+def _subtotal_plus_charge(subtotal: Candidate, lines: list[Line]) -> Candidate | None:
+    """When only a subtotal was labelled, a later amount that is the subtotal plus an amount printed
+    between them ("Subtotal 208.00", "VAT 20% 41.60", "AMOUNT PAID £249.60") is the total, whatever its
+    label; checked by the sum, so a cash tendered or a tax summary never passes."""
+    later = [(i, printed, value) for i in range(subtotal.order + 1, len(lines))
+             for printed, value in amounts(lines[i].text)]
+    for k, (i, printed, value) in enumerate(later):
+        if any(j < i and abs(subtotal.value + charge - value) < 0.005 for j, _, charge in later[:k]):
+            return Candidate(value, printed, lines[i].page, subtotal.rank, i, "subtotal plus charges")
+    return None
 
 
 def _total_candidates(lines, i, j, text, out) -> None:

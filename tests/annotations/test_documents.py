@@ -32,6 +32,13 @@ def test_a_subtotal_is_the_total_only_when_nothing_else_is_printed():
     assert record("Subtotal: $ 100.00\nVAT: $ 20.00\nGrand Total: $ 120.00\n01/02/2024").total == 120.00
 
 
+def test_a_total_under_an_unknown_label_is_found_as_the_subtotal_plus_a_charge():
+    # "Settled" is no total label; the sum says which figure it is, and cash tendered never adds up
+    found = record("Subtotal      50.00\nService 10%    5.00\nSettled       £55.00\nCash          60.00\n")
+    assert found.total == 55.00 and found.printed["total"] == "£55.00"
+    assert record("Subtotal   30.00\nCash   50.00\nChange   20.00\n").total == 30.00  # 30 + 20 is the cash, not a total
+
+
 def test_european_figures_and_month_names_in_other_languages():
     found = record("Coolblue B.V.\nFactuurnummer: 993548900\nFactuurdatum: 19 april 2014\nTotaal   € 4.904,94\n")
     assert (found.number, found.date, found.total, found.currency) == ("993548900", "2014-04-19", 4904.94, "EUR")
