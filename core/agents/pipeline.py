@@ -43,7 +43,7 @@ class AnswerPipeline:
         self.retriever = retriever
         self.llm = llm
         self.settings = settings
-        self.facts = FactStore(kb.catalog.connection, kb.embedder.embed, settings.label_similarity,
+        self.facts = FactStore(kb.catalog.facts, kb.embedder.embed, settings.label_similarity,
                                generation=lambda: kb.catalog.get_meta("generation") or "0")
         self.tables = TableStore(kb.catalog.connection, settings.data_dir / "tables.sqlite3",
                                  lambda: kb.catalog.get_meta("generation") or "0", settings.max_table_pages)

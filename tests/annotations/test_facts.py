@@ -61,7 +61,7 @@ def ws(make_workspace, tmp_path):
 def facts(ws):
     from core.annotations.search import FactStore
 
-    return FactStore(ws.kb.catalog._conn, ws.embedder.embed)
+    return FactStore(ws.kb.catalog.facts, ws.embedder.embed)
 
 
 def test_every_csv_row_is_a_fact_with_provenance(ws):
