@@ -141,7 +141,7 @@ class Workspace:
     @staticmethod
     def export_facts(rows: list) -> bytes:
         """Fact rows as CSV: every column of every row, then file, page, sheet and row."""
-        from core.annotations.search import export_annotations_csv
+        from core.exports import export_annotations_csv
 
         return export_annotations_csv(rows)
 

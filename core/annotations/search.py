@@ -1,4 +1,4 @@
-"""annotations_search, annotations_aggregate, export_annotations_csv (tools).
+"""annotations_search, annotations_aggregate (tools; the export of facts is core.exports).
 
 Every matching fact is found, not the few a vector search happens to return: counts, sums and
 lists come from all stored facts. Labels vary between files ("Width (mm)", "W [m]", "width_cm",
@@ -19,7 +19,6 @@ from core.annotations.documents import RECORD_TABLE
 from core.annotations.model import normalize_label, singular
 from core.annotations.records import record_key
 from core.annotations.units import to_base
-from core.exports import rows_to_csv
 from core.store import facts as fact_tables
 from core.store.facts import FactTables
 
@@ -304,20 +303,3 @@ def display_table(rows: list[FactRow]) -> tuple[list[str], list[list]]:
     return columns + ["filename", "page", "sheet", "row"], [
         row + [r.filename, r.page, r.sheet, r.row_index] for row, r in zip(cells, rows)
     ]
-
-
-def rows_for_export(rows: list[FactRow]) -> list[dict]:
-    """One flat dict per fact: every property column, then the provenance columns."""
-    columns: list[str] = []
-    for row in rows:
-        columns += [c for c in row.properties if c not in columns]
-    return [
-        {**{c: row.properties.get(c, "") for c in columns},
-         "filename": row.filename, "page": row.page, "sheet": row.sheet, "row": row.row_index,
-         "doc_id": row.doc_id, "chunk_id": row.chunk_id, "fact_id": row.fact_id}
-        for row in rows
-    ]
-
-
-def export_annotations_csv(rows: list[FactRow]) -> bytes:
-    return rows_to_csv(rows_for_export(rows))

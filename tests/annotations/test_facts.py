@@ -111,7 +111,7 @@ def test_aggregates_sum_and_group(ws):
 
 
 def test_export_has_every_column_and_provenance(ws):
-    from core.annotations.search import export_annotations_csv
+    from core.exports import export_annotations_csv
 
     rows = facts(ws).search(FactQuery([Condition("width", "<=", 1.2, "m")]))
     table = list(csv.DictReader(io.StringIO(export_annotations_csv(rows).decode("utf-8-sig"))))
