@@ -37,7 +37,7 @@ def name_of(filename: str) -> str:
 
 
 def date_matches(expected: str, answer: str) -> bool:
-    from core.annotations.extract import parse_date
+    from core.ingest.extract import parse_date
 
     return expected in answer or any(parse_date(m) == expected for m in _DATE_LIKE.findall(answer))
 

@@ -18,7 +18,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from core.annotations.extract import assign_chunks
+from core.ingest.extract import assign_chunks
 from core.config import Settings
 from core.ingest.categories import category_hints
 from core.ingest.chunking import Chunk, chunk_document

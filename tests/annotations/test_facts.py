@@ -126,7 +126,7 @@ def test_deleting_a_document_deletes_its_facts(ws):
 
 
 def test_invoice_totals_without_a_colon_and_values_on_the_next_line_are_facts(tmp_path):
-    from core.annotations.extract import extract_facts
+    from core.ingest.extract import extract_facts
     from core.ingest.document import LoadedDocument, Section
 
     page = "Invoice Date:\n03/20/2023\nTotal $ 279.84\nMontant du prélèvement : 29.99 €\nTotaal € 4.904,94"
