@@ -169,7 +169,6 @@ def cited_numbers(answer: str) -> set[int]:
 def run_pipeline(ws, q: dict, captured: dict, doc_ids: list[str] | None = None) -> dict:
     events = []
     captured.clear()
-    captured["doc_ids"] = doc_ids
     first: list[float] = []
     started = time.perf_counter()
 
@@ -177,7 +176,8 @@ def run_pipeline(ws, q: dict, captured: dict, doc_ids: list[str] | None = None) 
         if not first and token.strip():
             first.append(time.perf_counter() - started)
 
-    response = ws.ask(q["question"], on_event=events.append, on_token=on_token)
+    # --doc-filter: the route is chosen as usual, then the text searches only see the question's documents
+    response = ws.ask(q["question"], on_event=events.append, on_token=on_token, search_in=doc_ids)
     seconds = time.perf_counter() - started
     evidence = evidence_pages(q)
     llm_events = [e for e in events if e.kind == "llm_call"]
@@ -576,8 +576,7 @@ def main(argv=None) -> int:
     if args.rescore:
         return rescore(args)
     from core.config import load_settings
-    from core.store import IndexSettingsChanged
-    from core.workspace import Workspace
+    from core.workspace import IndexSettingsChanged, Workspace
 
     run_started = time.perf_counter()
     code = code_version()
@@ -623,23 +622,8 @@ def main(argv=None) -> int:
               flush=True)
 
         captured: dict = {}
-        original_validate = ws.pipeline._validate
-
-        def capturing_validate(*a, **kw):  # keep the final draft for the fast section and the JSONL
-            draft, validation = original_validate(*a, **kw)
-            captured["draft"], captured["validation"] = draft, validation
-            return draft, validation
-
-        ws.pipeline._validate = capturing_validate  # instance attribute only; core/ is untouched
-        if args.doc_filter:
-            original_plan = ws.pipeline._plan
-
-            def filtered_plan(*a, **kw):  # the Planner never sets doc_ids itself; --doc-filter does
-                plan = original_plan(*a, **kw)
-                plan.doc_ids = captured.get("doc_ids")
-                return plan
-
-            ws.pipeline._plan = filtered_plan
+        # keep the final draft for the fast section and the JSONL
+        ws.pipeline.on_answer = lambda draft, validation: captured.update(draft=draft, validation=validation)
         drafts: list[tuple[str, object]] = []
         eval_started = time.perf_counter()
         wanted_ids = {q["financebench_id"] for q in questions}

@@ -37,7 +37,7 @@ def name_of(filename: str) -> str:
 
 
 def date_matches(expected: str, answer: str) -> bool:
-    from core.annotations.extract import parse_date
+    from core.ingest.extract import parse_date
 
     return expected in answer or any(parse_date(m) == expected for m in _DATE_LIKE.findall(answer))
 
@@ -99,8 +99,7 @@ def run(resume: bool = False, selection_only: bool = False) -> list[dict]:
                     continue
                 question = template.format(name=name_of(filename))
                 if selection_only:  # which tables the question selects, and whether the record lookup answers it
-                    from core.agents import planner as planner_agent
-                    route = ws.pipeline._select_tables(planner_agent.Plan(question=question, needs_retrieval=True))
+                    route = ws.tables_named(question)
                     selected = [x.table for x in route.selections] if route else []
                     results.append({"file": filename, "field": field, "question": question,
                                     "selected": [t.name for t in selected],

@@ -218,26 +218,11 @@ def document_scores(citations: list[dict], expected: list[str], company_files: l
 # --- counting every model call --------------------------------------------------------------------
 
 def counting(llm):
-    """The provider wrapped so that every call (decomposition, answer, continuation, reflection,
-    agent plan/actions/synthesis) is counted, whichever agent makes it."""
-    from core.llm.base import ChatLLM
-
-    class CountingLLM(ChatLLM):
-        name, model = llm.name, llm.model
-
-        def __init__(self) -> None:
-            super().__init__(timeout=llm.timeout)
-            self.completions = []
-
-        def _chat(self, messages, **kw):
-            completion = llm._chat(messages, **kw)
-            self.completions.append(completion)
-            return completion
-
-        def health(self):
-            return llm.health()
-
-    return CountingLLM()
+    """The provider, with every call (decomposition, answer, continuation, reflection, agent
+    plan/actions/synthesis) counted in `llm.completions`, whichever agent makes it."""
+    llm.completions = []
+    llm.on_completion = llm.completions.append
+    return llm
 
 
 # --- one question in one mode ---------------------------------------------------------------------

@@ -495,8 +495,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     from core.config import load_settings
-    from core.store import IndexSettingsChanged
-    from core.workspace import Workspace
+    from core.workspace import IndexSettingsChanged, Workspace
 
     run_started = time.perf_counter()
     machine_at_start = machine()  # the code version as the run starts (others commit meanwhile)

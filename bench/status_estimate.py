@@ -59,13 +59,7 @@ def main() -> None:
     out = RESULTS / "status_estimate.jsonl"
     # The model's own time to first token (before the screen's PII hold-back), per streamed call.
     completions = []
-    measure = ws.llm._measure_prompt_speed
-
-    def record(completion):
-        completions.append(completion)
-        measure(completion)
-
-    ws.llm._measure_prompt_speed = record
+    ws.llm.on_completion = lambda completion: completions.append(completion) if completion.first_token_seconds else None
     rows = []
     with out.open("w", encoding="utf-8") as sink:
         for question in sample_questions()[: args.limit]:

@@ -391,7 +391,7 @@ def run_extraction(args) -> dict:
     # core.ingest first: importing core.annotations.extract before core.ingest fails with a
     # circular ImportError (extract -> core.ingest.__init__ -> pipeline -> extract)
     from core.ingest.loaders import load_document  # noqa: I001
-    from core.annotations.extract import extract_facts
+    from core.ingest.extract import extract_facts
     from core.config import Settings
 
     settings = Settings()
@@ -965,7 +965,7 @@ def run_tables(args) -> dict:
     some fact of its table (what the structured route can reach)?"""
     import csv as csv_module
 
-    from core.annotations.extract import extract_facts
+    from core.ingest.extract import extract_facts
     from core.config import Settings
     from core.ingest.loaders import load_document
 

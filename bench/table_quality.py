@@ -96,7 +96,6 @@ def matches(reference: str, answer: str) -> bool:
 
 
 def run(args) -> list[dict]:
-    from core.agents import planner as planner_agent
     from core.config import load_settings
     from core.workspace import Workspace
 
@@ -122,8 +121,7 @@ def run(args) -> list[dict]:
             filename = file_of(row["context"])
             record = {"id": row["id"], "question": row["utterance"], "reference": row["targetValue"], "file": filename}
             # (b) unscoped: which table the question selects among all of them (selection is code, no model)
-            plan = planner_agent.Plan(question=row["utterance"], needs_retrieval=True)
-            route = ws.pipeline._select_tables(plan)
+            route = ws.tables_named(row["utterance"])
             ranked = route.ranked if route else []
             record["unscoped_top"] = ranked[0].table.filename if ranked else None
             record["unscoped_selected"] = [s.table.filename for s in route.selections] if route else []

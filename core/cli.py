@@ -10,6 +10,7 @@ import logging
 import sys
 from pathlib import Path
 
+from core.citations import location
 from core.config import load_settings
 
 
@@ -166,7 +167,7 @@ def _search(workspace, args) -> int:
     if not result.hits:
         print("No results." if not workspace.is_empty() else "The knowledge base is empty: ingest files first.")
     for n, hit in enumerate(result.hits, start=1):
-        where = f"p. {hit.page}" if hit.page else (f"sheet {hit.sheet}" if hit.sheet else "")
+        where = location(hit.page, hit.sheet, hit.rows)
         ranks = f"bm25 #{hit.bm25_rank or '-'} vector #{hit.vector_rank or '-'}"
         print(f"[{n}] {hit.filename} {where}  score {hit.score:.4f} (sim {hit.similarity:.3f}; {ranks})")
         print("    " + hit.text[:300].replace("\n", " ") + ("..." if len(hit.text) > 300 else ""))
@@ -215,7 +216,7 @@ def _ask(workspace, args) -> int:
         print("\n")
     label = "[{}]" if response.mode == "agent" else "[Source {}]"
     for c in (c for c in response.citations if c.cited or not any(x.cited for x in response.citations)):
-        where = f"p. {c.page}" if c.page else (f"sheet {c.sheet}" if c.sheet else "")
+        where = location(c.page, c.sheet, c.rows)
         print(f"{label.format(c.number)} {c.filename} {where} (similarity {c.score:.3f})")
     for gap in response.insufficiencies:
         print(f"missing: {gap['section']}: {gap['missing']}" if gap["section"] else f"missing: {gap['missing']}")

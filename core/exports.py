@@ -49,6 +49,23 @@ def rows_to_csv(rows: list[dict]) -> bytes:
     return out.getvalue().encode("utf-8-sig")  # the BOM makes Excel read UTF-8
 
 
+def rows_for_export(rows: list["FactRow"]) -> list[dict]:
+    """One flat dict per fact: every property column, then the provenance columns."""
+    columns: list[str] = []
+    for row in rows:
+        columns += [c for c in row.properties if c not in columns]
+    return [
+        {**{c: row.properties.get(c, "") for c in columns},
+         "filename": row.filename, "page": row.page, "sheet": row.sheet, "row": row.row_index,
+         "doc_id": row.doc_id, "chunk_id": row.chunk_id, "fact_id": row.fact_id}
+        for row in rows
+    ]
+
+
+def export_annotations_csv(rows: list["FactRow"]) -> bytes:
+    return rows_to_csv(rows_for_export(rows))
+
+
 def _slug(text: str, words: int) -> str:
     return "-".join(re.findall(r"[a-z0-9]+", text.lower())[:words])
 
@@ -76,8 +93,6 @@ def record_tables(rows: list["FactRow"]) -> list[RecordTable]:
     other records by their own set of columns. One union table of a spreadsheet's rows and a
     datasheet's fields showed each record blank in every column but its own, with its values
     scrolled off to the right (issue 16)."""
-    from core.annotations.search import rows_for_export
-
     groups: dict[tuple, list] = {}
     for row in rows:
         if row.kind == "kv":
@@ -98,8 +113,6 @@ def record_tables(rows: list["FactRow"]) -> list[RecordTable]:
 def _as_fields(rows: list["FactRow"]) -> list[dict]:
     """Labelled fields as Field and Value (a field's label is its first column), then the context
     columns they carry, blank where a field has none, then provenance."""
-    from core.annotations.search import rows_for_export
-
     own = []
     for row in rows:
         [flat] = rows_for_export([row])

@@ -62,11 +62,16 @@ class Workspace:
 
     def ask(self, question: str, mode: str | None = None, **options) -> Response:
         """Answer one question (options: style, top_k, on_token, on_event, previous_question,
-        previous_result_set, doc_ids). mode: pipeline | agent | auto (default: the answer_mode setting)."""
-        follow_up = bool(options.get("previous_result_set") and result_set_command(question or ""))
-        if options.get("doc_ids"):  # a question scoped to documents (`ask --doc`) runs in the pipeline
-            return self.pipeline.ask(question, **options)
-        if choose_mode(question or "", mode or self.settings.answer_mode, result_set_follow_up=follow_up) == AGENT:
+        previous_result_set, doc_ids, search_in). mode: pipeline | agent | auto (default: the answer_mode
+        setting). A command on the previous result set ("show the rest", "export that table") is read
+        here, once, and always runs in the pipeline, as does a question scoped to documents (`ask --doc`,
+        or search_in, the benchmarks' diagnostic that restricts the text searches only)."""
+        previous = options.pop("previous_result_set", None)
+        command = result_set_command(question or "") if previous else None
+        if command or options.get("doc_ids") or options.get("search_in"):
+            return self.pipeline.ask(question, result_set=(command, previous) if command else None, **options)
+        options.pop("search_in", None)
+        if choose_mode(question or "", mode or self.settings.answer_mode) == AGENT:
             return self.agent.ask(question, **options)
         return self.pipeline.ask(question, **options)
 
@@ -136,11 +141,19 @@ class Workspace:
     @staticmethod
     def export_facts(rows: list) -> bytes:
         """Fact rows as CSV: every column of every row, then file, page, sheet and row."""
-        from core.annotations.search import export_annotations_csv
+        from core.exports import export_annotations_csv
 
         return export_annotations_csv(rows)
 
     # --- facts ------------------------------------------------------------------------------
+
+    def tables_named(self, question: str):
+        """The stored tables a question would be answered from (a core.annotations.route.TableRoute:
+        selected and ranked tables, the rule parse, the record lookup), without answering it: the
+        table route's first step, which the benchmarks score on its own. None when no table is stored."""
+        from core.agents.planner import Plan
+
+        return self.pipeline.tables_named(Plan(question=question, needs_retrieval=True))
 
     def search_facts(self, doc_ids: list[str] | None = None, label: str = "", value: str = "") -> list:
         """Stored facts, optionally of some documents, with a column like `label` (holding `value`

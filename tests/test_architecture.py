@@ -40,3 +40,67 @@ def test_the_finder_reads_function_level_imports(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("def f():\n    import streamlit as st\n    from core.store import x\n")
     assert imported_modules(module) == {"streamlit", "core.store"}
+
+
+def runtime_imports(path: Path) -> set[str]:
+    """imported_modules without those under `if TYPE_CHECKING:` (annotations only, never run)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                   and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+                   for statement in node.body for n in ast.walk(statement)}
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def package_graph() -> dict[str, set[str]]:
+    """core's packages (core.ingest, core.annotations, core.config, ...) and the ones each imports."""
+    def package(module: str) -> str | None:
+        parts = module.split(".")
+        return ".".join(parts[:2]) if parts[0] == "core" and len(parts) > 1 else None
+
+    graph: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "core").rglob("*.py")):
+        source = package(".".join(path.relative_to(ROOT).with_suffix("").parts))
+        if source is None:
+            continue
+        graph.setdefault(source, set()).update(
+            p for p in map(package, runtime_imports(path)) if p and p != source)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of packages that import each other, directly or round a longer loop."""
+    reach = {start: set() for start in graph}
+    for start in graph:
+        todo = list(graph[start])
+        while todo:
+            node = todo.pop()
+            if node not in reach[start]:
+                reach[start].add(node)
+                todo += graph.get(node, ())
+    groups = {frozenset(b for b in graph if b in reach[a] and a in reach[b]) | {a} for a in graph if a in reach[a]}
+    return sorted(sorted(g) for g in groups)
+
+
+def test_core_packages_import_each_other_in_one_direction_only():
+    """No two packages of core depend on each other: extraction at ingest belongs to ingest,
+    querying the facts to annotations (issue 17)."""
+    assert cycles(package_graph()) == []
+
+
+def test_the_cycle_finder_finds_direct_and_longer_loops():
+    assert cycles({"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": set()}) == [["a", "b"]]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_typing_only_imports_are_not_dependencies(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from core.ingest import x\nimport core.store\n")
+    assert runtime_imports(module) == {"typing", "core.store"}

@@ -508,9 +508,22 @@ class SubQueryResult:
     routing: dict | None = None  # the router's decision for this sub-query, for the trace
     fell_back: bool = False  # the routed search was weak, so every document was searched
 
+    def trace(self) -> dict:
+        """The search as the Agent Trace page shows it: its routing, and its first 30 candidates
+        with their rank in each retriever."""
+        r = self.result
+        return {"query": self.query, "error": self.error, "routing": self.routing, "fell_back_to_all": self.fell_back,
+                "semantic_weight": r.semantic_weight if r else None, "timings_ms": r.timings_ms if r else {},
+                "candidates": [_candidate_row(c) for c in r.candidates[:30]] if r else []}
+
+
+def _candidate_row(chunk: RetrievedChunk) -> dict:
+    return {"chunk_id": chunk.chunk_id, "filename": chunk.filename, "page": chunk.page, "sheet": chunk.sheet,
+            "bm25_rank": chunk.bm25_rank, "vector_rank": chunk.vector_rank, "fused_score": chunk.score,
+            "similarity": chunk.vector_score, "used": chunk.used}
+
 
 Search = Callable[[str], SubQueryResult]
-Reranker = Callable[[str, list[RetrievedChunk]], list[RetrievedChunk]]
 
 
 def search_all(queries: list[str], search: Search) -> list[SubQueryResult]:
@@ -528,11 +541,11 @@ def search_all(queries: list[str], search: Search) -> list[SubQueryResult]:
         return list(pool.map(guarded, queries))
 
 
-def merge(results: list[SubQueryResult], top_k: int, question: str = "", rerank: Reranker | None = None
-          ) -> tuple[list[RetrievedChunk], dict]:
-    """Global dedup (each chunk once, its best-scored copy), the optional reranker, then top_k
-    chunks taken in turn from each sub-query's ranking, so every part of the question gets
-    evidence: fused scores of different queries are not comparable enough to rank them as one."""
+def merge(results: list[SubQueryResult], top_k: int) -> tuple[list[RetrievedChunk], dict]:
+    """Global dedup (each chunk once, its best-scored copy), then top_k chunks taken in turn from
+    each sub-query's ranking, so every part of the question gets evidence: fused scores of different
+    queries are not comparable enough to rank them as one. (Passage re-ranking, when on, has already
+    ordered each sub-query's own hits: core/retrieval/evidence.py, `passage_rerank`.)"""
     best: dict[str, RetrievedChunk] = {}
     rankings: list[list[str]] = []
     for r in results:
@@ -547,9 +560,6 @@ def merge(results: list[SubQueryResult], top_k: int, question: str = "", rerank:
                 best[chunk.chunk_id] = chunk
         rankings.append(ranking)
     before = sum(len(r) for r in rankings)
-    if rerank is not None:
-        order = {c.chunk_id: i for i, c in enumerate(rerank(question, list(best.values())))}
-        rankings = [sorted(r, key=lambda c: order.get(c, len(order))) for r in rankings]
     chosen: list[str] = []
     depth = 0
     while len(chosen) < top_k and any(depth < len(r) for r in rankings):
@@ -557,7 +567,7 @@ def merge(results: list[SubQueryResult], top_k: int, question: str = "", rerank:
             if depth < len(ranking) and ranking[depth] not in chosen and len(chosen) < top_k:
                 chosen.append(ranking[depth])
         depth += 1
-    stats = {"before_dedup": before, "after_dedup": len(best), "selected": len(chosen), "reranked": rerank is not None}
+    stats = {"before_dedup": before, "after_dedup": len(best), "selected": len(chosen)}
     return [best[c] for c in chosen], stats
 
 
@@ -569,6 +579,9 @@ class Reflection:
     reason: str
     queries: list[str] = field(default_factory=list)  # what to search next when insufficient
     source: str = "rules"  # "rules" | "llm" | "fallback"
+
+    def trace(self) -> dict:
+        return {"sufficient": self.sufficient, "source": self.source, "queries": self.queries}
 
 
 REFLECTION_PROMPT = """Question: {question}

@@ -6,6 +6,7 @@ lifecycle of core/agents/turn.py, which agent mode uses as well.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable
 
 from core.agents import decompose as decompose_agent
 from core.agents import planner as planner_agent
@@ -42,67 +43,61 @@ class AnswerPipeline:
         self.retriever = retriever
         self.llm = llm
         self.settings = settings
-        self.facts = FactStore(kb.catalog.connection, kb.embedder.embed, settings.label_similarity,
+        self.facts = FactStore(kb.catalog.facts, kb.embedder.embed, settings.label_similarity,
                                generation=lambda: kb.catalog.get_meta("generation") or "0")
         self.tables = TableStore(kb.catalog.connection, settings.data_dir / "tables.sqlite3",
                                  lambda: kb.catalog.get_meta("generation") or "0", settings.max_table_pages)
         self.executor = ReadOnlyExecutor(self.tables.path, settings.table_query_max_rows, settings.table_query_timeout_s)
         self.router = DocumentRouter(kb, settings) if settings.document_routing else None
-        self.rerank: decompose_agent.Reranker | None = None  # an optional re-ranker of the retrieved chunks
+        # Told of each answered turn's final draft and its validation (the benchmarks keep them).
+        self.on_answer: Callable[[Draft, Validation], None] | None = None
 
     def ask(
         self, question: str, *, style: str | None = None, top_k: int | None = None,
         on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
-        previous_result_set: str | None = None, doc_ids: list[str] | None = None,
+        result_set: tuple[str, str] | None = None, doc_ids: list[str] | None = None,
+        search_in: list[str] | None = None,
     ) -> Response:
-        """doc_ids: answer from these documents only (`ask --doc`): their tables, else their text."""
+        """doc_ids: answer from these documents only (`ask --doc`): their tables, else their text.
+        result_set: ("rest" | "export", result_set_id), a command on the previous result set.
+        search_in: a diagnostic of retrieval: the route is chosen as usual, then every text search
+        is restricted to these documents."""
         turn = Turn(self.kb.catalog, question, on_event, PIPELINE)
         evidence = draft = validation = None
-        plan = turn.accept(self._plan(turn.question, previous_question, previous_result_set, turn.trace, doc_ids))
+        plan = turn.accept(self._plan(turn.question, previous_question, result_set, turn.trace, doc_ids))
+        if search_in and plan.needs_retrieval:
+            plan.doc_ids = search_in
         if plan.needs_retrieval:
             evidence = self._retrieve(plan, top_k, turn.trace)
             if not evidence.has_records:  # the model will write, and its words stream to the screen
                 turn.before_writing(plan)
             draft = self._reason(plan, evidence, style, turn.stream(on_token), turn.trace)
             draft, validation = self._validate(plan, evidence, draft, style, top_k, turn.trace)
+            if self.on_answer is not None:
+                self.on_answer(draft, validation)
         return turn.finish(plan, lambda: self._respond(plan, draft, validation, evidence))
 
     # --- the five steps -------------------------------------------------------------------------
 
-    def _plan(self, question: str, previous_question: str, previous_result_set: str | None, trace: TraceRecorder,
+    def _plan(self, question: str, previous_question: str, result_set: tuple[str, str] | None, trace: TraceRecorder,
               doc_ids: list[str] | None = None) -> Plan:
         with trace.step("plan", "Planner", question=question, previous_question=previous_question) as event:
             plan = planner_agent.plan_question(
                 question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings,
-                previous_question=previous_question, previous_result_set=previous_result_set, llm=self.llm,
+                previous_question=previous_question, result_set=result_set, llm=self.llm,
             )
             if doc_ids and plan.needs_retrieval:
                 plan.doc_ids = doc_ids
             facts_available = plan.needs_retrieval and plan.route != planner_agent.RESULT_SET and (
                 self.kb.counts()["facts"] > 0)
-            tables = self._select_tables(plan) if facts_available else None
-            parsed = tables.parsed if tables else None
-            plan = planner_agent.choose_route(plan, tables)
-            decomposition = self._decompose(plan)
-            event.summary = plan.reason
-            if plan.asked:
-                event.summary = f"understood as “{plan.question}” ({plan.rewritten_by}); " + event.summary
-            if decomposition is not None and decomposition.is_complex:
-                event.summary += f"; {decomposition.kind.lower()}: {len(plan.sub_queries)} sub-queries"
-            event.outputs.update(
-                resolved_question=plan.question if plan.asked else None, understood_as=plan.question if plan.asked else "",
-                rewritten_by=plan.rewritten_by or None, rewrite_note=plan.rewrite_note or None, new_topic=plan.new_topic,
-                needs_retrieval=plan.needs_retrieval, intent=plan.intent, route=plan.route,
-                fallbacks=plan.fallbacks, sub_queries=plan.sub_queries, safety_flags=plan.safety_flags,
-                semantic_weight=plan.semantic_weight,
-                understood=parsed.notes if parsed else None, tables=tables.trace() if tables else None,
-                result_set=plan.structured if plan.route == planner_agent.RESULT_SET else None,
-                classification=plan.classification, enumeration=plan.enumeration,
-                decomposition=decomposition.trace() if decomposition else None,
-            )
+            plan.tables = self.tables_named(plan) if facts_available else None
+            plan = planner_agent.choose_route(plan, plan.tables)
+            plan.decomposition = self._decompose(plan)
+            event.summary = plan.describe()
+            event.outputs.update(plan.trace())
         return plan
 
-    def _select_tables(self, plan: Plan) -> TableRoute | None:
+    def tables_named(self, plan: Plan) -> TableRoute | None:
         """The tables the question names (or, scoped by the user, the tables of those documents), and
         whether the rule parse accounts for the whole question on them (the fast path)."""
         tables = self.tables.tables()
@@ -154,8 +149,7 @@ class AnswerPipeline:
         if plan.route == planner_agent.RESULT_SET:
             with trace.step("retrieval", "Retriever", route="result_set") as event:
                 evidence = retriever_agent.reopen_result_set(plan, self.facts, self.kb, self.settings.max_rows_per_answer)
-                event.summary = f"{evidence.structured.total} records from the previous result"
-                event.outputs.update(attempts=[a.__dict__ for a in evidence.structured.attempts])
+                event.summary, event.outputs = evidence.describe(), evidence.trace()
             return evidence
         fallback_from = None
         if plan.route == planner_agent.STRUCTURED:
@@ -169,25 +163,9 @@ class AnswerPipeline:
         if plan.enumeration:  # a list needs more of the documents than a fact does
             k = max(k, self.settings.enumeration_top_k)
         with trace.step("retrieval", "Retriever", queries=plan.sub_queries, top_k=k) as event:
-            evidence = retriever_agent.retrieve(plan, self.retriever, k, self.settings, expand=expand,
-                                                router=self.router, rerank=self.rerank)
+            evidence = retriever_agent.retrieve(plan, self.retriever, k, self.settings, expand=expand, router=self.router)
             evidence.fallback_from = fallback_from
-            event.summary = f"{len(evidence.chunks)} chunks" + (f" (error: {evidence.error})" if evidence.error else "")
-            event.summary += _routing_summary(evidence)
-            event.outputs.update(
-                error=evidence.error,
-                average_similarity=round(evidence.average_similarity, 3),
-                merged=evidence.merged,
-                searches=[
-                    {
-                        "query": s.query, "error": s.error, "routing": s.routing, "fell_back_to_all": s.fell_back,
-                        "semantic_weight": s.result.semantic_weight if s.result else None,
-                        "timings_ms": s.result.timings_ms if s.result else {},
-                        "candidates": [_candidate_row(c) for c in s.result.candidates[:30]] if s.result else [],
-                    }
-                    for s in evidence.searches
-                ],
-            )
+            event.summary, event.outputs = evidence.describe(), evidence.trace()
         if planner_agent.LONG_TEXT in plan.fallbacks and not evidence.error and (
                 evidence.average_similarity < self.settings.long_text_fallback_similarity):
             evidence = self._retrieve_long_text(plan, k, evidence, trace)
@@ -197,17 +175,15 @@ class AnswerPipeline:
         """The last fallback: when text search found nothing close, the best sections of long documents."""
         with trace.step("retrieval", "Retriever", route="long_text", after_similarity=round(weak.average_similarity, 3)) as event:
             found = retriever_agent.retrieve_long_text(plan, self.retriever, k, self.settings.long_text_sections)
-            better = found is not None and found[0].average_similarity > weak.average_similarity
+            better = found is not None and found.average_similarity > weak.average_similarity
             event.summary = ("no long document has section summaries" if found is None else
-                             f"{len(found[0].chunks)} chunks from {len(found[1])} sections"
-                             + ("" if better else ": no closer than the text search, which is kept"))
+                             found.describe() + ("" if better else ": no closer than the text search, which is kept"))
             if found is not None:
-                event.outputs.update(sections=[s.__dict__ for s in found[1]],
-                                     average_similarity=round(found[0].average_similarity, 3))
+                event.outputs = found.trace()
         if not better:
             return weak
-        found[0].fallback_from = weak.fallback_from
-        return found[0]
+        found.fallback_from = weak.fallback_from
+        return found
 
     def _retrieve_facts(self, plan: Plan, trace: TraceRecorder) -> Evidence:
         route: TableRoute = plan.structured
@@ -223,23 +199,9 @@ class AnswerPipeline:
                 result = run_table_query(plan.question, route.selections, self.llm, self.executor, self.facts,
                                          s.table_example_rows, s.table_query_max_tokens)
             evidence = retriever_agent.structured_evidence(result, self.kb)
-            query = result.table_query
-            event.summary = (f"{result.total} matching facts" if query is None else
-                             f"query over {', '.join(query.tables)}: {len(query.rows)} rows"
-                             + (f" after {len(query.attempts)} attempts" if len(query.attempts) > 1 else "")
-                             + (f" (failed: {query.error})" if query.error else ""))
-            if result.relaxed:  # what keeps the answer from high confidence
-                event.summary += " (filters relaxed)" if query is None else f" ({'; '.join(result.relaxed)})"
-            if query is not None:
-                event.outputs.update(query=query.trace(), prompt=query.prompt)
-                if query.error:
-                    event.status = "failed"
-            event.outputs.update(
-                attempts=[a.__dict__ for a in result.attempts], total_matches=result.total,
-                aggregates=result.aggregates[:20] if result.aggregates else None,
-                facts=[{"fact_id": r.fact_id, "filename": r.filename, "location": r.location(), **r.properties}
-                       for r in result.rows[:30]],
-            )
+            event.summary, event.outputs = evidence.describe(), evidence.trace()
+            if evidence.failed:
+                event.status = "failed"
         return evidence
 
     def _reason(self, plan: Plan, evidence: Evidence, style: str | None, on_token: StreamRedactor | None,
@@ -250,7 +212,7 @@ class AnswerPipeline:
                 draft = reasoner_agent.phrase_structured(
                     evidence.structured, evidence.chunks, s.max_rows_per_answer, s.max_snippets_per_answer, on_token,
                 )
-                event.outputs.update(answer=draft.answer, evidence=draft.evidence)
+                event.outputs = draft.trace()
             if on_token is not None:
                 on_token.flush()
             return draft
@@ -270,18 +232,7 @@ class AnswerPipeline:
             )
             if on_token is not None:
                 on_token.flush()
-            event.summary = (f"error: {draft.error}" if draft.error else
-                             f"{draft.prompt_tokens} prompt + {draft.completion_tokens} answer tokens")
-            event.outputs.update(
-                prompt=draft.prompt, raw_output=draft.raw_output, error=draft.error, form=s.reader_form,
-                quote=draft.quote, quote_source=draft.quote_source,
-                figures=[{"label": label, "value": value} for label, value in draft.figures], operation=draft.operation,
-                prompt_tokens=draft.prompt_tokens, completion_tokens=draft.completion_tokens,
-                cached_tokens=sum(c.cached_tokens for c in draft.completions),
-                finish_reasons=[c.finish_reason for c in draft.completions], continued=draft.continued,
-                llm_seconds=[c.seconds for c in draft.completions],
-                sources=[{"n": x.number, "chunk_id": x.chunk.chunk_id, "label": x.label} for x in draft.sources],
-            )
+            event.summary, event.outputs = draft.describe(), {**draft.trace(), "form": s.reader_form}
             if draft.error:
                 event.status = "failed"
         return draft
@@ -303,8 +254,7 @@ class AnswerPipeline:
         while not draft.exact and iteration < self.settings.max_reflection_iterations:
             reflection = self._reflect(plan, draft, validation)
             if reflection.source != "rules":  # the model was asked: its verdict belongs in the trace
-                trace.record("reflection", "Validator", reflection.reason, sufficient=reflection.sufficient,
-                             source=reflection.source, queries=reflection.queries)
+                trace.record("reflection", "Validator", reflection.reason, **reflection.trace())
             if reflection.sufficient:
                 break
             iteration += 1
@@ -343,15 +293,7 @@ class AnswerPipeline:
     def _check(self, draft: Draft, trace: TraceRecorder) -> Validation:
         with trace.step("validation", "Validator") as event:
             validation = validator_agent.validate(draft, self.settings)
-            event.summary = f"{'valid' if validation.is_valid else 'invalid'}, {validation.confidence} confidence"
-            event.outputs.update(
-                is_valid=validation.is_valid, confidence=validation.confidence, reason=validation.reason,
-                safety_flags=validation.safety_flags, average_similarity=round(validation.average_similarity, 3),
-                cited=validation.cited, invalid_citations=validation.invalid_citations,
-                unsupported=validation.unsupported, quote_found=validation.quote_found,
-                unsupported_figures=validation.unsupported_figures, calculation=validation.calculation,
-                misread=validation.misread,
-            )
+            event.summary, event.outputs = validation.describe(), validation.trace()
         return validation
 
     def _respond(self, plan: Plan, draft: Draft | None, validation: Validation | None,
@@ -386,22 +328,3 @@ def _parts(plan: Plan) -> list[str]:
     a retry costs a model call, so only a missing name asks for one.)"""
     return plan.sub_queries if plan.classification == decompose_agent.COMPARATIVE else []
 
-
-def _routing_summary(evidence: Evidence) -> str:
-    """ "; routed to 2 documents (the question names apple)" or the fallback, for the live status."""
-    routed = [s for s in evidence.searches if s.routing and s.routing["doc_ids"]]
-    if not routed:
-        return ""
-    chosen = {c["filename"] for s in routed for c in s.routing["chosen"]}
-    text = f"; routed to {len(chosen)} document(s) ({routed[0].routing['reason']})"
-    if any(s.fell_back for s in routed):
-        text += ", weak results so every document was searched"
-    return text
-
-
-def _candidate_row(chunk) -> dict:
-    return {
-        "chunk_id": chunk.chunk_id, "filename": chunk.filename, "page": chunk.page, "sheet": chunk.sheet,
-        "bm25_rank": chunk.bm25_rank, "vector_rank": chunk.vector_rank, "fused_score": chunk.score,
-        "similarity": chunk.vector_score, "used": chunk.used,
-    }

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from core.config import Settings
 from core.retrieval.fusion import semantic_weight
-from core.conversation.summary import is_new_topic, resolve_follow_up, result_set_command, strip_new_topic
+from core.conversation.summary import is_new_topic, resolve_follow_up, strip_new_topic
 from core.safety import find_injection
 
 MESSAGES = {
@@ -53,6 +53,33 @@ class Plan:
     structured: object | None = None  # the parsed structured query (core.annotations.query)
     classification: str = "SIMPLE"  # SIMPLE | COMPARATIVE | MULTI_STEP | TEMPORAL
     enumeration: bool = False  # "list all ...", retrieved broadly
+    tables: object | None = None  # the tables the question names (core.annotations.route.TableRoute), if any are stored
+    decomposition: object | None = None  # the split into sub-queries (core.agents.decompose.Decomposition)
+    routing: object | None = None  # the documents the question is about (core.agents.router.Routing), once routed
+
+    def describe(self) -> str:
+        """One line for the live status and the trace: the route and why."""
+        summary = self.reason
+        if self.asked:
+            summary = f"understood as “{self.question}” ({self.rewritten_by}); " + summary
+        if self.decomposition is not None and self.decomposition.is_complex:
+            summary += f"; {self.decomposition.kind.lower()}: {len(self.sub_queries)} sub-queries"
+        return summary
+
+    def trace(self) -> dict:
+        parsed = self.tables.parsed if self.tables else None
+        return {
+            "resolved_question": self.question if self.asked else None,
+            "understood_as": self.question if self.asked else "",
+            "rewritten_by": self.rewritten_by or None, "rewrite_note": self.rewrite_note or None,
+            "new_topic": self.new_topic, "needs_retrieval": self.needs_retrieval, "intent": self.intent,
+            "route": self.route, "fallbacks": self.fallbacks, "sub_queries": self.sub_queries,
+            "safety_flags": self.safety_flags, "semantic_weight": self.semantic_weight,
+            "understood": parsed.notes if parsed else None, "tables": self.tables.trace() if self.tables else None,
+            "result_set": self.structured if self.route == RESULT_SET else None,
+            "classification": self.classification, "enumeration": self.enumeration,
+            "decomposition": self.decomposition.trace() if self.decomposition else None,
+        }
 
 
 STRUCTURED, HYBRID, LONG_TEXT, RESULT_SET = "structured", "hybrid", "long_text", "result_set"
@@ -106,9 +133,11 @@ def classify_intent(question: str) -> str:
 
 def plan_question(
     question: str, *, knowledge_base_empty: bool, settings: Settings, previous_question: str = "",
-    previous_result_set: str | None = None, llm=None,
+    result_set: tuple[str, str] | None = None, llm=None,
 ) -> Plan:
-    """`llm`, when given, rewrites a follow-up that no rule parses (one short JSON call)."""
+    """`llm`, when given, rewrites a follow-up that no rule parses (one short JSON call).
+    result_set: ("rest" | "export", result_set_id) when the question is a command on the previous
+    answer's result set ("show the rest", "export that table"), as Workspace.ask read it."""
     text = (question or "").strip()
     new_topic = is_new_topic(text)
     if new_topic:
@@ -130,10 +159,9 @@ def plan_question(
         plan = _stop(text, "question_too_long")
         plan.response = MESSAGES["question_too_long"].format(limit=settings.max_question_chars)
         return plan
-    command = result_set_command(text)
-    if command and previous_result_set:  # "show the rest", "export that table"
-        return Plan(question=text, needs_retrieval=True, route=RESULT_SET, structured=(command, previous_result_set),
-                    reason=f"follow-up on the previous result set: {command}", intent=ENUMERATION)
+    if result_set is not None:  # "show the rest", "export that table"
+        return Plan(question=text, needs_retrieval=True, route=RESULT_SET, structured=result_set,
+                    reason=f"follow-up on the previous result set: {result_set[0]}", intent=ENUMERATION)
     asked = text
     resolution = resolve_follow_up(text, previous_question, llm, settings.standalone_max_tokens)
     text = resolution.question

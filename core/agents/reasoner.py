@@ -144,6 +144,25 @@ class Draft:
     def completion_tokens(self) -> int:
         return sum(c.completion_tokens for c in self.completions)
 
+    def describe(self) -> str:
+        return f"error: {self.error}" if self.error else f"{self.prompt_tokens} prompt + {self.completion_tokens} answer tokens"
+
+    def trace(self) -> dict:
+        """The prompt, the model's raw reply and what was read from it, with the call's costs; an
+        answer phrased from facts has only its text and the figures computed for it."""
+        if self.exact:
+            return {"answer": self.answer, "evidence": self.evidence}
+        return {
+            "prompt": self.prompt, "raw_output": self.raw_output, "error": self.error,
+            "quote": self.quote, "quote_source": self.quote_source,
+            "figures": [{"label": label, "value": value} for label, value in self.figures], "operation": self.operation,
+            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+            "cached_tokens": sum(c.cached_tokens for c in self.completions),
+            "finish_reasons": [c.finish_reason for c in self.completions], "continued": self.continued,
+            "llm_seconds": [c.seconds for c in self.completions],
+            "sources": [{"n": x.number, "chunk_id": x.chunk.chunk_id, "label": x.label} for x in self.sources],
+        }
+
 
 def select_passage(text: str, question: str, budget: int, count_tokens: TokenCounter) -> str:
     """The contiguous stretch of `text` within `budget` tokens that holds the most of the question's

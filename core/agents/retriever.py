@@ -8,8 +8,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from core.agents.decompose import Reranker, SubQueryResult, merge, search_all
-from core.agents.planner import Plan
+from core.agents.decompose import SubQueryResult, merge, search_all
+from core.agents.planner import HYBRID, LONG_TEXT, RESULT_SET, STRUCTURED, Plan
 from core.agents.router import DocumentRouter, Routing, is_weak
 from core.annotations.route import StructuredResult
 from core.annotations.search import FactQuery, FactStore
@@ -30,6 +30,8 @@ class Evidence:
     fallback_from: StructuredResult | None = None  # the structured attempts that found nothing
     searches: list[SubQueryResult] = field(default_factory=list)  # per sub-query: routing, fallback, errors
     merged: dict | None = None  # dedup and selection counts, when several sub-queries were merged
+    route: str = HYBRID  # which search found it: hybrid, structured, result_set or long_text
+    sections: list[Span] = field(default_factory=list)  # the long-text route: the page spans searched
 
     @property
     def has_records(self) -> bool:
@@ -43,19 +45,72 @@ class Evidence:
         scored = [c.similarity for c in self.chunks if c.expanded_from is None]
         return sum(scored) / len(scored) if scored else 0.0
 
+    @property
+    def failed(self) -> bool:
+        """The model's table query failed (its error is in the trace)."""
+        query = self.structured.table_query if self.structured is not None else None
+        return query is not None and bool(query.error)
+
+    def describe(self) -> str:
+        """One line for the live status and the trace."""
+        if self.route == RESULT_SET:
+            return f"{self.structured.total} records from the previous result"
+        if self.route == STRUCTURED:
+            result, query = self.structured, self.structured.table_query
+            text = (f"{result.total} matching facts" if query is None else
+                    f"query over {', '.join(query.tables)}: {len(query.rows)} rows"
+                    + (f" after {len(query.attempts)} attempts" if len(query.attempts) > 1 else "")
+                    + (f" (failed: {query.error})" if query.error else ""))
+            if result.relaxed:  # what keeps the answer from high confidence
+                text += " (filters relaxed)" if query is None else f" ({'; '.join(result.relaxed)})"
+            return text
+        if self.route == LONG_TEXT:
+            return f"{len(self.chunks)} chunks from {len(self.sections)} sections"
+        text = f"{len(self.chunks)} chunks" + (f" (error: {self.error})" if self.error else "")
+        return text + self._routing_summary()
+
+    def _routing_summary(self) -> str:
+        """ "; routed to 2 documents (the question names apple)" or the fallback, for the live status."""
+        routed = [s for s in self.searches if s.routing and s.routing["doc_ids"]]
+        if not routed:
+            return ""
+        chosen = {c["filename"] for s in routed for c in s.routing["chosen"]}
+        text = f"; routed to {len(chosen)} document(s) ({routed[0].routing['reason']})"
+        if any(s.fell_back for s in routed):
+            text += ", weak results so every document was searched"
+        return text
+
+    def trace(self) -> dict:
+        """What the Agent Trace page shows of the search: per sub-query, its routing and candidates
+        with their ranks; or the structured attempts, query and first facts."""
+        if self.route == RESULT_SET:
+            return {"attempts": [a.__dict__ for a in self.structured.attempts]}
+        if self.route == STRUCTURED:
+            result, query = self.structured, self.structured.table_query
+            outputs = {} if query is None else {"query": query.trace(), "prompt": query.prompt}
+            return {**outputs, "attempts": [a.__dict__ for a in result.attempts], "total_matches": result.total,
+                    "aggregates": result.aggregates[:20] if result.aggregates else None,
+                    "facts": [{"fact_id": r.fact_id, "filename": r.filename, "location": r.location(), **r.properties}
+                              for r in result.rows[:30]]}
+        if self.route == LONG_TEXT:
+            return {"sections": [s.__dict__ for s in self.sections], "average_similarity": round(self.average_similarity, 3)}
+        return {"error": self.error, "average_similarity": round(self.average_similarity, 3), "merged": self.merged,
+                "searches": [s.trace() for s in self.searches]}
+
 
 def retrieve(
     plan: Plan, retriever: HybridRetriever, top_k: int, settings: Settings, expand: int | None = None,
-    router: DocumentRouter | None = None, rerank: Reranker | None = None,
+    router: DocumentRouter | None = None,
 ) -> Evidence:
     queries = plan.sub_queries or [plan.question]
     single = len(queries) == 1
-    routing: Routing | None = None
     try:
-        if router is not None and plan.doc_ids is None:  # never narrow what the user narrowed
-            routing = router.route(plan.question)
+        # The question is routed once a turn: a refined retrieval reuses the plan's routing.
+        if router is not None and plan.doc_ids is None and plan.routing is None:  # never narrow what the user narrowed
+            plan.routing = router.route(plan.question)
     except Exception:  # routing is an optimisation: without it, every document is searched
         log.exception("Routing failed")
+    routing: Routing | None = plan.routing
 
     def search(query: str) -> SubQueryResult:
         own = routing
@@ -77,7 +132,7 @@ def retrieve(
         return Evidence([], [], error="; ".join(errors) or "no search ran", searches=searches)
     if single:
         return Evidence(results[0].hits, results, searches=searches)
-    chunks, merged = merge(searches, top_k, plan.question, rerank)
+    chunks, merged = merge(searches, top_k)
     window = settings.expand_window if expand is None else expand
     if window > 0:
         chunks = retriever.expand(chunks, window)
@@ -85,19 +140,19 @@ def retrieve(
     return Evidence(chunks, results, searches=searches, merged=merged)
 
 
-def retrieve_long_text(plan: Plan, retriever: HybridRetriever, top_k: int, sections: int) -> tuple[Evidence, list[Span]] | None:
+def retrieve_long_text(plan: Plan, retriever: HybridRetriever, top_k: int, sections: int) -> Evidence | None:
     """The long-text route: the best page spans of long documents by their summaries, then
     the segments inside them. None when no long document has section summaries."""
-    found = summary_then_segment(retriever, plan.question, top_k, sections)
+    found = summary_then_segment(retriever, plan.question, top_k, sections, plan.semantic_weight)
     if found is None:
         return None
     result, spans = found
-    return Evidence(result.hits, [result]), spans
+    return Evidence(result.hits, [result], route=LONG_TEXT, sections=spans)
 
 
 def structured_evidence(result: StructuredResult, kb: KnowledgeBase) -> Evidence:
     """The structured route's result, and the chunks that hold its first rows."""
-    return Evidence(_chunks_holding(result.rows, kb), structured=result)
+    return Evidence(_chunks_holding(result.rows, kb), structured=result, route=STRUCTURED)
 
 
 def _chunks_holding(rows, kb: KnowledgeBase, limit: int = 20) -> list[RetrievedChunk]:
@@ -124,4 +179,4 @@ def reopen_result_set(plan: Plan, facts: FactStore, kb: KnowledgeBase, page_size
     note = "the rest of the previous list" if command == "rest" else "the whole previous table, for export"
     result = StructuredResult(StructuredQuery(FactQuery(), enumeration=True, notes=[note]), rows,
                               [Attempt(f"result set {result_set_id}: {note}", len(rows))])
-    return Evidence(_chunks_holding(rows, kb), structured=result)
+    return Evidence(_chunks_holding(rows, kb), structured=result, route=RESULT_SET)

@@ -49,6 +49,18 @@ class Validation:
     calculation: str | None = None  # the calc form: what code computed, e.g. "A (1,200) / B (800) = 1.5"
     misread: str | None = None  # why a found quote may still be misread (lowers confidence)
 
+    def describe(self) -> str:
+        return f"{'valid' if self.is_valid else 'invalid'}, {self.confidence} confidence"
+
+    def trace(self) -> dict:
+        return {
+            "is_valid": self.is_valid, "confidence": self.confidence, "reason": self.reason,
+            "safety_flags": self.safety_flags, "average_similarity": round(self.average_similarity, 3),
+            "cited": self.cited, "invalid_citations": self.invalid_citations, "unsupported": self.unsupported,
+            "quote_found": self.quote_found, "unsupported_figures": self.unsupported_figures,
+            "calculation": self.calculation, "misread": self.misread,
+        }
+
 
 def is_no_information(answer: str) -> bool:
     lowered = answer.lower()

@@ -491,19 +491,6 @@ def record_lines(document, path=None) -> list[Line]:
     return lines
 
 
-# Kinds of document (core.ingest.summary's reading of the file name and first page) that print totals
-# and dates but are no invoice or receipt: an 8-K press release's "Total revenue" is no amount billed.
-# (Not "Order records" or "Manual": a receipt's "ORDER NO" or "instructions" line would read as one.)
-_NOT_RECORDS = {"Annual report (10-K)", "Quarterly report (10-Q)", "Current report (8-K)", "Earnings release",
-                "Datasheet"}
-
-
-def may_be_record(document) -> bool:
-    from core.ingest.summary import summarize
-
-    return summarize(document, []).document_type not in _NOT_RECORDS
-
-
 def read_document(document, path=None) -> DocumentRecord:
     return read_record(document.filename, record_lines(document, path), max(document.page_count, 1))
 

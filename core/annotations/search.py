@@ -1,4 +1,4 @@
-"""annotations_search, annotations_aggregate, export_annotations_csv (tools).
+"""annotations_search, annotations_aggregate (tools; the export of facts is core.exports).
 
 Every matching fact is found, not the few a vector search happens to return: counts, sums and
 lists come from all stored facts. Labels vary between files ("Width (mm)", "W [m]", "width_cm",
@@ -19,7 +19,8 @@ from core.annotations.documents import RECORD_TABLE
 from core.annotations.model import normalize_label, singular
 from core.annotations.records import record_key
 from core.annotations.units import to_base
-from core.exports import rows_to_csv
+from core.store import facts as fact_tables
+from core.store.facts import FactTables
 
 SYNONYMS: dict[str, set[str]] = {
     "width": {"w", "breite", "module width"}, "height": {"h", "length", "l", "hoehe"},
@@ -98,9 +99,12 @@ class FactRow:
 
 
 class FactStore:
-    def __init__(self, connect: Callable[[], sqlite3.Connection], embed: Embed | None = None,
+    """Facts by what a question asks of them: labels matched to stored columns, conditions, records.
+    The SQL is core/store/facts.py's."""
+
+    def __init__(self, tables: FactTables, embed: Embed | None = None,
                  label_similarity: float = 0.6, generation: Callable[[], str] | None = None) -> None:
-        self._connect = connect
+        self._tables = tables
         self._embed = embed
         self.label_similarity = label_similarity
         self._label_vectors: dict[str, np.ndarray] = {}
@@ -125,13 +129,8 @@ class FactStore:
         return self._cached(("columns", tuple(doc_ids or ())), lambda: self._columns(doc_ids))
 
     def _columns(self, doc_ids: list[str] | None) -> dict[str, set[str | None]]:
-        sql = "SELECT DISTINCT v.column_norm, v.kind FROM fact_values v"
-        args: list = []
-        if doc_ids:
-            sql += f" JOIN facts f USING(fact_id) WHERE f.doc_id IN ({','.join('?' * len(doc_ids))})"
-            args = list(doc_ids)
         found: dict[str, set[str | None]] = {}
-        for column, kind in self._connect().execute(sql, args).fetchall():
+        for column, kind in self._tables.column_kinds(doc_ids):
             found.setdefault(column, set()).add(kind)
         return found
 
@@ -163,74 +162,43 @@ class FactStore:
     def search(self, query: FactQuery) -> list[FactRow]:
         """Every fact that meets all conditions; a condition whose label matches no column
         matches nothing (the caller relaxes it, and says so)."""
-        clauses: list[str] = []
-        args: list = []
-        for condition in query.conditions:
-            clause, clause_args = self._condition_sql(condition, query.doc_ids)
-            clauses.append(clause)
-            args += clause_args
+        filters = [self._condition_filter(condition, query.doc_ids) for condition in query.conditions]
         if query.text:  # in a value, or in the label of a key-value fact ("Winter tyres: 4 x 95.00")
-            likes = " OR ".join("lower(v.text) LIKE ? OR lower(v.column_label) LIKE ?" for _ in query.text)
-            clauses.append(f"f.fact_id IN (SELECT v.fact_id FROM fact_values v WHERE v.context = 0 AND ({likes}))")
-            args += [f"%{word.lower()}%" for word in query.text for _ in (0, 1)]
+            filters.append(fact_tables.mentions(query.text))
         if query.date_from or query.date_to:
-            clauses.append("f.fact_id IN (SELECT v.fact_id FROM fact_values v WHERE v.date BETWEEN ? AND ?)")
-            args += [query.date_from or "0000-01-01", query.date_to or "9999-12-31"]
+            filters.append(fact_tables.dated_between(query.date_from or "0000-01-01", query.date_to or "9999-12-31"))
         if query.doc_ids:
-            clauses.append(f"f.doc_id IN ({','.join('?' * len(query.doc_ids))})")
-            args += list(query.doc_ids)
+            filters.append(fact_tables.in_documents(query.doc_ids))
         # A document's record (core.annotations.documents) restates its printed figures as one row: the
         # rules read the printed facts only, so a receipt's total is never counted twice.
-        clauses.append("f.table_name IS NOT ?")
-        args.append(RECORD_TABLE)
-        where = " AND ".join(clauses)
-        rows = self._connect().execute(
-            "SELECT f.*, d.filename FROM facts f JOIN documents d USING(doc_id) "
-            f"WHERE d.status='indexed' AND {where} ORDER BY d.filename, f.page, f.sheet, f.row_index",
-            args,
-        ).fetchall()
-        return self._with_numbers(rows)
+        filters.append(fact_tables.not_in_table(RECORD_TABLE))
+        return self._with_numbers(self._tables.rows(filters))
 
     def known_values(self) -> set[str]:
         """Lower-cased short text values (names of customers, vendors, products)."""
         return self._cached(("known_values",), self._known_values)
 
     def _known_values(self) -> set[str]:
-        rows = self._connect().execute(
-            "SELECT DISTINCT lower(text) FROM fact_values WHERE number IS NULL AND date IS NULL "
-            "AND length(text) BETWEEN 2 AND 40"
-        ).fetchall()
-        return {r[0] for r in rows}
+        return self._tables.short_text_values()
 
     def known_words(self) -> set[str]:
         """Singular words naming what the facts are about: column labels, record labels, file and sheet names."""
         return self._cached(("known_words",), self._known_words)
 
     def _known_words(self) -> set[str]:
-        conn = self._connect()
-        names = [r[0] for r in conn.execute("SELECT DISTINCT column_norm FROM fact_values")]
-        names += [r[0].split(":", 1)[0] for r in conn.execute("SELECT DISTINCT record FROM facts WHERE record IS NOT NULL")]
-        names += [r[0] for r in conn.execute("SELECT DISTINCT sheet FROM facts WHERE sheet IS NOT NULL")]
-        names += [r[0].rsplit(".", 1)[0] for r in conn.execute("SELECT filename FROM documents")]
+        columns, records, sheets, filenames = self._tables.labels()
+        names = columns + [r.split(":", 1)[0] for r in records] + sheets + [f.rsplit(".", 1)[0] for f in filenames]
         words = {w for name in names for w in normalize_label(name).split()}
         return {singular(w) for w in words}
 
     def rows_by_id(self, fact_ids: list[str]) -> list[FactRow]:
         """Facts by id in the given order (a stored result set); deleted documents drop out."""
-        found: dict[str, FactRow] = {}
-        for start in range(0, len(fact_ids), 500):
-            part = fact_ids[start:start + 500]
-            rows = self._connect().execute(
-                "SELECT f.*, d.filename FROM facts f JOIN documents d USING(doc_id) "
-                f"WHERE d.status='indexed' AND f.fact_id IN ({','.join('?' * len(part))})", part,
-            ).fetchall()
-            found.update({r.fact_id: r for r in self._with_numbers(rows)})
+        found = {r.fact_id: r for r in self._with_numbers(self._tables.rows_by_id(fact_ids))}
         return [found[i] for i in fact_ids if i in found]
 
-    def _condition_sql(self, condition: Condition, doc_ids: list[str] | None) -> tuple[str, list]:
+    def _condition_filter(self, condition: Condition, doc_ids: list[str] | None) -> fact_tables.Filter:
         if not condition.label:  # a name the user mentioned: in any column
-            return ("f.fact_id IN (SELECT v.fact_id FROM fact_values v WHERE lower(v.text) LIKE ?)",
-                    [f"%{str(condition.value).lower()}%"])
+            return fact_tables.any_value_like(str(condition.value))
         kind = None
         value = condition.value
         if condition.op in ("<", "<=", ">", ">=", "=", "between") and not isinstance(value, str):
@@ -242,31 +210,17 @@ class FactStore:
                 value, kind = to_base(float(value), condition.unit)
         columns = self.match_columns(condition.label, kind if kind != "currency" else None, doc_ids)
         if not columns:
-            return "0", []
-        marks = ",".join("?" * len(columns))
-        base = f"f.fact_id IN (SELECT v.fact_id FROM fact_values v WHERE v.column_norm IN ({marks}) AND "
+            return fact_tables.NOTHING
         if condition.op == "contains" or isinstance(value, str):
-            return base + "lower(v.text) LIKE ?)", [*columns, f"%{str(value).lower()}%"]
-        number = "COALESCE(v.base, v.number)" if kind else "v.number"
-        if condition.op == "between":
-            return base + f"{number} BETWEEN ? AND ?)", [*columns, *value]
-        op = "=" if condition.op == "=" else condition.op
-        if op == "=":  # equality on measured values tolerates rounding
-            return base + f"ABS({number} - ?) <= 1e-6 * MAX(1, ABS(?)))", [*columns, value, value]
-        return base + f"{number} {op} ?)", [*columns, value]
+            return fact_tables.column_like(columns, str(value))
+        return fact_tables.column_compare(columns, condition.op, value, measured=bool(kind))
 
     def _with_numbers(self, rows: list[sqlite3.Row]) -> list[FactRow]:
         if not rows:
             return []
-        ids = [r["fact_id"] for r in rows]
         numbers: dict[str, dict[str, float | None]] = {}
-        for start in range(0, len(ids), 500):
-            part = ids[start:start + 500]
-            for fact_id, column, number, base in self._connect().execute(
-                f"SELECT fact_id, column_label, number, base FROM fact_values WHERE fact_id IN ({','.join('?' * len(part))})",
-                part,
-            ).fetchall():
-                numbers.setdefault(fact_id, {})[column] = base if base is not None else number
+        for fact_id, column, number, base in self._tables.numbers([r["fact_id"] for r in rows]):
+            numbers.setdefault(fact_id, {})[column] = base if base is not None else number
         return [
             FactRow(r["fact_id"], r["doc_id"], r["filename"], r["kind"], r["page"], r["sheet"], r["row_index"],
                     r["chunk_id"], r["table_name"], json.loads(r["properties"]), numbers.get(r["fact_id"], {}),
@@ -349,20 +303,3 @@ def display_table(rows: list[FactRow]) -> tuple[list[str], list[list]]:
     return columns + ["filename", "page", "sheet", "row"], [
         row + [r.filename, r.page, r.sheet, r.row_index] for row, r in zip(cells, rows)
     ]
-
-
-def rows_for_export(rows: list[FactRow]) -> list[dict]:
-    """One flat dict per fact: every property column, then the provenance columns."""
-    columns: list[str] = []
-    for row in rows:
-        columns += [c for c in row.properties if c not in columns]
-    return [
-        {**{c: row.properties.get(c, "") for c in columns},
-         "filename": row.filename, "page": row.page, "sheet": row.sheet, "row": row.row_index,
-         "doc_id": row.doc_id, "chunk_id": row.chunk_id, "fact_id": row.fact_id}
-        for row in rows
-    ]
-
-
-def export_annotations_csv(rows: list[FactRow]) -> bytes:
-    return rows_to_csv(rows_for_export(rows))

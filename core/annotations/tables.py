@@ -31,6 +31,7 @@ import pandas as pd
 
 from core.annotations.documents import RECORD_TABLE
 from core.annotations.units import BASE_UNIT
+from core.store.facts import FactTables
 
 PROVENANCE = ["source_file", "source_sheet", "source_page", "source_row", "fact_id"]
 FIELD_COLUMNS = ["label", "value", "number", "date"]
@@ -129,11 +130,10 @@ class TableStore:
         conn = self._connect()
         documents = {r[0]: (r[1], r[2]) for r in conn.execute(
             "SELECT doc_id, filename, pages FROM documents WHERE status='indexed'")}
-        facts = conn.execute(
-            "SELECT fact_id, doc_id, kind, page, sheet, row_index, table_name FROM facts ORDER BY doc_id, rowid").fetchall()
+        stored = FactTables(self._connect)
+        facts = stored.all_facts()
         cells: dict[str, list[tuple]] = defaultdict(list)
-        for fact_id, column, text, number, kind, base, date, context in conn.execute(
-                "SELECT fact_id, column_label, text, number, kind, base, date, context FROM fact_values ORDER BY fact_id, position"):
+        for fact_id, column, text, number, kind, base, date, context in stored.all_values():
             cells[fact_id].append((column, text, number, kind, base, date, context))
         groups: dict[tuple, list] = defaultdict(list)
         for fact in facts:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from core.agents import Response
+from core.citations import location
 from core.config import Settings
 from core.evaluate.questions import EvalQuestion
 from core.evaluate.scoring import CalibrationRow, SourceRef, calibration, judge, rate
@@ -181,6 +182,6 @@ def _pages(pages: tuple[int, ...]) -> str:
 def _where(citations) -> str:
     parts = []
     for c in citations:
-        where = f" p. {c.page}" if c.page else (f" sheet {c.sheet}" if c.sheet else "")
-        parts.append(f"{c.filename}{where}")
+        where = location(c.page, c.sheet, c.rows)
+        parts.append(f"{c.filename} {where}".rstrip())
     return "; ".join(dict.fromkeys(parts))

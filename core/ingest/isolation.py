@@ -92,7 +92,7 @@ def _child() -> None:
     except (ValueError, OSError):  # a system that does not enforce it (macOS): the time limit still holds
         pass
     # Imported after the limit is set, so that what they allocate counts too.
-    from core.annotations.extract import extract_facts
+    from core.ingest.extract import extract_facts
     from core.ingest.loaders import load_document
 
     try:

@@ -18,12 +18,12 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from core.annotations.extract import assign_chunks
 from core.config import Settings
 from core.ingest.categories import category_hints
 from core.ingest.chunking import Chunk, chunk_document
 from core.ingest.context import compose_index_text, context_line, document_identity
 from core.ingest.document import IngestError, LoadedDocument
+from core.ingest.extract import assign_chunks
 from core.ingest.isolation import load_isolated, time_message
 from core.ingest.summary import section_summaries, summarize
 from core.store.catalog import FAILED, INDEXED, DocumentRecord, now, text_hash

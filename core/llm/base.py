@@ -61,6 +61,8 @@ class ChatLLM:
         # Prompt tokens read per second, measured on this machine from earlier streamed calls
         # (None until one is measured): the chat page's estimate of how long reading takes.
         self.prompt_tokens_per_second: float | None = None
+        # Told of every call that completed, whichever agent made it (the benchmarks count and time them).
+        self.on_completion: Callable[[Completion], None] | None = None
 
     def complete(self, messages: Messages, *, max_tokens: int = 500, temperature: float = 0.3) -> Completion:
         return self._timed(messages, max_tokens, temperature, None, None)
@@ -102,6 +104,8 @@ class ChatLLM:
         if first:
             completion.first_token_seconds = round(first[0], 3)
             self._measure_prompt_speed(completion)
+        if self.on_completion is not None:
+            self.on_completion(completion)
         return completion
 
     def _measure_prompt_speed(self, completion: Completion) -> None:

@@ -93,7 +93,9 @@ class HybridRetriever:
         retrievers: tuple[str, ...] = (BM25, VECTOR),
         chunk_ids: set[str] | None = None,
         rerank: bool | None = None,
+        query_vector=None,
     ) -> RetrievalResult:
+        """query_vector: the query's embedding, when the caller has it already."""
         s = self.settings
         top_k = top_k or s.top_k
         pool = max(s.candidate_pool, top_k)
@@ -105,7 +107,6 @@ class HybridRetriever:
         rankings: dict[str, list[str]] = {}
         vector_scores: dict[str, float] = {}
         bm25_scores: dict[str, float] = {}
-        query_vector = None
 
         allowed = chunk_ids if chunk_ids is not None else (
             self.kb.chunk_ids_for_documents(doc_ids) if doc_ids else None)
@@ -117,7 +118,8 @@ class HybridRetriever:
             timings["bm25_ms"] = _ms(started)
         if VECTOR in retrievers:
             started = time.perf_counter()
-            query_vector = self.kb.embedder.embed([query])[0]
+            if query_vector is None:
+                query_vector = self.kb.embedder.embed([query])[0]
             timings["embed_ms"] = _ms(started)
             started = time.perf_counter()
             with self.kb.searchable_vectors() as vectors:

@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
+from core.store import facts as fact_tables
+from core.store.facts import FactTables
+
 if TYPE_CHECKING:
     from core.annotations.model import Fact
     from core.ingest.chunking import Chunk
@@ -66,34 +69,6 @@ CREATE TABLE IF NOT EXISTS embedding_cache (
     vector BLOB NOT NULL,
     PRIMARY KEY (text_hash, model)
 );
-CREATE TABLE IF NOT EXISTS facts (
-    fact_id TEXT PRIMARY KEY,
-    doc_id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    page INTEGER,
-    sheet TEXT,
-    row_index INTEGER,
-    table_name TEXT,
-    chunk_id TEXT,
-    properties TEXT NOT NULL,
-    record TEXT
-);
-CREATE INDEX IF NOT EXISTS facts_doc ON facts(doc_id);
-CREATE TABLE IF NOT EXISTS fact_values (
-    fact_id TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    column_label TEXT NOT NULL,
-    column_norm TEXT NOT NULL,
-    text TEXT NOT NULL,
-    number REAL,
-    unit TEXT,
-    kind TEXT,
-    base REAL,
-    date TEXT,
-    context INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS fact_values_fact ON fact_values(fact_id);
-CREATE INDEX IF NOT EXISTS fact_values_column ON fact_values(column_norm);
 CREATE TABLE IF NOT EXISTS summaries (
     doc_id TEXT PRIMARY KEY,
     summary TEXT NOT NULL,
@@ -210,28 +185,8 @@ def _insert_summaries(conn: sqlite3.Connection, doc_id: str, summary: tuple[dict
         for section, vector in sections])
 
 
-def _insert_facts(conn: sqlite3.Connection, facts: "list[Fact]") -> None:
-    conn.executemany(
-        "INSERT INTO facts (fact_id, doc_id, kind, page, sheet, row_index, table_name, chunk_id, properties, record) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?)",
-        [(f.fact_id, f.doc_id, f.kind, f.page, f.sheet, f.row_index, f.table, f.chunk_id, json.dumps(f.properties),
-          f.record) for f in facts],
-    )
-    conn.executemany(
-        "INSERT INTO fact_values (fact_id, position, column_label, column_norm, text, number, unit, kind, base, "
-        "date, context) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-        [(f.fact_id, i, v.column, v.column_norm, v.text, v.number, v.unit, v.kind, v.base, v.date, int(v.context))
-         for f in facts for i, v in enumerate(f.values)],
-    )
-
-
-def _delete_facts(conn: sqlite3.Connection, doc_id: str) -> None:
-    conn.execute("DELETE FROM fact_values WHERE fact_id IN (SELECT fact_id FROM facts WHERE doc_id=?)", (doc_id,))
-    conn.execute("DELETE FROM facts WHERE doc_id=?", (doc_id,))
-
-
 def _replace_document(conn: sqlite3.Connection, record: DocumentRecord) -> None:
-    _delete_facts(conn, record.doc_id)
+    fact_tables.delete(conn, record.doc_id)
     conn.execute("DELETE FROM summaries WHERE doc_id=?", (record.doc_id,))
     conn.execute("DELETE FROM section_summaries WHERE doc_id=?", (record.doc_id,))
     conn.execute("DELETE FROM chunks WHERE doc_id=?", (record.doc_id,))
@@ -259,11 +214,12 @@ class Catalog:
         self._local = threading.local()
         self._write_lock = threading.RLock()
         with self._write_lock:
-            self._conn().executescript(_SCHEMA)
+            self._conn().executescript(_SCHEMA + fact_tables.SCHEMA)
             self._add_missing_columns()
+        self.facts = FactTables(self._conn)  # the structured facts, read by core.annotations
 
     # Columns added after a knowledge base may already exist: (table, column, declaration).
-    _LATER_COLUMNS = (("facts", "record", "TEXT"), ("fact_values", "context", "INTEGER NOT NULL DEFAULT 0"))
+    _LATER_COLUMNS = fact_tables.LATER_COLUMNS
 
     def _add_missing_columns(self) -> None:
         conn = self._conn()
@@ -339,7 +295,7 @@ class Catalog:
                     for c, index_text in zip(chunks, index_texts)
                 ],
             )
-            _insert_facts(conn, facts)
+            fact_tables.insert(conn, facts)
             _insert_summaries(conn, record.doc_id, summary, sections)
 
     def add_summaries(self, doc_id: str, summary: tuple[dict, np.ndarray] | None = None,
@@ -367,7 +323,7 @@ class Catalog:
 
     def delete_document(self, doc_id: str) -> None:
         with self._connect() as conn:
-            _delete_facts(conn, doc_id)
+            fact_tables.delete(conn, doc_id)
             conn.execute("DELETE FROM summaries WHERE doc_id=?", (doc_id,))
             conn.execute("DELETE FROM section_summaries WHERE doc_id=?", (doc_id,))
             conn.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
@@ -472,10 +428,7 @@ class Catalog:
             "SELECT COUNT(*) FROM chunks c JOIN documents d USING(doc_id) WHERE d.status=?",
             (INDEXED,),
         ).fetchone()[0]
-        facts = conn.execute(
-            "SELECT COUNT(*) FROM facts f JOIN documents d USING(doc_id) WHERE d.status=?", (INDEXED,)
-        ).fetchone()[0]
-        return {"documents": documents, "chunks": chunks, "facts": facts}
+        return {"documents": documents, "chunks": chunks, "facts": fact_tables.count_indexed(conn, INDEXED)}
 
     # --- turns: the audit log of every answer shown, with its trace ----------------------------
 
@@ -530,7 +483,7 @@ class Catalog:
                 "attempts": json.loads(row["attempts"]), "fact_ids": json.loads(row["fact_ids"])}
 
     def connection(self) -> sqlite3.Connection:
-        """This thread's connection, for read-only queries of other modules (facts search)."""
+        """This thread's connection, for read-only queries of other modules (the typed tables' build)."""
         return self._conn()
 
     # --- embedding cache: the model is the slow step, so a text is embedded once ------------

@@ -171,13 +171,7 @@ def test_global_dedup_keeps_the_best_score_and_every_part_gets_evidence():
     chunks, stats = d.merge([first, second], 4)
     assert [c.chunk_id for c in chunks] == ["a1", "shared", "b1", "a2"]  # in turn, not by raw score
     assert next(c for c in chunks if c.chunk_id == "shared").score == 0.6
-    assert stats == {"before_dedup": 6, "after_dedup": 5, "selected": 4, "reranked": False}
-
-
-def test_the_optional_reranker_reorders_each_ranking():
-    first = result("q", chunk("x", 0.9), chunk("y", 0.5))
-    chunks, stats = d.merge([first, result("r")], 2, "q", rerank=lambda q, cs: sorted(cs, key=lambda c: c.chunk_id)[::-1])
-    assert [c.chunk_id for c in chunks] == ["y", "x"] and stats["reranked"]
+    assert stats == {"before_dedup": 6, "after_dedup": 5, "selected": 4}
 
 
 def test_one_synthesis_question_names_every_part():

@@ -165,3 +165,15 @@ def test_a_follow_up_is_answered_as_a_standalone_question_and_says_how_it_was_un
         assert "follow-up to" not in ws.llm.calls[-1][-1]["content"]
     finally:
         ws.close()
+
+
+def test_the_benchmarks_options_see_the_final_draft_and_restrict_only_the_text_search(open_ws, write_text):
+    ws = open_ws(["Machine learning is a subset of AI [Source 1]."])
+    ws.ingest([write_text("ml_history.txt", "Machine learning grew out of statistics and pattern recognition.")])
+    seen = []
+    ws.pipeline.on_answer = lambda draft, validation: seen.append((draft.answer, validation.is_valid))
+    response = ws.ask("What is machine learning?", search_in=ws.resolve_documents(["ml_history.txt"]))
+    assert len(seen) == 1 and "subset of AI" in seen[0][0]  # the model's draft, before the Validator's verdict
+    searches = [s for e in ws.turn(response.trace_id)["trace"]["events"] if e["kind"] == "retrieval"
+                for s in e["outputs"].get("searches", [])]
+    assert searches and {c["filename"] for s in searches for c in s["candidates"]} == {"ml_history.txt"}

@@ -231,3 +231,10 @@ def test_a_question_across_invoices_is_one_query_over_every_document_record(tmp_
     response = ws.ask("What is the total amount of the Contoso invoice?")
     assert response.route == "hybrid" and response.structured is None
     ws.close()
+
+
+def test_the_tables_a_question_names_are_listed_without_answering_it(ws):
+    route = ws.tables_named("List every order from Globex")
+    assert [x.table.filename for x in route.selections] == ["orders.csv"] and route.fast
+    assert ws.llm.calls == [] and ws.recent_turns() == []  # nothing asked, nothing logged
+    assert ws.tables_named("Where are the installers based?").selections == []

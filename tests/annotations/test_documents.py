@@ -1,6 +1,7 @@
 """Document records: an invoice's or receipt's header read from its layout, each value found in its text."""
-from core.annotations.documents import (Line, Cell, amounts, day_first, find_dates, lines_from_text, lines_from_words, may_be_record,
+from core.annotations.documents import (Line, Cell, amounts, day_first, find_dates, lines_from_text, lines_from_words,
                                         read_record, record_facts)
+from core.ingest.extract import may_be_record
 
 
 def record(text: str):

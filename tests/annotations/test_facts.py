@@ -61,7 +61,7 @@ def ws(make_workspace, tmp_path):
 def facts(ws):
     from core.annotations.search import FactStore
 
-    return FactStore(ws.kb.catalog._conn, ws.embedder.embed)
+    return FactStore(ws.kb.catalog.facts, ws.embedder.embed)
 
 
 def test_every_csv_row_is_a_fact_with_provenance(ws):
@@ -111,7 +111,7 @@ def test_aggregates_sum_and_group(ws):
 
 
 def test_export_has_every_column_and_provenance(ws):
-    from core.annotations.search import export_annotations_csv
+    from core.exports import export_annotations_csv
 
     rows = facts(ws).search(FactQuery([Condition("width", "<=", 1.2, "m")]))
     table = list(csv.DictReader(io.StringIO(export_annotations_csv(rows).decode("utf-8-sig"))))
@@ -126,7 +126,7 @@ def test_deleting_a_document_deletes_its_facts(ws):
 
 
 def test_invoice_totals_without_a_colon_and_values_on_the_next_line_are_facts(tmp_path):
-    from core.annotations.extract import extract_facts
+    from core.ingest.extract import extract_facts
     from core.ingest.document import LoadedDocument, Section
 
     page = "Invoice Date:\n03/20/2023\nTotal $ 279.84\nMontant du prélèvement : 29.99 €\nTotaal € 4.904,94"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.annotations.extract import extract_facts
+from core.ingest.extract import extract_facts
 from core.annotations.query import parse_structured
 from core.annotations.records import identifier_rank, page_heading, table_identifier
 from core.annotations.route import phrase_answer, run_structured

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.annotations.documents import RECORD_TABLE
-from core.annotations.extract import extract_facts
+from core.ingest.extract import extract_facts
 from core.config import Settings
 from core.ingest import ocr
 from core.ingest.document import IngestError

@@ -42,3 +42,15 @@ def test_streamed_calls_measure_the_prompt_speed_and_it_follows_the_latest_calls
 
     llm.stream([{"role": "user", "content": "a short one"}], lambda t: None)  # too short to measure
     assert llm.prompt_tokens_per_second == 30.0
+
+
+def test_every_completed_call_is_told_to_the_observer_streamed_or_not(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr("core.llm.base.time.perf_counter", clock)
+    llm = SlowReader(clock, speed=100.0)
+    seen = []
+    llm.on_completion = seen.append
+    llm.complete([{"role": "user", "content": "word " * 50}])
+    llm.stream([{"role": "user", "content": "word " * 200}], on_token=lambda token: None)
+    assert [c.prompt_tokens for c in seen] == [50, 200]
+    assert seen[0].first_token_seconds is None and seen[1].first_token_seconds == 2.0

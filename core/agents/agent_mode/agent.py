@@ -26,14 +26,11 @@ AUTO = "auto"  # agent mode when the question states explicit constraints
 MODES = (PIPELINE, AGENT, AUTO)
 
 
-def choose_mode(question: str, requested: str, *, result_set_follow_up: bool = False) -> str:
+def choose_mode(question: str, requested: str) -> str:
     """pipeline or agent. "auto" picks the agent when the question states explicit constraints
-    ("at least three searches", "quote the exact ..."); paging a stored result set ("show the
-    rest") is always the pipeline's."""
+    ("at least three searches", "quote the exact ...")."""
     if requested not in MODES:
         raise ValueError(f"Unknown answer mode {requested!r}: use pipeline, agent or auto.")
-    if result_set_follow_up:
-        return PIPELINE
     if requested == AUTO:
         return AGENT if analyze_constraints(question).explicit else PIPELINE
     return requested
@@ -51,11 +48,10 @@ class AgentMode:
     def ask(
         self, question: str, *, style: str | None = None, top_k: int | None = None,
         on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
-        previous_result_set: str | None = None,
     ) -> Response:
         turn = Turn(self.kb.catalog, question, on_event, AGENT)
         with turn.trace.step("plan", "Planner", question=turn.question, previous_question=previous_question) as event:
-            plan = turn.accept(self._check(turn.question, previous_question, previous_result_set))
+            plan = turn.accept(self._check(turn.question, previous_question))
             constraints = analyze_constraints(plan.question)
             event.summary = plan.reason if not plan.needs_retrieval else (
                 "agent mode: " + (", ".join(constraints.matched) or "no explicit constraints"))
@@ -76,12 +72,12 @@ class AgentMode:
         return turn.finish(plan, lambda: to_response(plan, run, self.settings) if run else
                            responder_agent.respond(plan, None, None), lambda response: _describe(response, run))
 
-    def _check(self, question: str, previous_question: str, previous_result_set: str | None) -> Plan:
+    def _check(self, question: str, previous_question: str) -> Plan:
         """The Planner's refusals (unsafe, empty, too short or long, no documents) and follow-up
         resolution apply to agent mode unchanged; the agent also bounds the question's length."""
         plan = planner_agent.plan_question(
             question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings,
-            previous_question=previous_question, previous_result_set=previous_result_set, llm=self.llm,
+            previous_question=previous_question, llm=self.llm,
         )
         limit = self.settings.max_question_chars
         if plan.needs_retrieval and len(plan.question) > limit:

@@ -13,10 +13,9 @@ def test_auto_picks_the_agent_only_for_prompts_with_explicit_constraints():
     assert choose_mode("What is the warranty?", "auto") == PIPELINE
 
 
-def test_an_explicit_mode_wins_except_for_paging_a_stored_result_set():
+def test_an_explicit_mode_wins():
     assert choose_mode("What is the warranty?", "agent") == AGENT
     assert choose_mode(RUNBOOK, "pipeline") == PIPELINE
-    assert choose_mode("show the rest", "agent", result_set_follow_up=True) == PIPELINE
     with pytest.raises(ValueError, match="Unknown answer mode 'fast'"):
         choose_mode("What is the warranty?", "fast")
 

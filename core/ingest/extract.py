@@ -13,14 +13,28 @@ import logging
 import re
 from pathlib import Path
 
-from core.annotations.documents import may_be_record, read_document, record_facts
+from core.annotations.documents import read_document, record_facts
 from core.annotations.model import KV, ROW, Fact, FactValue, normalize_label
 from core.annotations.records import attach_page_context, record_name, table_identifier
 from core.annotations.units import parse_quantity, unit_of_label
 from core.ingest.document import LoadedDocument, Section
+from core.ingest.summary import summarize
 from core.ingest.tables import find_tables
 
 log = logging.getLogger(__name__)
+
+
+# Kinds of document (core.ingest.summary's reading of the file name and first page) that print totals
+# and dates but are no invoice or receipt: an 8-K press release's "Total revenue" is no amount billed.
+# (Not "Order records" or "Manual": a receipt's "ORDER NO" or "instructions" line would read as one.)
+_NOT_RECORDS = {"Annual report (10-K)", "Quarterly report (10-Q)", "Current report (8-K)", "Earnings release",
+                "Datasheet"}
+
+
+def may_be_record(document) -> bool:
+    """An invoice or receipt, or a document that might be one: not a filing, release or datasheet."""
+    return summarize(document, []).document_type not in _NOT_RECORDS
+
 
 # Labels may be in any language ("Montant du prélèvement : 29.99 €").
 _KV_LINE = re.compile(r"^\s*(?P<label>[^\W\d_][\w /&().,%#'\-]{1,48}?)\s*[:=]\s*(?P<value>\S.{0,60}?)\s*$")
