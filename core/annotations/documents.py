@@ -327,6 +327,11 @@ def _best(candidates: list[Candidate], name: str) -> Candidate | None:
     return min(candidates, key=lambda c: (c.rank, c.order))
 
 
+def total_label(text: str) -> bool:
+    """Whether a cell starts with a total or subtotal label of any language read here."""
+    return any(p.match(_unsplit(text)) for p in (_TOTAL_FINAL_RE, _TOTAL_PLAIN_RE, _SUBTOTAL))
+
+
 _SUBTOTAL_RANK = 6  # rank * 3 + step of a subtotal label (rank 2)
 
 

@@ -13,7 +13,7 @@ import logging
 import re
 from pathlib import Path
 
-from core.annotations.documents import read_document, record_facts
+from core.annotations.documents import read_document, record_facts, total_label
 from core.annotations.model import KV, ROW, Fact, FactValue, normalize_label
 from core.annotations.records import attach_page_context, record_name, table_identifier
 from core.annotations.units import parse_quantity, unit_of_label
@@ -95,7 +95,8 @@ def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = Non
     if short:  # line items printed without rules, on pages where no table was read
         tabled = {f.page for f in facts if f.kind == ROW}
         for section in document.sections:
-            if section.page is not None and section.table is None and section.page not in tabled:
+            printed = section.page is not None or document.kind in ("txt", "md")  # a text file is one page
+            if printed and section.table is None and section.page not in tabled:
                 facts += _item_line_facts(section, doc_id, document.filename)
     if short:  # receipts, invoices, datasheets: a page is a record
         facts = _without_repeats(facts)
@@ -143,7 +144,13 @@ def _row_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
 
 
 _SUMMARY_LABEL = re.compile(r"^(?:sub-?\s?total|total|grand total|vat|tax|gst|btw|tva|mwst|discount|shipping|"
-                            r"balance|amount due|totaal|razem|summe|gesamt)\b", re.I)
+                            r"balance|amount|paid|totaal|razem|summe|gesamt)\b", re.I)
+
+
+def is_total_label(text: str) -> bool:
+    """A line that sums the items ("AMOUNT PAID", "Gesamtbetrag EUR"), in either vocabulary: this one's
+    or the one document records read totals by."""
+    return bool(_SUMMARY_LABEL.match(text)) or total_label(text)
 
 
 def _summary_line(row: list[str]) -> tuple[str, str] | None:
@@ -207,11 +214,13 @@ def _key_value(line: str, next_line: str) -> tuple[str, str] | None:
     return label, value
 
 
-# "2 Winter tyre 205/55 R16 95.00 190.00", "6 1 Small Business Exchange 2010 5,39 5,39", "iPad 1 € 399,00":
-# counts before or after a description, then one to three money figures (decimals), the last the amount.
+# "2 Winter tyre 205/55 R16 95.00 190.00", "6 1 Small Business Exchange 2010 5,39 5,39", "iPad 1 € 399,00",
+# "Valve  2 x 2.50  5.00": counts before or after a description (or "count x" before the unit price), then
+# one to three money figures (decimals), the last the amount.
 _MONEY = r"-?[$€£]?\s?\d{1,3}(?:[.,' ]\d{3})*[.,]\d{2}\s?(?:[$€£]|EUR|USD|GBP)?"
 _ITEM_LINE = re.compile(
-    rf"^\s*(?P<lead>(?:\d{{1,4}}\s+){{0,2}})(?P<desc>[^\W\d_].*?[^\s:])(?:\s+(?P<tail>\d{{1,3}}))?\s+"
+    rf"^\s*(?P<lead>(?:\d{{1,4}}\s+){{0,2}})(?P<desc>[^\W\d_].*?[^\s:])"
+    rf"(?:\s+(?P<tail>\d{{1,3}})|\s+(?P<times>\d{{1,4}})\s?[x×])?\s+"
     rf"(?P<figures>(?:{_MONEY}\s+|\d{{1,2}}\s?%\s+){{0,3}}{_MONEY})\s*$"
 )
 _MONEY_FIGURE = re.compile(_MONEY)
@@ -223,11 +232,11 @@ def _item_line_facts(section: Section, doc_id: str, filename: str) -> list[Fact]
     found = []
     for line_number, line in enumerate(section.text.split("\n"), start=1):
         match = _ITEM_LINE.match(line)
-        if not match or _SUMMARY_LABEL.match(match.group("desc")) or _KV_LINE.match(line):
+        if not match or is_total_label(match.group("desc")) or _KV_LINE.match(line):
             continue
         figures = _MONEY_FIGURE.findall(match.group("figures"))
         cells = [("Description", match.group("desc").strip())]
-        counts = match.group("lead").split() + ([match.group("tail")] if match.group("tail") else [])
+        counts = match.group("lead").split() + [match.group(g) for g in ("tail", "times") if match.group(g)]
         if counts:
             cells.append(("Qty", counts[-1]))
         if len(figures) >= 2:

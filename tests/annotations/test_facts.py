@@ -136,3 +136,17 @@ def test_invoice_totals_without_a_colon_and_values_on_the_next_line_are_facts(tm
     assert values["Total"].base == 279.84 and values["Total"].unit == "USD"
     assert values["Montant du prélèvement"].base == 29.99
     assert values["Totaal"].base == 4904.94
+
+
+def test_receipt_item_lines_with_count_times_unit_price_are_rows_and_the_amount_paid_is_not_an_item():
+    from core.ingest.document import LoadedDocument, Section
+    from core.ingest.extract import extract_facts
+
+    page = ("Harbour Tools\nDrill bits HSS 8mm      3 x 4,20      12,60\nCordless drill 18V     1 x 89,00     89,00\n"
+            "Delivery                              6,50\nAMOUNT PAID                     €108,10\n")
+    facts = extract_facts(LoadedDocument("r.txt", "txt", [Section(page)], page_count=1), "d")  # a text file has no pages
+    items = [{v.column: v.text for v in f.values if v.column != "Heading"} for f in facts if f.table == "item lines"]
+    assert items == [
+        {"Description": "Drill bits HSS 8mm", "Qty": "3", "Unit price": "4,20", "Amount": "12,60"},
+        {"Description": "Cordless drill 18V", "Qty": "1", "Unit price": "89,00", "Amount": "89,00"},
+        {"Description": "Delivery", "Amount": "6,50"}]
