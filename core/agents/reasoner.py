@@ -14,6 +14,7 @@ from typing import Callable
 from core.agents import calculate
 from core.annotations.route import StructuredResult, phrase_answer, phrase_table_answer
 from core.citations import location
+from core.ingest.context import without_repeated_heading
 from core.llm.base import ChatLLM, Completion, LLMError, LLMMalformedJSON, TokenCallback
 from core.retrieval import RetrievedChunk
 from core.safety.injection import neutralize
@@ -211,7 +212,8 @@ def build_sources(question: str, chunks: list[RetrievedChunk], budget: int, coun
         room = share - (count_tokens([chunk.context])[0] if chunk.context else 0)
         passage = select_passage(chunk.text, question, max(40, room), count_tokens)
         # An instruction planted in a document reaches the model as a marker, not as an order.
-        text = neutralize("\n".join(p for p in (chunk.context, passage) if p)) if passage else ""
+        context = without_repeated_heading(chunk.context, passage) if chunk.context else ""
+        text = neutralize("\n".join(p for p in (context, passage) if p)) if passage else ""
         if text:
             sources.append(Source(len(sources) + 1, chunk, text))
     return sources

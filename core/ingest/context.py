@@ -161,6 +161,14 @@ def context_line(identity: str, heading: str | None) -> str:
     return " — ".join(p for p in (identity, heading) if p)
 
 
+def without_repeated_heading(context: str, text: str) -> str:
+    """The context line without its heading when the text itself opens with that heading (a section's
+    first chunk): "Mounting" above "Mounting\nUse the clamps…" would show the heading twice."""
+    identity, _, heading = context.rpartition(" — ")
+    first_line = text.lstrip().split("\n", 1)[0].strip()
+    return identity if heading and heading.strip() == first_line else context
+
+
 def compose_index_text(header: str, context: str, text: str) -> str:
     """What is embedded and keyword-indexed: a header naming the file and page, the context line
     (when there is one), then the chunk's own text. `context_of` reads the context back."""

@@ -103,3 +103,11 @@ class TestIndexText:
     def test_text_without_a_context_line_has_no_context(self):
         assert context_of("title | page 1\nbody text", "body text") == ""
         assert context_of("unrelated", "body text") == ""
+
+
+def test_a_heading_the_passage_opens_with_is_not_repeated_in_its_context_line():
+    from core.ingest.context import without_repeated_heading
+
+    assert without_repeated_heading("Mounting", "Mounting\nUse the clamps.") == ""
+    assert without_repeated_heading("Acme Corp · Form 10-Q — Risk Factors", "Risk Factors\nWe face…") == "Acme Corp · Form 10-Q"
+    assert without_repeated_heading("Acme Corp · Form 10-Q — Risk Factors", "Our sales grew.") == "Acme Corp · Form 10-Q — Risk Factors"
