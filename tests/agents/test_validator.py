@@ -282,3 +282,13 @@ def test_a_quote_naming_only_the_cause_counts_when_its_passage_is_about_the_ques
     assert v.quote_found and not v.is_no_information
     d.question = "What drove the change in revenue in FY2022?"  # the passage is not about revenue
     assert validate(d, S).is_no_information
+
+
+def test_a_document_named_only_in_its_chunk_s_identity_line_is_named():
+    d = quoted("36.1 billion remained [Source 1]", "$36.1 billion remained of this $60.0 billion share repurchase program",
+               texts=("As of September 30, $36.1 billion remained of this $60.0 billion share repurchase program.",))
+    d.question = "How much of Globex's share repurchase program remained?"
+    assert validate(d, S).is_no_information  # nothing in the source names Globex
+    d.sources[0].chunk.context = "GLOBEX CORPORATION · Form 10-Q · quarter ended September 30"
+    d.sources[0].text = f"{d.sources[0].chunk.context}\n{d.sources[0].text}"
+    assert validate(d, S).quote_found
