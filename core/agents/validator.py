@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 from core.agents import calculate
 from core.agents.confidence import assess_confidence, doubts, lower
@@ -124,6 +125,9 @@ def _quote_in(quote: str, text: str, min_chars: int, near_share: float, spaced: 
             or any(_in_order(quote_words(line, spaced), wanted) for line in text.split("\n") if line.strip()))
 
 
+NEAR_MIN_WORDS = 8  # a shorter quote is one claim: it must match exactly
+
+
 def near_quote(have: list[str], wanted: list[str], share: float) -> bool:
     """A quote of at least NEAR_MIN_WORDS words that matches one stretch of `have` in at least
     `share` of its words, in order, with every number of the quote among the matched words: the
@@ -131,8 +135,6 @@ def near_quote(have: list[str], wanted: list[str], share: float) -> bool:
     changed figure is never forgiven, and a short quote must match exactly (one word is a claim)."""
     if share >= 1.0 or len(wanted) < NEAR_MIN_WORDS:
         return False
-    from difflib import SequenceMatcher
-
     need = share * len(wanted)
     numbers = {i for i, w in enumerate(wanted) if _NUMERIC.match(w)}
     starts = {i for i, w in enumerate(have) if w in set(wanted[:4])}
@@ -143,9 +145,6 @@ def near_quote(have: list[str], wanted: list[str], share: float) -> bool:
         if len(matched) >= need and numbers <= matched:
             return True
     return False
-
-
-NEAR_MIN_WORDS = 8
 
 
 def _in_order(row: list[str], wanted: list[str]) -> bool:
