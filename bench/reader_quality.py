@@ -32,6 +32,10 @@ the answer scored is the one the Responder would show):
   calc            as quote, plus {figures: [{label, value}], operation} when the answer needs a
                   calculation: the Validator checks each figure is printed in a source and code
                   computes the answer (core/agents/calculate.py)
+  quote_2x160, quote_3x200, quote_5x200
+                  the prompt-size curve: the quote form over 2 chunks in 320 tokens, 3 whole chunks
+                  (600), 5 whole chunks (1000); on the fixed contexts each reads that many chunks
+                  around the evidence
 The three 3-chunk variants share the question and context, so llama.cpp reuses their prompt prefix.
 
 Scoring: core.evaluate.scoring.score_answer (numbers within 1 % or the reference's rounding,
@@ -65,6 +69,10 @@ VARIANTS = {
     "quote": ("quote", 320, 3),
     "quote_optional": ("quote_optional", 320, 3),
     "calc": ("calc", 320, 3),
+    # the prompt-size curve (docs/reader.md): the quote form over fewer or more, shorter or whole chunks
+    "quote_2x160": ("quote", 320, 2),
+    "quote_3x200": ("quote", 600, 3),
+    "quote_5x200": ("quote", 1000, 5),
 }
 RETRIEVAL_FILE = RESULTS / "reader_retrieval.jsonl"
 
@@ -90,6 +98,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                      help="no model: rebuild each row's sources, re-run today's Validator on the recorded model "
                           "output, re-score, rewrite <name>.jsonl")
     rep.add_argument("--oracle-chunks", type=int, default=3)
+    rep.add_argument("--complete", action="store_true",
+                     help="only questions answered in every (context, variant) of the file: a stopped run "
+                          "compares its points on the same questions")
     return p.parse_args(argv)
 
 
@@ -161,7 +172,12 @@ def record_retrieval(args) -> int:
     print(f"knowledge base {args.kb}: {counts['documents']} documents, {counts['chunks']} chunks; "
           f"{len(questions)} questions", flush=True)
     RESULTS.mkdir(parents=True, exist_ok=True)
+    asked = {q["financebench_id"] for q in questions}
+    # One file for every part: the rows of questions not asked now (another part) are kept.
+    kept = [x for x in (RETRIEVAL_FILE.read_text().splitlines() if RETRIEVAL_FILE.exists() else [])
+            if x.strip() and json.loads(x)["financebench_id"] not in asked]
     with RETRIEVAL_FILE.open("w") as fh:
+        fh.write("".join(x + "\n" for x in kept))
         for q in questions:
             plan = planner_agent.plan_question(q["question"], knowledge_base_empty=False, settings=settings)
             started = time.perf_counter()
@@ -195,11 +211,16 @@ def recorded_retrieval() -> dict[str, list]:
 
 # --- the run --------------------------------------------------------------------------------------
 
-def context_chunks(q: dict, context: str, everything: list[dict], retrieved: dict, count_tokens, settings, args) -> list:
+def context_chunks(q: dict, context: str, everything: list[dict], retrieved: dict, count_tokens, settings, args,
+                   variant: str | None = None) -> list:
+    """The chunks a variant reads: on the fixed contexts, as many chunks around the evidence as the
+    variant reads (its max_sources; --oracle-chunks when it reads all), so a 2-source variant reads the
+    evidence chunk and one neighbour, not the first two of a window chosen for three."""
+    count = (VARIANTS[variant][2] if variant else None) or args.oracle_chunks
     if context == "oracle":
-        return oracle_chunks(q, count_tokens, settings, args.oracle_chunks, args.shared)
+        return oracle_chunks(q, count_tokens, settings, count, args.shared)
     if context == "other":
-        return oracle_chunks(other_question(q, everything), count_tokens, settings, args.oracle_chunks, args.shared)
+        return oracle_chunks(other_question(q, everything), count_tokens, settings, count, args.shared)
     return retrieved.get(q["financebench_id"], [])
 
 
@@ -275,11 +296,11 @@ def run(args) -> int:
             fh.write(json.dumps(r) + "\n")
         for n, q in enumerate(questions, start=1):
             for context in contexts:
-                chunks = context_chunks(q, context, everything, retrieved, count_tokens, settings, args)
                 evidence = evidence_pages(q)
                 for variant in variants:
                     if (q["financebench_id"], context, variant) in done:
                         continue
+                    chunks = context_chunks(q, context, everything, retrieved, count_tokens, settings, args, variant)
                     a = answer_once(q["question"], chunks, variant, llm, settings, count_tokens)
                     refused, correct = verdict(q, context, a["answer"])
                     row = {"financebench_id": q["financebench_id"], "question_type": q["question_type"],
@@ -324,7 +345,7 @@ def revalidate(args) -> list[dict]:
     for r in rows:
         q = by_id[r["financebench_id"]]
         form, budget, max_sources = VARIANTS[r["variant"]]
-        chunks = context_chunks(q, r["context"], everything, retrieved, count_tokens, settings, args)
+        chunks = context_chunks(q, r["context"], everything, retrieved, count_tokens, settings, args, r["variant"])
         sources = build_sources(q["question"], chunks[:max_sources] if max_sources else chunks, budget, count_tokens)
         draft = Draft(r["raw"].strip(), "", len(sources), sources, question=q["question"], error=r.get("error"))
         if form != "free":
@@ -394,6 +415,13 @@ def main(argv=None) -> int:
         return run(args)
     rows = revalidate(args) if args.revalidate else [
         json.loads(x) for x in (RESULTS / f"{args.name}.jsonl").read_text().splitlines() if x.strip()]
+    if args.complete:
+        pairs = {(r["context"], r["variant"]) for r in rows}
+        have = defaultdict(set)
+        for r in rows:
+            have[r["financebench_id"]].add((r["context"], r["variant"]))
+        rows = [r for r in rows if have[r["financebench_id"]] == pairs]
+        print(f"{len({r['financebench_id'] for r in rows})} questions answered in all {len(pairs)} (context, variant)")
     report(rows, args.name)
     return 0
 

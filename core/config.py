@@ -211,6 +211,11 @@ class Settings:
     # is low confidence (validator.misread): the due-date question answered from the payment-terms
     # line held 1 of 3. Measured on the recorded reader bench answers (docs/reader.md).
     quote_key_word_share: float = 0.5
+    # A quote of 8+ words is found when one stretch of its source matches this share of its words in
+    # order, every number exact (validator.near_quote): on the dev part of FinanceBench a model quote
+    # that wrote "Mary N. Dillon" for the page's "Ms. Dillon" was refused with the answer in front of it
+    # (docs/reader.md, session 3). A found near quote is at most medium confidence.
+    near_quote_share: float = 0.85
     agent_attribution_min_overlap: float = 0.5  # share of a sentence's words a source must hold to be its [N]
 
     # --- evaluation on the user's own questions (Evaluate page, `python -m core eval`)

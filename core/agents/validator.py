@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 from core.agents import calculate
 from core.agents.confidence import assess_confidence, doubts, lower
@@ -100,24 +101,62 @@ def unsupported_claims(answer: str, evidence_text: str) -> list[str]:
 
 
 _HYPHEN_BREAK = re.compile(r"(?<=\w)[-\u00ad]\s*\n\s*(?=\w)")
-_DIGIT_GROUP = re.compile(r"(?<=\d)[,\u00a0\u202f ](?=\d{3}\b)")
+# Thousands separators. A plain space is one only in some layouts ("1 234"); between a table's
+# cells ("2,017 450") it is not, so it is tried both ways (quote_in), never assumed.
+_DIGIT_GROUP = re.compile(r"(?<=\d)[,\u00a0\u202f](?=\d{3}\b)")
+_SPACED_DIGIT_GROUP = re.compile(r"(?<=\d) (?=\d{3}\b)")
 _WORD = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+")
+_NUMERIC = re.compile(r"\d")
 
 
-def quote_words(text: str) -> list[str]:
+def quote_words(text: str, spaced_groups: bool = False) -> list[str]:
     """The words and numbers of `text` as a quote is compared: case, whitespace, punctuation,
-    hyphenation at line ends, currency signs and thousands separators ignored."""
+    hyphenation at line ends, currency signs and thousands separators ignored (a space between
+    digit groups too when `spaced_groups`)."""
     text = _HYPHEN_BREAK.sub("", text)
     text = _DIGIT_GROUP.sub("", text)
+    if spaced_groups:
+        text = _SPACED_DIGIT_GROUP.sub("", text)
     return _WORD.findall(text.lower())
 
 
-def quote_in(quote: str, text: str, min_chars: int) -> bool:
+def quote_in(quote: str, text: str, min_chars: int, near_share: float = 1.0) -> bool:
     """Whether `quote` (at least `min_chars` long) occurs in `text`, word for word as compared by
-    quote_words (so "$1,577" matches "1577" and a table row re-spaced by the model still matches)."""
-    wanted = _quote_wanted(quote, min_chars)
-    return bool(wanted) and (_contains(quote_words(text), wanted) or any(
-        _in_order(quote_words(line), wanted) for line in text.split("\n") if line.strip()))
+    quote_words (so "$1,577" matches "1577" and a table row re-spaced by the model still matches);
+    with `near_share` < 1, a long quote also when it differs from one stretch of `text` only in a
+    few words (near_quote)."""
+    return any(_quote_in(quote, text, min_chars, near_share, spaced) for spaced in (False, True))
+
+
+def _quote_in(quote: str, text: str, min_chars: int, near_share: float, spaced: bool) -> bool:
+    wanted = _quote_wanted(quote, min_chars, spaced)
+    if not wanted:
+        return False
+    have = quote_words(text, spaced)
+    return (_contains(have, wanted) or near_quote(have, wanted, near_share)
+            or any(_in_order(quote_words(line, spaced), wanted) for line in text.split("\n") if line.strip()))
+
+
+NEAR_MIN_WORDS = 8  # a shorter quote is one claim: it must match exactly
+
+
+def near_quote(have: list[str], wanted: list[str], share: float) -> bool:
+    """A quote of at least NEAR_MIN_WORDS words that matches one stretch of `have` in at least
+    `share` of its words, in order, with every number of the quote among the matched words: the
+    model that copies a sentence but writes "Mary N. Dillon" for "Ms. Dillon" still quoted it. A
+    changed figure is never forgiven, and a short quote must match exactly (one word is a claim)."""
+    if share >= 1.0 or len(wanted) < NEAR_MIN_WORDS:
+        return False
+    need = share * len(wanted)
+    numbers = {i for i, w in enumerate(wanted) if _NUMERIC.match(w)}
+    starts = {i for i, w in enumerate(have) if w in set(wanted[:4])}
+    for start in sorted(starts):
+        window = have[start:start + len(wanted) + len(wanted) // 4 + 2]
+        blocks = SequenceMatcher(None, wanted, window, autojunk=False).get_matching_blocks()
+        matched = {b.a + k for b in blocks for k in range(b.size)}
+        if len(matched) >= need and numbers <= matched:
+            return True
+    return False
 
 
 def _in_order(row: list[str], wanted: list[str]) -> bool:
@@ -132,8 +171,8 @@ def _in_order(row: list[str], wanted: list[str]) -> bool:
     return True
 
 
-def _quote_wanted(quote: str, min_chars: int) -> list[str]:
-    wanted = quote_words(quote)
+def _quote_wanted(quote: str, min_chars: int, spaced: bool = False) -> list[str]:
+    wanted = quote_words(quote, spaced)
     if len(quote.strip()) < min_chars or not wanted:
         return []
     if len(quote) >= QUOTE_MAX_CHARS - 10 and len(wanted) > 3:
@@ -196,11 +235,13 @@ def _squash(text: str) -> str:
 
 
 def names_in(names: list[str], source: Source) -> bool:
-    """Whether the source (its file name, label or text) names any of `names`, spaces and
-    punctuation ignored ("Azure Interior" is in AzureInterior.pdf); True when there are none."""
+    """Whether the source (its file name, label, the text shown to the model with its chunk's
+    identity line, or the chunk's text) names any of `names`, spaces and punctuation ignored
+    ("Azure Interior" is in AzureInterior.pdf; "Microsoft" in the line "MICROSOFT CORPORATION ·
+    Form 10-Q" above a page that says only "we"); True when there are none."""
     if not names:
         return True
-    where = _squash(f"{source.chunk.filename} {source.label} {source.chunk.text}")
+    where = _squash(f"{source.chunk.filename} {source.label} {source.chunk.context} {source.text} {source.chunk.text}")
     return any(_squash(name) in where for name in names)
 
 
@@ -231,6 +272,14 @@ def key_words(question: str) -> set[str]:
 
 def _stems(text: str) -> set[str]:
     return {w[:5] for w in _words(text)}
+
+
+def covers(question: str, text: str, share: float) -> bool:
+    """Whether `text` holds at least `share` of the question's key words: a passage about the
+    question's subject, whose sentence answering a "what drove ..." question may name only the
+    cause ("Cost of sales increased ... litigation" under "Operating income margin")."""
+    wanted = key_words(question)
+    return bool(wanted) and len(wanted & _stems(text)) >= share * len(wanted)
 
 
 def about_the_question(question: str, text: str) -> bool:
@@ -283,14 +332,15 @@ def misread(question: str, quote: str, answer: str, key_word_share: float) -> st
     return None
 
 
-def find_quote(draft: Draft, min_chars: int) -> int | None:
+def find_quote(draft: Draft, min_chars: int, near_share: float = 1.0) -> int | None:
     """The number of the source that holds the draft's quote: the cited source first, then any
-    other (a model that copies right but numbers wrong is re-cited, not refused)."""
+    other (a model that copies right but numbers wrong is re-cited, not refused). With
+    `near_share` < 1 a long quote may differ in a few words (near_quote)."""
     if not draft.quote:
         return None
     ordered = sorted(draft.sources, key=lambda s: s.number != draft.quote_source)
     for source in ordered:
-        if quote_in(draft.quote, f"{source.text}\n{source.chunk.text}", min_chars):
+        if quote_in(draft.quote, f"{source.text}\n{source.chunk.text}", min_chars, near_share):
             return source.number
     wanted = _quote_wanted(draft.quote, min_chars)
     documents = {s.chunk.doc_id for s in draft.sources}
@@ -323,8 +373,12 @@ def validate(draft: Draft, settings: Settings) -> Validation:
             return Validation(True, "low", flags, f"Validation passed (the calculation's figure {missing} is not "
                               "in the sources: the documents do not answer this)", average_similarity=average,
                               is_no_information=True, quote_found=False, answer=NO_INFORMATION)
+    near = False
     if draft.quote is not None:  # the quote form: the check, not the model, decides a refusal
         quoted_in = find_quote(draft, settings.min_exact_quote_chars)
+        if quoted_in is None:
+            quoted_in = find_quote(draft, settings.min_exact_quote_chars, settings.near_quote_share)
+            near = quoted_in is not None
         if quoted_in is None and calculation is not None:
             quoted_in = figure_sources[0]  # the figures, each found in a source, are the evidence
         if quoted_in is None:
@@ -340,7 +394,9 @@ def validate(draft: Draft, settings: Settings) -> Validation:
                               f"{', '.join(names)}: the documents do not answer this)", average_similarity=average,
                               is_no_information=True, quote_found=False, answer=NO_INFORMATION)
         labels = " ".join(f.label for f in calculation.figures) if calculation else ""
-        if not about_the_question(draft.question, f"{draft.quote} {labels} {answer}"):
+        quoted_text = next(s.text for s in draft.sources if s.number == quoted_in)
+        if not (about_the_question(draft.question, f"{draft.quote} {labels} {answer}")
+                or covers(draft.question, quoted_text, settings.quote_key_word_share)):
             # A true sentence on another subject ("leases" for a revenue question) answers nothing.
             return Validation(True, "low", flags, "Validation passed (the quote is not about what the question "
                               "asks: the documents do not answer this)", average_similarity=average,
@@ -379,6 +435,10 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         if misreading:
             flags.append("possible_misread")
             confidence = "low"
+        elif near and confidence == "high":
+            confidence = "medium"  # the quote was not copied exactly: its reading is less sure
+    if near:
+        flags.append("near_quote")
     if draft.exact:  # counted and filtered over every stored fact, not estimated from chunks
         confidence = "medium" if draft.relaxed else "high"
     if not cited:

@@ -246,3 +246,49 @@ def test_a_hyphenated_word_of_the_quote_counts_as_its_parts():
     from core.agents.validator import about_the_question
 
     assert about_the_question("Why was the full guidance raised?", "We now expect full-year growth of 8%")
+
+
+# --- session 3: what made the check refuse quotes that were on the page (dev part, docs/reader.md) --
+
+def test_table_cells_separated_by_a_space_are_not_read_as_one_number():
+    row = "Earnings from operations: Global Services | 2022: 2,727 | 2021: 2,017 | 2020: 450"
+    assert quote_in("Global Services 2,727 2,017 450", row, 12)  # "2,017 450" is two cells, not 2017450
+    assert quote_in("revenue of 1 234 million", "revenue of 1,234 million", 12)  # a space as separator
+    assert not quote_in("Global Services 2,727 2,017 451", row, 12)
+
+
+def test_a_long_quote_differing_in_a_few_words_is_found_but_not_a_changed_figure():
+    page = ("Ms. Dillon served as Executive Chair of the Board of Directors of Ulta Beauty, Inc. from June 2021 "
+            "through June 2022. She previously served as Chief Executive Officer of Ulta from July 2013.")
+    near = ("Mary N. Dillon served as Executive Chair of the Board of Directors of Ulta Beauty, Inc. from June "
+            "2021 through June 2022.")
+    assert not quote_in(near, page, 12) and quote_in(near, page, 12, 0.85)
+    assert not quote_in(near.replace("2021", "2019"), page, 12, 0.85)  # a figure must be copied exactly
+    assert not quote_in("Mr. Smith served as Executive Chair of Acme", page, 12, 0.85)  # short: exact only
+    d = quoted("She was Executive Chair of Ulta Beauty [Source 1]", near, texts=(page,), similarity=0.9)
+    d.question = "Was Foot Locker's new CEO an executive at Ulta Beauty?"
+    v = validate(d, S)
+    assert v.quote_found and "near_quote" in v.safety_flags and v.confidence == "medium"
+
+
+def test_a_quote_naming_only_the_cause_counts_when_its_passage_is_about_the_question():
+    page = ("Operating income margin | 19.1% | 20.8% | (1.7)%\nCost of Sales:\nCost of sales increased in 2022, "
+            "primarily due to special item costs for significant litigation.")
+    d = quoted("Cost of sales increased due to litigation [Source 1]",
+               "Cost of sales increased in 2022, primarily due to special item costs for significant litigation.",
+               texts=(page,))
+    d.question = "What drove the operating margin change in FY2022?"
+    v = validate(d, S)
+    assert v.quote_found and not v.is_no_information
+    d.question = "What drove the change in revenue in FY2022?"  # the passage is not about revenue
+    assert validate(d, S).is_no_information
+
+
+def test_a_document_named_only_in_its_chunk_s_identity_line_is_named():
+    d = quoted("36.1 billion remained [Source 1]", "$36.1 billion remained of this $60.0 billion share repurchase program",
+               texts=("As of September 30, $36.1 billion remained of this $60.0 billion share repurchase program.",))
+    d.question = "How much of Globex's share repurchase program remained?"
+    assert validate(d, S).is_no_information  # nothing in the source names Globex
+    d.sources[0].chunk.context = "GLOBEX CORPORATION · Form 10-Q · quarter ended September 30"
+    d.sources[0].text = f"{d.sources[0].chunk.context}\n{d.sources[0].text}"
+    assert validate(d, S).quote_found
