@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
+from datetime import date, datetime
 
 from core.ingest.document import LoadedDocument, Section
 
@@ -86,6 +88,50 @@ def _period(cover: str) -> str:
         year = match.group(2) or match.group(3)
         return f"{quarter} quarter {year}" if year else f"{quarter} quarter"
     return ""
+
+
+# --- the period a document reports on, read back from its identity ---------------------------------
+
+_IDENTITY_FORM = re.compile(r"\bForm\s+(10-K|10-Q|8-K|20-F|6-K|40-F)\b|\b(earnings release)\b")
+_IDENTITY_PERIOD = re.compile(r"(?:^| · )(quarter|fiscal year|year|period) ended " + _DATE)
+_IDENTITY_REPORT = re.compile(r"(?:^| · )report dated " + _DATE)
+
+
+@dataclass(frozen=True)
+class DocumentPeriod:
+    """What a filing says it covers, typed: its form ("10-Q", "10-K", "8-K", "earnings release"),
+    the kind of period ("quarter", "fiscal year", "report dated") and the period's last day."""
+    form: str = ""
+    kind: str = ""
+    end: date | None = None
+
+
+def parse_date(text: str) -> date | None:
+    """"July 1, 2023", "Sept. 30, 2023" -> a date; None when it is not one."""
+    month, _, rest = _SPACES.sub(" ", text.replace(".", "").replace(",", ", ")).strip().partition(" ")
+    rest = _SPACES.sub(" ", rest)
+    for candidate, fmt in ((f"{month} {rest}", "%B %d, %Y"), (f"{month[:3]} {rest}", "%b %d, %Y")):
+        try:
+            return datetime.strptime(candidate, fmt).date()
+        except ValueError:
+            continue
+    return None
+
+
+def document_period(context: str) -> DocumentPeriod:
+    """The period of the identity part of a chunk's context line ("Apple Inc. · Form 10-Q ·
+    quarter ended July 1, 2023 — Item 2 …"); the heading after " — " is never read, so a
+    statement heading "Year Ended December 31" does not pass for the cover's period."""
+    identity = context.split(" — ", 1)[0]
+    form = _IDENTITY_FORM.search(identity)
+    form_name = (form.group(1) or form.group(2)) if form else ""
+    period = _IDENTITY_PERIOD.search(identity)
+    if period:
+        return DocumentPeriod(form_name, period.group(1), parse_date(period.group(2)))
+    report = _IDENTITY_REPORT.search(identity)
+    if report:
+        return DocumentPeriod(form_name, "report dated", parse_date(report.group(1)))
+    return DocumentPeriod(form_name)
 
 
 # --- headings ------------------------------------------------------------------------------------
