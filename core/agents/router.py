@@ -13,7 +13,7 @@ The specification asks an LLM to pick file names from the document summaries (do
    route to the one press release whose headline says "Net Sales". When the question also names
    a period ("FY2018", "Q2 2023", "the second quarter of 2023"), the documents whose title has the
    most of it are preferred. Each filing's own cover says what it covers ("Form 10-Q · quarter
-   ended July 1, 2023", `core.ingest.context.document_period`): a question that names a period end
+   ended July 1, 2023", `core.ingest.context.cover_identity`): a question that names a period end
    ("the quarter ended March 2023", "as of December 31, 2022") keeps the filings whose period ends
    then, and one that asks for the latest ("the most recent 10-Q") keeps the named company's filing
    with the latest period end, unless it also asks about earlier periods ("compared to previous
@@ -39,7 +39,7 @@ from typing import Callable
 import numpy as np
 
 from core.config import Settings
-from core.ingest.context import DocumentPeriod, context_of, document_period, parse_date
+from core.ingest.context import CoverIdentity, context_of, cover_identity, parse_date
 from core.store import KnowledgeBase
 from core.store.keyword import STOPWORDS
 
@@ -98,7 +98,8 @@ class _Profile:
     title_names: set[str]  # distinctive words of the file name
     cover_names: set[str]  # capitalised words of the first chunks
     periods: set[str]  # years and quarters in the file name
-    period: DocumentPeriod = field(default_factory=DocumentPeriod)  # what its cover says it covers
+    period: CoverIdentity = field(default_factory=CoverIdentity)  # who its cover says it is, what it covers
+    owner_names: set[str] = field(default_factory=set)  # words of the registrant's name on the cover
 
 
 def periods_in(text: str) -> set[str]:
@@ -196,7 +197,7 @@ class DocumentRouter:
                 continue
             first = self.kb.catalog.neighbours(d.doc_id, 0, n - 1)
             cover = " ".join(c.text for c in first)
-            period = document_period(context_of(first[0].index_text, first[0].text)) if first else DocumentPeriod()
+            period = cover_identity(context_of(first[0].index_text, first[0].text)) if first else CoverIdentity()
             title_periods = periods_in(d.filename)
             # "10K" in "3M_2018_10K.pdf" is the kind of document (its summary says so), not a name.
             kind = _joined_forms(_words(summaries.get(d.doc_id, {}).get("document_type", "")))
@@ -207,15 +208,18 @@ class DocumentRouter:
                 # A file name without a period takes the year its cover's period ends in.
                 title_periods or ({str(period.end.year)} if period.end else set()),
                 period,
+                {w for w in _words(period.company) if _is_name(w)},
             )
         # A name shared by more documents than routing would keep names none of them, and a word
         # the documents also use in lower case ("cash", "earnings", "center") is an ordinary word.
+        # The registrant's own name stays a name however many of its filings there are: twelve
+        # quarters of one company are still that company's, and its period narrows them.
         frequency = Counter(w for p in profiles.values() for w in p.title_names | p.cover_names)
         ordinary = self._lower_case_words(profiles)
         limit = self.settings.router_max_docs
         for p in profiles.values():
-            p.title_names = {w for w in p.title_names if frequency[w] <= limit and w not in ordinary}
-            p.cover_names = {w for w in p.cover_names if frequency[w] <= limit and w not in ordinary}
+            p.title_names = {w for w in p.title_names if (frequency[w] <= limit or w in p.owner_names) and w not in ordinary}
+            p.cover_names = {w for w in p.cover_names if (frequency[w] <= limit or w in p.owner_names) and w not in ordinary}
         return profiles
 
     def _lower_case_words(self, profiles: dict[str, _Profile]) -> set[str]:

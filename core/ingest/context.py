@@ -90,7 +90,7 @@ def _period(cover: str) -> str:
     return ""
 
 
-# --- the period a document reports on, read back from its identity ---------------------------------
+# --- who a document is and what it covers, read back from its identity ----------------------------
 
 _IDENTITY_FORM = re.compile(r"\bForm\s+(10-K|10-Q|8-K|20-F|6-K|40-F)\b|\b(earnings release)\b")
 _IDENTITY_PERIOD = re.compile(r"(?:^| · )(quarter|fiscal year|year|period) ended " + _DATE)
@@ -98,9 +98,11 @@ _IDENTITY_REPORT = re.compile(r"(?:^| · )report dated " + _DATE)
 
 
 @dataclass(frozen=True)
-class DocumentPeriod:
-    """What a filing says it covers, typed: its form ("10-Q", "10-K", "8-K", "earnings release"),
-    the kind of period ("quarter", "fiscal year", "report dated") and the period's last day."""
+class CoverIdentity:
+    """Who a filing is and what it covers, typed: the registrant's name, its form ("10-Q",
+    "10-K", "8-K", "earnings release"), the kind of period ("quarter", "fiscal year", "report
+    dated") and the period's last day."""
+    company: str = ""
     form: str = ""
     kind: str = ""
     end: date | None = None
@@ -118,20 +120,24 @@ def parse_date(text: str) -> date | None:
     return None
 
 
-def document_period(context: str) -> DocumentPeriod:
-    """The period of the identity part of a chunk's context line ("Apple Inc. · Form 10-Q ·
-    quarter ended July 1, 2023 — Item 2 …"); the heading after " — " is never read, so a
-    statement heading "Year Ended December 31" does not pass for the cover's period."""
+def cover_identity(context: str) -> CoverIdentity:
+    """The identity part of a chunk's context line ("Apple Inc. · Form 10-Q · quarter ended July
+    1, 2023 — Item 2 …") read back typed; the heading after " — " is never read, so a statement
+    heading "Year Ended December 31" does not pass for the cover's period. The company is taken
+    only from an identity that also states a form or a period (a cover's, not a heading)."""
     identity = context.split(" — ", 1)[0]
     form = _IDENTITY_FORM.search(identity)
     form_name = (form.group(1) or form.group(2)) if form else ""
+    kind, end = "", None
     period = _IDENTITY_PERIOD.search(identity)
-    if period:
-        return DocumentPeriod(form_name, period.group(1), parse_date(period.group(2)))
     report = _IDENTITY_REPORT.search(identity)
-    if report:
-        return DocumentPeriod(form_name, "report dated", parse_date(report.group(1)))
-    return DocumentPeriod(form_name)
+    if period:
+        kind, end = period.group(1), parse_date(period.group(2))
+    elif report:
+        kind, end = "report dated", parse_date(report.group(1))
+    parts = identity.split(" · ")
+    company = parts[0] if len(parts) > 1 and (form_name or kind) else ""
+    return CoverIdentity(company, form_name, kind, end)
 
 
 # --- headings ------------------------------------------------------------------------------------

@@ -208,6 +208,16 @@ def test_a_stated_period_end_picks_the_filing_whose_cover_ends_then(filings):
     assert "april" not in router.route("Northwind net sales for the period ending March 2023").reason
 
 
+def test_the_registrant_s_name_stays_a_name_however_many_filings_it_has(filings):
+    _, ws = filings
+    # Four Northwind filings, two allowed per name: "northwind" would name none of them, but it
+    # is the registrant on their covers, and the period then narrows them.
+    router = DocumentRouter(ws.kb, ws.settings.replace(router_max_docs=2))
+    assert filenames(ws, router.route("What were Northwind's net sales in the most recent 10-Q?").doc_ids) == [
+        "northwind_a.txt"]
+    assert router.route("How did Northwind's net sales change over time?").reason.startswith("unsure")
+
+
 def test_asked_period_reads_only_what_it_parses_completely():
     assert asked_period("What was revenue in the quarter ended March 31, 2023?").ends == [date(2023, 3, 31)]
     assert asked_period("cash as of Sept. 30, 2022").ends == [date(2022, 9, 30)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import date
 
 from core.ingest.chunking import Chunk, chunk_document
-from core.ingest.context import (DocumentPeriod, context_of, document_identity, document_period, heading_marks,
+from core.ingest.context import (CoverIdentity, context_of, cover_identity, document_identity, heading_marks,
                                  is_heading, parse_date)
 from core.ingest.document import LoadedDocument, Section
 from core.ingest.pipeline import index_text, index_texts
@@ -108,17 +108,18 @@ class TestIndexText:
         assert context_of("unrelated", "body text") == ""
 
 
-class TestPeriod:
-    def test_the_cover_s_form_and_period_end_are_read_back_typed_from_the_context_line(self):
+class TestCoverIdentity:
+    def test_the_cover_s_company_form_and_period_end_are_read_back_typed_from_the_context_line(self):
         identity = document_identity(pdf(QUARTERLY_COVER))
-        assert document_period(identity + " — Item 2. Management's Discussion") == DocumentPeriod(
-            "10-Q", "quarter", date(2024, 3, 30))
-        assert document_period(document_identity(pdf(CURRENT_REPORT_COVER))).end == date(2024, 6, 3)
-        assert document_period(document_identity(pdf(RELEASE_COVER))) == DocumentPeriod("earnings release")
+        assert cover_identity(identity + " — Item 2. Management's Discussion") == CoverIdentity(
+            "Northwind Traders, Inc.", "10-Q", "quarter", date(2024, 3, 30))
+        assert cover_identity(document_identity(pdf(CURRENT_REPORT_COVER))).end == date(2024, 6, 3)
+        assert cover_identity(document_identity(pdf(RELEASE_COVER))) == CoverIdentity("Fabrikam, Inc.", "earnings release")
 
     def test_a_heading_that_names_a_period_is_not_the_document_s_period(self):
-        assert document_period("Item 8 — for the year ended December 31, 2022") == DocumentPeriod()
-        assert document_period("") == DocumentPeriod()
+        assert cover_identity("Item 8 — for the year ended December 31, 2022") == CoverIdentity()
+        assert cover_identity("Item 8 · Notes — Revenue") == CoverIdentity()  # no form, no period: no company
+        assert cover_identity("") == CoverIdentity()
 
     def test_dates_are_read_as_covers_write_them(self):
         assert parse_date("Sept. 30, 2023") == date(2023, 9, 30)
