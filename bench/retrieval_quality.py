@@ -16,6 +16,10 @@
      present in the top 10.
    - latency p50/p95 per mode: wall time of HybridRetriever.search, and the sum of its timings_ms
      without embed_ms (i.e. excluding the query embedding).
+   With --route, each question is first routed as the app routes it (core/agents/router.py: names,
+   periods from the file name and the cover; a weak filtered search falls back to every document),
+   and the figures are of the routed search; "routed right" is the share of questions whose routed
+   set holds every expected document (searching everything counts as holding them).
 3. With --fusion-sweep, re-fuses the stored BM25 and vector rankings offline over a small grid of
    RRF weights and k (same fusion function and candidate pools as the retriever, no extra searches),
    to show whether another weighting would lift hybrid above both single retrievers.
@@ -65,6 +69,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     splits.add_argument(p, default="all")
     p.add_argument("--name", default="retrieval_quality", help="results file bench/results/NAME.json")
     p.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, from {', '.join(MODES)}")
+    p.add_argument("--route", action="store_true",
+                   help="route each question to its documents first, as the app does (router.py)")
     p.add_argument("--rerank-sweep", action="store_true",
                    help="also re-rank the hybrid candidates offline over a grid of passage re-ranking settings "
                         "(window size, pool, lexical and prior weights; tune on --part dev)")
@@ -142,16 +148,34 @@ def ingest(ws, paths: list[Path], echo: bool) -> dict:
 
 # --- evaluation -----------------------------------------------------------------------------------
 
-def run_query(ws, question: str, mode: str, top_k: int, doc_ids: list[str] | None = None):
+def run_query(ws, question: str, mode: str, top_k: int, doc_ids: list[str] | None = None, routing=None):
+    """One search; with `routing` (the router's answer for the question), filtered to its documents
+    and searched again over `doc_ids` when that comes back weak, each routed document's best hit
+    first when it routed to several by name, as core/agents/retriever.py does."""
+    from core.agents.router import is_weak
+
     started = time.perf_counter()
-    result = ws.retriever.search(question, top_k=top_k, expand=0, retrievers=MODES[mode], doc_ids=doc_ids,
-                                 rerank=mode in RERANKED)
+    search = lambda ids, spread=False: ws.retriever.search(  # noqa: E731
+        question, top_k=top_k, expand=0, retrievers=MODES[mode], doc_ids=ids, rerank=mode in RERANKED, spread=spread)
+    routed = routing.doc_ids if routing is not None and routing.doc_ids else None
+    spread = routed is not None and routing.method == "name" and len(routed) > 1
+    result = search(routed or doc_ids, spread)
+    if routed and is_weak(result.hits, ws.settings):
+        result = search(doc_ids)
     wall = (time.perf_counter() - started) * 1000
     return result, wall
 
 
+def routed_files(ws, routing, kb_files: list[str]) -> list[str]:
+    """The files a routing searches (every file of the knowledge base when it does not narrow)."""
+    if routing is None or not routing.doc_ids:
+        return list(kb_files)
+    names = {d.doc_id: d.filename for d in ws.kb.documents()}
+    return [names[d] for d in routing.doc_ids if d in names]
+
+
 def evaluate(ws, fin: list[dict], dg: list[dict], top_k: int, kb_files: list[str],
-             doc_ids: list[str] | None = None, modes: tuple[str, ...] = tuple(MODES)) -> dict:
+             doc_ids: list[str] | None = None, modes: tuple[str, ...] = tuple(MODES), route: bool = False) -> dict:
     per_mode = {m: {"wall_ms": [], "no_embed_ms": [], "parts": defaultdict(list), "fin": [], "dg": []} for m in modes}
     weights = Counter()
     rankings: list[dict[str, list[str]]] = []  # per question: each single retriever's candidate ids
@@ -160,8 +184,10 @@ def evaluate(ws, fin: list[dict], dg: list[dict], top_k: int, kb_files: list[str
     queries = [("fin", q["question"], q) for q in fin] + [("dg", q["Question"], q) for q in dg]
     for n, (kind, question, q) in enumerate(queries, start=1):
         rankings.append({})
+        routing = ws.pipeline.router.route(question) if route and ws.pipeline.router is not None else None
+        searched = routed_files(ws, routing, kb_files) if route else None
         for mode in modes:  # interleaved, so background load hits every mode alike
-            result, wall = run_query(ws, question, mode, top_k, doc_ids)
+            result, wall = run_query(ws, question, mode, top_k, doc_ids, routing)
             hits, timings, alpha = result.hits, result.timings_ms, result.semantic_weight
             if mode in ("bm25", "vector"):
                 rankings[-1][mode] = [c.chunk_id for c in result.candidates]
@@ -174,10 +200,13 @@ def evaluate(ws, fin: list[dict], dg: list[dict], top_k: int, kb_files: list[str
             if mode == "hybrid":
                 weights[alpha] += 1
                 fused.append(result.candidates[:RERANK_SWEEP_POOL])
-            if kind == "fin":
-                bucket["fin"].append(score_financebench(q, hits))
-            else:
-                bucket["dg"].append(score_docugami(q, hits, kb_files))
+            scored = score_financebench(q, hits) if kind == "fin" else score_docugami(q, hits, kb_files)
+            if searched is not None:
+                expected = ({f for f in kb_files if Path(f).stem in scored["expected_stems"]} if kind == "fin"
+                            else {f for f in kb_files if any(fnmatch.fnmatchcase(f, g) for g in globs_of(q["Source Docs"]))})
+                scored["routed_docs"] = len(searched)
+                scored["routed_right"] = bool(expected) and expected <= set(searched)
+            bucket[kind].append(scored)
         if n % 25 == 0:
             print(f"  {n}/{len(queries)} questions", file=sys.stderr, flush=True)
     return {"per_mode": per_mode, "semantic_weights": {str(k): v for k, v in sorted(weights.items())},
@@ -300,6 +329,7 @@ def score_financebench(q: dict, hits) -> dict:
         "doc_name": q["doc_name"],
         "question_type": q.get("question_type"),
         "evidence_pages_1based": sorted(p for _, p in evidence),
+        "expected_stems": sorted(docs),
         "page_rank": first_rank(hits, on_page),
         "doc_rank": first_rank(hits, lambda h: Path(h.filename).stem in docs),
         "top5": [f"{h.filename} p.{h.page}" for h in hits[:5]],
@@ -393,6 +423,7 @@ def summarize(evaluation: dict) -> dict:
                 "page_mrr@10": mrr(fin, "page_rank"),
                 "doc_recall@5": rate(fin, "doc_rank", 5),
                 "doc_recall@10": rate(fin, "doc_rank", 10),
+                **routed_summary(fin),
                 "by_question_type": {
                     t: {"n": len(items), "page_recall@5": rate(items, "page_rank", 5),
                         "page_recall@10": rate(items, "page_rank", 10), "doc_recall@5": rate(items, "doc_rank", 5)}
@@ -408,10 +439,12 @@ def summarize(evaluation: dict) -> dict:
                 "answer_recall@5": rate(dg, "answer_rank", 5),
                 "multi_doc_n": len(multi),
                 "multi_doc_coverage@10": mean(d["coverage10"] for d in multi),
+                **routed_summary(dg),
                 "by_question_type": {
                     t: {"n": len(items), "doc_recall@5": rate(items, "doc_rank", 5),
-                        "doc_recall@10": rate(items, "doc_rank", 10),
-                        "answer_recall@3": rate(items, "answer_rank", 3), "answer_recall@5": rate(items, "answer_rank", 5)}
+                        "doc_recall@10": rate(items, "doc_rank", 10), "answer_recall@1": rate(items, "answer_rank", 1),
+                        "answer_recall@3": rate(items, "answer_rank", 3), "answer_recall@5": rate(items, "answer_rank", 5),
+                        **routed_summary(items)}
                     for t, items in _group(dg, "question_type").items()
                 },
                 "by_chunk_type": {
@@ -426,6 +459,14 @@ def summarize(evaluation: dict) -> dict:
             },
         }
     return out
+
+
+def routed_summary(items: list[dict]) -> dict:
+    """With --route: the share routed to a set holding every expected document, and the set's mean size."""
+    routed = [it for it in items if "routed_right" in it]
+    if not routed:
+        return {}
+    return {"routed_right": mean(it["routed_right"] for it in routed), "routed_docs_mean": mean(it["routed_docs"] for it in routed)}
 
 
 def _group(items: list[dict], key: str) -> dict[str, list[dict]]:
@@ -460,7 +501,18 @@ def print_report(summary: dict, ev: dict) -> None:
         [f"Docugami Multi-Doc coverage@10 (n={summary[first]['docugami']['multi_doc_n']})"]
         + [pct(summary[m]["docugami"]["multi_doc_coverage@10"]) for m in modes],
     ]
-    print(table(["quality (whole knowledge base, no doc filter)"] + modes, rows))
+    routed = "routed_right" in summary[first]["docugami"] or "routed_right" in summary[first]["financebench"]
+    if routed:
+        rows += [[f"{label} routed set holds the expected documents"] + [pct(summary[m][key].get("routed_right"))
+                                                                       for m in modes]
+                 for label, key in (("FinanceBench", "financebench"), ("Docugami", "docugami"))]
+    for t, by_type in summary[first]["docugami"]["by_question_type"].items():
+        rows.append([f"Docugami {t} (n={by_type['n']}) evidence@1/@3/@5" + (", routed right" if routed else "")]
+                    + ["/".join(pct(summary[m]["docugami"]["by_question_type"][t].get(k)) for k in
+                                ("answer_recall@1", "answer_recall@3", "answer_recall@5") + (("routed_right",) if routed else ()))
+                       for m in modes])
+    scope = "each question routed to its documents first" if routed else "whole knowledge base, no doc filter"
+    print(table([f"quality ({scope})"] + modes, rows))
     print()
 
     lat = []
@@ -567,7 +619,7 @@ def main(argv=None) -> int:
     if args.rerank_sweep and "hybrid" not in modes or args.fusion_sweep and not {"bm25", "vector"} <= set(modes):
         print("error: --rerank-sweep needs the hybrid mode, --fusion-sweep bm25 and vector", file=sys.stderr)
         return 2
-    ev = evaluate(ws, fin, dg, args.top_k_max, kb_files, doc_ids, modes)
+    ev = evaluate(ws, fin, dg, args.top_k_max, kb_files, doc_ids, modes, args.route)
     eval_s = round(time.perf_counter() - eval_started, 1)
     load_after = [round(x, 2) for x in os.getloadavg()]
     summary = summarize(ev)
@@ -601,6 +653,7 @@ def main(argv=None) -> int:
         "part": args.part,
         "docs_file": str(args.docs_file) if args.docs_file else None,
         "top_k_max": args.top_k_max,
+        "routed": args.route,
         "semantic_weights": ev["semantic_weights"],
         "loadavg_eval": {"before": load_before, "after": load_after},
         "summary": summary,

@@ -2,7 +2,8 @@
 
 A plan with several sub-queries searches them concurrently and merges the hits
 (core.agents.decompose); each search is pre-filtered to the documents the router picks for it
-and falls back to every document when that comes back weak."""
+and falls back to every document when that comes back weak. When the router picked several
+documents by name, each one's best passage comes first."""
 from __future__ import annotations
 
 import logging
@@ -119,7 +120,11 @@ def retrieve(
         doc_ids = plan.doc_ids or (own.doc_ids if own else None)
         k = top_k if single else settings.sub_query_top_k
         window = expand if single else 0  # several sub-queries: neighbours are added after the merge
-        result = retriever.search(query, top_k=k, doc_ids=doc_ids, weight=plan.semantic_weight, expand=window)
+        # Several filings named ("Apple's net sales over these quarters"): each one's best passage
+        # reaches the reader, not three passages of whichever filing words it most alike.
+        spread = own is not None and own.method == "name" and plan.doc_ids is None and len(own.doc_ids or []) > 1
+        result = retriever.search(query, top_k=k, doc_ids=doc_ids, weight=plan.semantic_weight, expand=window,
+                                  spread=spread)
         weak = own is not None and own.doc_ids is not None and plan.doc_ids is None and is_weak(result.hits, settings)
         if weak:
             result = retriever.search(query, top_k=k, weight=plan.semantic_weight, expand=window)

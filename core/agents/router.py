@@ -11,7 +11,13 @@ The specification asks an LLM to pick file names from the document summaries (do
    more than `router_max_docs` documents ("Washington", "10-K", "Quarterly") names none of them.
    First-page words must be capitalised in the question, as names are, so "net sales" does not
    route to the one press release whose headline says "Net Sales". When the question also names
-   a period ("FY2018", "Q2 2023"), the documents whose title has the most of it are preferred.
+   a period ("FY2018", "Q2 2023", "the second quarter of 2023"), the documents whose title has the
+   most of it are preferred. Each filing's own cover says what it covers ("Form 10-Q · quarter
+   ended July 1, 2023", `core.ingest.context.cover_identity`): a question that names a period end
+   ("the quarter ended March 2023", "as of December 31, 2022") keeps the filings whose period ends
+   then, and one that asks for the latest ("the most recent 10-Q") keeps the named company's filing
+   with the latest period end, unless it also asks about earlier periods ("compared to previous
+   quarters"), which keeps them all. Fiscal or calendar: whatever the filing itself states.
 2. Summaries. Otherwise the question's embedding is compared with each document summary's
    (KnowledgeBase.search_summaries); the documents within a margin of the best are chosen, when
    the best is similar enough to be trusted.
@@ -22,15 +28,18 @@ weak (`is_weak`).
 """
 from __future__ import annotations
 
+import calendar
 import re
 import threading
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from datetime import date
 from typing import Callable
 
 import numpy as np
 
 from core.config import Settings
+from core.ingest.context import CoverIdentity, context_of, cover_identity, parse_date
 from core.store import KnowledgeBase
 from core.store.keyword import STOPWORDS
 
@@ -39,12 +48,28 @@ _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9&.'’-]*")
 _LOWER_CASE_WORD = re.compile(r"(?<![\w./@-])[a-z]+(?![\w./@-])")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _QUARTER = re.compile(r"\bq([1-4])\b|(?<=\d)q([1-4])\b|\b([1-4])q\b")
+_QUARTER_WORDS = re.compile(r"\b(first|second|third|fourth|1st|2nd|3rd|4th)[- ]quarter\b")
+_ORDINAL = {"first": "1", "second": "2", "third": "3", "fourth": "4", "1st": "1", "2nd": "2", "3rd": "3", "4th": "4"}
+_MONTHS = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+# "the quarter ended March 31, 2023", "the period ending June 2023", "as of December 31, 2022".
+_PERIOD_END = re.compile(
+    r"\b(?:quarter|period|year|months)\s+end(?:ed|ing)\s+(?:on\s+)?(" + _MONTHS + r")\s+(?:(\d{1,2}),?\s+)?(\d{4})"
+    r"|\bas\s+(?:of|at)\s+(" + _MONTHS + r")\s+(?:(\d{1,2}),?\s+)?(\d{4})", re.IGNORECASE)
+_LATEST = re.compile(
+    r"\b(?:most\s+recent|latest|newest|current)\b(?:\s+[\w-]+){0,2}?\s+(?:10-?[qk]s?|quarters?|quarterly|reports?|"
+    r"filings?|periods?|fiscal|annual)\b|\b(?:most\s+recent|latest)\s*(?:\?|$)", re.IGNORECASE)
+# Asking about the earlier periods too: the latest filing alone cannot answer.
+_EARLIER = re.compile(
+    r"\b(?:previous|prior|past|earlier|preceding|other|reported|these|all)\s+(?:\w+\s+)?(?:quarters|periods|years|"
+    r"filings|reports|10-?qs|10-?ks)\b|\bover\s+(?:time|the\s+(?:quarters|periods|years))\b|\bprevious\s+ones\b",
+    re.IGNORECASE)
+_DAYS_APART = 7  # a 52/53-week year ends on a weekday near the month's end ("July 1, 2023" for June)
 # Words that say what kind of file it is, or ask something, never whose it is.
 _NOT_NAMES = STOPWORDS | {
     "pdf", "xlsx", "csv", "txt", "md", "dated", "final", "draft", "copy", "new", "inc", "corp", "co", "ltd", "llc",
     "plc", "company", "corporation", "compare", "list", "show", "explain", "describe", "give", "tell", "please",
     "can", "could", "would", "should", "why", "whose", "there", "any", "all", "each", "every",
-}
+} | {m.lower() for m in calendar.month_name[1:]}  # a month names a period ("March 2023"), never an owner
 
 
 @dataclass
@@ -73,12 +98,37 @@ class _Profile:
     title_names: set[str]  # distinctive words of the file name
     cover_names: set[str]  # capitalised words of the first chunks
     periods: set[str]  # years and quarters in the file name
+    period: CoverIdentity = field(default_factory=CoverIdentity)  # who its cover says it is, what it covers
+    owner_names: set[str] = field(default_factory=set)  # words of the registrant's name on the cover
 
 
 def periods_in(text: str) -> set[str]:
     lowered = text.lower()
     quarters = {"q" + next(g for g in m.groups() if g) for m in _QUARTER.finditer(lowered)}
+    quarters |= {"q" + _ORDINAL[m.group(1)] for m in _QUARTER_WORDS.finditer(lowered)}
     return set(_YEAR.findall(lowered)) | quarters
+
+
+@dataclass
+class AskedPeriod:
+    """The period a question names, as far as code reads it completely."""
+    ends: list[date] = field(default_factory=list)  # stated period ends ("quarter ended March 31, 2023")
+    latest: bool = False  # "the most recent 10-Q", and no earlier period asked about
+    form: str = ""  # "10-Q" / "10-K" when the question names the form
+
+
+def asked_period(question: str) -> AskedPeriod:
+    ends = []
+    for m in _PERIOD_END.finditer(question):
+        month, day, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5), m.group(6))
+        first = parse_date(f"{month} 1, {year}")
+        if first is None:
+            continue
+        last_day = calendar.monthrange(first.year, first.month)[1]
+        ends.append(first.replace(day=min(int(day), last_day) if day else last_day))
+    form = re.search(r"\b10-?([qk])s?\b", question, re.IGNORECASE)
+    return AskedPeriod(ends, bool(_LATEST.search(question)) and not _EARLIER.search(question),
+                       f"10-{form.group(1).upper()}" if form else "")
 
 
 def _is_name(word: str) -> bool:
@@ -145,23 +195,31 @@ class DocumentRouter:
         for d in self.kb.documents():
             if d.status != "indexed":
                 continue
-            cover = " ".join(c.text for c in self.kb.catalog.neighbours(d.doc_id, 0, n - 1))
+            first = self.kb.catalog.neighbours(d.doc_id, 0, n - 1)
+            cover = " ".join(c.text for c in first)
+            period = cover_identity(context_of(first[0].index_text, first[0].text)) if first else CoverIdentity()
+            title_periods = periods_in(d.filename)
             # "10K" in "3M_2018_10K.pdf" is the kind of document (its summary says so), not a name.
             kind = _joined_forms(_words(summaries.get(d.doc_id, {}).get("document_type", "")))
             profiles[d.doc_id] = _Profile(
                 d.filename,
                 {w for w in _words(d.filename.rsplit(".", 1)[0]) if _is_name(w) and w not in kind},
                 {w for token in _CAPITALISED.findall(cover) for w in _words(token) if _is_name(w)},
-                periods_in(d.filename),
+                # A file name without a period takes the year its cover's period ends in.
+                title_periods or ({str(period.end.year)} if period.end else set()),
+                period,
+                {w for w in _words(period.company) if _is_name(w)},
             )
         # A name shared by more documents than routing would keep names none of them, and a word
         # the documents also use in lower case ("cash", "earnings", "center") is an ordinary word.
+        # The registrant's own name stays a name however many of its filings there are: twelve
+        # quarters of one company are still that company's, and its period narrows them.
         frequency = Counter(w for p in profiles.values() for w in p.title_names | p.cover_names)
         ordinary = self._lower_case_words(profiles)
         limit = self.settings.router_max_docs
         for p in profiles.values():
-            p.title_names = {w for w in p.title_names if frequency[w] <= limit and w not in ordinary}
-            p.cover_names = {w for w in p.cover_names if frequency[w] <= limit and w not in ordinary}
+            p.title_names = {w for w in p.title_names if (frequency[w] <= limit or w in p.owner_names) and w not in ordinary}
+            p.cover_names = {w for w in p.cover_names if (frequency[w] <= limit or w in p.owner_names) and w not in ordinary}
         return profiles
 
     def _lower_case_words(self, profiles: dict[str, _Profile]) -> set[str]:
@@ -189,12 +247,27 @@ class DocumentRouter:
         best = {doc_id: names for doc_id, names in named.items() if len(names) == most}
         asked = periods_in(question)
         overlap = {doc_id: len(asked & profiles[doc_id].periods) for doc_id in best}
-        if asked and max(overlap.values()) > 0:
+        period = asked_period(question)
+        ends = {doc_id: profiles[doc_id].period.end for doc_id in best}
+        dated = {doc_id for doc_id, end in ends.items()
+                 if end and any(abs((end - e).days) <= _DAYS_APART for e in period.ends)}
+        how = ""
+        of_form = {d for d in best if period.form and profiles[d].period.form == period.form}
+        if of_form:  # "these 10-Qs": not the same company's annual reports or invoices
+            best = {doc_id: names for doc_id, names in best.items() if doc_id in of_form}
+            how = f", Form {period.form}"
+        if dated:  # the cover's period end is the question's
+            best = {doc_id: names for doc_id, names in best.items() if doc_id in dated}
+            how += " and the period end"
+        elif asked and max(overlap.values()) > 0:
             top = max(overlap.values())
             best = {doc_id: names for doc_id, names in best.items() if overlap[doc_id] == top}
+            how += " and the period"
+        if period.latest and len(best) > 1:
+            best, latest = _latest(best, profiles)
+            how += latest
         candidates = [
-            Candidate(doc_id, profiles[doc_id].filename, float(len(names)),
-                      "names " + ", ".join(names) + (" and the period" if overlap.get(doc_id) else ""))
+            Candidate(doc_id, profiles[doc_id].filename, float(len(names)), "names " + ", ".join(names) + how)
             for doc_id, names in sorted(best.items(), key=lambda kv: profiles[kv[0]].filename)
         ]
         stated = ", ".join(sorted({w for names in best.values() for w in names}))
@@ -234,6 +307,15 @@ class DocumentRouter:
         return Routing([c.doc_id for c in valid],
                        f"{len(valid)} document(s) whose summaries are closest to the question (best {best:.2f})",
                        "summary", valid, considered)
+
+
+def _latest(best: dict[str, list[str]], profiles: dict[str, _Profile]) -> tuple[dict[str, list[str]], str]:
+    """The documents whose cover's period ends last; unchanged when no cover states a period end."""
+    ends = [profiles[d].period.end for d in best if profiles[d].period.end]
+    if not ends:
+        return best, ""
+    last = max(ends)
+    return {d: n for d, n in best.items() if profiles[d].period.end == last}, f", the latest period ({last.isoformat()})"
 
 
 def _validate(candidates: list[Candidate], kb: KnowledgeBase) -> list[Candidate]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
+from datetime import date, datetime
 
 from core.ingest.document import LoadedDocument, Section
 
@@ -86,6 +88,56 @@ def _period(cover: str) -> str:
         year = match.group(2) or match.group(3)
         return f"{quarter} quarter {year}" if year else f"{quarter} quarter"
     return ""
+
+
+# --- who a document is and what it covers, read back from its identity ----------------------------
+
+_IDENTITY_FORM = re.compile(r"\bForm\s+(10-K|10-Q|8-K|20-F|6-K|40-F)\b|\b(earnings release)\b")
+_IDENTITY_PERIOD = re.compile(r"(?:^| · )(quarter|fiscal year|year|period) ended " + _DATE)
+_IDENTITY_REPORT = re.compile(r"(?:^| · )report dated " + _DATE)
+
+
+@dataclass(frozen=True)
+class CoverIdentity:
+    """Who a filing is and what it covers, typed: the registrant's name, its form ("10-Q",
+    "10-K", "8-K", "earnings release"), the kind of period ("quarter", "fiscal year", "report
+    dated") and the period's last day."""
+    company: str = ""
+    form: str = ""
+    kind: str = ""
+    end: date | None = None
+
+
+def parse_date(text: str) -> date | None:
+    """"July 1, 2023", "Sept. 30, 2023" -> a date; None when it is not one."""
+    month, _, rest = _SPACES.sub(" ", text.replace(".", "").replace(",", ", ")).strip().partition(" ")
+    rest = _SPACES.sub(" ", rest)
+    for candidate, fmt in ((f"{month} {rest}", "%B %d, %Y"), (f"{month[:3]} {rest}", "%b %d, %Y")):
+        try:
+            return datetime.strptime(candidate, fmt).date()
+        except ValueError:
+            continue
+    return None
+
+
+def cover_identity(context: str) -> CoverIdentity:
+    """The identity part of a chunk's context line ("Apple Inc. · Form 10-Q · quarter ended July
+    1, 2023 — Item 2 …") read back typed; the heading after " — " is never read, so a statement
+    heading "Year Ended December 31" does not pass for the cover's period. The company is taken
+    only from an identity that also states a form or a period (a cover's, not a heading)."""
+    identity = context.split(" — ", 1)[0]
+    form = _IDENTITY_FORM.search(identity)
+    form_name = (form.group(1) or form.group(2)) if form else ""
+    kind, end = "", None
+    period = _IDENTITY_PERIOD.search(identity)
+    report = _IDENTITY_REPORT.search(identity)
+    if period:
+        kind, end = period.group(1), parse_date(period.group(2))
+    elif report:
+        kind, end = "report dated", parse_date(report.group(1))
+    parts = identity.split(" · ")
+    company = parts[0] if len(parts) > 1 and (form_name or kind) else ""
+    return CoverIdentity(company, form_name, kind, end)
 
 
 # --- headings ------------------------------------------------------------------------------------

@@ -94,8 +94,11 @@ class HybridRetriever:
         chunk_ids: set[str] | None = None,
         rerank: bool | None = None,
         query_vector=None,
+        spread: bool = False,
     ) -> RetrievalResult:
-        """query_vector: the query's embedding, when the caller has it already."""
+        """query_vector: the query's embedding, when the caller has it already. `spread`: each
+        document's best candidate first (in the order of those bests), then the rest in fused order,
+        so a question about several filings reads from each of them."""
         s = self.settings
         top_k = top_k or s.top_k
         pool = max(s.candidate_pool, top_k)
@@ -148,6 +151,8 @@ class HybridRetriever:
             started_rerank = time.perf_counter()
             candidates = self.rerank(query, candidates)
             timings["rerank_ms"] = _ms(started_rerank)
+        if spread:
+            candidates = spread_over_documents(candidates)
         hits = candidates[:top_k]
         for hit in hits:
             hit.used = True
@@ -208,6 +213,16 @@ class HybridRetriever:
                 if record.chunk_index not in group:
                     group[record.chunk_index] = RetrievedChunk.from_record(record, 0.0, expanded_from=hit.chunk_id, used=True)
         return [chunk for group in by_doc.values() for _, chunk in sorted(group.items())]
+
+
+def spread_over_documents(candidates: list[RetrievedChunk]) -> list[RetrievedChunk]:
+    """Each document's first candidate, in their order, then every other candidate in its order."""
+    seen: set[str] = set()
+    firsts, rest = [], []
+    for c in candidates:
+        (rest if c.doc_id in seen else firsts).append(c)
+        seen.add(c.doc_id)
+    return firsts + rest
 
 
 def _ms(started: float) -> float:

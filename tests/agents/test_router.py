@@ -1,10 +1,12 @@
 """Document routing (seed 002): a question that names a document's owner is searched in that
 document only; the router falls back to every document when unsure, wrong or weak."""
+from datetime import date
+
 import pytest
 
 from core.agents import retriever as retriever_agent
 from core.agents.planner import plan_question
-from core.agents.router import DocumentRouter, is_weak, periods_in
+from core.agents.router import AskedPeriod, DocumentRouter, asked_period, is_weak, periods_in
 from core.config import Settings
 from core.workspace import Workspace
 
@@ -149,3 +151,77 @@ def test_a_list_all_question_is_retrieved_broadly_with_a_search_for_contents_and
     assert [s["query"] for s in retrieval["outputs"]["searches"]] == [
         "List all companies that report revenue", "table of contents companies that report revenue complete list"]
     assert len(ws.llm.calls) == 1  # the extra search is not a part the answer must address
+
+
+def cover(form: str, period: str, company: str = "Northwind Traders, Inc.") -> str:
+    """A filing's first page, the way SEC covers set it; the file names below carry no period."""
+    return (f"UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\nFORM {form}\n"
+            f"For the {period}\n{company}\n(Exact name of registrant as specified in its charter)\n")
+
+
+FILINGS = {
+    "northwind_a.txt": cover("10-Q", "quarterly period ended July 1, 2023") + "Net sales were 30 million dollars.",
+    "northwind_b.txt": cover("10-Q", "quarterly period ended April 1, 2023") + "Net sales were 20 million dollars.",
+    "northwind_c.txt": cover("10-Q", "quarterly period ended December 31, 2022") + "Net sales were 10 million dollars.",
+    "northwind_d.txt": cover("10-K", "fiscal year ended September 30, 2022") + "Net sales were 90 million dollars.",
+    "fabrikam.txt": cover("10-Q", "quarterly period ended September 30, 2023", "Fabrikam Corporation")
+    + "Revenue was 7 million dollars.",
+}
+
+
+@pytest.fixture(scope="module")
+def filings(tmp_path_factory, embedder):
+    folder = tmp_path_factory.mktemp("filings")
+    for name, text in FILINGS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    workspace = Workspace(Settings(data_dir=folder / "data"), embedder)
+    workspace.ingestor.ingest_paths([folder / name for name in FILINGS])
+    yield DocumentRouter(workspace.kb, workspace.settings), workspace
+    workspace.close()
+
+
+def test_the_latest_filing_is_the_named_company_s_latest_period_end_on_its_cover(filings):
+    router, ws = filings
+    routing = router.route("What were Northwind's net sales in the most recent 10-Q?")
+    assert filenames(ws, routing.doc_ids) == ["northwind_a.txt"]
+    assert "latest period (2023-07-01)" in routing.chosen[0].why
+    # Fabrikam's filing ends later, but the question is about Northwind.
+    assert filenames(ws, router.route("Northwind's latest quarter: what were net sales?").doc_ids) == ["northwind_a.txt"]
+
+
+def test_a_question_about_earlier_periods_too_keeps_every_filing_of_the_form(filings):
+    router, ws = filings
+    routing = router.route("How do Northwind's net sales in the latest 10-Q compare to previous quarters?")
+    assert filenames(ws, routing.doc_ids) == ["northwind_a.txt", "northwind_b.txt", "northwind_c.txt"]
+    # "these 10-Qs": the quarterly reports, not the annual one.
+    assert len(router.route("How did Northwind's net sales change across these 10-Qs?").doc_ids) == 3
+    assert len(router.route("How did Northwind's net sales change?").doc_ids) == 4
+
+
+def test_a_stated_period_end_picks_the_filing_whose_cover_ends_then(filings):
+    router, ws = filings
+    # A 52/53-week quarter ends on a weekday near the month's end: "July 1, 2023" is June's quarter.
+    assert filenames(ws, router.route("Northwind net sales for the quarter ended June 2023?").doc_ids) == ["northwind_a.txt"]
+    assert filenames(ws, router.route("Northwind net sales as of December 31, 2022?").doc_ids) == ["northwind_c.txt"]
+    assert filenames(ws, router.route("Northwind net sales for the period ending March 2023").doc_ids) == ["northwind_b.txt"]
+    # A month is a period, not a name: "April" on a cover does not make the question name that filing.
+    assert "april" not in router.route("Northwind net sales for the period ending March 2023").reason
+
+
+def test_the_registrant_s_name_stays_a_name_however_many_filings_it_has(filings):
+    _, ws = filings
+    # Four Northwind filings, two allowed per name: "northwind" would name none of them, but it
+    # is the registrant on their covers, and the period then narrows them.
+    router = DocumentRouter(ws.kb, ws.settings.replace(router_max_docs=2))
+    assert filenames(ws, router.route("What were Northwind's net sales in the most recent 10-Q?").doc_ids) == [
+        "northwind_a.txt"]
+    assert router.route("How did Northwind's net sales change over time?").reason.startswith("unsure")
+
+
+def test_asked_period_reads_only_what_it_parses_completely():
+    assert asked_period("What was revenue in the quarter ended March 31, 2023?").ends == [date(2023, 3, 31)]
+    assert asked_period("cash as of Sept. 30, 2022").ends == [date(2022, 9, 30)]
+    assert asked_period("What was the gross margin in the latest 10-Q?") == AskedPeriod([], True, "10-Q")
+    assert not asked_period("How has R&D in the most recent quarter changed versus prior quarters?").latest
+    assert not asked_period("What was the latest news?").latest  # not a period
+    assert periods_in("the third quarter of fiscal 2023") == {"q3", "2023"}

@@ -5,8 +5,11 @@ that has none of them gets no identity rather than a guessed one.
 """
 from __future__ import annotations
 
+from datetime import date
+
 from core.ingest.chunking import Chunk, chunk_document
-from core.ingest.context import context_of, document_identity, heading_marks, is_heading
+from core.ingest.context import (CoverIdentity, context_of, cover_identity, document_identity, heading_marks,
+                                 is_heading, parse_date)
 from core.ingest.document import LoadedDocument, Section
 from core.ingest.pipeline import index_text, index_texts
 
@@ -111,3 +114,22 @@ def test_a_heading_the_passage_opens_with_is_not_repeated_in_its_context_line():
     assert without_repeated_heading("Mounting", "Mounting\nUse the clamps.") == ""
     assert without_repeated_heading("Acme Corp · Form 10-Q — Risk Factors", "Risk Factors\nWe face…") == "Acme Corp · Form 10-Q"
     assert without_repeated_heading("Acme Corp · Form 10-Q — Risk Factors", "Our sales grew.") == "Acme Corp · Form 10-Q — Risk Factors"
+
+
+class TestCoverIdentity:
+    def test_the_cover_s_company_form_and_period_end_are_read_back_typed_from_the_context_line(self):
+        identity = document_identity(pdf(QUARTERLY_COVER))
+        assert cover_identity(identity + " — Item 2. Management's Discussion") == CoverIdentity(
+            "Northwind Traders, Inc.", "10-Q", "quarter", date(2024, 3, 30))
+        assert cover_identity(document_identity(pdf(CURRENT_REPORT_COVER))).end == date(2024, 6, 3)
+        assert cover_identity(document_identity(pdf(RELEASE_COVER))) == CoverIdentity("Fabrikam, Inc.", "earnings release")
+
+    def test_a_heading_that_names_a_period_is_not_the_document_s_period(self):
+        assert cover_identity("Item 8 — for the year ended December 31, 2022") == CoverIdentity()
+        assert cover_identity("Item 8 · Notes — Revenue") == CoverIdentity()  # no form, no period: no company
+        assert cover_identity("") == CoverIdentity()
+
+    def test_dates_are_read_as_covers_write_them(self):
+        assert parse_date("Sept. 30, 2023") == date(2023, 9, 30)
+        assert parse_date("March 31,2023") == date(2023, 3, 31)
+        assert parse_date("Smarch 3, 2023") is None

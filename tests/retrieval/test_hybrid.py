@@ -94,3 +94,16 @@ def test_passage_reranking_marks_each_hit_with_its_best_window(make_workspace, w
     assert top.rerank_score is not None
     plain = ws.retriever.search("tighten the clamp bolts", top_k=2, rerank=False)
     assert "rerank_ms" not in plain.timings_ms and all(h.focus == "" for h in plain.hits)
+
+
+def test_a_spread_search_puts_each_document_s_best_hit_first(make_workspace, write_text):
+    ws = make_workspace(chunk_size_tokens=40, chunk_overlap_tokens=0)
+    sales = "Net sales rose on strong iPhone demand in every region this quarter. " * 8
+    other = "The weather was mild and rainfall was average. Our offices moved to a new building in the spring."
+    ws.ingestor.ingest_paths([write_text("q2.txt", sales), write_text("q3.txt", other)])
+    plain = ws.retriever.search("net sales this quarter", top_k=2)
+    assert [h.filename for h in plain.hits] == ["q2.txt", "q2.txt"]  # the filing it words most alike
+    spread = ws.retriever.search("net sales this quarter", top_k=2, spread=True)
+    assert [h.filename for h in spread.hits] == ["q2.txt", "q3.txt"]
+    assert [h.chunk_id for h in spread.candidates][2:] == [h.chunk_id for h in plain.candidates if h.chunk_id not in
+                                                           {x.chunk_id for x in spread.hits}]
