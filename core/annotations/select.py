@@ -136,15 +136,36 @@ _RECORD_NOUNS = {"invoice", "receipt", "bill", "document", "factuur", "facture",
 
 
 def _names_a_stranger(question: str, table: TableInfo) -> bool:
-    """Whether the question names (a capitalised word, not the first) something that no value, column,
-    file or sheet name of the table holds. WikiTableQuestions' questions are lower case, so this was
-    measured on its dev part as changing nothing; it keeps "the Contoso invoice" from a table of totals."""
+    """Whether the question names (see `proper_names`) something that no value, column, file or sheet
+    name of the table holds. WikiTableQuestions' questions are lower case, so this was measured on its dev
+    part as changing nothing; it keeps "the Contoso invoice" from a table of totals."""
+    names = proper_names(question)
     held = {w for v in table.values for w in words(v)} | {w for c in table.printed.values() for w in words(c)}
     held |= {w for v in table.values for w in words(v.rsplit(".", 1)[0])} | set(words(table.filename.rsplit(".", 1)[0]))
     held |= set(words(table.sheet or ""))
-    names = re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w&-]+", question.strip())
     return any(w not in held and w not in _STOP and singular(w) not in _RECORD_NOUNS
                for name in names for w in words(name))
+
+
+_NAME = re.compile(r"(?<![.?!] )\b[A-Z][\w&-]+")
+# The first word of a sentence is capitalised anyway ("What", "List", "Compare"), so it counts as a name
+# only when its form says so: a possessive ("Amazon's net income ..."), all capitals ("MGM", "IBM") or a
+# capital inside ("eBay", "McDonald"). FinanceBench's "what is Amazon's FY2019 net income" was answered from
+# MGM's net-income table before names were checked at all; a question opening with the name still was.
+_NAME_FIRST = re.compile(r"([A-Z][\w&-]*)['’]s\b|([A-Z][A-Z0-9&-]+)\b|([A-Z]?[a-z]+[A-Z][\w&-]*)")
+
+
+def proper_names(question: str) -> list[str]:
+    """The names a question uses: capitalised words after the first of a sentence, and a first word whose
+    form is a name's."""
+    text = question.strip()
+    first = re.match(r"\W*(\S+)", text)
+    names = [m.group() for m in _NAME.finditer(text) if not first or m.start() >= first.end()]
+    if first and (m := _NAME_FIRST.match(first.group(1))):
+        name = next(g for g in m.groups() if g)
+        if words(name)[0] not in _STOP:
+            names.insert(0, name)
+    return names
 
 
 def record_lookup(question: str, selections: list[Selection]) -> tuple[Selection, str] | None:

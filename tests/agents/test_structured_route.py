@@ -6,7 +6,7 @@ import pytest
 from core.annotations.route import format_number
 from core.cli import main
 from core.config import Settings
-from core.llm.scripted import ScriptedLLM
+from core.llm.scripted import ScriptedLLM, extractive_answer
 from core.workspace import Workspace
 
 ORDERS = "order_id,date,customer,total\n" + "\n".join(
@@ -170,6 +170,21 @@ def test_a_question_naming_no_stored_table_is_a_text_question(ws, question):
     ws.llm.script = None  # the text route's extractive stand-in
     response = ws.ask(question)
     assert response.route == "hybrid" and response.structured is None
+
+
+def test_a_question_opening_with_a_company_no_table_holds_is_not_answered_from_another_s(ws, write_text):
+    # Globex's income statement; the question is about Umbrella, named as its first word
+    ws.ingestor.ingest_paths([write_text("income_statement.csv",
+                                         "Net income attributable to shareholders,FY2022,FY2021\n"
+                                         "Revenue of Globex Corp,1200,1100\nNet income of Globex Corp,320,290\n")])
+    query = sql("SELECT fy2022 FROM income_statement WHERE net_income_attributable_to_shareholders LIKE 'Net%'",
+                "income_statement")  # what a model writes when it is shown the table
+    ws.llm.script = lambda messages: query if "CREATE TABLE" in messages[-1]["content"] else extractive_answer(messages, None)
+    assert "320" in ws.ask("What is Globex's net income attributable to shareholders in FY2022?").answer
+    for question in ("Umbrella's net income attributable to shareholders in FY2022?",
+                     "UMBRELLA net income attributable to shareholders in FY2022?"):
+        response = ws.ask(question)
+        assert response.route == "hybrid" and response.structured is None, (question, response.answer)
 
 
 def test_cli_ask_scoped_to_a_document_answers_from_its_table(tmp_path, write_text, capsys, monkeypatch):
