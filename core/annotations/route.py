@@ -421,6 +421,15 @@ def where_text(sql: str, tables: list) -> str:
     return " ".join(text.replace("'", "").replace("%", "…").split())[:160]
 
 
+_YES_NO = re.compile(r"(did|does|do|is|was|were|are|has|have|had|can|could|will)\b", re.I)
+
+
+def _yes_no(question: str | None) -> bool:
+    """A question a count answers yes or no: it opens with an auxiliary verb and offers no choice
+    ("is A or B larger" is answered by naming one)."""
+    return bool(question and _YES_NO.match(question.strip()) and not re.search(r"\bor\b", question, re.I))
+
+
 def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: int) -> StructuredAnswer:
     """The query's result in plain words, cited to the rows it read: one figure, one list, or rows."""
     query: TableQuery = result.table_query
@@ -438,6 +447,10 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
         counted = re.search(r"\bhow many ([a-z][a-z-]*)", result.parsed_question.lower()) if result.parsed_question else None
         if labels[0] == "number of rows" and counted:  # "How many athletes ..." -> "3 athletes with nationality = Sri Lanka"
             text = f"{value} {counted.group(1)}{' with ' + condition if condition else ''} (from {where}). {cite}"
+        elif labels[0] == "number of rows" and _yes_no(result.parsed_question):  # "Did X run 10.55 or faster?"
+            found = query.rows[0][visible[0]] or 0
+            text = (f"{'Yes' if found else 'No'}: {value} row{'' if found == 1 else 's'}"
+                    f"{' with ' + condition if condition else ''} (from {where}). {cite}")
         else:
             text = f"The {labels[0]}{' for ' + condition if condition else ''} is {value} (from {where}). {cite}"
     elif not query.rows:

@@ -38,7 +38,7 @@ FIELD_COLUMNS = ["label", "value", "number", "date"]
 # columns mix a stray "—" or "n/a" into numbers; lower lets text columns with a few numbers turn numeric.
 NUMERIC_SHARE = 0.8
 CURRENCY_SIGNS = "$€£¥₹"
-BUILD_VERSION = "6"  # bump when the tables built from the same facts change shape: the file is rebuilt
+BUILD_VERSION = "7"  # bump when the tables built from the same facts change shape: the file is rebuilt
 
 
 @dataclass
@@ -165,7 +165,10 @@ class TableStore:
         tmp.unlink(missing_ok=True)
         with sqlite3.connect(tmp) as out:
             for info, frame in tables:
-                frame.to_sql(info.name, out, index=False, dtype={c: t for c, t in info.types.items()})
+                # Text compares without case ("= 'peter gethin'" finds "Peter Gethin"): questions are typed
+                # in any case and the model copies the question's spelling into its filters.
+                frame.to_sql(info.name, out, index=False,
+                             dtype={c: "TEXT COLLATE NOCASE" if t == "TEXT" else t for c, t in info.types.items()})
             out.execute("CREATE TABLE _meta (key TEXT PRIMARY KEY, value TEXT)")
             out.executemany("INSERT INTO _meta VALUES (?, ?)", [
                 ("generation", stamp), ("tables", json.dumps([{**t.to_dict(), "values": t.values} for t, _ in tables]))])
