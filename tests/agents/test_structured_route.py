@@ -73,6 +73,13 @@ def test_an_incomplete_rule_parse_goes_to_the_model(ws):
     assert response.answer.startswith("The order_id for customer = Initech is O299")
 
 
+def test_a_yes_no_question_answered_by_a_count_says_yes_or_no(ws):
+    ws.llm.script = [sql("SELECT COUNT(*) FROM orders WHERE customer = 'Globex' AND total > 297")]
+    assert ws.ask("Did Globex place an order above 297?").answer.startswith("Yes: 1 row with customer = Globex")
+    ws.llm.script = [sql("SELECT COUNT(*) FROM orders WHERE customer = 'Globex' AND total > 2000")] * 2
+    assert ws.ask("Did Globex place an order above 2000?").answer.startswith("No: 0 rows")
+
+
 def test_a_query_error_goes_back_to_the_model_once_with_its_text(ws):
     ws.llm.script = [sql("SELECT COUNT(*) FROM orders WHERE client = 'ACME'"),
                      sql("SELECT COUNT(*) FROM orders WHERE customer = 'ACME'")]
