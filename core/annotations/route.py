@@ -12,7 +12,7 @@ from core.annotations.model import normalize_label, singular
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
-from core.annotations.tables import CURRENCY_SIGNS
+from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE
 
 
 @dataclass
@@ -306,6 +306,7 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
     if written.result is not None:
         query.sql, query.columns = written.result.sql, written.result.columns
         query.rows, query.truncated = written.result.rows, written.result.truncated
+        printed_dates(query, tables, executor)
     elif written.attempts:
         query.sql = written.attempts[-1].sql
     notes = [f"table {s.table.filename}" + (f" ({'; '.join(s.reasons)})" if s.reasons else "") for s in selections]
@@ -323,6 +324,27 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
         # named the table's values, so an answer the model's query gives is never high confidence.
         result.relaxed.append("a query written by the model")
     return result
+
+
+def printed_dates(query: TableQuery, tables: list, executor) -> None:
+    """A result column read from a date column's ISO twin ("MIN(launched_date)") gives the dates as the
+    table prints them ("11 July 1918", not "1918-07-11"): the ISO form is for comparing and sorting, the
+    answer quotes the page. The twin directly follows its printed column (core.annotations.tables)."""
+    for i, name in enumerate(query.columns):
+        for table in tables:
+            twins = [c for c in table.columns if table.printed.get(c, "").endswith(ISO_DATE_NOTE)
+                     and re.search(rf'(?<![\w]){re.escape(c)}(?![\w])', name)]
+            if len(twins) != 1:
+                continue
+            twin = twins[0]
+            source = table.columns[table.columns.index(twin) - 1]
+            found = executor.run(f'SELECT "{twin}", MIN("{source}") FROM {table.name} WHERE "{twin}" IS NOT NULL '
+                                 f'GROUP BY "{twin}"', [table.name])
+            printed = dict(found.rows)
+            query.rows = [(*r[:i], printed.get(r[i], r[i]), *r[i + 1:]) for r in query.rows]
+            if name == twin:
+                query.columns = [*query.columns[:i], source, *query.columns[i + 1:]]
+            break
 
 
 def run_record_lookup(question: str, selection, column: str, executor, facts: FactStore) -> StructuredResult:

@@ -38,6 +38,7 @@ FIELD_COLUMNS = ["label", "value", "number", "date"]
 # columns mix a stray "—" or "n/a" into numbers; lower lets text columns with a few numbers turn numeric.
 NUMERIC_SHARE = 0.8
 CURRENCY_SIGNS = "$€£¥₹"
+ISO_DATE_NOTE = "as an ISO date (YYYY-MM-DD)"  # the label of a date column's ISO twin, which follows it
 BUILD_VERSION = "7"  # bump when the tables built from the same facts change shape: the file is rebuilt
 
 
@@ -211,7 +212,7 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
                 extra = sql_name(f"{column} date", taken)
                 frame[extra] = dates
                 info.columns.append(extra)
-                info.printed[extra] = f"{label} as an ISO date (YYYY-MM-DD)"
+                info.printed[extra] = f"{label} {ISO_DATE_NOTE}"
                 info.types[extra] = "TEXT"
                 continue
             leading = texts[filled].map(leading_number)

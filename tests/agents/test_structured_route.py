@@ -80,6 +80,12 @@ def test_a_yes_no_question_answered_by_a_count_says_yes_or_no(ws):
     assert ws.ask("Did Globex place an order above 2000?").answer.startswith("No: 0 rows")
 
 
+def test_a_date_read_from_the_iso_column_is_answered_as_printed(ws, write_text):
+    ws.ingestor.ingest_paths([write_text("launches.csv", "Ship,Launched\nAlba,11 July 1918\nBrise,1 February 1919\n")])
+    ws.llm.script = [sql("SELECT MIN(launched_date) FROM launches", "launches")]
+    assert "11 July 1918" in ws.ask("When was the first ship of the launches launched?").answer
+
+
 def test_a_query_error_goes_back_to_the_model_once_with_its_text(ws):
     ws.llm.script = [sql("SELECT COUNT(*) FROM orders WHERE client = 'ACME'"),
                      sql("SELECT COUNT(*) FROM orders WHERE customer = 'ACME'")]
