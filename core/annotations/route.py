@@ -342,8 +342,8 @@ def printed_dates(query: TableQuery, tables: list, executor) -> None:
                                  f'GROUP BY "{twin}"', [table.name])
             printed = dict(found.rows)
             query.rows = [(*r[:i], printed.get(r[i], r[i]), *r[i + 1:]) for r in query.rows]
-            if name == twin:
-                query.columns = [*query.columns[:i], source, *query.columns[i + 1:]]
+            label = re.sub(rf'(?<![\w]){re.escape(twin)}(?![\w])', source, name)  # "MAX(date_date)" -> "MAX(date)"
+            query.columns = [*query.columns[:i], label, *query.columns[i + 1:]]
             break
 
 

@@ -89,9 +89,12 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
         selection.reasons.append("names something the table does not hold")
         selection.score = 0.0
         return selection
-    if table.kind == "records" and (kinds := sorted({singular(w) for w in asked} & _RECORD_NOUNS)):
+    if table.kind in ("records", "items") and (kinds := sorted({singular(w) for w in asked} & _RECORD_NOUNS)):
         selection.score += 3  # "which receipt", "invoices from 2023": the kind of document every row is
         selection.reasons.append("names the kind of document: " + ", ".join(kinds))
+    if table.kind == "items" and (kinds := sorted({singular(w) for w in asked} & _ITEM_NOUNS)):
+        selection.score += 3  # "which line item", "products bought": what every row of the line-item table is
+        selection.reasons.append("names line items: " + ", ".join(kinds))
     if table.kind in ("record", "records"):  # "how much", "when", "who issued": the fields of an invoice or receipt
         fields = sorted(f for f, synonyms in RECORD_WORDS.items() if synonyms & asked_singulars)
         if fields:
@@ -103,6 +106,8 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
     for n in (4, 3, 2, 1):
         for start in range(len(asked) - n + 1):
             gram = " ".join(asked[start:start + n])
+            if gram not in values:  # "desk lamps" names the value "Desk lamp"
+                gram = " ".join([*asked[start:start + n - 1], singular(asked[start + n - 1])])
             if gram in values and gram not in found and (n > 1 or (gram not in _STOP and len(gram) >= 3)):
                 if any(gram in f for f in found):
                     continue  # "sri" inside "sri lanka" is the same mention
@@ -133,6 +138,7 @@ RECORD_WORDS = {
 RECORD_COLUMNS = {"total": "total", "date": "date", "number": "number", "issuer": "issuer", "currency": "currency",
                   "pages": "pages"}
 _RECORD_NOUNS = {"invoice", "receipt", "bill", "document", "factuur", "facture", "rechnung"}
+_ITEM_NOUNS = {"item", "line", "product", "article"}  # what a question calls a row of the line-item table
 
 
 def _names_a_stranger(question: str, table: TableInfo) -> bool:

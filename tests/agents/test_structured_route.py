@@ -83,7 +83,8 @@ def test_a_yes_no_question_answered_by_a_count_says_yes_or_no(ws):
 def test_a_date_read_from_the_iso_column_is_answered_as_printed(ws, write_text):
     ws.ingestor.ingest_paths([write_text("launches.csv", "Ship,Launched\nAlba,11 July 1918\nBrise,1 February 1919\n")])
     ws.llm.script = [sql("SELECT MIN(launched_date) FROM launches", "launches")]
-    assert "11 July 1918" in ws.ask("When was the first ship of the launches launched?").answer
+    answer = ws.ask("When was the first ship of the launches launched?").answer
+    assert "is 11 July 1918" in answer and "ISO" not in answer
 
 
 def test_a_query_error_goes_back_to_the_model_once_with_its_text(ws):
@@ -257,4 +258,56 @@ def test_a_question_across_invoices_is_one_query_over_every_document_record(tmp_
     ws.llm.script = None  # the text route's extractive stand-in
     response = ws.ask("What is the total amount of the Contoso invoice?")
     assert response.route == "hybrid" and response.structured is None
+    ws.close()
+
+
+def _invoice_pdf(path, issuer, number, items):
+    """An invoice page whose line items are a ruled table (as pdfplumber reads invoices' tables)."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    y = A4[1] - 72
+    for line in (issuer, f"Invoice number: {number}", "Invoice date: 03/02/2024"):
+        pdf.drawString(72, y, line)
+        y -= 14
+    y -= 20
+    edges, top = [68, 296, 376, 466, 540], y + 12
+    for row in [("Description", "Qty", "Unit price", "Amount"), *items]:
+        for x, value in zip(edges, row):
+            pdf.drawString(x + 4, y, value)
+        y -= 18
+    for x in edges:
+        pdf.line(x, top, x, y + 12)
+    for k in range(len(items) + 2):
+        pdf.line(edges[0], top - 18 * k, edges[-1], top - 18 * k)
+    total = sum(float(i[3].strip("$")) for i in items if i[0] != "Subtotal")
+    pdf.drawString(380, y - 10, "Total")
+    pdf.drawString(470, y - 10, f"${total:.2f}")
+    pdf.showPage()
+    pdf.save()
+    return path
+
+
+def test_line_items_of_every_invoice_are_one_table_with_provenance(tmp_path, embedder, write_text):
+    """issue 14 item 1: description, quantity, unit price, amount of every invoice, in one query."""
+    summed = json.dumps({"table": "line_items",
+                         "sql": "SELECT SUM(quantity) FROM line_items WHERE description = 'desk lamp'"})
+    ws = Workspace(Settings(data_dir=tmp_path / "kb9"), embedder, ScriptedLLM([summed]))
+    ws.ingestor.ingest_paths([
+        _invoice_pdf(tmp_path / "northwind.pdf", "Northwind Supplies B.V.", "NW-1001",
+                     [("Office chair", "2", "$120.00", "$240.00"), ("Desk lamp", "3", "$25.00", "$75.00")]),
+        _invoice_pdf(tmp_path / "fabrikam.pdf", "Fabrikam Ltd", "FB-77",
+                     [("Desk lamp", "1", "$27.00", "$27.00"), ("Installation service", "1", "$50.00", "$50.00"),
+                      ("Subtotal", "", "", "$77.00")]),  # a total line of the table: no item
+        write_text("orders.csv", ORDERS)])
+    items = next(t for t in ws.pipeline.tables.tables() if t.kind == "items")
+    assert items.columns == ["file", "issuer", "description", "quantity", "unit_price", "amount"]
+    assert items.row_count == 4 and "Subtotal" not in items.values
+    response = ws.ask("How many desk lamps did we buy across all invoices?")
+    assert response.structured["tables"] == ["line_items"] and "is 4" in response.answer
+    assert "CREATE TABLE orders" not in ws.llm.calls[0][-1]["content"]
+    data, count = ws.export_result_set(response.structured["result_set_id"])
+    exported = data.decode("utf-8-sig")
+    assert count == 2 and "northwind.pdf" in exported and "fabrikam.pdf" in exported  # each line item's own file
     ws.close()
