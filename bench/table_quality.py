@@ -82,7 +82,9 @@ def item_matches(item: str, answer: str) -> bool:
     if re.fullmatch(r"-?\d+(?:\.\d+)?", plain):
         target = float(plain)
         return any(abs(n - target) <= 0.01 * max(abs(target), 1e-9) for n in _numbers(answer))
-    return item.lower() in answer.lower()
+    if item.lower() in ("yes", "no"):  # the answer's own verdict: any "no" of "No rows ... match" or "not" is none
+        return bool(re.match(rf"\W*{item}\b(?! rows of)", answer, re.I))  # "No rows of x match" is no verdict
+    return bool(re.search(rf"(?<!\w){re.escape(item.lower())}(?!\w)", answer.lower()))  # "ny" is no hit in "any"
 
 
 _NOT_ANSWER = re.compile(r"\[Source \d+\]|\(from [^)]*\)|\b\d{3}_\d{3}\.csv\b")

@@ -192,7 +192,10 @@ _TOTAL_FINAL = (r"grand\s*total|total\s*(?:amount\s*)?due|amount\s*due|balance\s
                 r"totaalbedrag|gesamtbetrag|rechnungsbetrag|endbetrag|zu\s*zahlen|do\s*zapłaty|razem\s*do\s*zapłaty|"
                 r"total\s*for\s*this\s*invoice|invoice\s*total|total\s*price|importe\s*total")
 _TOTAL_PLAIN = r"total|totaal|totale|totaal\s*bedrag|summe|gesamt|razem|total\s*\(?rm\)?|total\s*amt"
-_SUBTOTAL = _label(r"sub-?\s?total|subtotaal|zwischensumme|sous-total")
+_SUBTOTAL_WORDS = r"sub-?\s?total|subtotaal|zwischensumme|sous-total"
+_SUBTOTAL = _label(_SUBTOTAL_WORDS)
+# A line that totals others ("Exclusief BTW € 593,36 Subtotaal", "Factuur totaal EUR"): no line item.
+TOTAL_LINE = re.compile(rf"\b(?:{_TOTAL_PLAIN}|{_SUBTOTAL_WORDS})\b", re.I)
 # Words that make a plain total the final one: "TOTAL AMT PAYABLE", "Total incl. GST", "TOTAL ROUNDED"
 _FINAL_WORDS = re.compile(r"\b(?:payable|due|rounded|grand|nett?|incl\w*|inclusive|ttc|to\s+pay)\b", re.I)
 _NOT_TOTAL = re.compile(r"\b(?:sub|subtotal|sub-total|subtotaal|excl\w*|exclusief|ohne|ht|hors|netto|qty|quantity|"

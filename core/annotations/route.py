@@ -12,7 +12,7 @@ from core.annotations.model import normalize_label, singular
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
-from core.annotations.tables import CURRENCY_SIGNS
+from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE
 
 
 @dataclass
@@ -306,6 +306,7 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
     if written.result is not None:
         query.sql, query.columns = written.result.sql, written.result.columns
         query.rows, query.truncated = written.result.rows, written.result.truncated
+        printed_dates(query, tables, executor)
     elif written.attempts:
         query.sql = written.attempts[-1].sql
     notes = [f"table {s.table.filename}" + (f" ({'; '.join(s.reasons)})" if s.reasons else "") for s in selections]
@@ -323,6 +324,27 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
         # named the table's values, so an answer the model's query gives is never high confidence.
         result.relaxed.append("a query written by the model")
     return result
+
+
+def printed_dates(query: TableQuery, tables: list, executor) -> None:
+    """A result column read from a date column's ISO twin ("MIN(launched_date)") gives the dates as the
+    table prints them ("11 July 1918", not "1918-07-11"): the ISO form is for comparing and sorting, the
+    answer quotes the page. The twin directly follows its printed column (core.annotations.tables)."""
+    for i, name in enumerate(query.columns):
+        for table in tables:
+            twins = [c for c in table.columns if table.printed.get(c, "").endswith(ISO_DATE_NOTE)
+                     and re.search(rf'(?<![\w]){re.escape(c)}(?![\w])', name)]
+            if len(twins) != 1:
+                continue
+            twin = twins[0]
+            source = table.columns[table.columns.index(twin) - 1]
+            found = executor.run(f'SELECT "{twin}", MIN("{source}") FROM {table.name} WHERE "{twin}" IS NOT NULL '
+                                 f'GROUP BY "{twin}"', [table.name])
+            printed = dict(found.rows)
+            query.rows = [(*r[:i], printed.get(r[i], r[i]), *r[i + 1:]) for r in query.rows]
+            label = re.sub(rf'(?<![\w]){re.escape(twin)}(?![\w])', source, name)  # "MAX(date_date)" -> "MAX(date)"
+            query.columns = [*query.columns[:i], label, *query.columns[i + 1:]]
+            break
 
 
 def run_record_lookup(question: str, selection, column: str, executor, facts: FactStore) -> StructuredResult:
@@ -421,6 +443,15 @@ def where_text(sql: str, tables: list) -> str:
     return " ".join(text.replace("'", "").replace("%", "…").split())[:160]
 
 
+_YES_NO = re.compile(r"(did|does|do|is|was|were|are|has|have|had|can|could|will)\b", re.I)
+
+
+def _yes_no(question: str | None) -> bool:
+    """A question a count answers yes or no: it opens with an auxiliary verb and offers no choice
+    ("is A or B larger" is answered by naming one)."""
+    return bool(question and _YES_NO.match(question.strip()) and not re.search(r"\bor\b", question, re.I))
+
+
 def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: int) -> StructuredAnswer:
     """The query's result in plain words, cited to the rows it read: one figure, one list, or rows."""
     query: TableQuery = result.table_query
@@ -442,6 +473,10 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
             text = f"{value} {counted.group(1)}{' with ' + condition if condition else ''} (from {where}). {cite}"
         elif named:  # a printed field found by its label: "The Due Date is 04/04/2023", not "The due_date for Label = …"
             text = f"The {named.group(1).strip('…')} is {value} (from {where}). {cite}"
+        elif labels[0] == "number of rows" and _yes_no(result.parsed_question):  # "Did X run 10.55 or faster?"
+            found = query.rows[0][visible[0]] or 0
+            text = (f"{'Yes' if found else 'No'}: {value} row{'' if found == 1 else 's'}"
+                    f"{' with ' + condition if condition else ''} (from {where}). {cite}")
         else:
             text = f"The {labels[0]}{' for ' + condition if condition else ''} is {value} (from {where}). {cite}"
     elif not query.rows:

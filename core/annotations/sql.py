@@ -22,7 +22,11 @@ from core.llm.base import ChatLLM, LLMError
 SYSTEM = ("You are an expert SQLite writer. Write one SQLite SELECT query that answers the question from "
           "the tables below. Use only these tables and columns; quote column names with double quotes. "
           "Compare text case-insensitively (LIKE or lower()). Select the columns that answer the question; "
-          "for a count or a sum use COUNT or SUM. When a filter needs a judgement about what a text value is "
+          "for a count or a sum use COUNT or SUM; skip a row that totals the others (NOT LIKE 'total%'). "
+          "For a row before or after another, compare source_row: SELECT \"a\" FROM t WHERE source_row > "
+          "(SELECT source_row FROM t WHERE \"b\" LIKE 'x') ORDER BY source_row LIMIT 1. For a difference "
+          "between two rows: SELECT (SELECT \"n\" FROM t WHERE \"b\" LIKE 'x') - (SELECT \"n\" FROM t WHERE "
+          "\"b\" LIKE 'y'). For a yes/no question, COUNT the rows that make it true. When a filter needs a judgement about what a text value is "
           "(\"the products themselves, not services or accessories\"), set judge to the column and what to keep, "
           "and write that filter as \"column\" IN KEPT. Reply with JSON.")
 KEPT = "KEPT"  # the placeholder for the values the model kept by judgement (issue 14, item 6)
@@ -205,8 +209,9 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
             written.result, written.error = result, None
             if not empty or attempt:  # a second empty result stands: nothing matches
                 return written
-            # Nothing found is usually a filter that misspells a value ('Australia' vs 'AUS'): one more try.
-            feedback = f"That query found nothing (no rows, or only 0 / NULL). {EMPTY_HINT}"
+            # Nothing found is usually a filter that misspells a value ('Australia' vs 'AUS'): one more try,
+            # told by code which cells are close to the values the filter named.
+            feedback = f"That query found nothing (no rows, or only 0 / NULL). {close_values(sql, tables, executor)}{EMPTY_HINT}"
         messages = messages + [
             {"role": "assistant", "content": json.dumps({"table": reply.get("table", ""), "sql": sql})},
             {"role": "user", "content": feedback}]
@@ -216,6 +221,36 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
 EMPTY = "no rows"
 EMPTY_HINT = ("Check the filter values against the example rows (spelling, case, partial text: use LIKE '%...%') "
               "and write a corrected query.")
+
+
+_LITERAL = re.compile(r"'((?:[^']|'')*)'")
+
+
+def close_values(sql: str, tables: list[TableInfo], executor: ReadOnlyExecutor, per_value: int = 3) -> str:
+    """For each text a query's filter names that no text cell holds, the cells closest to it, by column:
+    "No cell is 'peter gethn'; close: "driver" 'Peter Gethin'." A misspelled or partial value is the usual
+    reason a filter finds nothing, and the model cannot see more than the example rows."""
+    import difflib
+
+    wanted = [w.replace("''", "'").strip("% ") for w in _LITERAL.findall(sql)]
+    wanted = [w for w in dict.fromkeys(wanted) if len(w) >= 2 and not re.fullmatch(r"[\d\s.,:/-]+", w)]
+    if not wanted:
+        return ""
+    cells: dict[str, str] = {}  # lower-cased cell -> "column" 'Cell'
+    for table in tables:
+        for column in (c for c in table.columns if table.types.get(c) == "TEXT"):
+            found = executor.run(f'SELECT DISTINCT "{column}" FROM {table.name} WHERE "{column}" IS NOT NULL LIMIT 2000',
+                                 [table.name])
+            for (value,) in found.rows:
+                cells.setdefault(str(value).lower(), f'"{column}" \'{value}\'')
+    notes = []
+    for text in wanted:
+        low = text.lower()
+        if low in cells:
+            continue
+        close = [c for c in cells if low in c][:per_value] or difflib.get_close_matches(low, list(cells), per_value, 0.6)
+        notes.append(f"No cell is '{text}'" + (f"; close: {', '.join(cells[c] for c in close)}." if close else "."))
+    return " ".join(notes) + (" " if notes else "")
 
 
 def judge_values(sql: str, judge, table_name: str, tables: list[TableInfo], llm: ChatLLM,

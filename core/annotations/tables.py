@@ -29,7 +29,7 @@ from typing import Callable
 
 import pandas as pd
 
-from core.annotations.documents import RECORD_TABLE
+from core.annotations.documents import PRINTED as RECORD_PRINTED, RECORD_TABLE, TOTAL_LINE
 from core.annotations.units import BASE_UNIT
 from core.store.facts import FactTables
 
@@ -39,7 +39,8 @@ FIELD_COLUMNS = ["label", "value", "number", "date"]
 # columns mix a stray "—" or "n/a" into numbers; lower lets text columns with a few numbers turn numeric.
 NUMERIC_SHARE = 0.8
 CURRENCY_SIGNS = "$€£¥₹"
-BUILD_VERSION = "6"  # bump when the tables built from the same facts change shape: the file is rebuilt
+ISO_DATE_NOTE = "as an ISO date (YYYY-MM-DD)"  # the label of a date column's ISO twin, which follows it
+BUILD_VERSION = "8"  # bump when the tables built from the same facts change shape: the file is rebuilt
 
 
 @dataclass
@@ -161,11 +162,17 @@ class TableStore:
         records = [m for (kind, *_), members in groups.items() if kind == "record" for m in members]
         if len(records) >= 2:  # "which receipt has the highest total", "spent per vendor": every record in one table
             tables.append(_all_records_frame(sql_name("document records", taken), records, cells, documents))
+        items = _line_item_frame(sql_name("line items", taken), groups, cells, documents)
+        if items is not None:
+            tables.append(items)
         tmp = self.path.with_suffix(".tmp")
         tmp.unlink(missing_ok=True)
         with sqlite3.connect(tmp) as out:
             for info, frame in tables:
-                frame.to_sql(info.name, out, index=False, dtype={c: t for c, t in info.types.items()})
+                # Text compares without case ("= 'peter gethin'" finds "Peter Gethin"): questions are typed
+                # in any case and the model copies the question's spelling into its filters.
+                frame.to_sql(info.name, out, index=False,
+                             dtype={c: "TEXT COLLATE NOCASE" if t == "TEXT" else t for c, t in info.types.items()})
             out.execute("CREATE TABLE _meta (key TEXT PRIMARY KEY, value TEXT)")
             out.executemany("INSERT INTO _meta VALUES (?, ?)", [
                 ("generation", stamp), ("tables", json.dumps([{**t.to_dict(), "values": t.values} for t, _ in tables]))])
@@ -208,7 +215,7 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
                 extra = sql_name(f"{column} date", taken)
                 frame[extra] = dates
                 info.columns.append(extra)
-                info.printed[extra] = f"{label} as an ISO date (YYYY-MM-DD)"
+                info.printed[extra] = f"{label} {ISO_DATE_NOTE}"
                 info.types[extra] = "TEXT"
                 continue
             leading = texts[filled].map(leading_number)
@@ -255,6 +262,67 @@ def _all_records_frame(name, members, cells, documents) -> tuple[TableInfo, pd.D
     info, frame = _rows_frame(name, "", ALL_RECORDS, None, members, with_file)
     frame["source_file"] = files
     info.kind = "records"
+    return info, frame
+
+
+ALL_LINE_ITEMS = "line items of all invoices and receipts"  # the file name the common line-item table goes by
+# What invoices and receipts print over their line-item columns (lower case, the first words of the label:
+# "Unit price (EUR)" is a unit price), in the languages of the document vocabulary (core.annotations.documents).
+LINE_ITEM_LABELS = {
+    "Description": ("description", "item", "items", "product", "article", "designation", "désignation", "omschrijving",
+                    "artikel", "bezeichnung", "beschreibung", "opis", "nazwa", "service", "details"),
+    "Quantity": ("qty", "quantity", "qté", "quantité", "aantal", "menge", "anzahl", "ilość", "ilosc", "units"),
+    "Unit price": ("unit price", "price", "rate", "unit cost", "prix unitaire", "prix", "prijs", "stukprijs",
+                   "einzelpreis", "preis", "cena"),
+    "Amount": ("amount", "line total", "total", "montant", "bedrag", "betrag", "gesamt", "wartość", "wartosc",
+               "net amount", "subtotal"),
+}
+
+
+def line_item_columns(labels: list[str]) -> dict[str, str]:
+    """Printed label -> "Description" | "Quantity" | "Unit price" | "Amount", each at most once, first label first."""
+    found: dict[str, str] = {}
+    for label in labels:
+        plain = " ".join(re.sub(r"[^\w ]", " ", label.lower()).split())
+        for common, names in LINE_ITEM_LABELS.items():
+            if common not in found.values() and any(plain == n or plain.startswith(n + " ") for n in names):
+                found[label] = common
+                break
+    return found
+
+
+def _line_item_frame(name, groups, cells, documents) -> tuple[TableInfo, pd.DataFrame] | None:
+    """Issue 14 item 1: the line items of every invoice and receipt in one table (file, issuer, description,
+    quantity, unit price, amount, with each row's provenance), so "how many desk lamps did we buy" or
+    "spent per item" is one query across documents. A table is a document's line items when the document
+    has a record and the table's columns read as a description and an amount; built for two or more.
+    A row without a description, or whose description is a total line, is left out."""
+    issuers = {doc_id: next((c[1] for m in members for c in cells.get(m[0], []) if c[0] == RECORD_PRINTED["issuer"]), None)
+               for (kind, doc_id, *_), members in groups.items() if kind == "record"}
+    members, with_cells, files = [], {}, []
+    for (kind, doc_id, _, _), group in groups.items():
+        if kind != "rows" or doc_id not in issuers:
+            continue
+        labels = list(dict.fromkeys(c[0] for m in group for c in cells.get(m[0], []) if not c[6]))
+        common = line_item_columns(labels)
+        if not {"Description", "Amount"} <= set(common.values()):
+            continue
+        filename = documents[doc_id][0]
+        for m in group:
+            described = [c[1] for c in cells.get(m[0], []) if common.get(c[0]) == "Description" and not c[6]]
+            if not described or TOTAL_LINE.search(" ".join(map(str, described))):
+                continue  # a subtotal or total line of the table is no item
+            head = [("File", filename, None, None, None, None, 0)]
+            if issuers[doc_id]:
+                head.append(("Issuer", issuers[doc_id], None, None, None, None, 0))
+            with_cells[m[0]] = head + [(common[c[0]], *c[1:]) for c in cells.get(m[0], []) if c[0] in common and not c[6]]
+            members.append(m)
+            files.append(filename)
+    if len(set(files)) < 2:
+        return None
+    info, frame = _rows_frame(name, "", ALL_LINE_ITEMS, None, members, with_cells)
+    frame["source_file"] = files
+    info.kind = "items"
     return info, frame
 
 

@@ -6,7 +6,7 @@ import pytest
 from core.annotations.route import format_number
 from core.cli import main
 from core.config import Settings
-from core.llm.scripted import ScriptedLLM
+from core.llm.scripted import ScriptedLLM, extractive_answer
 from core.workspace import Workspace
 
 ORDERS = "order_id,date,customer,total\n" + "\n".join(
@@ -71,6 +71,20 @@ def test_an_incomplete_rule_parse_goes_to_the_model(ws):
     response = ws.ask("Which order of Initech was the biggest one?")  # the rules do not read "biggest one"
     assert response.structured["query_path"] == "model" and len(ws.llm.calls) == 1
     assert response.answer.startswith("The order_id for customer = Initech is O299")
+
+
+def test_a_yes_no_question_answered_by_a_count_says_yes_or_no(ws):
+    ws.llm.script = [sql("SELECT COUNT(*) FROM orders WHERE customer = 'Globex' AND total > 297")]
+    assert ws.ask("Did Globex place an order above 297?").answer.startswith("Yes: 1 row with customer = Globex")
+    ws.llm.script = [sql("SELECT COUNT(*) FROM orders WHERE customer = 'Globex' AND total > 2000")] * 2
+    assert ws.ask("Did Globex place an order above 2000?").answer.startswith("No: 0 rows")
+
+
+def test_a_date_read_from_the_iso_column_is_answered_as_printed(ws, write_text):
+    ws.ingestor.ingest_paths([write_text("launches.csv", "Ship,Launched\nAlba,11 July 1918\nBrise,1 February 1919\n")])
+    ws.llm.script = [sql("SELECT MIN(launched_date) FROM launches", "launches")]
+    answer = ws.ask("When was the first ship of the launches launched?").answer
+    assert "is 11 July 1918" in answer and "ISO" not in answer
 
 
 def test_a_query_error_goes_back_to_the_model_once_with_its_text(ws):
@@ -172,6 +186,21 @@ def test_a_question_naming_no_stored_table_is_a_text_question(ws, question):
     assert response.route == "hybrid" and response.structured is None
 
 
+def test_a_question_opening_with_a_company_no_table_holds_is_not_answered_from_another_s(ws, write_text):
+    # Globex's income statement; the question is about Umbrella, named as its first word
+    ws.ingestor.ingest_paths([write_text("income_statement.csv",
+                                         "Net income attributable to shareholders,FY2022,FY2021\n"
+                                         "Revenue of Globex Corp,1200,1100\nNet income of Globex Corp,320,290\n")])
+    query = sql("SELECT fy2022 FROM income_statement WHERE net_income_attributable_to_shareholders LIKE 'Net%'",
+                "income_statement")  # what a model writes when it is shown the table
+    ws.llm.script = lambda messages: query if "CREATE TABLE" in messages[-1]["content"] else extractive_answer(messages, None)
+    assert "320" in ws.ask("What is Globex's net income attributable to shareholders in FY2022?").answer
+    for question in ("Umbrella's net income attributable to shareholders in FY2022?",
+                     "UMBRELLA net income attributable to shareholders in FY2022?"):
+        response = ws.ask(question)
+        assert response.route == "hybrid" and response.structured is None, (question, response.answer)
+
+
 def test_cli_ask_scoped_to_a_document_answers_from_its_table(tmp_path, write_text, capsys, monkeypatch):
     monkeypatch.setenv("DOCUCHAT_LLM_PROVIDER", "scripted")
     data = str(tmp_path / "kb6")
@@ -238,3 +267,53 @@ def test_the_tables_a_question_names_are_listed_without_answering_it(ws):
     assert [x.table.filename for x in route.selections] == ["orders.csv"] and route.fast
     assert ws.llm.calls == [] and ws.recent_turns() == []  # nothing asked, nothing logged
     assert ws.tables_named("Where are the installers based?").selections == []
+def _invoice_pdf(path, issuer, number, items):
+    """An invoice page whose line items are a ruled table (as pdfplumber reads invoices' tables)."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    y = A4[1] - 72
+    for line in (issuer, f"Invoice number: {number}", "Invoice date: 03/02/2024"):
+        pdf.drawString(72, y, line)
+        y -= 14
+    y -= 20
+    edges, top = [68, 296, 376, 466, 540], y + 12
+    for row in [("Description", "Qty", "Unit price", "Amount"), *items]:
+        for x, value in zip(edges, row):
+            pdf.drawString(x + 4, y, value)
+        y -= 18
+    for x in edges:
+        pdf.line(x, top, x, y + 12)
+    for k in range(len(items) + 2):
+        pdf.line(edges[0], top - 18 * k, edges[-1], top - 18 * k)
+    total = sum(float(i[3].strip("$")) for i in items if i[0] != "Subtotal")
+    pdf.drawString(380, y - 10, "Total")
+    pdf.drawString(470, y - 10, f"${total:.2f}")
+    pdf.showPage()
+    pdf.save()
+    return path
+
+
+def test_line_items_of_every_invoice_are_one_table_with_provenance(tmp_path, embedder, write_text):
+    """issue 14 item 1: description, quantity, unit price, amount of every invoice, in one query."""
+    summed = json.dumps({"table": "line_items",
+                         "sql": "SELECT SUM(quantity) FROM line_items WHERE description = 'desk lamp'"})
+    ws = Workspace(Settings(data_dir=tmp_path / "kb9"), embedder, ScriptedLLM([summed]))
+    ws.ingestor.ingest_paths([
+        _invoice_pdf(tmp_path / "northwind.pdf", "Northwind Supplies B.V.", "NW-1001",
+                     [("Office chair", "2", "$120.00", "$240.00"), ("Desk lamp", "3", "$25.00", "$75.00")]),
+        _invoice_pdf(tmp_path / "fabrikam.pdf", "Fabrikam Ltd", "FB-77",
+                     [("Desk lamp", "1", "$27.00", "$27.00"), ("Installation service", "1", "$50.00", "$50.00"),
+                      ("Subtotal", "", "", "$77.00")]),  # a total line of the table: no item
+        write_text("orders.csv", ORDERS)])
+    items = next(t for t in ws.pipeline.tables.tables() if t.kind == "items")
+    assert items.columns == ["file", "issuer", "description", "quantity", "unit_price", "amount"]
+    assert items.row_count == 4 and "Subtotal" not in items.values
+    response = ws.ask("How many desk lamps did we buy across all invoices?")
+    assert response.structured["tables"] == ["line_items"] and "is 4" in response.answer
+    assert "CREATE TABLE orders" not in ws.llm.calls[0][-1]["content"]
+    data, count = ws.export_result_set(response.structured["result_set_id"])
+    exported = data.decode("utf-8-sig")
+    assert count == 2 and "northwind.pdf" in exported and "fabrikam.pdf" in exported  # each line item's own file
+    ws.close()

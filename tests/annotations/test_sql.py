@@ -93,6 +93,15 @@ def test_a_query_that_finds_nothing_goes_back_once_and_a_second_empty_result_sta
     assert written.result.rows == [] and written.error is None and len(written.attempts) == 2
 
 
+def test_the_retry_after_nothing_found_names_the_cells_close_to_the_filter_s_values(executor):
+    llm = ScriptedLLM([json.dumps({"table": "races", "sql": "SELECT athlete FROM races WHERE nation = 'Sri Lankaa'"}),
+                       json.dumps({"table": "races", "sql": "SELECT athlete FROM races WHERE nation = 'Sri Lanka'"})])
+    written = write_query("Who ran for Sri Lankaa?", [TABLE], llm, executor, 3, 200)
+    feedback = llm.calls[1][-1]["content"]
+    assert "No cell is 'Sri Lankaa'; close: \"nation\" 'Sri Lanka'." in feedback and "Kenya" not in feedback
+    assert written.result.rows[0] == ("A0",)
+
+
 def test_the_question_follows_the_schema_as_a_sql_comment(executor):
     llm = ScriptedLLM([json.dumps({"table": "races", "sql": "SELECT COUNT(*) FROM races"})])
     write_query("How many athletes?", [TABLE], llm, executor, 3, 200)

@@ -23,6 +23,8 @@ def test_tables_are_typed_with_units_and_provenance(tmp_path, embedder, write_te
         rows = conn.execute("SELECT model, width_mm, price, weight_kg, rank, source_file, source_row, fact_id "
                             "FROM panels ORDER BY source_row").fetchall()
         assert rows[1][:5] == ("HX-450", 1040.0, 229.5, 19.0, "2nd") and rows[1][5] == "panels.csv" and rows[1][7]
+        # text compares without case: the model copies a lower-case question's spelling into its filters
+        assert conn.execute("SELECT width_mm FROM panels WHERE model = 'hx-450'").fetchall() == [(1040.0,)]
         fields = tables["azure_invoice_fields"]
         total = conn.execute(f"SELECT value, number FROM {fields.name} WHERE label = 'Total'").fetchone()
         assert total == ("$ 279.84", 279.84)
