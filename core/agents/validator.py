@@ -274,19 +274,28 @@ def _stems(text: str) -> set[str]:
     return {w[:5] for w in _words(text)}
 
 
+def _shared(wanted: set[str], stems: set[str]) -> set[str]:
+    """The key words among `stems`, a word also matching its other forms: one stem the start of the
+    other ("ask" ~ "asked") or both sharing four letters ("spend" ~ "spent", "costs" ~ "cost")."""
+    def same(a: str, b: str) -> bool:
+        common = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        return common >= min(len(a), len(b), 4)
+    return {w for w in wanted if w in stems or any(same(w, s) for s in stems)}
+
+
 def covers(question: str, text: str, share: float) -> bool:
     """Whether `text` holds at least `share` of the question's key words: a passage about the
     question's subject, whose sentence answering a "what drove ..." question may name only the
     cause ("Cost of sales increased ... litigation" under "Operating income margin")."""
     wanted = key_words(question)
-    return bool(wanted) and len(wanted & _stems(text)) >= share * len(wanted)
+    return bool(wanted) and len(_shared(wanted, _stems(text))) >= share * len(wanted)
 
 
 def about_the_question(question: str, text: str) -> bool:
     """Whether `text` (the quote and the answer) shares a word with what the question asks
     about (key_words). True when the question has none."""
     wanted = key_words(question)
-    return not wanted or bool(wanted & _stems(text))
+    return not wanted or bool(_shared(wanted, _stems(text)))
 
 
 # A quote's clauses: sentences, "; ", ", " (not a thousands separator) and joining words.
@@ -310,7 +319,7 @@ def misread(question: str, quote: str, answer: str, key_word_share: float) -> st
     if stated - quoted:
         return f"its figure {', '.join(sorted(stated - quoted))} is not in its quote"
     wanted = key_words(question)
-    have = wanted & _stems(f"{quote} {answer}")
+    have = _shared(wanted, _stems(f"{quote} {answer}"))
     if wanted and len(have) < key_word_share * len(wanted):
         return f"its quote mentions {len(have)} of the question's {len(wanted)} key words"
     clauses = [c for c in _CLAUSE_BREAK.split(quote) if c and c.strip()]
@@ -322,7 +331,7 @@ def misread(question: str, quote: str, answer: str, key_word_share: float) -> st
         # A number the question names (a year, "25 years") outranks any count of words: a subject
         # stated once ("modules deliver ... 98 % in the first year and 84.8 % after 25 years")
         # governs every clause, its qualifier only one.
-        return len(asked_numbers & _figures(clause)), len(wanted & _stems(clause))
+        return len(asked_numbers & _figures(clause)), len(_shared(wanted, _stems(clause)))
 
     best = max(weight(c) for c in with_figures)
     if best == (0, 0):

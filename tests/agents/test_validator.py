@@ -292,3 +292,12 @@ def test_a_document_named_only_in_its_chunk_s_identity_line_is_named():
     d.sources[0].chunk.context = "GLOBEX CORPORATION · Form 10-Q · quarter ended September 30"
     d.sources[0].text = f"{d.sources[0].chunk.context}\n{d.sources[0].text}"
     assert validate(d, S).quote_found
+
+
+def test_a_key_word_matches_its_other_forms_but_not_a_word_sharing_three_letters():
+    from core.agents.validator import about_the_question, misread
+
+    # "spend" ~ "spent": an answer saying what was spent is about the question (was refused)
+    assert about_the_question("How much did I spend at Harbour Tools?", "TOTAL DUE $18.20 I spent $18.20")
+    assert misread("What did the customer ask for?", "The customer asked for a battery.", "A battery.", 0.5) is None
+    assert not about_the_question("What is the weight of the frame?", "The week of delivery is 12")  # wee- is not weigh-
