@@ -305,7 +305,7 @@ def read_record(filename: str, lines: list[Line], pages: int) -> DocumentRecord:
                 break
     for name, candidates in (("total", totals), ("date", dates), ("number", numbers)):
         best = _best(candidates, name)
-        if name == "total" and best is not None and best.rank >= _SUBTOTAL_RANK:
+        if name == "total" and best is not None and _SUBTOTAL.match(best.label):
             best = _subtotal_plus_charge(best, lines) or best
         if best is not None and _printed_in(best.printed, flat):
             setattr(record, name, best.value)
@@ -333,9 +333,6 @@ def _best(candidates: list[Candidate], name: str) -> Candidate | None:
 def total_label(text: str) -> bool:
     """Whether a cell starts with a total or subtotal label of any language read here."""
     return any(p.match(_unsplit(text)) for p in (_TOTAL_FINAL_RE, _TOTAL_PLAIN_RE, _SUBTOTAL))
-
-
-_SUBTOTAL_RANK = 6  # rank * 3 + step of a subtotal label (rank 2)
 
 
 def _subtotal_plus_charge(subtotal: Candidate, lines: list[Line]) -> Candidate | None:
