@@ -87,7 +87,7 @@ def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = Non
     for section in document.sections:
         if section.table is not None:
             facts.extend(_row_facts(section, doc_id, document.filename))
-        elif section.page is not None or document.kind in ("txt", "md"):
+        elif _printed_page(section, document):
             facts.extend(_kv_facts(section, doc_id, document.filename))
     short = document.page_count <= max_table_pages
     if document.kind == "pdf" and path is not None and short:
@@ -95,8 +95,7 @@ def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = Non
     if short:  # line items printed without rules, on pages where no table was read
         tabled = {f.page for f in facts if f.kind == ROW}
         for section in document.sections:
-            printed = section.page is not None or document.kind in ("txt", "md")  # a text file is one page
-            if printed and section.table is None and section.page not in tabled:
+            if _printed_page(section, document) and section.table is None and section.page not in tabled:
                 facts += _item_line_facts(section, doc_id, document.filename)
     if short:  # receipts, invoices, datasheets: a page is a record
         facts = _without_repeats(facts)
@@ -106,6 +105,12 @@ def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = Non
     for number, fact in enumerate(facts):
         fact.fact_id = f"{doc_id}_f{number}"
     return facts
+
+
+def _printed_page(section: Section, document: LoadedDocument) -> bool:
+    """A page of a PDF or a scan, or a text file (one page without a number): where label lines and
+    item lines are printed."""
+    return section.page is not None or document.kind in ("txt", "md")
 
 
 def assign_chunks(facts: list[Fact], chunks) -> None:

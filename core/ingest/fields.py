@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
-_LABEL = re.compile(r"\s*([^\s:][^:]{0,40}?)\s*:")
-_LABEL_ROW = re.compile(r"^(?:\s*[^\s:][^:]{0,40}?\s*:)+\s*$")
+_ONE_LABEL = r"\s*([^\s:][^:]{0,40}?)\s*:"  # "Due Date:"
+_LABEL = re.compile(_ONE_LABEL)
+_LABEL_ROW = re.compile(rf"^(?:{_ONE_LABEL})+\s*$")
 
 
 def _labels(line: str) -> list[str]:

@@ -260,7 +260,7 @@ def _table_sections(grid: list[list[object]], sheet: str | None) -> list[Section
 
 def load_text(path: Path, settings: Settings) -> LoadedDocument:
     """The text as one section; a Markdown table in it ("| a | b |" over "|---|---|") becomes a table
-    section of its own, read like a CSV, titled by the heading above it."""
+    section of its own, read like a CSV, titled by the line above it (its heading, usually)."""
     text = _decode_text(path.read_bytes())
     kind = path.suffix.lower().lstrip(".") or "txt"
     prose, grids = split_pipe_tables(text)
