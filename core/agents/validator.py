@@ -235,13 +235,13 @@ def _squash(text: str) -> str:
 
 
 def names_in(names: list[str], source: Source) -> bool:
-    """Whether the source (its file name, label, the text shown to the model with its chunk's
-    identity line, or the chunk's text) names any of `names`, spaces and punctuation ignored
+    """Whether the source (its file name, label, its chunk's identity line, or the chunk's text, which
+    holds the passage the model was shown) names any of `names`, spaces and punctuation ignored
     ("Azure Interior" is in AzureInterior.pdf; "Microsoft" in the line "MICROSOFT CORPORATION ·
     Form 10-Q" above a page that says only "we"); True when there are none."""
     if not names:
         return True
-    where = _squash(f"{source.chunk.filename} {source.label} {source.chunk.context} {source.text} {source.chunk.text}")
+    where = _squash(f"{source.chunk.filename} {source.label} {source.chunk.context} {source.chunk.text}")
     return any(_squash(name) in where for name in names)
 
 
