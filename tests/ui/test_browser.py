@@ -66,10 +66,19 @@ def _open(page, app_url: str, path: str = "") -> None:
     page.get_by_role("heading", level=1).first.wait_for()
 
 
+def _answered(page, question: str) -> None:
+    """Wait until the chat has settled after answering `question`: the page reruns once the answer is
+    saved (the sidebar then lists the exchange) and redraws the answer, so an element clicked before that
+    rerun is replaced and loses its state. Seen on a slower machine: a chip clicked mid-rerun opened nothing."""
+    page.locator("[data-testid=stSidebar]").get_by_text(question).first.wait_for()
+    page.locator("[data-testid=stStatusWidgetRunningIcon]").wait_for(state="detached")
+
+
 def test_a_first_visit_straight_to_a_page_lists_every_page_by_its_title(page, app_url):
     """A shared link to /Chat opened in a new tab: the navigation is the app's, with Home first (the
     pages once sat in Streamlit's pages/ folder, which listed the home script as "app" on such a visit)."""
     fresh = page.context.browser.new_page(viewport={"width": 1400, "height": 900})
+    fresh.set_default_timeout(120_000)  # the first visit starts the app's imports: slow on a loaded machine
     try:
         _open(fresh, app_url, "Chat")
         links = fresh.locator("[data-testid=stSidebarNav] a")
@@ -102,6 +111,7 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     box = page.get_by_placeholder("Ask a question about your documents")
     box.fill("What are the dimensions of the HX-450 panel?")
     box.press("Enter")
+    _answered(page, "What are the dimensions of the HX-450 panel?")
     page.get_by_text("View trace").first.wait_for()
     assert page.get_by_text("[Source 1]").count() == 0  # compact chips, not the model's markers
     page.get_by_text(re.compile(r"^(high|medium|low) confidence$")).first.wait_for()  # the badge
@@ -125,6 +135,7 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     box = page.get_by_placeholder("Ask a question about your documents")
     box.fill("List all panels with a width of at most 1.2 m")  # read whole by the rule fast path: no model
     box.press("Enter")
+    _answered(page, "List all panels with a width of at most 1.2 m")
     page.get_by_text(re.compile(r"^\d+ matching records")).first.wait_for()
     page.get_by_role("button", name=re.compile(r"Download all \d+ as CSV")).wait_for()
     _shot(page, "5-chat-structured")
