@@ -17,6 +17,7 @@ from core.citations import location
 from core.ingest.context import without_repeated_heading
 from core.llm.base import ChatLLM, Completion, LLMError, LLMMalformedJSON, TokenCallback
 from core.retrieval import RetrievedChunk
+from core.retrieval.evidence import unit_spans
 from core.safety.injection import neutralize
 from core.store.keyword import tokenize
 
@@ -98,7 +99,6 @@ FREE, QUOTE, QUOTE_OPTIONAL_FORM, CALC = "free", "quote", "quote_optional", "cal
 READER_FORMS = (FREE, QUOTE, QUOTE_OPTIONAL_FORM, CALC)
 
 _CITED = re.compile(r"\[\s*Source\s+\d+\s*\]", re.I)
-_UNIT = re.compile(r"\S[^\n]*?(?:[.!?](?=\s)|$)", re.MULTILINE)  # a sentence, or a line's end
 
 
 @dataclass
@@ -169,7 +169,7 @@ def select_passage(text: str, question: str, budget: int, count_tokens: TokenCou
     """The contiguous stretch of `text` within `budget` tokens that holds the most of the question's
     words, cut at sentence or line ends. Contiguous, because scattered lines of a PDF (a table row
     without its header, half a sentence) read to a small model as noise it declines to answer from."""
-    spans = [m.span() for m in _UNIT.finditer(text)]
+    spans = unit_spans(text)
     if not spans:
         return ""
     units = [text[a:b] for a, b in spans]

@@ -164,6 +164,7 @@ class HybridRetriever:
                 similarities = vectors.similarities(query_vector, missing)
             for chunk_id, similarity in similarities.items():
                 next(h for h in hits if h.chunk_id == chunk_id).vector_score = similarity
+        self._finish_sentences(hits)
         window = s.expand_window if expand is None else expand
         if window > 0:
             hits = self.expand(hits, window)
@@ -200,6 +201,15 @@ class HybridRetriever:
                     seen.add(record.chunk_id)
                     found.append(RetrievedChunk.from_record(record, hit.score * self.settings.rerank_neighbour_prior))
         return found
+
+    def _finish_sentences(self, hits: list[RetrievedChunk]) -> None:
+        """A hit cut inside a sentence gets that sentence's end from the next chunk, so the passage the
+        model reads (and the quote checked against it) holds the whole sentence."""
+        for hit in hits:
+            if evidence.ends_inside_a_sentence(hit.text):
+                following = self.kb.catalog.neighbours(hit.doc_id, hit.chunk_index + 1, hit.chunk_index + 1)
+                if following:
+                    hit.text += evidence.rest_of_sentence(hit.text, following[0].text)
 
     def expand(self, hits: list[RetrievedChunk], window: int) -> list[RetrievedChunk]:
         """Add +-window neighbours of each hit; one copy of each chunk; each document's chunks in

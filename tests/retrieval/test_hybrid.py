@@ -107,3 +107,21 @@ def test_a_spread_search_puts_each_document_s_best_hit_first(make_workspace, wri
     assert [h.filename for h in spread.hits] == ["q2.txt", "q3.txt"]
     assert [h.chunk_id for h in spread.candidates][2:] == [h.chunk_id for h in plain.candidates if h.chunk_id not in
                                                            {x.chunk_id for x in spread.hits}]
+
+
+def test_a_hit_cut_inside_a_sentence_reads_on_into_the_next_chunk(make_workspace, write_text):
+    """A hard-wrapped text (an e-mail, a PDF page) is chunked by its lines, so a chunk can stop at
+    "... at the end of year 25 the"; the hit handed to the answer finishes that sentence."""
+    ws = make_workspace(chunk_size_tokens=40, chunk_overlap_tokens=0)
+    lines = ["Helios warrants a linear power output for twenty five years on every module it sells",
+             "to a customer, and the output declines by a small share each year, so that at the end the",
+             "module still delivers at least 84.8 % of its nominal power after all those years.",
+             "Claims go to the installer first, who forwards them to the maker within sixty days."]
+    ws.ingestor.ingest_paths([write_text("warranty.txt", "\n".join(lines))])
+    chunks = [ws.kb.catalog.neighbours(doc.doc_id, 0, 9) for doc in ws.documents()][0]
+    assert chunks[0].text.endswith("at the end the")  # the chunker did cut the sentence
+
+    hit = ws.retriever.search("linear power output warranty", top_k=1).hits[0]
+
+    assert hit.chunk_index == 0
+    assert hit.text.endswith("at the end the\nmodule still delivers at least 84.8 % of its nominal power after all those years.")
