@@ -72,6 +72,7 @@ class KnowledgeBase:
         self.write_lock = threading.RLock()  # orders this process's writing threads
         self._exclusive_depth = 0
         self._chroma_generation: str | None = None  # what this process's Chroma client has seen
+        self._chroma_sync = threading.Lock()
         self._keyword_file: tuple[int, int] | None = None
         self.parameter_changes = self._parameter_changes()
         if self.parameter_changes and not settings.reindex_on_settings_change:
@@ -143,9 +144,10 @@ class KnowledgeBase:
         """Drop an embedded Chroma client that has not seen another process's writes (it keeps its
         graph in memory); it reopens on first use. Call only while holding the lock."""
         generation = self._generation()
-        if self._chroma_generation != generation:
-            self.vectors.close()
-            self._chroma_generation = generation
+        with self._chroma_sync:  # sub-queries search from threads: one of them closes, once
+            if self._chroma_generation != generation:
+                self.vectors.close()
+                self._chroma_generation = generation
 
     def _wait_reporter(self, on_wait: WaitCallback) -> Callable[[float], None]:
         def report(waited: float) -> None:

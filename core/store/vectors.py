@@ -11,6 +11,7 @@ searches `CatalogVectors`: the same vectors, exactly, from the catalog's embeddi
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Callable
 
@@ -55,6 +56,9 @@ class VectorStore(_Ranking):
             "max_neighbors": settings.hnsw_max_neighbors,
         }
         self._client = self._collection = None  # opened on first use, by the process allowed to
+        # Sub-queries search from threads: two threads opening (or one closing) the embedded client at
+        # once left Chroma's shared system half-stopped ("Could not connect to tenant default_tenant").
+        self._opening = threading.RLock()
 
     def _connect(self):
         import chromadb
@@ -70,15 +74,17 @@ class VectorStore(_Ranking):
 
     @property
     def client(self):
-        if self._client is None:
-            self._client = self._connect()
-        return self._client
+        with self._opening:
+            if self._client is None:
+                self._client = self._connect()
+            return self._client
 
     @property
     def collection(self):
-        if self._collection is None:
-            self._collection = self._open()
-        return self._collection
+        with self._opening:
+            if self._collection is None:
+                self._collection = self._open()
+            return self._collection
 
     def _open(self):
         return self.client.get_or_create_collection(
@@ -88,9 +94,10 @@ class VectorStore(_Ranking):
     def close(self) -> None:
         """Drop the client and its in-memory index: the next use opens anew and reads what other
         processes wrote since."""
-        if self._client is not None and not self.shared:
-            self._client.close()
-        self._client = self._collection = None
+        with self._opening:
+            if self._client is not None and not self.shared:
+                self._client.close()
+            self._client = self._collection = None
 
     def add(self, ids: list[str], vectors: np.ndarray, metadatas: list[dict]) -> None:
         batch = 1000  # under Chroma's max batch size

@@ -168,3 +168,26 @@ def test_summaries_can_be_given_to_a_document_indexed_before_they_existed(make_w
     assert ws.kb.document_summaries()[doc_id]["document_type"] == "Manual"
     assert ws.kb.section_summary_documents() == {doc_id}
     assert [(d, first, last) for d, first, last, _ in ws.kb.search_sections(vector, k=5)] == [(doc_id, 1, 2)]
+
+
+def test_searches_from_several_threads_open_the_vector_store_once(make_workspace, write_text):
+    """Sub-queries search in threads; two threads opening (or closing) the embedded Chroma client at
+    once half-stopped it ("Could not connect to tenant default_tenant") and a sub-query's search failed."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    ws = make_workspace()
+    ws.ingestor.ingest_paths([write_text(f"note{i}.txt", f"Note {i} says the pump runs {i} hours a day.") for i in range(4)])
+    opened = []
+    connect = ws.kb.vectors._connect
+    ws.kb.vectors._connect = lambda: opened.append(1) or connect()
+
+    def search(_):
+        return len(ws.retriever.search("how many hours does the pump run", top_k=3).hits)
+
+    for _ in range(3):  # each round starts as a fresh process does: no client, a generation not yet seen
+        ws.kb.vectors.close()
+        ws.kb._chroma_generation = None
+        opened.clear()
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            assert list(pool.map(search, range(6))) == [3] * 6
+        assert len(opened) == 1
