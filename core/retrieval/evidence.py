@@ -27,15 +27,10 @@ import numpy as np
 
 from core.store.keyword import tokenize
 
-# A sentence, or a line (a statement row) where lines do not end in a full stop. A line break before a
-# lower-case word is a PDF wrapping a sentence, not a new row: "... at the end of year 25 the\nmodule
-# still delivers at least 84.8 %" is one unit, so a passage never ends on "the".
-_UNIT = re.compile(r"\S(?:[^\n]|\n(?=[ \t]*[a-z]))*?(?:[.!?](?=\s)|(?=\n(?![ \t]*[a-z]))|\Z)")
-
-
-def unit_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of the text's sentences and lines, as `_UNIT` reads them."""
-    return [m.span() for m in _UNIT.finditer(text)]
+# A sentence, or a line (a statement row) where lines do not end in a full stop.
+_UNIT = re.compile(r"\S[^\n]*?(?:[.!?](?=\s)|$)", re.MULTILINE)
+_MAX_CONTINUATION_LINES = 3  # a sentence's end is read from the next chunk for at most this many lines
+_ROW = re.compile(r"\||^\s*[\w ()/.-]{1,40}:\s")  # "order_no: A-1001 | client: ...", "Width: 1134 mm"
 
 
 @dataclass
@@ -43,6 +38,19 @@ class Window:
     start: int  # character offsets in the chunk text
     end: int
     text: str
+
+
+def continues(line: str, following: str) -> bool:
+    """Whether `following` goes on with the sentence `line` is in: a PDF wraps prose at a line's end, so
+    "... at the end of year 25 the" / "module still delivers at least 84.8 %" is one sentence. Not a
+    table row or a "label: value" line, which start in lower case too."""
+    return (following.lstrip()[:1].islower() and not line.rstrip().endswith((".", "!", "?"))
+            and not _ROW.search(line) and not _ROW.search(following))
+
+
+def unit_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the text's sentences, and of its lines where lines do not end in a full stop."""
+    return [m.span() for m in _UNIT.finditer(text)]
 
 
 def ends_inside_a_sentence(text: str) -> bool:
@@ -64,11 +72,16 @@ def rest_of_sentence(text: str, following: str) -> str:
         if following.startswith(overlap):
             rest = following[len(overlap):]
             break
-    if not re.match(r"\s*[a-z]", rest):  # the next line starts a new sentence or row
-        return ""
-    rest = rest.lstrip()
-    spans = unit_spans(rest)
-    return "\n" + rest[: spans[0][1]] if spans else ""
+    taken, previous = [], lines[-1]
+    for line in rest.lstrip().split("\n")[:_MAX_CONTINUATION_LINES]:
+        if not continues(previous, line):  # a new sentence or row
+            break
+        end = re.search(r"[.!?](?=\s|$)", line)
+        taken.append(line[: end.end()] if end else line)
+        if end:
+            break
+        previous = line
+    return "".join("\n" + line for line in taken)
 
 
 def windows(text: str, size: int) -> list[Window]:

@@ -140,19 +140,3 @@ def test_an_operation_outside_the_list_is_read_as_none():
     assert parse_figures('{"figures": [], "operation": "integral"}') == ([], "none")
     assert parse_figures("not json") == ([], "none")
 
-
-def test_a_passage_does_not_end_inside_a_sentence_a_pdf_wrapped():
-    """A PDF breaks a sentence at the line's end; the figure the question asks for is often on the
-    line after the break ("... at the end of year 25 the" / "module still delivers at least 84.8 %")."""
-    page = "\n".join([
-        "Helios Energy also warrants a linear power output for 25 years. During the first year, each module",
-        "delivers at least 98 % of the nominal power printed on its label. From the second year on, the output",
-        "declines by no more than 0.55 % of the nominal power per year, so that at the end of year 25 the",
-        "module still delivers at least 84.8 % of its nominal power. Power is measured at standard test",
-        "conditions (STC), with a measurement tolerance of 3 %.",
-    ])
-    for budget in (60, 75):
-        selected = select_passage(page, "How much of its nominal power does a module still deliver after 25 years?", budget, count)
-        assert "at the end of year 25 the\nmodule still delivers at least 84.8 %" in selected
-        assert selected.endswith(".")  # whole sentences: not "... measured at standard test"
-        assert sum(count([selected])) <= budget

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.retrieval.evidence import (
-    combine, ends_inside_a_sentence, lexical_share, rest_of_sentence, score_windows, unit_spans, windows,
+    combine, ends_inside_a_sentence, lexical_share, rest_of_sentence, score_windows, windows,
 )
 
 ROWS = "\n".join(f"Row {i} | 2023: {i}00 | 2022: {i}50" for i in range(1, 8))
@@ -69,13 +69,6 @@ def test_without_an_embedder_windows_are_scored_by_their_terms_only():
     assert ranked[0].focus.text == "Row 5 | 2023: 500 | 2022: 550" and ranked[0].similarity == 0.0
 
 
-def test_a_sentence_wrapped_over_lines_is_one_unit_and_a_row_per_line_is_not():
-    wrapped = "The output declines by 0.55 % a year, so that at the end of year 25 the\nmodule delivers 84.8 %. Next."
-    assert [wrapped[a:b] for a, b in unit_spans(wrapped)] == [
-        "The output declines by 0.55 % a year, so that at the end of year 25 the\nmodule delivers 84.8 %.", "Next."]
-    assert len(unit_spans(ROWS)) == 7  # statement rows start with a capital or a digit: one unit each
-
-
 def test_a_chunk_cut_inside_a_sentence_is_finished_from_the_next_chunk_past_their_overlap():
     chunk = "Power output warranty: 25 years\nThe output declines by 0.55 % a year, so that at the end of year 25 the"
     following = ("The output declines by 0.55 % a year, so that at the end of year 25 the\n"
@@ -86,4 +79,6 @@ def test_a_chunk_cut_inside_a_sentence_is_finished_from_the_next_chunk_past_thei
 def test_a_chunk_that_ends_a_sentence_or_a_row_needs_nothing_from_the_next():
     assert rest_of_sentence("The warranty is 25 years.", "more text follows here.") == ""
     assert rest_of_sentence("Net sales 81,797 82,959", "Cost of sales 45,384 47,074") == ""
+    rows = "order_no: A-1 | client: Contoso\norder_no: A-2 | client: Northwind"  # rows start in lower case too
+    assert rest_of_sentence(rows.split("\n")[0], rows) == ""
     assert not ends_inside_a_sentence("Claims go to the installer.")
