@@ -155,8 +155,9 @@ def _comparisons(lowered: str, result: StructuredQuery) -> str:
 
 def _label_near(before: str | None, between: str | None, context: str) -> str | None:
     for word in (between, before, *context.split()[-11:]):
-        if word and word in ADJECTIVES:
-            return ADJECTIVES[word][0]
+        for form in (word, word[:-1] if word and word.endswith("s") else None):  # "weighs less than 20 kg"
+            if form and form in ADJECTIVES:
+                return ADJECTIVES[form][0]
     return None
 
 

@@ -12,7 +12,7 @@ from core.annotations.model import normalize_label, singular
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
-from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE
+from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, PROVENANCE
 
 
 @dataclass
@@ -460,7 +460,9 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
     cite = " ".join(f"[Source {n}]" for n in range(1, len(sources) + 1))
     where = " and ".join(query.files)
     shown = [r for r in query.rows[:max_rows]]
-    visible = [i for i, c in enumerate(query.columns) if c not in ("fact_id",)]
+    # A row's provenance (source_file, source_row, ...) is cited, not recited, unless it is all that was asked.
+    visible = ([i for i, c in enumerate(query.columns) if c not in PROVENANCE]
+               or [i for i, c in enumerate(query.columns) if c != "fact_id"])
     labels = [column_label(query.columns[i], tables) for i in visible]
     units = [column_unit(query.columns[i], tables) for i in visible]
     condition = where_text(query.sql, tables)
@@ -490,7 +492,7 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
         else:
             items = "; ".join(", ".join(f"{labels[n]}: {_value(r[i], units[n])}" for n, i in enumerate(visible))
                               for r in shown)
-            text = f"{count} rows (from {where}): {items}."
+            text = f"{count} row{'' if count == '1' else 's'} (from {where}): {items}."
         if more:
             text += f" Showing {len(shown)}; the full result is saved for export."
         text += f" {cite}"

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.annotations.model import normalize_label, singular
-from core.annotations.search import SYNONYMS
+from core.annotations.search import KIND_OF_LABEL, SYNONYMS
 from core.annotations.tables import TableInfo
 
 # Words that say nothing about which table: question words, and what every file of a kind is called.
@@ -74,14 +74,17 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
         selection.reasons.append("names the file: " + ", ".join(named))
     # a document's printed labels ("Invoice Date", "Total due") are its columns
     labels = table.values if table.kind == "fields" else table.printed.values()
-    column_words = {singular(w) for label in labels for w in words(label) if w not in _STOP}
+    # (not a one-letter word: the "m" of "width (m)" is named by any "1.1 m" in the question)
+    column_words = {singular(w) for label in labels for w in words(label) if w not in _STOP and len(w) > 1}
     columns = sorted(column_words & asked_singulars)
     if columns:
         selection.score += len(columns)
         selection.reasons.append("names columns: " + ", ".join(columns))
-    if measured and table.kind == "rows":
-        labels = {normalize_label(label) for label in table.printed.values()}
-        bounded = sorted(m for m in measured if labels & ({m} | SYNONYMS.get(m, set())))
+    bounded: list[str] = []
+    if measured and table.kind in ("rows", "fields", "measures"):  # a width column, or a datasheet's "Width: 1134 mm"
+        labels = {normalize_label(label) for label in (table.values if table.kind == "fields" else table.printed.values())}
+        bounded = sorted(m for m in measured if labels & ({m} | SYNONYMS.get(m, set()))
+                         and (table.kind == "rows" or m in KIND_OF_LABEL))  # a printed total is the record's
         if bounded:
             selection.score += 3 * len(bounded)
             selection.reasons.append("bounds the quantity in a column: " + ", ".join(bounded))
@@ -120,8 +123,10 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
     selection.file_words = set(named) | {singular(w) for w in named}
     if found:
         selection.reasons.append("names values: " + ", ".join(found[:5]))
-    if table.kind == "fields" and not (named and (columns or found)):
-        selection.score = 0.0  # a document's label lines answer only a question naming it and a label
+    if table.kind == "fields" and not (named and (columns or found)) and not bounded:
+        # A document's label lines answer a question naming it and a label, or bounding a quantity one
+        # of them prints ("which panel is narrower than 1.1 m" over datasheets: "Width: 1134 mm").
+        selection.score = 0.0
     return selection
 
 
@@ -225,4 +230,8 @@ def select_tables(question: str, tables: list[TableInfo], min_score: float, max_
         return [], ranked
     best = ranked[0].score
     selected = [s for s in ranked if s.score >= max(min_score, close * best)][:max_tables]
+    documents = [s for s in selected if s.table.kind == "fields"]
+    combined = next((s for s in ranked if s.table.kind == "measures"), None)
+    if len(documents) >= 2 and combined is not None:  # several documents' printed quantities: the one table of them all
+        selected = [combined, *(s for s in selected if s.table.kind not in ("fields", "measures"))]
     return selected, ranked

@@ -138,6 +138,8 @@ def schema_text(table: TableInfo, examples: list[tuple], example_columns: list[s
              for n, (c, t, note) in enumerate(declared, start=1)]
     if table.kind == "fields":
         lines.append("  -- one row per printed 'Label: value' line of the document: find a figure by its label")
+    elif table.kind == "measures":
+        lines.append("  -- one row per document: each quantity it prints, in metres, kilograms, watts or percent")
     body = "\n".join(lines)
     shown = [c for c in example_columns if c not in PROVENANCE]
     rows = "\n".join("\t".join(_cell(r[example_columns.index(c)]) for c in shown) for r in examples)
@@ -154,8 +156,8 @@ def _cell(value) -> str:
 
 
 def examples_of(executor: ReadOnlyExecutor, table: TableInfo, count: int) -> tuple[list[str], list[tuple]]:
-    """The first rows; a document's label lines are all shown (the labels are its schema)."""
-    limit = max(count, 40) if table.kind == "fields" else count
+    """The first rows; a document's label lines, and every document's measures, are all shown."""
+    limit = max(count, 40) if table.kind in ("fields", "measures") else count
     columns = [*table.columns]
     quoted = ", ".join(f'"{c}"' for c in columns)
     result = executor.run(f"SELECT {quoted} FROM {table.name} LIMIT {int(limit)}", [table.name])
@@ -291,14 +293,28 @@ def found_nothing(result: QueryResult) -> bool:
 _AGGREGATE = re.compile(r"\b(SUM|AVG|COUNT|TOTAL)\s*\(", re.I)
 
 
+_QUOTED_NAME = re.compile(r'"([^"]+)"')
+_ALIAS = re.compile(r'\bAS\s+"?(\w+)"?', re.I)
+
+
 def check_meaning(sql: str, tables: list[TableInfo]) -> None:
     """Refuse a query that runs but cannot mean anything: adding up a document's label lines (its
-    subtotal, tax, total and account number are different figures, not rows of one column)."""
+    subtotal, tax, total and account number are different figures, not rows of one column); naming a
+    column that does not exist in double quotes, which SQLite reads as that text ("width" > 1.1 is true
+    of the word "width")."""
     fields = [t.name for t in tables if t.kind == "fields"]
     if fields and any(re.search(rf"\b{name}\b", sql) for name in fields) and _AGGREGATE.search(sql):
         raise QueryRefused("Refused: a fields table holds different printed figures of one document; "
                            "do not add or count them, select the line whose label answers the question "
                            "(WHERE label LIKE ...)")
+    code = _LITERAL.sub("''", sql)  # a quote inside a text value is no name
+    known = {n.lower() for t in tables for n in (t.name, *t.columns, *PROVENANCE)}
+    known |= {a.lower() for a in _ALIAS.findall(code)}
+    unknown = [name for name in dict.fromkeys(_QUOTED_NAME.findall(code)) if name.lower() not in known]
+    if unknown:
+        columns = "; ".join(f"{t.name}: " + ", ".join(t.columns) for t in tables)
+        raise QueryRefused(f"Refused: no column is named {', '.join(unknown)} (a double-quoted unknown name is read "
+                           f"as text). The columns are {columns}. Write text values in single quotes")
 
 
 def clean_sql(sql: str) -> str:

@@ -30,6 +30,8 @@ from typing import Callable
 import pandas as pd
 
 from core.annotations.documents import PRINTED as RECORD_PRINTED, RECORD_TABLE, TOTAL_LINE
+from core.annotations.model import normalize_label
+from core.annotations.search import KIND_OF_LABEL, SYNONYMS
 from core.annotations.units import BASE_UNIT
 from core.store.facts import FactTables
 
@@ -40,7 +42,7 @@ FIELD_COLUMNS = ["label", "value", "number", "date"]
 NUMERIC_SHARE = 0.8
 CURRENCY_SIGNS = "$€£¥₹"
 ISO_DATE_NOTE = "as an ISO date (YYYY-MM-DD)"  # the label of a date column's ISO twin, which follows it
-BUILD_VERSION = "8"  # bump when the tables built from the same facts change shape: the file is rebuilt
+BUILD_VERSION = "10"  # bump when the tables built from the same facts change shape: the file is rebuilt
 
 
 @dataclass
@@ -51,7 +53,8 @@ class TableInfo:
     sheet: str | None
     kind: str  # "rows" (a table of records) | "fields" (a document's label: value lines) | "record" (an
     # invoice's or receipt's header as one row: issuer, number, date, total, currency, pages) | "records"
-    # (every document record of the knowledge base, one row each, with its file)
+    # (every document record of the knowledge base, one row each, with its file) | "measures" (one row per
+    # short document: the quantities its label lines print, in base units)
     columns: list[str]  # SQL column names, provenance excluded
     printed: dict[str, str] = field(default_factory=dict)  # SQL column -> the label as printed
     types: dict[str, str] = field(default_factory=dict)  # SQL column -> REAL | TEXT
@@ -165,6 +168,9 @@ class TableStore:
         items = _line_item_frame(sql_name("line items", taken), groups, cells, documents)
         if items is not None:
             tables.append(items)
+        measures = _all_measures_frame(sql_name("document measures", taken), groups, cells, documents)
+        if measures is not None:
+            tables.append(measures)
         tmp = self.path.with_suffix(".tmp")
         tmp.unlink(missing_ok=True)
         with sqlite3.connect(tmp) as out:
@@ -262,6 +268,58 @@ def _all_records_frame(name, members, cells, documents) -> tuple[TableInfo, pd.D
     info, frame = _rows_frame(name, "", ALL_RECORDS, None, members, with_file)
     frame["source_file"] = files
     info.kind = "records"
+    return info, frame
+
+
+ALL_MEASURES = "measurements printed in all documents"  # the file name the common measures table goes by
+
+
+def measure_of(label: str, kind: str) -> str | None:
+    """The quantity a printed label names ("Mass" -> weight, "Rated output (Pmax)" -> power), of the
+    quantities the rules know (search.KIND_OF_LABEL) and of the value's kind: its own name first, then
+    a synonym ("length" is also a synonym of height)."""
+    plain = normalize_label(label)
+    said = set(plain.split()) | {plain}
+    candidates = [m for m, k in KIND_OF_LABEL.items() if k == kind]
+    return (next((m for m in candidates if m in said), None)
+            or next((m for m in candidates if said & SYNONYMS.get(m, set())), None))
+
+
+def _all_measures_frame(name, groups, cells, documents) -> tuple[TableInfo, pd.DataFrame] | None:
+    """One row per short document with each quantity it prints as a label line, in its base unit
+    (width_m, weight_kg, power_w, efficiency_percent), so "which panel is narrower than 1.1 m" is one
+    filter over datasheets that print "Width: 1134 mm" and "Dimensions (L x W x H): 1.755 m x 1.038 m x
+    0.035 m". The first value of each quantity counts. Built for two or more such documents."""
+    rows, printed, units = [], {"file": "File"}, {}
+    for (kind, doc_id, _, _), members in groups.items():
+        if kind != "fields":
+            continue
+        row: dict = {}
+        for fact_id, _, _, page, sheet, row_index, _ in members:
+            for column, _, _, quantity, base, _, context in cells.get(fact_id, []):
+                measure = measure_of(column, quantity) if quantity in BASE_UNIT and base is not None and not context else None
+                if measure is None:
+                    continue
+                unit = BASE_UNIT[quantity]
+                key = sql_name(f"{measure} {'percent' if unit == '%' else unit}")
+                if key not in row:
+                    row[key] = base
+                    printed[key], units[key] = f"{measure.capitalize()} ({unit})", unit
+                    row.setdefault("fact_id", fact_id)
+                    row.setdefault("source_page", page)
+                    row.setdefault("source_sheet", sheet)
+                    row.setdefault("source_row", row_index)
+        if row:
+            filename = documents[doc_id][0]
+            rows.append({"file": filename, "source_file": filename, **row})
+    if len(rows) < 2:
+        return None
+    columns = ["file", *sorted(c for c in printed if c != "file")]
+    frame = pd.DataFrame(rows, columns=[*columns, *PROVENANCE])
+    info = TableInfo(name, "", ALL_MEASURES, None, "measures", columns, printed,
+                     {"file": "TEXT", **{c: "REAL" for c in columns[1:]}, "source_page": "INTEGER", "source_row": "INTEGER"},
+                     units, len(frame))
+    info.values = sorted(frame["file"])
     return info, frame
 
 

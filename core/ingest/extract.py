@@ -45,10 +45,17 @@ _AMOUNT_LINE = re.compile(
     r"gesamt|balance|due)\b[^\d$€£\n]{0,30}?)\s*(?P<value>[$€£]?\s*-?\d[\d.,' ]*\d\s*(?:[$€£]|[A-Z]{3})?)\s*$",
     re.I,
 )
+# "1722 x 1134 x 30 mm", "1.755 m x 1.038 m x 0.035 m": two or three lengths, the unit after the last
+# one or after each.
+_LENGTH_UNIT = r"(?:mm|cm|m|in)\b"
 _DIMENSIONS = re.compile(
-    r"(?P<a>\d+(?:[.,]\d+)?)\s*[x×]\s*(?P<b>\d+(?:[.,]\d+)?)(?:\s*[x×]\s*(?P<c>\d+(?:[.,]\d+)?))?\s*(?P<unit>mm|cm|m|in)\b",
+    rf"(?P<a>\d+(?:[.,]\d+)?)\s*(?:{_LENGTH_UNIT})?\s*[x×]\s*(?P<b>\d+(?:[.,]\d+)?)\s*(?:{_LENGTH_UNIT})?"
+    rf"(?:\s*[x×]\s*(?P<c>\d+(?:[.,]\d+)?))?\s*(?P<unit>{_LENGTH_UNIT})",
     re.I,
 )
+# The order a label gives its dimensions in: "Dimensions (L x W x H)", "Size (H×W×D)", "Maße (L x B x H)".
+_DIMENSION_ORDER = re.compile(r"\(\s*([a-z])\s*[x×]\s*([a-z])(?:\s*[x×]\s*([a-z]))?\s*\)", re.I)
+_DIMENSION_NAMES = {"l": "length", "w": "width", "b": "width", "h": "height", "d": "depth", "t": "thickness"}
 _DATE_FORMATS = ("%Y-%m-%d", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%d-%m-%Y", "%B %d, %Y", "%b %d, %Y",
                  "%d %B %Y", "%d %b %Y", "%Y/%m/%d", "%d/%m/%y", "%b %d %Y")
 _NOT_LABELS = {"http", "https", "note", "www"}
@@ -129,8 +136,23 @@ def _holds(chunk, fact: Fact) -> bool:
     return on_page and fact.values[0].text.split(" ")[0] in chunk.text
 
 
+# A two-column table headed like "Property | Value" lists one thing's fields, not records.
+_FIELD_HEADERS = ({"property", "parameter", "characteristic", "attribute", "feature", "specification", "field", "key"},
+                  {"value", "values", "specification", "spec", "data", "details"})
+
+
+def _lists_fields(table) -> bool:
+    if len(table.header) != 2:
+        return False
+    first, second = (normalize_label(h) for h in table.header)
+    return first in _FIELD_HEADERS[0] or second in _FIELD_HEADERS[1]
+
+
 def _row_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
     table = section.table
+    if _lists_fields(table):  # "Width | 1134 mm": the same fact as the line "Width: 1134 mm"
+        return [_field_fact(label, value, doc_id, filename, section, number)
+                for number, (label, value) in zip(table.row_numbers, table.rows) if label and value]
     title = " ".join(table.title_lines) or " | ".join(table.header)
     identifier = table_identifier(table.header, table.rows)
     facts = []
@@ -190,17 +212,31 @@ def _kv_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
         pair = _key_value(line, lines[line_number] if line_number < len(lines) else "")
         if pair is None:
             continue
-        label, value = pair
-        values = [typed_value(label, value)]
-        dimensions = _DIMENSIONS.search(value)
-        if dimensions:
-            unit = dimensions.group("unit")
-            names = ("length", "width", "depth") if dimensions.group("c") else ("length", "width")
-            parts = [dimensions.group(k) for k in ("a", "b", "c") if dimensions.group(k)]
-            values += [typed_value(f"{name} ({unit})", part.replace(",", ".")) for name, part in zip(names, parts)]
-        facts.append(Fact(doc_id, filename, KV, values, page=section.page, sheet=section.sheet,
-                          row_index=line_number))
+        facts.append(_field_fact(*pair, doc_id, filename, section, line_number))
     return facts
+
+
+def _field_fact(label: str, value: str, doc_id: str, filename: str, section: Section, row_index: int) -> Fact:
+    """A printed field; "Dimensions (L x W x H): 1.755 m x 1.038 m x 0.035 m" also gives each length."""
+    values = [typed_value(label, value)]
+    dimensions = _DIMENSIONS.search(value)
+    if dimensions:
+        unit = dimensions.group("unit")
+        parts = [dimensions.group(k) for k in ("a", "b", "c") if dimensions.group(k)]
+        values += [typed_value(f"{name} ({unit})", part.replace(",", "."))
+                   for name, part in zip(dimension_names(label, len(parts)), parts)]
+    return Fact(doc_id, filename, KV, values, page=section.page, sheet=section.sheet, row_index=row_index)
+
+
+def dimension_names(label: str, count: int) -> tuple[str, ...]:
+    """What each of `count` dimensions is: in the order the label's letters give ("(L x W x H)"),
+    else length, width, depth."""
+    order = _DIMENSION_ORDER.search(label)
+    if order:
+        names = tuple(_DIMENSION_NAMES.get(letter.lower()) for letter in order.groups() if letter)
+        if len(names) == count and all(names):
+            return names
+    return ("length", "width", "depth")[:count]
 
 
 def _key_value(line: str, next_line: str) -> tuple[str, str] | None:
@@ -214,7 +250,8 @@ def _key_value(line: str, next_line: str) -> tuple[str, str] | None:
         if not label_only or not value or len(value) > 60 or _KV_LINE.match(next_line):
             return None
         label = label_only.group("label").strip()
-    if not label or label.lower().split()[0] in _NOT_LABELS or len(label.split()) > 6:
+    # A long "label" is a sentence with a colon in it; a parenthesis ("(L x W x H)") only qualifies one.
+    if not label or label.lower().split()[0] in _NOT_LABELS or len(re.sub(r"\(.*?\)", "", label).split()) > 6:
         return None
     return label, value
 

@@ -317,3 +317,10 @@ def test_line_items_of_every_invoice_are_one_table_with_provenance(tmp_path, emb
     exported = data.decode("utf-8-sig")
     assert count == 2 and "northwind.pdf" in exported and "fabrikam.pdf" in exported  # each line item's own file
     ws.close()
+
+
+def test_rows_the_model_selected_whole_are_told_without_their_provenance_columns(ws):
+    ws.llm.script = [sql("SELECT * FROM orders WHERE order_id IN ('O1', 'O2')")]
+    response = ws.ask("Show me the orders O1 and O2 with all their columns")
+    assert response.answer.startswith("2 rows (from orders.csv): order_id: O1, date: 2024-02-10")
+    assert "source_row" not in response.answer and "source_file" not in response.answer  # cited, not recited

@@ -150,3 +150,17 @@ def test_receipt_item_lines_with_count_times_unit_price_are_rows_and_the_amount_
         {"Description": "Drill bits HSS 8mm", "Qty": "3", "Unit price": "4,20", "Amount": "12,60"},
         {"Description": "Cordless drill 18V", "Qty": "1", "Unit price": "89,00", "Amount": "89,00"},
         {"Description": "Delivery", "Amount": "6,50"}]
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("Dimensions: 1722 x 1134 x 30 mm", {"length": 1.722, "width": 1.134, "depth": 0.03}),
+    ("Module dimensions (L x W x H): 1.755 m x 1.038 m x 0.035 m", {"length": 1.755, "width": 1.038, "height": 0.035}),
+    ("Size (H x W x D): 60 x 40 x 20 cm", {"height": 0.6, "width": 0.4, "depth": 0.2}),
+])
+def test_each_printed_dimension_is_a_length_named_in_the_order_the_label_gives(line, expected):
+    from core.ingest.document import LoadedDocument, Section
+    from core.ingest.extract import extract_facts
+
+    facts = extract_facts(LoadedDocument("sheet.pdf", "pdf", [Section(line, page=1)], page_count=1), "d")
+    lengths = {v.column.split(" (")[0]: round(v.base, 3) for f in facts for v in f.values[1:]}
+    assert lengths == expected

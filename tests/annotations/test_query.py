@@ -13,6 +13,7 @@ def conditions(question, known=()):
     ("Which panels are no wider than 1.2 m?", ("width", "<=", 1.2, "m")),
     ("panels wider than 1100 mm", ("width", ">", 1100.0, "mm")),
     ("modules that weigh less than 20 kg", ("weight", "<", 20.0, "kg")),
+    ("Which panel weighs less than 20 kg?", ("weight", "<", 20.0, "kg")),  # the verb's -s form
     ("receipts under 50 GBP", ("total", "<", 50.0, "gbp")),
     ("panels with at least 400 W of power", ("power", ">=", 400.0, "w")),
 ])

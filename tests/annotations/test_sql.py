@@ -138,3 +138,13 @@ def test_a_judged_filter_on_a_column_that_is_not_text_is_refused():
     with pytest.raises(QueryRefused, match="no text column"):
         judge_values("SELECT 1 FROM items WHERE amount IN KEPT", {"column": "amount", "keep": "big"}, "items",
                      [ITEMS], ScriptedLLM([]), None, None)
+
+
+def test_a_double_quoted_name_that_is_no_column_is_refused_not_read_as_text():
+    """SQLite reads an unknown "name" as the text 'name': "width" > 1.1 is true of the word, so the
+    query runs and answers nonsense; refused with the real columns, so the retry can use them."""
+    from core.annotations.sql import check_meaning
+    with pytest.raises(QueryRefused, match=r'no column is named width.*races: athlete, nation, time_s'):
+        check_meaning('SELECT DISTINCT "width" FROM races WHERE "width" > 1.1', [TABLE])
+    check_meaning('SELECT "athlete" AS "who" FROM "races" WHERE "time_s" > 1 AND athlete = \'Paul "the" Kip\' '
+                  'ORDER BY "who", "source_row"', [TABLE])  # columns, an alias, a quote inside a value

@@ -63,3 +63,24 @@ def test_a_markdown_table_is_a_typed_table_like_a_csv(tmp_path, embedder, write_
     with sqlite3.connect(ws.pipeline.tables.path) as conn:
         assert conn.execute(f"SELECT model FROM {table.name} WHERE width_mm < 1100").fetchall() == [("HX-450",)]
     ws.close()
+
+
+def test_datasheets_that_print_a_width_differently_are_one_table_in_metres(tmp_path, embedder, write_text):
+    """Two makers, two ways to print a width: a "Property | Value" table in millimetres, and one line of
+    three dimensions in metres whose order the label gives. Each document is one row of the quantities it
+    prints, in base units, and a question bounding a width selects that table, not one of the sheets."""
+    first = "# Solara S-400\n\n| Property | Value |\n|---|---|\n| Width | 1134 mm |\n| Mass | 21.5 kg |\n"
+    second = "Brightwave B-380 datasheet\n\nRated output (Pmax): 380 Wp\nModule dimensions (L x W x H): 1.755 m x 1.038 m x 0.035 m\n"
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([write_text("solara.md", first), write_text("brightwave.txt", second)])
+    tables = {t.name: t for t in ws.pipeline.tables.tables()}
+    assert tables["solara_fields"].kind == "fields"  # the two-column table lists the sheet's fields, not records
+    measures = tables["document_measures"]
+    assert measures.units["width_m"] == "m" and measures.printed["weight_kg"] == "Weight (kg)"
+    with sqlite3.connect(ws.pipeline.tables.path) as conn:
+        rows = conn.execute(f"SELECT file, ROUND(width_m, 3), ROUND(height_m, 3), weight_kg, power_w "
+                            f"FROM {measures.name} ORDER BY file").fetchall()
+    assert rows == [("brightwave.txt", 1.038, 0.035, None, 380.0), ("solara.md", 1.134, None, 21.5, None)]
+    route = ws.tables_named("Which panel is narrower than 1.1 m?")
+    assert [s.table.name for s in route.selections] == ["document_measures"]
+    ws.close()
