@@ -95,9 +95,10 @@ def leading_number(text: str) -> float | None:
 class TableStore:
     """The typed tables of a knowledge base, kept in `path` and rebuilt from the catalog's facts."""
 
-    def __init__(self, connect: Callable[[], sqlite3.Connection], path: Path,
+    def __init__(self, indexed_documents: Callable[[], list], facts: FactTables, path: Path,
                  generation: Callable[[], str], max_table_pages: int) -> None:
-        self._connect = connect
+        self._indexed_documents = indexed_documents  # the catalog's records of the searchable documents
+        self._facts = facts
         self.path = Path(path)
         self._generation = generation
         self.max_table_pages = max_table_pages
@@ -128,10 +129,8 @@ class TableStore:
         return [TableInfo(**info) for info in json.loads(meta["tables"])]
 
     def _build(self, stamp: str) -> list[TableInfo]:
-        conn = self._connect()
-        documents = {r[0]: (r[1], r[2]) for r in conn.execute(
-            "SELECT doc_id, filename, pages FROM documents WHERE status='indexed'")}
-        stored = FactTables(self._connect)
+        documents = {r.doc_id: (r.filename, r.pages) for r in self._indexed_documents()}
+        stored = self._facts
         facts = stored.all_facts()
         cells: dict[str, list[tuple]] = defaultdict(list)
         for fact_id, column, text, number, kind, base, date, context in stored.all_values():
