@@ -12,6 +12,7 @@ from difflib import SequenceMatcher
 from core.agents import calculate
 from core.agents.confidence import assess_confidence, doubts, lower
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
+from core.citations import SOURCE_MARKER as _CITATION, cited_numbers
 from core.config import Settings
 from core.safety import find_injection
 from core.store.keyword import tokenize
@@ -21,7 +22,6 @@ NO_INFO_PHRASES = ("do not contain", "does not contain", "no information", "cann
 TOO_SHORT_FALLBACK = "I couldn't generate a proper answer. Could you rephrase your question?"
 LLM_ERROR_FALLBACK = "I couldn't get an answer from the language model ({error}). Please try again."
 
-_CITATION = re.compile(r"\[\s*Source\s+(\d+)\s*\]", re.I)
 _NUMBER = re.compile(r"(?<![\w.-])[-−]?\$?\d[\d,]*(?:\.\d+)?%?")
 # Names worth checking: identifiers with digits or dashes ("HX-450", "10-Q"), acronyms ("ACME"),
 # and capitalised words that do not start a sentence ("... paid to Globex").
@@ -66,10 +66,6 @@ class Validation:
 def is_no_information(answer: str) -> bool:
     lowered = answer.lower()
     return any(phrase in lowered for phrase in NO_INFO_PHRASES)
-
-
-def cited_numbers(answer: str) -> list[int]:
-    return sorted({int(n) for n in _CITATION.findall(answer)})
 
 
 def _normalize_number(raw: str) -> str:
