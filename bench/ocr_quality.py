@@ -40,7 +40,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import RESULTS, ROOT, fmt, p50_p95, table  # noqa: E402
-from core.ingest.extract import extract_facts, parse_date  # noqa: E402
+from core.annotations.documents import first_date as parse_date  # noqa: E402
+from core.ingest.extract import extract_facts  # noqa: E402
 from core.annotations.model import KV  # noqa: E402
 from core.config import load_settings  # noqa: E402
 from core.ingest.document import IngestError, LoadedDocument, Section  # noqa: E402

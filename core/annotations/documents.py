@@ -96,11 +96,14 @@ _MONTHS = {  # English, French, Dutch, German, Polish, Spanish, Italian, Malay: 
 }
 _MONTH = {name: number for number, names in _MONTHS.items() for name in names.split()}
 _MONTH_WORD = "|".join(sorted(map(re.escape, _MONTH), key=len, reverse=True))
+# Years 1000-2099: tables of history ("Took office: November 7, 1816") are read as dates, an OCR slip
+# ("10/02/2317") is not. A numeric date keeps one separator: "7.5/10" is a rating.
+_YEAR = r"(?:1\d|20)\d{2}"
 _DATE_PATTERNS = [
-    ("ymd", re.compile(r"\b(?P<y>(?:19|20)\d{2})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b")),
-    ("num", re.compile(r"\b(?P<a>\d{1,2})[-/.](?P<b>\d{1,2})[-/.](?P<y>(?:19|20)?\d{2})\b(?![-/.]\d)")),
-    ("dmy", re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er)?\.?\s*(?P<m>{_MONTH_WORD})\.?\s*,?\s*(?P<y>(?:19|20)\d{{2}})\b", re.I)),
-    ("mdy", re.compile(rf"\b(?P<m>{_MONTH_WORD})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(?P<y>(?:19|20)\d{{2}})\b", re.I)),
+    ("ymd", re.compile(rf"\b(?P<y>{_YEAR})(?P<s>[-/.])(?P<m>\d{{1,2}})(?P=s)(?P<d>\d{{1,2}})\b")),
+    ("num", re.compile(r"\b(?P<a>\d{1,2})(?P<s>[-/.])(?P<b>\d{1,2})(?P=s)(?P<y>(?:1\d|20)?\d{2})\b(?![-/.]\d)")),
+    ("dmy", re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er)?\.?\s*(?P<m>{_MONTH_WORD})\.?\s*,?\s*(?P<y>{_YEAR})\b", re.I)),
+    ("mdy", re.compile(rf"\b(?P<m>{_MONTH_WORD})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(?P<y>{_YEAR})\b", re.I)),
 ]
 
 
@@ -154,6 +157,18 @@ def resolve(found: Found, first_is_day: bool) -> str | None:
         return found.iso
     a, b, year = found.numeric
     return _iso(year, b, a) if first_is_day else _iso(year, a, b)
+
+
+def first_date(text: str) -> str | None:
+    """The first date in `text` as ISO ("18 January 2024", "2024-01-18 (Thu)", "Sept. 30, 2023",
+    "03/20/2023"): a numeric date is read day first unless its own parts say otherwise. The one date
+    reader of a cell, a cover and a question; a document's records decide the order per document
+    (day_first over all its dates)."""
+    for found in find_dates(text):
+        iso = resolve(found, day_first(found.printed))
+        if iso:
+            return iso
+    return None
 
 
 _AMOUNT = re.compile(r"(?<![\w.,])-?(?:[$€£¥₹]\s?)?\d{1,3}(?:[.,' ]\d{3})*(?:[.,]\d{2})(?![\d])|(?<![\w.,])-?\d+[.,]\d{2}(?![\d])")

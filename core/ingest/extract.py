@@ -8,12 +8,11 @@
 """
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import re
 from pathlib import Path
 
-from core.annotations.documents import read_document, record_facts, total_label
+from core.annotations.documents import first_date, read_document, record_facts, total_label
 from core.annotations.model import KV, ROW, Fact, FactValue, normalize_label
 from core.annotations.records import attach_page_context, record_name, table_identifier
 from core.annotations.units import parse_quantity, unit_of_label
@@ -49,26 +48,7 @@ _DIMENSIONS = re.compile(
     r"(?P<a>\d+(?:[.,]\d+)?)\s*[x×]\s*(?P<b>\d+(?:[.,]\d+)?)(?:\s*[x×]\s*(?P<c>\d+(?:[.,]\d+)?))?\s*(?P<unit>mm|cm|m|in)\b",
     re.I,
 )
-_DATE_FORMATS = ("%Y-%m-%d", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%d-%m-%Y", "%B %d, %Y", "%b %d, %Y",
-                 "%d %B %Y", "%d %b %Y", "%Y/%m/%d", "%d/%m/%y", "%b %d %Y")
 _NOT_LABELS = {"http", "https", "note", "www"}
-
-
-_DATE_IN_TEXT = re.compile(
-    r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{1,2} [A-Za-z]{3,9}\s*,?\s*\d{4}|[A-Za-z]{3,9} \d{1,2}\s*,?\s*\d{4})\b"
-)
-
-
-def parse_date(text: str) -> str | None:
-    """The first date in `text` as ISO ("18 January 2024", "2024-01-18 (Thu)", "03/01/2024")."""
-    for match in _DATE_IN_TEXT.finditer(text):
-        cleaned = " ".join(match.group(0).replace(",", " ").split())
-        for fmt in _DATE_FORMATS:
-            try:
-                return dt.datetime.strptime(cleaned, fmt.replace(",", "")).date().isoformat()
-            except ValueError:
-                continue
-    return None
 
 
 def typed_value(column: str, text: str) -> FactValue:
@@ -78,7 +58,7 @@ def typed_value(column: str, text: str) -> FactValue:
     if quantity is not None:
         value.number, value.unit, value.kind, value.base = quantity.number, quantity.unit, quantity.kind, quantity.base
     else:
-        value.date = parse_date(text)
+        value.date = first_date(text)
     return value
 
 
