@@ -209,8 +209,11 @@ _TOTAL_FINAL = (r"grand\s*total|total\s*(?:amount\s*)?due|amount\s*due|balance\s
 _TOTAL_PLAIN = r"total|totaal|totale|totaal\s*bedrag|summe|gesamt|razem|total\s*\(?rm\)?|total\s*amt"
 _SUBTOTAL_WORDS = r"sub-?\s?total|subtotaal|zwischensumme|sous-total"
 _SUBTOTAL = _label(_SUBTOTAL_WORDS)
-# A line that totals others ("Exclusief BTW € 593,36 Subtotaal", "Factuur totaal EUR"): no line item.
-TOTAL_LINE = re.compile(rf"\b(?:{_TOTAL_PLAIN}|{_SUBTOTAL_WORDS})\b", re.I)
+# A total or subtotal named anywhere in a line ("Exclusief BTW € 593,36 Subtotaal", "Factuur totaal EUR").
+_TOTAL_WORD = re.compile(rf"\b(?:{_TOTAL_PLAIN}|{_SUBTOTAL_WORDS})\b", re.I)
+# A table row's first cell that sums the rows above it: a total, a subtotal or a charge ("GST", "AMOUNT PAID").
+SUMMARY_LABEL = re.compile(r"^(?:sub-?\s?total|total|grand total|vat|tax|gst|btw|tva|mwst|discount|shipping|"
+                           r"balance|amount|paid|totaal|razem|summe|gesamt)\b", re.I)
 # Words that make a plain total the final one: "TOTAL AMT PAYABLE", "Total incl. GST", "TOTAL ROUNDED"
 _FINAL_WORDS = re.compile(r"\b(?:payable|due|rounded|grand|nett?|incl\w*|inclusive|ttc|to\s+pay)\b", re.I)
 _NOT_TOTAL = re.compile(r"\b(?:sub|subtotal|sub-total|subtotaal|excl\w*|exclusief|ohne|ht|hors|netto|qty|quantity|"
@@ -345,9 +348,13 @@ def _best(candidates: list[Candidate], name: str) -> Candidate | None:
     return min(candidates, key=lambda c: (c.rank, c.order))
 
 
-def total_label(text: str) -> bool:
-    """Whether a cell starts with a total or subtotal label of any language read here."""
-    return any(p.match(_unsplit(text)) for p in (_TOTAL_FINAL_RE, _TOTAL_PLAIN_RE, _SUBTOTAL))
+def is_total_line(text: str) -> bool:
+    """Whether a line sums others rather than being an item: it starts with a summary label or with a
+    total or subtotal label of any language read here ("AMOUNT PAID", "Gesamtbetrag EUR"), or names a
+    total or subtotal further on. The one check of the item lines read at ingest and of the line-item
+    table's rows."""
+    return bool(SUMMARY_LABEL.match(text) or _TOTAL_WORD.search(text)
+                or any(p.match(_unsplit(text)) for p in (_TOTAL_FINAL_RE, _TOTAL_PLAIN_RE, _SUBTOTAL)))
 
 
 def _subtotal_plus_charge(subtotal: Candidate, lines: list[Line]) -> Candidate | None:

@@ -29,7 +29,7 @@ from typing import Callable
 
 import pandas as pd
 
-from core.annotations.documents import PRINTED as RECORD_PRINTED, RECORD_TABLE, TOTAL_LINE
+from core.annotations.documents import PRINTED as RECORD_PRINTED, RECORD_TABLE, is_total_line
 from core.annotations.units import BASE_UNIT
 from core.store.facts import FactTables
 
@@ -309,7 +309,7 @@ def _line_item_frame(name, groups, cells, documents) -> tuple[TableInfo, pd.Data
         filename = documents[doc_id][0]
         for m in group:
             described = [c[1] for c in cells.get(m[0], []) if common.get(c[0]) == "Description" and not c[6]]
-            if not described or TOTAL_LINE.search(" ".join(map(str, described))):
+            if not described or is_total_line(" ".join(map(str, described))):
                 continue  # a subtotal or total line of the table is no item
             head = [("File", filename, None, None, None, None, 0)]
             if issuers[doc_id]:

@@ -12,7 +12,7 @@ import logging
 import re
 from pathlib import Path
 
-from core.annotations.documents import first_date, read_document, record_facts, total_label
+from core.annotations.documents import SUMMARY_LABEL, first_date, is_total_line, read_document, record_facts
 from core.annotations.model import KV, ROW, Fact, FactValue, normalize_label
 from core.annotations.records import attach_page_context, record_name, table_identifier
 from core.annotations.units import parse_quantity, unit_of_label
@@ -128,22 +128,13 @@ def _row_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
     return facts
 
 
-_SUMMARY_LABEL = re.compile(r"^(?:sub-?\s?total|total|grand total|vat|tax|gst|btw|tva|mwst|discount|shipping|"
-                            r"balance|amount|paid|totaal|razem|summe|gesamt)\b", re.I)
-
-
-def is_total_label(text: str) -> bool:
-    """A line that sums the items ("AMOUNT PAID", "Gesamtbetrag EUR"), in either vocabulary: this one's
-    or the one document records read totals by."""
-    return bool(_SUMMARY_LABEL.match(text)) or total_label(text)
-
 
 def _summary_line(row: list[str]) -> tuple[str, str] | None:
     """(label, figure) of a table row that sums the line items above it: a total-like first cell,
     one figure at the end, nothing in between."""
     cells = [c.strip() if c else "" for c in row]
     filled = [c for c in cells if c]
-    if len(filled) != 2 or not cells[0] or not _SUMMARY_LABEL.match(cells[0]):
+    if len(filled) != 2 or not cells[0] or not SUMMARY_LABEL.match(cells[0]):
         return None
     return cells[0], filled[-1]
 
@@ -217,7 +208,7 @@ def _item_line_facts(section: Section, doc_id: str, filename: str) -> list[Fact]
     found = []
     for line_number, line in enumerate(section.text.split("\n"), start=1):
         match = _ITEM_LINE.match(line)
-        if not match or is_total_label(match.group("desc")) or _KV_LINE.match(line):
+        if not match or is_total_line(match.group("desc")) or _KV_LINE.match(line):
             continue
         figures = _MONEY_FIGURE.findall(match.group("figures"))
         cells = [("Description", match.group("desc").strip())]

@@ -1,6 +1,6 @@
 """Document records: an invoice's or receipt's header read from its layout, each value found in its text."""
-from core.annotations.documents import (Line, Cell, amounts, day_first, find_dates, first_date, lines_from_text,
-                                        lines_from_words, read_record, record_facts)
+from core.annotations.documents import (Line, Cell, amounts, day_first, find_dates, first_date, is_total_line,
+                                        lines_from_text, lines_from_words, read_record, record_facts)
 from core.ingest.extract import may_be_record
 
 
@@ -93,3 +93,11 @@ def test_a_filing_that_prints_totals_and_dates_is_no_record():
     release = LoadedDocument("acme_2023_8K.pdf", "pdf", [Section("ACME Corp Form 8-K\nDate: 2023-05-05\nTotal revenue  $ 22,322.00\n", page=1)], 1)
     receipt = LoadedDocument("scan.jpg", "jpg", [Section("QuickFit Tyres\nDate: 2024-01-18\nTOTAL  $ 412.00\n", page=1)], 1)
     assert not may_be_record(release) and may_be_record(receipt)
+
+
+def test_one_check_says_a_line_sums_others_for_the_item_lines_and_the_line_item_table():
+    for line in ("Total $ 279.84", "Gesamtbetrag EUR", "GST (6%)", "AMOUNT PAID", "Sub-total", "TOTAL ROUNDED",
+                 "Exclusief BTW € 593,36 Subtotaal", "Prijzen zijn inclusief BTW Factuur totaal EUR"):
+        assert is_total_line(line), line
+    for line in ("Totally Fresh Juice 1L", "Solar panel HX-400", "Mounting rail 2 m"):
+        assert not is_total_line(line), line
