@@ -98,6 +98,7 @@ from bench._common import ROOT, RESULTS, fmt, machine, p50_p95, peak_rss_mb, per
 from bench.financebench import (  # noqa: E402
     SHARED, evidence_pages, load_questions, on_evidence_page, part_of_questions, spread_over_types,
 )
+from core.citations import cited_numbers  # noqa: E402
 from core.evaluate.scoring import gold_figures, numbers, score_answer  # noqa: E402
 
 AGENTS = ("Planner", "Retriever", "Reasoner", "Validator", "Responder")
@@ -155,13 +156,6 @@ def classify_miss(q: dict, score: dict, result: dict) -> str:
     if needs_arithmetic(q):
         return "needs arithmetic"
     return "retrieved but misread"
-
-
-_CITE = re.compile(r"\[\s*Source\s+(\d+)\s*\]", re.I)
-
-
-def cited_numbers(answer: str) -> set[int]:
-    return {int(n) for n in _CITE.findall(answer)}
 
 
 # --- the two systems ------------------------------------------------------------------------------

@@ -37,9 +37,9 @@ def name_of(filename: str) -> str:
 
 
 def date_matches(expected: str, answer: str) -> bool:
-    from core.ingest.extract import parse_date
+    from core.annotations.documents import first_date
 
-    return expected in answer or any(parse_date(m) == expected for m in _DATE_LIKE.findall(answer))
+    return expected in answer or any(first_date(m) == expected for m in _DATE_LIKE.findall(answer))
 
 
 def main(argv=None) -> int:

@@ -40,7 +40,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import RESULTS, ROOT, fmt, p50_p95, table  # noqa: E402
-from core.ingest.extract import extract_facts, parse_date  # noqa: E402
+from core.annotations.documents import first_date  # noqa: E402
+from core.ingest.extract import extract_facts  # noqa: E402
 from core.annotations.model import KV  # noqa: E402
 from core.config import load_settings  # noqa: E402
 from core.ingest.document import IngestError, LoadedDocument, Section  # noqa: E402
@@ -72,7 +73,7 @@ def similar(a: str, b: str) -> float:
 def iso_dates(text: str) -> list[str]:
     """Every date in `text` read day-first (the receipts are Malaysian), with 2- or 4-digit years,
     or written with a month name ("05 MAR 2018")."""
-    found = [parse_date(text)] if _MONTH_NAME.search(text) and parse_date(text) else []
+    found = [first_date(text)] if _MONTH_NAME.search(text) and first_date(text) else []
     for match in _DATE_TOKEN.finditer(text):
         cleaned = "/".join(match.groups())
         for fmt_ in _DAY_FIRST:

@@ -8,7 +8,7 @@ Section 1, per size (each size runs in its own subprocess, so peak RSS is per si
   - synthetic chunks: ~120-word texts drawn from a vocabulary of --vocab pseudo-words with a
     Zipf-like distribution (numpy, fixed seed), 100 chunks per synthetic document; vectors are
     random unit vectors (float32, dim 384). The embedding model is never run.
-  - they are written through the application's own KnowledgeBase.add_document (catalog + embedded
+  - they are written through a Workspace's KnowledgeBase.add_document (catalog + embedded
     Chroma in a temp data dir), then the BM25 index is built from the catalog and saved, as after
     an ingest batch. Reported: time of each part, on-disk size, peak RSS.
   - queries: keyword queries of 3-6 words drawn from the same Zipf distribution; vector queries are
@@ -86,7 +86,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def make_vocab(rng: np.random.Generator, size: int) -> list[str]:
     """Pseudo-words the tokenizer keeps as they are: lowercase letters, not stopwords, no plural 's'."""
-    from core.store.keyword import tokenize
+    from core.indexes import tokenize
 
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
     words: list[str] = []
@@ -169,12 +169,11 @@ def timed_ms(fn, *args, **kwargs):
 
 def run_size(n: int, args: argparse.Namespace) -> dict:
     from core.config import load_settings
+    from core.indexes import KeywordIndex, embedded_document, tokenize
     from core.ingest.chunking import Chunk
     from core.retrieval.fusion import reciprocal_rank_fusion, semantic_weight
-    from core.retrieval.hybrid import BM25, VECTOR, HybridRetriever
-    from core.store.catalog import DocumentRecord, now
-    from core.store.keyword import KeywordIndex, tokenize
-    from core.store.knowledge_base import KnowledgeBase
+    from core.retrieval.hybrid import BM25, VECTOR
+    from core.workspace import Workspace
 
     out: dict = {"chunks": n}
     rng = np.random.default_rng(args.seed)
@@ -193,7 +192,8 @@ def run_size(n: int, args: argparse.Namespace) -> dict:
     out["hnsw"] = {"ef_search": settings.hnsw_ef_search, "ef_construction": settings.hnsw_ef_construction,
                    "max_neighbors": settings.hnsw_max_neighbors, "space": "cosine"}
     embedder = StubEmbedder()
-    kb = KnowledgeBase(settings, embedder)
+    ws = Workspace(settings, embedder)  # the language model is loaded on first use: never, here
+    kb = ws.kb
     catalog_clock = Stopwatch(kb.catalog, "begin_document")
     chroma_clock = Stopwatch(kb.vectors, "add")
     n_docs = (n + CHUNKS_PER_DOC - 1) // CHUNKS_PER_DOC
@@ -208,11 +208,7 @@ def run_size(n: int, args: argparse.Namespace) -> dict:
                 Chunk(doc_id, i - lo, texts[i], word_counts[i], page_start=(i - lo) // 4 + 1, page_end=(i - lo) // 4 + 1)
                 for i in range(lo, hi)
             ]
-            record = DocumentRecord(
-                doc_id=doc_id, filename=f"synthetic-{d:07d}.pdf", title=f"synthetic {d}", content_hash=doc_id,
-                kind="pdf", size_bytes=0, pages=(hi - lo + 3) // 4, category=None, status="indexing",
-                error=None, warnings=None, n_chunks=hi - lo, stored_path=None, created_at=now(), updated_at=now(),
-            )
+            record = embedded_document(doc_id, f"synthetic-{d:07d}.pdf", pages=(hi - lo + 3) // 4, n_chunks=hi - lo)
             kb.add_document(record, chunks, texts[lo:hi], vectors[lo:hi])
             if (d + 1) % max(1, n_docs // 10) == 0:
                 print(f"[{n}]   {hi} chunks, {time.perf_counter() - started:.0f}s", file=sys.stderr, flush=True)
@@ -256,7 +252,7 @@ def run_size(n: int, args: argparse.Namespace) -> dict:
     queries = [" ".join(vocab[i] for i in qrng.choice(len(vocab), size=int(m), p=probs)) for m in lengths]
     qvectors = unit_vectors(qrng, n_q + warm)
     filter_docs = qrng.integers(0, n_docs, size=n_q + warm)
-    retriever = HybridRetriever(kb, settings)
+    retriever = ws.retriever
 
     samples: dict[str, list[float]] = {k: [] for k in (
         "keyword_mem_ms", "keyword_mmap_ms", "vector_ms", "vector_count_call_ms", "rrf_ms", "hybrid_sum_ms",
@@ -303,8 +299,8 @@ def run_size(n: int, args: argparse.Namespace) -> dict:
         "mem_vs_mmap_keyword_overlap": round(float(np.mean(overlap)), 4),
     }
     out["peak_rss_mb"] = peak_rss_mb()
-    kb.close()
-    del kb, retriever
+    ws.close()
+    del ws, kb, retriever
     if not args.keep:
         shutil.rmtree(tmp, ignore_errors=True)
     else:
@@ -323,7 +319,7 @@ def synthetic_texts(rng, args: argparse.Namespace, n: int) -> tuple[list[str], l
 
 
 def run_keyword_only(n: int, args: argparse.Namespace) -> dict:
-    from core.store.keyword import KeywordIndex
+    from core.indexes import KeywordIndex
 
     out: dict = {"chunks": n, "mode": "keyword"}
     rng = np.random.default_rng(args.seed)
@@ -367,7 +363,7 @@ def run_vector_only(n: int, args: argparse.Namespace) -> dict:
     With --vector-dir the store is kept and a later run continues it from its count: at a million
     vectors the build outlasts a working session here."""
     from core.config import load_settings
-    from core.store.vectors import VectorStore
+    from core.indexes import VectorStore
 
     out: dict = {"chunks": n, "mode": "vector"}
     kept = args.vector_dir is not None

@@ -6,25 +6,35 @@ from __future__ import annotations
 
 import re
 
-# "[Source 3]" (the pipeline) or "[3]" (agent mode), alone or in runs joined by spaces, commas, "and".
-_MARKER = re.compile(r"\[\s*(?:Source\s+)?(\d+)\s*\]", re.I)
-_RUN = re.compile(r"\s*" + _MARKER.pattern + r"(?:\s*(?:,|;|and|&)?\s*" + _MARKER.pattern + r")*", re.I)
+# "[Source 3]": the marker the pipeline's prompt asks for, and the one its checks count.
+SOURCE_MARKER = re.compile(r"\[\s*Source\s+(\d+)\s*\]", re.I)
+# "[Source 3]" (the pipeline) or "[3]" (agent mode); in runs joined by spaces, commas, "and".
+MARKER = re.compile(r"\[\s*(?:Source\s+)?(\d+)\s*\]", re.I)
+_RUN = re.compile(r"\s*" + MARKER.pattern + r"(?:\s*(?:,|;|and|&)?\s*" + MARKER.pattern + r")*", re.I)
 # A claim ends at . ! ? ; followed by a space, unless the period ends a bare number ("1. " in a list).
 _SENTENCE_END = re.compile(r"(?<!\b\d\.)(?<!\b\d\d\.)(?<=[.!?;])\s+")
 _SENTENCE = re.compile(r"(?<!\b\d\.)(?<!\b\d\d\.)(?<=[.!?])\s+")
 _CLOSING = re.compile(r"([.!?:;,]+[\"')\]]*)$")
 
 
-def location(page: int | str | None = None, sheet: str | None = None, rows: str | None = None) -> str:
-    """ "p. 3", "sheet Orders, rows 4-9", or "" when the file is one piece (a CSV, a text file)."""
-    parts = [f"p. {page}" if page else "", f"sheet {sheet}" if sheet else "", f"rows {rows}" if rows else ""]
+def location(page: int | str | None = None, sheet: str | None = None, rows: str | None = None,
+             row: int | None = None) -> str:
+    """ "p. 3", "sheet Orders, rows 4-9" (a passage's rows), "sheet Orders, row 5" (one record's row),
+    or "" when the file is one piece (a CSV, a text file)."""
+    parts = [f"p. {page}" if page else "", f"sheet {sheet}" if sheet else "", f"rows {rows}" if rows else "",
+             f"row {row}" if row else ""]
     return ", ".join(p for p in parts if p)
+
+
+def cited_numbers(answer: str) -> list[int]:
+    """The source numbers an answer cites with "[Source N]", each once, in order."""
+    return sorted({int(n) for n in SOURCE_MARKER.findall(answer)})
 
 
 def _sentence(sentence: str) -> tuple[str, list[int]]:
     numbers: list[int] = []
     for run in _RUN.finditer(sentence):
-        for n in map(int, _MARKER.findall(run.group(0))):
+        for n in map(int, MARKER.findall(run.group(0))):
             if n not in numbers:
                 numbers.append(n)
     text = _RUN.sub("", sentence)

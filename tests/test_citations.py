@@ -1,5 +1,5 @@
 """Citations on screen: compact, deduplicated, attached where the claim ends."""
-from core.citations import location, place_citations, short_answer
+from core.citations import MARKER, cited_numbers, location, place_citations, short_answer
 
 
 def test_a_run_of_source_markers_becomes_compact_chips_before_the_period():
@@ -33,3 +33,13 @@ def test_a_location_names_page_sheet_and_rows_and_is_empty_for_a_one_piece_file(
     assert location(sheet="Orders", rows="4-9") == "sheet Orders, rows 4-9"
     assert location(page="3-4") == "p. 3-4"
     assert location() == ""
+
+
+def test_one_record_is_a_row_and_a_passage_is_rows():
+    assert location(page=2, row=5) == "p. 2, row 5"
+    assert location(sheet="Orders", row=7) == "sheet Orders, row 7"
+
+
+def test_the_pipeline_cites_source_n_and_agent_mode_may_cite_n_alone():
+    assert cited_numbers("Total 5 [Source 2]; date [source 1] and [Source 2] again, see [3].") == [1, 2]
+    assert MARKER.sub("", "Total 5 [Source 2], [3], [a]") == "Total 5 , , [a]"

@@ -33,6 +33,7 @@ from core.llm.base import ChatLLM, TokenCallback
 from core.retrieval import HybridRetriever
 from core.safety.pii import StreamRedactor
 from core.store import KnowledgeBase
+from core.store.catalog import INDEXED
 from core.trace import TraceRecorder
 from core.trace.events import Listener
 
@@ -45,8 +46,9 @@ class AnswerPipeline:
         self.settings = settings
         self.facts = FactStore(kb.catalog.facts, kb.embedder.embed, settings.label_similarity,
                                generation=lambda: kb.catalog.get_meta("generation") or "0")
-        self.tables = TableStore(kb.catalog.connection, settings.data_dir / "tables.sqlite3",
-                                 lambda: kb.catalog.get_meta("generation") or "0", settings.max_table_pages)
+        self.tables = TableStore(lambda: kb.catalog.documents(INDEXED), kb.catalog.facts,
+                                 settings.data_dir / "tables.sqlite3", lambda: kb.catalog.get_meta("generation") or "0",
+                                 settings.max_table_pages)
         self.executor = ReadOnlyExecutor(self.tables.path, settings.table_query_max_rows, settings.table_query_timeout_s)
         self.router = DocumentRouter(kb, settings) if settings.document_routing else None
         # Told of each answered turn's final draft and its validation (the benchmarks keep them).

@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from core.agents.decompose import SIMPLE, classify_by_rules
 from core.config import Settings
-from core.retrieval.fusion import semantic_weight
+from core.retrieval.fusion import is_enumeration, semantic_weight
 from core.conversation.summary import is_new_topic, resolve_follow_up, strip_new_topic
 from core.safety import find_injection
 
@@ -21,16 +22,14 @@ MESSAGES = {
     "question_too_long": "Your question is longer than {limit} characters. Please shorten it.",
 }
 
+# A simple question's intents; the others are the decomposition's kinds in lower case
+# ("comparative", "temporal", "multi_step").
 ENUMERATION, NUMERIC, CONCEPTUAL = "enumeration", "numeric_lookup", "conceptual"
-COMPARATIVE, MULTI_STEP, TEMPORAL = "comparative", "multi_step", "temporal"
 
-_INTENT_RULES: list[tuple[str, re.Pattern[str]]] = [
-    (COMPARATIVE, re.compile(r"\b(compare|comparison|versus|vs\.?|difference between|differ|higher|lower|more than|less than)\b", re.I)),
-    (TEMPORAL, re.compile(r"\b(change[ds]? (from|between|since)|over time|trend|year[- ]over[- ]year|since (19|20)\d\d|from (19|20)\d\d to)\b", re.I)),
-    (MULTI_STEP, re.compile(r"\b(step[- ]by[- ]step|steps|procedure|process for|how do i|how to)\b", re.I)),
-    (ENUMERATION, re.compile(r"\b(list|all|every|each|enumerate|how many|which (ones|of))\b", re.I)),
-    (NUMERIC, re.compile(r"\b(how much|how many|total|amount|sum|average|revenue|income|price|cost|rate|ratio|margin|percent(age)?|number of|value of|what (was|is) the \w+ (of|for))\b|%|\$", re.I)),
-]
+# A simple question that asks for a figure; comparison, change over time, several steps and lists
+# have their one rule each elsewhere (see classify_intent).
+_NUMERIC = re.compile(r"\b(how much|how many|total|amount|sum|average|revenue|income|price|cost|rate|ratio|margin|"
+                      r"percent(age)?|number of|value of|what (was|is) the \w+ (of|for))\b|%|\$", re.I)
 
 
 @dataclass
@@ -125,10 +124,18 @@ def choose_route(plan: Plan, tables) -> Plan:
 
 
 def classify_intent(question: str) -> str:
-    for intent, pattern in _INTENT_RULES:
-        if pattern.search(question):
-            return intent
-    return CONCEPTUAL
+    """One classification, its parts decided where they act: comparison, change over time and several
+    steps by the decomposition's rules (which split such questions), a list by the retriever's
+    enumeration rule (which sets the semantic weight); then a figure asked for, else conceptual."""
+    try:
+        kind, _ = classify_by_rules(question)
+    except Exception:  # a rule bug must never stop the answer; decompose() logs it for this question
+        kind = SIMPLE
+    if kind != SIMPLE:
+        return kind.lower()  # comparative, temporal, multi_step
+    if is_enumeration(question):
+        return ENUMERATION
+    return NUMERIC if _NUMERIC.search(question) else CONCEPTUAL
 
 
 def plan_question(

@@ -13,7 +13,7 @@ from typing import Callable
 
 from core.agents import calculate
 from core.annotations.route import StructuredResult, phrase_answer, phrase_table_answer
-from core.citations import location
+from core.citations import SOURCE_MARKER, location
 from core.ingest.context import without_repeated_heading
 from core.llm.base import ChatLLM, Completion, LLMError, LLMMalformedJSON, TokenCallback
 from core.retrieval import RetrievedChunk
@@ -97,8 +97,6 @@ CALC_SCHEMA = {
 }
 FREE, QUOTE, QUOTE_OPTIONAL_FORM, CALC = "free", "quote", "quote_optional", "calc"
 READER_FORMS = (FREE, QUOTE, QUOTE_OPTIONAL_FORM, CALC)
-
-_CITED = re.compile(r"\[\s*Source\s+\d+\s*\]", re.I)
 
 
 @dataclass
@@ -277,7 +275,7 @@ def parse_quoted(text: str) -> tuple[str, int | None, str]:
 
 def render_quoted(answer: str, source: int | None) -> str:
     """The answer as the user reads it: its text and the [Source N] it is quoted from."""
-    if not answer or source is None or _CITED.search(answer):
+    if not answer or source is None or SOURCE_MARKER.search(answer):
         return answer
     return f"{answer.rstrip()} [Source {source}]"
 

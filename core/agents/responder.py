@@ -7,10 +7,11 @@ from dataclasses import asdict, dataclass, field
 from core.agents.planner import Plan
 from core.agents.reasoner import Draft
 from core.agents.validator import Validation
+from core.citations import SOURCE_MARKER
 from core.store.catalog import Catalog
 from core.trace import TraceRecorder
 
-_CITATION = re.compile(r"\s*\[\s*Source\s+(\d+)\s*\]", re.I)
+_CITATION = re.compile(r"\s*" + SOURCE_MARKER.pattern, re.I)  # with the space before it
 PIPELINE, AGENT = "pipeline", "agent"  # the two engines that answer a question
 
 

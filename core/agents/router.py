@@ -121,7 +121,7 @@ def asked_period(question: str) -> AskedPeriod:
     ends = []
     for m in _PERIOD_END.finditer(question):
         month, day, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5), m.group(6))
-        first = parse_date(f"{month} 1, {year}")
+        first = parse_date(f"{month[:3]} 1, {year}")  # the pattern accepts any word that starts as a month does
         if first is None:
             continue
         last_day = calendar.monthrange(first.year, first.month)[1]

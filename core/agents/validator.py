@@ -12,6 +12,7 @@ from difflib import SequenceMatcher
 from core.agents import calculate
 from core.agents.confidence import assess_confidence, doubts, lower
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
+from core.citations import SOURCE_MARKER as _CITATION, cited_numbers
 from core.config import Settings
 from core.safety import find_injection
 from core.store.keyword import tokenize
@@ -21,7 +22,6 @@ NO_INFO_PHRASES = ("do not contain", "does not contain", "no information", "cann
 TOO_SHORT_FALLBACK = "I couldn't generate a proper answer. Could you rephrase your question?"
 LLM_ERROR_FALLBACK = "I couldn't get an answer from the language model ({error}). Please try again."
 
-_CITATION = re.compile(r"\[\s*Source\s+(\d+)\s*\]", re.I)
 _NUMBER = re.compile(r"(?<![\w.-])[-−]?\$?\d[\d,]*(?:\.\d+)?%?")
 # Names worth checking: identifiers with digits or dashes ("HX-450", "10-Q"), acronyms ("ACME"),
 # and capitalised words that do not start a sentence ("... paid to Globex").
@@ -66,10 +66,6 @@ class Validation:
 def is_no_information(answer: str) -> bool:
     lowered = answer.lower()
     return any(phrase in lowered for phrase in NO_INFO_PHRASES)
-
-
-def cited_numbers(answer: str) -> list[int]:
-    return sorted({int(n) for n in _CITATION.findall(answer)})
 
 
 def _normalize_number(raw: str) -> str:
@@ -125,16 +121,25 @@ def quote_in(quote: str, text: str, min_chars: int, near_share: float = 1.0) -> 
     quote_words (so "$1,577" matches "1577" and a table row re-spaced by the model still matches);
     with `near_share` < 1, a long quote also when it differs from one stretch of `text` only in a
     few words (near_quote)."""
-    return any(_quote_in(quote, text, min_chars, near_share, spaced) for spaced in (False, True))
+    return _quote_found(quote, text, min_chars) or (
+        near_share < 1.0 and _quote_found(quote, text, min_chars, near_share))
 
 
-def _quote_in(quote: str, text: str, min_chars: int, near_share: float, spaced: bool) -> bool:
-    wanted = _quote_wanted(quote, min_chars, spaced)
-    if not wanted:
-        return False
-    have = quote_words(text, spaced)
-    return (_contains(have, wanted) or near_quote(have, wanted, near_share)
-            or any(_in_order(quote_words(line, spaced), wanted) for line in text.split("\n") if line.strip()))
+def _quote_found(quote: str, text: str, min_chars: int, near_share: float | None = None) -> bool:
+    """Exactly (word for word, or a table row's cells in order), or with `near_share` only nearly:
+    one or the other, so that a caller that tried the exact match first never tries it again."""
+    for spaced in (False, True):
+        wanted = _quote_wanted(quote, min_chars, spaced)
+        if not wanted:
+            continue
+        have = quote_words(text, spaced)
+        if near_share is not None:
+            if near_quote(have, wanted, near_share):
+                return True
+        elif _contains(have, wanted) or any(_in_order(quote_words(line, spaced), wanted)
+                                            for line in text.split("\n") if line.strip()):
+            return True
+    return False
 
 
 NEAR_MIN_WORDS = 8  # a shorter quote is one claim: it must match exactly
@@ -341,23 +346,29 @@ def misread(question: str, quote: str, answer: str, key_word_share: float) -> st
     return None
 
 
-def find_quote(draft: Draft, min_chars: int, near_share: float = 1.0) -> int | None:
-    """The number of the source that holds the draft's quote: the cited source first, then any
-    other (a model that copies right but numbers wrong is re-cited, not refused). With
-    `near_share` < 1 a long quote may differ in a few words (near_quote)."""
+def find_quote(draft: Draft, min_chars: int, near_share: float = 1.0) -> tuple[int | None, bool]:
+    """(the number of the source that holds the draft's quote, whether it holds it only nearly): the
+    cited source first, then any other (a model that copies right but numbers wrong is re-cited, not
+    refused), then one document's sources read together; only when no source holds it exactly, and
+    `near_share` < 1, a long quote that differs in a few words (near_quote)."""
     if not draft.quote:
-        return None
+        return None, False
     ordered = sorted(draft.sources, key=lambda s: s.number != draft.quote_source)
-    for source in ordered:
-        if quote_in(draft.quote, f"{source.text}\n{source.chunk.text}", min_chars, near_share):
-            return source.number
+    texts = [(source.number, f"{source.text}\n{source.chunk.text}") for source in ordered]
+    for number, text in texts:
+        if _quote_found(draft.quote, text, min_chars):
+            return number, False
     wanted = _quote_wanted(draft.quote, min_chars)
     documents = {s.chunk.doc_id for s in draft.sources}
     for doc_id in sorted(documents, key=lambda d: d != next((s.chunk.doc_id for s in ordered), None)):
         group = [s for s in ordered if s.chunk.doc_id == doc_id]
         if wanted and len(group) > 1 and _contains(_joined(group), wanted):
-            return group[0].number  # the named source when it is one of them
-    return None
+            return group[0].number, False  # the named source when it is one of them
+    if near_share < 1.0:
+        for number, text in texts:
+            if _quote_found(draft.quote, text, min_chars, near_share):
+                return number, True
+    return None, False
 
 
 def validate(draft: Draft, settings: Settings) -> Validation:
@@ -384,10 +395,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
                               is_no_information=True, quote_found=False, answer=NO_INFORMATION)
     near = False
     if draft.quote is not None:  # the quote form: the check, not the model, decides a refusal
-        quoted_in = find_quote(draft, settings.min_exact_quote_chars)
-        if quoted_in is None:
-            quoted_in = find_quote(draft, settings.min_exact_quote_chars, settings.near_quote_share)
-            near = quoted_in is not None
+        quoted_in, near = find_quote(draft, settings.min_exact_quote_chars, settings.near_quote_share)
         if quoted_in is None and calculation is not None:
             quoted_in = figure_sources[0]  # the figures, each found in a source, are the evidence
         if quoted_in is None:

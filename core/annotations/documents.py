@@ -96,11 +96,14 @@ _MONTHS = {  # English, French, Dutch, German, Polish, Spanish, Italian, Malay: 
 }
 _MONTH = {name: number for number, names in _MONTHS.items() for name in names.split()}
 _MONTH_WORD = "|".join(sorted(map(re.escape, _MONTH), key=len, reverse=True))
+# Years 1000-2099: tables of history ("Took office: November 7, 1816") are read as dates, an OCR slip
+# ("10/02/2317") is not. A numeric date keeps one separator: "7.5/10" is a rating.
+_YEAR = r"(?:1\d|20)\d{2}"
 _DATE_PATTERNS = [
-    ("ymd", re.compile(r"\b(?P<y>(?:19|20)\d{2})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b")),
-    ("num", re.compile(r"\b(?P<a>\d{1,2})[-/.](?P<b>\d{1,2})[-/.](?P<y>(?:19|20)?\d{2})\b(?![-/.]\d)")),
-    ("dmy", re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er)?\.?\s*(?P<m>{_MONTH_WORD})\.?\s*,?\s*(?P<y>(?:19|20)\d{{2}})\b", re.I)),
-    ("mdy", re.compile(rf"\b(?P<m>{_MONTH_WORD})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(?P<y>(?:19|20)\d{{2}})\b", re.I)),
+    ("ymd", re.compile(rf"\b(?P<y>{_YEAR})(?P<s>[-/.])(?P<m>\d{{1,2}})(?P=s)(?P<d>\d{{1,2}})\b")),
+    ("num", re.compile(r"\b(?P<a>\d{1,2})(?P<s>[-/.])(?P<b>\d{1,2})(?P=s)(?P<y>(?:1\d|20)?\d{2})\b(?![-/.]\d)")),
+    ("dmy", re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er)?\.?\s*(?P<m>{_MONTH_WORD})\.?\s*,?\s*(?P<y>{_YEAR})\b", re.I)),
+    ("mdy", re.compile(rf"\b(?P<m>{_MONTH_WORD})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(?P<y>{_YEAR})\b", re.I)),
 ]
 
 
@@ -156,6 +159,18 @@ def resolve(found: Found, first_is_day: bool) -> str | None:
     return _iso(year, b, a) if first_is_day else _iso(year, a, b)
 
 
+def first_date(text: str) -> str | None:
+    """The first date in `text` as ISO ("18 January 2024", "2024-01-18 (Thu)", "Sept. 30, 2023",
+    "03/20/2023"): a numeric date is read day first unless its own parts say otherwise. The one date
+    reader of a cell, a cover and a question; a document's records decide the order per document
+    (day_first over all its dates)."""
+    for found in find_dates(text):
+        iso = resolve(found, day_first(found.printed))
+        if iso:
+            return iso
+    return None
+
+
 _AMOUNT = re.compile(r"(?<![\w.,])-?(?:[$€£¥₹]\s?)?\d{1,3}(?:[.,' ]\d{3})*(?:[.,]\d{2})(?![\d])|(?<![\w.,])-?\d+[.,]\d{2}(?![\d])")
 _WHOLE = re.compile(r"(?<![\w.,/-])\d{1,3}(?:[,.]\d{3})*(?![\w.,/%-])|(?<![\w.,/-])\d{4,6}(?![\w.,/%-])")
 _GLUED_CODE = re.compile(r"(?i)\b(rm|rs|usd|eur|gbp|inr|myr|pln|chf)(?=\d)")
@@ -194,8 +209,11 @@ _TOTAL_FINAL = (r"grand\s*total|total\s*(?:amount\s*)?due|amount\s*due|balance\s
 _TOTAL_PLAIN = r"total|totaal|totale|totaal\s*bedrag|summe|gesamt|razem|total\s*\(?rm\)?|total\s*amt"
 _SUBTOTAL_WORDS = r"sub-?\s?total|subtotaal|zwischensumme|sous-total"
 _SUBTOTAL = _label(_SUBTOTAL_WORDS)
-# A line that totals others ("Exclusief BTW € 593,36 Subtotaal", "Factuur totaal EUR"): no line item.
-TOTAL_LINE = re.compile(rf"\b(?:{_TOTAL_PLAIN}|{_SUBTOTAL_WORDS})\b", re.I)
+# A total or subtotal named anywhere in a line ("Exclusief BTW € 593,36 Subtotaal", "Factuur totaal EUR").
+_TOTAL_WORD = re.compile(rf"\b(?:{_TOTAL_PLAIN}|{_SUBTOTAL_WORDS})\b", re.I)
+# A table row's first cell that sums the rows above it: a total, a subtotal or a charge ("GST", "AMOUNT PAID").
+SUMMARY_LABEL = re.compile(r"^(?:sub-?\s?total|total|grand total|vat|tax|gst|btw|tva|mwst|discount|shipping|"
+                           r"balance|amount|paid|totaal|razem|summe|gesamt)\b", re.I)
 # Words that make a plain total the final one: "TOTAL AMT PAYABLE", "Total incl. GST", "TOTAL ROUNDED"
 _FINAL_WORDS = re.compile(r"\b(?:payable|due|rounded|grand|nett?|incl\w*|inclusive|ttc|to\s+pay)\b", re.I)
 _NOT_TOTAL = re.compile(r"\b(?:sub|subtotal|sub-total|subtotaal|excl\w*|exclusief|ohne|ht|hors|netto|qty|quantity|"
@@ -330,9 +348,13 @@ def _best(candidates: list[Candidate], name: str) -> Candidate | None:
     return min(candidates, key=lambda c: (c.rank, c.order))
 
 
-def total_label(text: str) -> bool:
-    """Whether a cell starts with a total or subtotal label of any language read here."""
-    return any(p.match(_unsplit(text)) for p in (_TOTAL_FINAL_RE, _TOTAL_PLAIN_RE, _SUBTOTAL))
+def is_total_line(text: str) -> bool:
+    """Whether a line sums others rather than being an item: it starts with a summary label or with a
+    total or subtotal label of any language read here ("AMOUNT PAID", "Gesamtbetrag EUR"), or names a
+    total or subtotal further on. The one check of the item lines read at ingest and of the line-item
+    table's rows."""
+    return bool(SUMMARY_LABEL.match(text) or _TOTAL_WORD.search(text)
+                or any(p.match(_unsplit(text)) for p in (_TOTAL_FINAL_RE, _TOTAL_PLAIN_RE, _SUBTOTAL)))
 
 
 def _subtotal_plus_charge(subtotal: Candidate, lines: list[Line]) -> Candidate | None:

@@ -19,6 +19,7 @@ from core.annotations.documents import RECORD_TABLE
 from core.annotations.model import normalize_label, singular
 from core.annotations.records import record_key
 from core.annotations.units import to_base
+from core.citations import location
 from core.store import facts as fact_tables
 from core.store.facts import FactTables
 
@@ -93,9 +94,7 @@ class FactRow:
         return record_key(self.record, where)
 
     def location(self) -> str:
-        parts = [f"p. {self.page}" if self.page else "", f"sheet {self.sheet}" if self.sheet else "",
-                 f"row {self.row_index}" if self.row_index and self.kind == "row" else ""]
-        return ", ".join(p for p in parts if p)
+        return location(self.page, self.sheet, row=self.row_index if self.kind == "row" else None)
 
 
 class FactStore:

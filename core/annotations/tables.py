@@ -29,7 +29,7 @@ from typing import Callable
 
 import pandas as pd
 
-from core.annotations.documents import PRINTED as RECORD_PRINTED, RECORD_TABLE, TOTAL_LINE
+from core.annotations.documents import PRINTED as RECORD_PRINTED, RECORD_TABLE, is_total_line
 from core.annotations.model import normalize_label
 from core.annotations.search import KIND_OF_LABEL, SYNONYMS
 from core.annotations.units import BASE_UNIT
@@ -98,9 +98,10 @@ def leading_number(text: str) -> float | None:
 class TableStore:
     """The typed tables of a knowledge base, kept in `path` and rebuilt from the catalog's facts."""
 
-    def __init__(self, connect: Callable[[], sqlite3.Connection], path: Path,
+    def __init__(self, indexed_documents: Callable[[], list], facts: FactTables, path: Path,
                  generation: Callable[[], str], max_table_pages: int) -> None:
-        self._connect = connect
+        self._indexed_documents = indexed_documents  # the catalog's records of the searchable documents
+        self._facts = facts
         self.path = Path(path)
         self._generation = generation
         self.max_table_pages = max_table_pages
@@ -131,10 +132,8 @@ class TableStore:
         return [TableInfo(**info) for info in json.loads(meta["tables"])]
 
     def _build(self, stamp: str) -> list[TableInfo]:
-        conn = self._connect()
-        documents = {r[0]: (r[1], r[2]) for r in conn.execute(
-            "SELECT doc_id, filename, pages FROM documents WHERE status='indexed'")}
-        stored = FactTables(self._connect)
+        documents = {r.doc_id: (r.filename, r.pages) for r in self._indexed_documents()}
+        stored = self._facts
         facts = stored.all_facts()
         cells: dict[str, list[tuple]] = defaultdict(list)
         for fact_id, column, text, number, kind, base, date, context in stored.all_values():
@@ -368,7 +367,7 @@ def _line_item_frame(name, groups, cells, documents) -> tuple[TableInfo, pd.Data
         filename = documents[doc_id][0]
         for m in group:
             described = [c[1] for c in cells.get(m[0], []) if common.get(c[0]) == "Description" and not c[6]]
-            if not described or TOTAL_LINE.search(" ".join(map(str, described))):
+            if not described or is_total_line(" ".join(map(str, described))):
                 continue  # a subtotal or total line of the table is no item
             head = [("File", filename, None, None, None, None, 0)]
             if issuers[doc_id]:

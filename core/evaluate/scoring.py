@@ -16,12 +16,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from core.citations import MARKER
+
 
 # Expected answers (after normalize_text) that say the documents do not hold the answer.
 _REFUSAL = re.compile(
     r"^(?:not in (?:the |my |these |any )?(?:documents?|files?|sources?)|no answer|not answerable|unanswerable|n a)$"
 )
-_CITATION = re.compile(r"\[\s*(?:Source\s+)?\d+\s*\]", re.I)  # [Source 2] (pipeline), [2] (agent mode)
 # A number as people write it: 1,234.56 / 1.234,56 / 12,5 / -3 / 0.55; a minus only before a
 # number that does not follow a word (the 01 in 2024-01-18 is 1, not -1).
 _NUMBER = re.compile(r"(?:(?<![\w.,])-)?(?<![\w.,])\d+(?:[.,']\d+)*")
@@ -34,7 +35,7 @@ CONFIDENCE_LEVELS = ("high", "medium", "low")
 
 def normalize_text(text: str) -> str:
     """Lower case, no accents, no citations, punctuation as spaces (but 0.55 and 1,234 kept whole)."""
-    text = _CITATION.sub(" ", text)
+    text = MARKER.sub(" ", text)  # [Source 2] (pipeline), [2] (agent mode)
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     text = re.sub(r"(?<=\d)[.,](?=\d)", "\x00", text)  # keep decimal and thousands marks inside numbers
@@ -44,7 +45,7 @@ def normalize_text(text: str) -> str:
 
 def numbers_in(text: str) -> list[float]:
     """Every number in `text`, citations ([Source 2]) left out."""
-    return [_number(token) for token in _NUMBER.findall(_CITATION.sub(" ", text))]
+    return [_number(token) for token in _NUMBER.findall(MARKER.sub(" ", text))]
 
 
 def _number(token: str) -> float:

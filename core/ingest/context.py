@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 
+from core.annotations.documents import first_date
 from core.ingest.document import LoadedDocument, Section
 
 # A cover sets the form in capitals ("FORM 10-Q") or on a line of its own ("Form 10-K"); a
@@ -109,15 +110,9 @@ class CoverIdentity:
 
 
 def parse_date(text: str) -> date | None:
-    """"July 1, 2023", "Sept. 30, 2023" -> a date; None when it is not one."""
-    month, _, rest = _SPACES.sub(" ", text.replace(".", "").replace(",", ", ")).strip().partition(" ")
-    rest = _SPACES.sub(" ", rest)
-    for candidate, fmt in ((f"{month} {rest}", "%B %d, %Y"), (f"{month[:3]} {rest}", "%b %d, %Y")):
-        try:
-            return datetime.strptime(candidate, fmt).date()
-        except ValueError:
-            continue
-    return None
+    """"July 1, 2023", "Sept. 30, 2023" -> a date; None when it is not one (read by first_date)."""
+    iso = first_date(text)
+    return date.fromisoformat(iso) if iso else None
 
 
 def cover_identity(context: str) -> CoverIdentity:

@@ -8,12 +8,11 @@
 """
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import re
 from pathlib import Path
 
-from core.annotations.documents import read_document, record_facts, total_label
+from core.annotations.documents import SUMMARY_LABEL, first_date, is_total_line, read_document, record_facts
 from core.annotations.model import KV, ROW, Fact, FactValue, normalize_label
 from core.annotations.records import attach_page_context, record_name, table_identifier
 from core.annotations.units import parse_quantity, unit_of_label
@@ -56,26 +55,7 @@ _DIMENSIONS = re.compile(
 # The order a label gives its dimensions in: "Dimensions (L x W x H)", "Size (H×W×D)", "Maße (L x B x H)".
 _DIMENSION_ORDER = re.compile(r"\(\s*([a-z])\s*[x×]\s*([a-z])(?:\s*[x×]\s*([a-z]))?\s*\)", re.I)
 _DIMENSION_NAMES = {"l": "length", "w": "width", "b": "width", "h": "height", "d": "depth", "t": "thickness"}
-_DATE_FORMATS = ("%Y-%m-%d", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%d-%m-%Y", "%B %d, %Y", "%b %d, %Y",
-                 "%d %B %Y", "%d %b %Y", "%Y/%m/%d", "%d/%m/%y", "%b %d %Y")
 _NOT_LABELS = {"http", "https", "note", "www"}
-
-
-_DATE_IN_TEXT = re.compile(
-    r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{1,2} [A-Za-z]{3,9}\s*,?\s*\d{4}|[A-Za-z]{3,9} \d{1,2}\s*,?\s*\d{4})\b"
-)
-
-
-def parse_date(text: str) -> str | None:
-    """The first date in `text` as ISO ("18 January 2024", "2024-01-18 (Thu)", "03/01/2024")."""
-    for match in _DATE_IN_TEXT.finditer(text):
-        cleaned = " ".join(match.group(0).replace(",", " ").split())
-        for fmt in _DATE_FORMATS:
-            try:
-                return dt.datetime.strptime(cleaned, fmt.replace(",", "")).date().isoformat()
-            except ValueError:
-                continue
-    return None
 
 
 def typed_value(column: str, text: str) -> FactValue:
@@ -85,7 +65,7 @@ def typed_value(column: str, text: str) -> FactValue:
     if quantity is not None:
         value.number, value.unit, value.kind, value.base = quantity.number, quantity.unit, quantity.kind, quantity.base
     else:
-        value.date = parse_date(text)
+        value.date = first_date(text)
     return value
 
 
@@ -170,22 +150,13 @@ def _row_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
     return facts
 
 
-_SUMMARY_LABEL = re.compile(r"^(?:sub-?\s?total|total|grand total|vat|tax|gst|btw|tva|mwst|discount|shipping|"
-                            r"balance|amount|paid|totaal|razem|summe|gesamt)\b", re.I)
-
-
-def is_total_label(text: str) -> bool:
-    """A line that sums the items ("AMOUNT PAID", "Gesamtbetrag EUR"), in either vocabulary: this one's
-    or the one document records read totals by."""
-    return bool(_SUMMARY_LABEL.match(text)) or total_label(text)
-
 
 def _summary_line(row: list[str]) -> tuple[str, str] | None:
     """(label, figure) of a table row that sums the line items above it: a total-like first cell,
     one figure at the end, nothing in between."""
     cells = [c.strip() if c else "" for c in row]
     filled = [c for c in cells if c]
-    if len(filled) != 2 or not cells[0] or not _SUMMARY_LABEL.match(cells[0]):
+    if len(filled) != 2 or not cells[0] or not SUMMARY_LABEL.match(cells[0]):
         return None
     return cells[0], filled[-1]
 
@@ -274,7 +245,7 @@ def _item_line_facts(section: Section, doc_id: str, filename: str) -> list[Fact]
     found = []
     for line_number, line in enumerate(section.text.split("\n"), start=1):
         match = _ITEM_LINE.match(line)
-        if not match or is_total_label(match.group("desc")) or _KV_LINE.match(line):
+        if not match or is_total_line(match.group("desc")) or _KV_LINE.match(line):
             continue
         figures = _MONEY_FIGURE.findall(match.group("figures"))
         cells = [("Description", match.group("desc").strip())]

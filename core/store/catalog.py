@@ -482,10 +482,6 @@ class Catalog:
         return {"result_set_id": row["result_set_id"], "created_at": row["created_at"], "question": row["question"],
                 "attempts": json.loads(row["attempts"]), "fact_ids": json.loads(row["fact_ids"])}
 
-    def connection(self) -> sqlite3.Connection:
-        """This thread's connection, for read-only queries of other modules (the typed tables' build)."""
-        return self._conn()
-
     # --- embedding cache: the model is the slow step, so a text is embedded once ------------
 
     def cached_embeddings(self, hashes: list[str], model: str) -> dict[str, np.ndarray]:

@@ -1,6 +1,7 @@
 """Planner: seed 000's decision order and messages, and intent by rules."""
 import pytest
 
+from core.agents.decompose import SIMPLE, classify_by_rules
 from core.agents.planner import MESSAGES, classify_intent, plan_question
 from core.config import Settings
 
@@ -51,6 +52,24 @@ def test_sql_and_html_in_a_question_are_just_text():
 ])
 def test_intent_is_classified_by_rules(question, intent):
     assert classify_intent(question) == intent
+
+
+@pytest.mark.parametrize("question", [
+    "How did revenue change from 2021 to 2023?", "Compare the warranty of HX-400 versus HX-550",
+    "How do I start the inverter?", "Which panel is lighter than 20 kg?", "What are the steps to install a panel?",
+    "List every rule of the rating plan", "Show the table of contents", "Which ones ship in May?",
+])
+def test_the_intent_agrees_with_the_decomposition_and_the_semantic_weight(question):
+    """One scheme: the intent of a question is what the decomposition does with it (a "how do I"
+    question is one search, so it is no multi-step question) and, for a simple one, whether the
+    search leans on keywords as a list does."""
+    kind, _ = classify_by_rules(question)
+    intent = classify_intent(question)
+    if kind != SIMPLE:
+        assert intent == kind.lower()
+    else:
+        assert intent in ("enumeration", "numeric_lookup", "conceptual")
+        assert (intent == "enumeration") == (plan(question).semantic_weight == S.semantic_weight_enumeration)
 
 
 def test_enumeration_leans_on_keywords_and_reasoning_on_meaning():

@@ -271,6 +271,24 @@ def test_a_long_quote_differing_in_a_few_words_is_found_but_not_a_changed_figure
     assert v.quote_found and "near_quote" in v.safety_flags and v.confidence == "medium"
 
 
+def test_each_source_is_searched_once_for_the_exact_quote_before_any_near_match(monkeypatch):
+    import core.agents.validator as validator
+
+    page = ("Ms. Dillon served as Executive Chair of the Board of Directors of Ulta Beauty, Inc. from June 2021 "
+            "through June 2022.")
+    near = ("Mary N. Dillon served as Executive Chair of the Board of Directors of Ulta Beauty, Inc. from June "
+            "2021 through June 2022.")
+    d = quoted("She was Executive Chair of Ulta Beauty [Source 1]", near, texts=("Other text here.", page))
+    searches = []
+    found = validator._quote_found
+    monkeypatch.setattr(validator, "_quote_found", lambda quote, text, min_chars, near_share=None: (
+        searches.append((text, near_share)) or found(quote, text, min_chars, near_share)))
+    assert validator.find_quote(d, 12, 0.85) == (2, True)
+    exact = [text for text, share in searches if share is None]
+    assert len(exact) == len(set(exact)) == 2  # the near pass does not repeat the exact one
+    assert validator.find_quote(quoted("x [Source 1]", "Other text here.", texts=("Other text here.",)), 12) == (1, False)
+
+
 def test_a_quote_naming_only_the_cause_counts_when_its_passage_is_about_the_question():
     page = ("Operating income margin | 19.1% | 20.8% | (1.7)%\nCost of Sales:\nCost of sales increased in 2022, "
             "primarily due to special item costs for significant litigation.")

@@ -1,6 +1,6 @@
 """Document records: an invoice's or receipt's header read from its layout, each value found in its text."""
-from core.annotations.documents import (Line, Cell, amounts, day_first, find_dates, lines_from_text, lines_from_words,
-                                        read_record, record_facts)
+from core.annotations.documents import (Line, Cell, amounts, day_first, find_dates, first_date, is_total_line,
+                                        lines_from_text, lines_from_words, read_record, record_facts)
 from core.ingest.extract import may_be_record
 
 
@@ -51,6 +51,16 @@ def test_day_first_unless_the_document_says_otherwise():
     assert day_first("05/04/2023 and 25/04/2023") and not day_first("04/25/2023") and day_first("no dates")
 
 
+def test_one_date_reader_for_a_cell_a_cover_and_a_question():
+    """first_date is what a table cell, a filing's cover and the router read a date with."""
+    assert first_date("2024-01-18 (Thu)") == "2024-01-18" and first_date("18 January 2024") == "2024-01-18"
+    assert first_date("03/20/2023") == "2023-03-20" and first_date("05/04/2023") == "2023-04-05"  # day first
+    assert first_date("Sept. 30, 2023") == "2023-09-30" and first_date("March 31,2023") == "2023-03-31"
+    assert first_date("Took office: November 7, 1816") == "1816-11-07"  # a table of history
+    assert first_date("7.5/10") is None and first_date("10/02/2317 01:09:47 PM") is None  # a rating, an OCR slip
+    assert first_date("Smarch 3, 2023") is None and first_date("no date") is None
+
+
 def test_a_figure_is_read_with_its_currency_and_never_as_a_percentage():
     assert amounts("Total RM5.00") == [("5.00", 5.0)]
     assert amounts("GST @ 6% : 1939", whole=True) == [("1939", 1939.0)]
@@ -83,3 +93,11 @@ def test_a_filing_that_prints_totals_and_dates_is_no_record():
     release = LoadedDocument("acme_2023_8K.pdf", "pdf", [Section("ACME Corp Form 8-K\nDate: 2023-05-05\nTotal revenue  $ 22,322.00\n", page=1)], 1)
     receipt = LoadedDocument("scan.jpg", "jpg", [Section("QuickFit Tyres\nDate: 2024-01-18\nTOTAL  $ 412.00\n", page=1)], 1)
     assert not may_be_record(release) and may_be_record(receipt)
+
+
+def test_one_check_says_a_line_sums_others_for_the_item_lines_and_the_line_item_table():
+    for line in ("Total $ 279.84", "Gesamtbetrag EUR", "GST (6%)", "AMOUNT PAID", "Sub-total", "TOTAL ROUNDED",
+                 "Exclusief BTW € 593,36 Subtotaal", "Prijzen zijn inclusief BTW Factuur totaal EUR"):
+        assert is_total_line(line), line
+    for line in ("Totally Fresh Juice 1L", "Solar panel HX-400", "Mounting rail 2 m"):
+        assert not is_total_line(line), line
