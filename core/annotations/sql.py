@@ -148,11 +148,13 @@ def schema_text(table: TableInfo, examples: list[tuple], example_columns: list[s
 
 
 def _cell(value) -> str:
+    """An example cell on one line: a cell printed over two lines ("Kerry Reid\\n Wendy Turnbull") would
+    break the example row in two and shift every column after it."""
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    return str(value)[:40]
+    return " ".join(str(value).split())[:40]
 
 
 def examples_of(executor: ReadOnlyExecutor, table: TableInfo, count: int) -> tuple[list[str], list[tuple]]:

@@ -224,3 +224,10 @@ def test_when_the_retry_of_a_doubted_result_finds_nothing_the_first_result_stand
     written, llm = _ask(medals, "how many nations from europe are listed?",
                         "SELECT COUNT(nation) FROM medals", "SELECT COUNT(*) FROM medals WHERE region = 'Europa'")
     assert written.result.rows == [(6,)] and len(llm.calls) == 2
+
+
+def test_an_example_cell_printed_over_two_lines_stays_on_its_row():
+    table = TableInfo("doubles", "d4", "doubles.csv", None, "rows", ["opponents", "score"],
+                      {"opponents": "Opponents", "score": "Score"}, {"opponents": "TEXT", "score": "TEXT"}, {}, 1)
+    text = schema_text(table, [("Kerry Reid\n Wendy Turnbull", "2–6, 6–4")], ["opponents", "score"])
+    assert "Kerry Reid Wendy Turnbull\t2–6, 6–4\n*/" in text
