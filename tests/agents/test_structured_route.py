@@ -353,3 +353,12 @@ def test_which_receipts_include_tyres_is_a_judgement_over_the_line_items_descrip
     assert "Winterreifen 205/55 R16" in json.dumps(retrieval["outputs"])  # the trace shows what was kept
     assert len(ws.llm.calls) == 2  # the query and one judgement: no more model calls
     ws.close()
+
+
+def test_the_difference_between_two_figures_is_its_size_whichever_way_the_query_subtracted(ws):
+    subtraction = sql("SELECT (SELECT total FROM orders WHERE order_id = 'O1') - "
+                      "(SELECT total FROM orders WHERE order_id = 'O5')")
+    ws.llm.script = [subtraction, subtraction]
+    answer = ws.ask("What is the difference between the totals of orders O1 and O5?").answer
+    assert answer.startswith("The difference is 4 (from orders.csv)") and "-4" not in answer and "SELECT" not in answer
+    assert "is -4" in ws.ask("How much lower is the total of order O1 than of O5?").answer  # no difference asked: as computed
