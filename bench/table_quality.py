@@ -146,9 +146,11 @@ def run(args) -> list[dict]:
     docs = {d.filename: d.doc_id for d in ws.kb.documents() if d.status == "indexed"}
     results, current, calls = [], sql_module.SYSTEM, CallLog(ws.pipeline.llm)
     for system in args.system.split(","):
-        sql_module.SYSTEM = current if system == "current" else SYSTEMS[system]
+        text, _, compact = system.partition("+")
+        sql_module.SYSTEM = current if text == "current" else SYSTEMS[text]
+        sql_module.COMPACT = compact == "compact"
         name = args.name or f"table_quality_{args.part}_s{args.seed}_n{len(rows)}"
-        suffix = ("_selection" if args.selection_only else "") + ("" if system == "current" else f"_{system}")
+        suffix = ("_selection" if args.selection_only else "") + ("" if system == "current" else f"_{system.replace('+', '_')}")
         results += run_one(args, rows, ws, docs, calls, RESULTS / f"{name}{suffix}.jsonl", system)
     ws.close()
     return results
@@ -244,7 +246,8 @@ def main(argv=None) -> int:
     parser.add_argument("--from-jsonl", type=Path, help="only report a finished or stopped run")
     parser.add_argument("--system", default="current",
                         help="system text(s) for the model's query, comma-separated, run one after another in one "
-                             "model process: current (core.annotations.sql.SYSTEM), " + ", ".join(SYSTEMS))
+                             "model process: current (core.annotations.sql.SYSTEM), " + ", ".join(SYSTEMS)
+                             + "; '+compact' adds the compact prompt (core.annotations.sql.COMPACT)")
     parser.add_argument("--name", default="", help="the results file's stem (default: table_quality_<part>_s<seed>_n<n>)")
     args = parser.parse_args(argv)
     if args.from_jsonl:  # re-scored with the current matcher

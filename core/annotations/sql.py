@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.annotations.documents import total_label
+from core.annotations.model import singular
 from core.annotations.select import named_values, words
-from core.annotations.tables import PROVENANCE, TableInfo, sql_name
+from core.annotations.tables import PROVENANCE, TableInfo, is_twin, sql_name
 from core.llm.base import ChatLLM, LLMError
 
 SYSTEM = ("You are an expert SQLite writer. Write one SQLite SELECT query that answers the question from "
@@ -31,6 +32,10 @@ SYSTEM = ("You are an expert SQLite writer. Write one SQLite SELECT query that a
           "\"b\" LIKE 'y'). For a yes/no question, COUNT the rows that make it true. When a filter needs a judgement about what a text value is "
           "(\"the products themselves, not services or accessories\"), set judge to the column and what to keep, "
           "and write that filter as \"column\" IN KEPT. Reply with JSON.")
+# Session 4 A/B arm (bench/table_quality.py --system ...+compact): example rows without the twin columns'
+# values (their comment says their form), and no "table" key to write when one table is selected. Kept
+# or removed by its accuracy and tokens on WikiTableQuestions dev (docs/tables.md).
+COMPACT = False
 KEPT = "KEPT"  # the placeholder for the values the model kept by judgement (issue 14, item 6)
 JUDGE_MAX_VALUES = 80  # distinct values one judgement call reads; more would not fit a short prompt
 
@@ -141,7 +146,7 @@ def schema_text(table: TableInfo, examples: list[tuple], example_columns: list[s
     if table.kind == "fields":
         lines.append("  -- one row per printed 'Label: value' line of the document: find a figure by its label")
     body = "\n".join(lines)
-    shown = [c for c in example_columns if c not in PROVENANCE]
+    shown = [c for c in example_columns if c not in PROVENANCE and not (COMPACT and is_twin(table, c))]
     rows = "\n".join("\t".join(_cell(r[example_columns.index(c)]) for c in shown) for r in examples)
     return (f"CREATE TABLE {table.name} (\n{body}\n);  -- from {table.filename}, {table.row_count} rows\n"
             f"/* {len(examples)} example rows:\n" + "\t".join(shown) + f"\n{rows}\n*/")
@@ -174,7 +179,9 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
         columns, rows = examples_of(executor, table, example_rows)
         schemas.append(schema_text(table, rows, columns))
     # Qwen2.5-Coder's own text-to-SQL form: the schema, then the question as a SQL comment.
-    prompt = "\n\n".join(schemas) + f"\n\n-- Question: {question}\n-- Answer with JSON: the table used and one SQLite query."
+    one = COMPACT and len(tables) == 1  # no table to choose: nothing to write but the query
+    prompt = "\n\n".join(schemas) + f"\n\n-- Question: {question}\n-- Answer with JSON: " \
+        + ("one SQLite query." if one else "the table used and one SQLite query.")
     text_columns = sorted({c for t in tables for c in t.columns if t.types.get(c) == "TEXT"})
     schema = {"type": "object", "properties": {
         "table": {"type": "string", "enum": [t.name for t in tables]},
@@ -183,6 +190,9 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
             "column": {"type": "string", "enum": text_columns or [""]}, "keep": {"type": "string"}},
             "required": ["column", "keep"]}},
         "required": ["table", "sql"]}
+    if one:
+        del schema["properties"]["table"]
+        schema["required"] = ["sql"]
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
     written = WrittenQuery(None, prompt=prompt)
     for attempt in range(2):
@@ -224,7 +234,7 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
             else:
                 feedback = f"{doubt} Write a corrected query."
         messages = messages + [
-            {"role": "assistant", "content": json.dumps({"table": reply.get("table", ""), "sql": sql})},
+            {"role": "assistant", "content": json.dumps({**({} if one else {"table": reply.get("table", "")}), "sql": sql})},
             {"role": "user", "content": feedback}]
     return written
 
@@ -240,7 +250,40 @@ def second_look(question: str, sql: str, result: QueryResult, tables: list[Table
     check is one the model's queries failed on WikiTableQuestions' dev part: a count or sum over every
     row when the question names a value that singles some out, and a result that changes when the
     table's totals row is left out (a totals row counted as a nation, or taken as the largest)."""
-    return unfiltered_aggregate(question, sql, tables, executor) or totals_row_result(sql, result, tables, executor)
+    return (counted_quantity(question, sql, tables, executor) or unfiltered_aggregate(question, sql, tables, executor)
+            or totals_row_result(sql, result, tables, executor))
+
+
+_HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.I)
+_COUNT = re.compile(r"\bCOUNT\s*\(", re.I)
+
+
+def counted_quantity(question: str, sql: str, tables: list[TableInfo], executor: ReadOnlyExecutor) -> str | None:
+    """A COUNT of rows for "how many <a column of numbers>" ("how many points did ann fargher have?"
+    over "Preliminary Points" and "Final Points": COUNT(*) answered 1 for 421.65): the question asks for
+    the figure, or its sum over the rows it names. "how many times" is a count whatever the columns are
+    called, and so is "how many tablets" over a column that numbers the rows 1, 2, 3 ... (11 tablets)."""
+    asked = _HOW_MANY.search(question or "")
+    if not asked or asked.group(1).lower() == "times" or not _COUNT.search(sql) or re.search(r"\b(SUM|TOTAL)\s*\(", sql, re.I):
+        return None
+    word = singular(asked.group(1).lower())
+    for table in tables:
+        columns = [c for c in table.columns if table.types.get(c) == "REAL" and not is_twin(table, c)
+                   and (label := words(table.printed.get(c, c))) and singular(label[-1]) == word]
+        columns = [c for c in columns if not _numbers_rows(table, c, executor)]
+        if columns:
+            named = ", ".join(f'"{c}"' for c in columns)
+            return (f'{named} {"is a column" if len(columns) == 1 else "are columns"} of numbers: "how many '
+                    f'{asked.group(1)}" asks for the figure (or its SUM over the rows the question names), not a COUNT of rows.')
+    return None
+
+
+def _numbers_rows(table: TableInfo, column: str, executor: ReadOnlyExecutor) -> bool:
+    """Whether a column of numbers only numbers the rows (1, 2, 3 ... each once)."""
+    low, high, distinct, filled = executor.run(
+        f'SELECT MIN("{column}"), MAX("{column}"), COUNT(DISTINCT "{column}"), COUNT("{column}") FROM {table.name}',
+        [table.name]).rows[0]
+    return low == 1 and high == distinct == filled
 
 
 _UNFILTERED = re.compile(r"\b(WHERE|GROUP\s+BY|HAVING|JOIN)\b", re.I)

@@ -231,3 +231,30 @@ def test_an_example_cell_printed_over_two_lines_stays_on_its_row():
                       {"opponents": "Opponents", "score": "Score"}, {"opponents": "TEXT", "score": "TEXT"}, {}, 1)
     text = schema_text(table, [("Kerry Reid\n Wendy Turnbull", "2–6, 6–4")], ["opponents", "score"])
     assert "Kerry Reid Wendy Turnbull\t2–6, 6–4\n*/" in text
+
+
+def test_a_count_of_rows_for_how_many_of_a_number_column_goes_back_once(medals):
+    written, llm = _ask(medals, "how many gold did norway win?",
+                        "SELECT COUNT(*) FROM medals WHERE nation = 'Norway'", "SELECT gold FROM medals WHERE nation = 'Norway'")
+    assert written.result.rows == [(5,)] and written.retried
+    assert '"gold" is a column of numbers' in llm.calls[1][-1]["content"]
+    for question in ("how many nations won gold?", "how many times did norway win gold?"):  # a count of rows
+        assert sql_module.counted_quantity(question, "SELECT COUNT(*) FROM medals WHERE gold > 0", [medals[1]],
+                                           medals[0]) is None
+    assert sql_module.counted_quantity("how many gold did norway win?", "SELECT SUM(gold) FROM medals WHERE nation = 'Norway'",
+                                       [medals[1]], medals[0]) is None
+
+
+def test_how_many_over_a_column_that_numbers_the_rows_is_a_count(tmp_path):
+    path = tmp_path / "tablets.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE tablets (tablet REAL, genealogy TEXT, final_points REAL, fact_id TEXT, source_row INTEGER)")
+        conn.executemany("INSERT INTO tablets VALUES (?, ?, ?, ?, ?)", [(i, f"G{i}", 10.5 * i, f"t{i}", i) for i in range(1, 12)])
+    table = TableInfo("tablets", "d5", "tablets.csv", None, "rows", ["tablet", "genealogy", "final_points"],
+                      {"tablet": "Tablet", "genealogy": "Genealogy", "final_points": "Final Points"},
+                      {"tablet": "REAL", "genealogy": "TEXT", "final_points": "REAL"}, {}, 11)
+    executor = ReadOnlyExecutor(path, 100, 2.0)
+    assert sql_module.counted_quantity("how many tablets are there?", "SELECT COUNT(*) FROM tablets", [table], executor) is None
+    told = sql_module.counted_quantity("how many points did G3 get?", "SELECT COUNT(*) FROM tablets WHERE genealogy = 'G3'",
+                                       [table], executor)
+    assert told.startswith('"final_points" is a column of numbers')
