@@ -99,8 +99,7 @@ def matches(reference: str, answer: str) -> bool:
 
 # System texts A/B-tested on the dev part (`--system`), beside the one in core.annotations.sql ("current").
 # "session2" is session 2's text (44.9 % on test) plus the judged-filter sentence every arm needs for
-# semantic filters; "short" says only what a query must do. Decided by accuracy on dev, with the model
-# process shared: see docs/tables.md, session 4.
+# semantic filters. Decided by accuracy on dev, with the model process shared: see docs/tables.md, session 4.
 _JUDGE = ("When a filter needs a judgement about what a text value is (\"the products themselves, not services or "
           "accessories\"), set judge to the column and what to keep, and write that filter as \"column\" IN KEPT. ")
 SYSTEMS = {
@@ -108,8 +107,6 @@ SYSTEMS = {
                  "the tables below. Use only these tables and columns; quote column names with double quotes. "
                  "Compare text case-insensitively (LIKE or lower()). Select the columns that answer the question; "
                  "for a count or a sum use COUNT or SUM. " + _JUDGE + "Reply with JSON."),
-    "short": ("Write one SQLite SELECT that answers the question from the tables below, filtering on every value "
-              "the question names; quote column names with double quotes. " + _JUDGE + "Reply with JSON."),
 }
 
 
@@ -146,11 +143,9 @@ def run(args) -> list[dict]:
     docs = {d.filename: d.doc_id for d in ws.kb.documents() if d.status == "indexed"}
     results, current, calls = [], sql_module.SYSTEM, CallLog(ws.pipeline.llm)
     for system in args.system.split(","):
-        text, _, compact = system.partition("+")
-        sql_module.SYSTEM = current if text == "current" else SYSTEMS[text]
-        sql_module.COMPACT = compact == "compact"
+        sql_module.SYSTEM = current if system == "current" else SYSTEMS[system]
         name = args.name or f"table_quality_{args.part}_s{args.seed}_n{len(rows)}"
-        suffix = ("_selection" if args.selection_only else "") + ("" if system == "current" else f"_{system.replace('+', '_')}")
+        suffix = ("_selection" if args.selection_only else "") + ("" if system == "current" else f"_{system}")
         results += run_one(args, rows, ws, docs, calls, RESULTS / f"{name}{suffix}.jsonl", system)
     ws.close()
     return results
@@ -246,8 +241,7 @@ def main(argv=None) -> int:
     parser.add_argument("--from-jsonl", type=Path, help="only report a finished or stopped run")
     parser.add_argument("--system", default="current",
                         help="system text(s) for the model's query, comma-separated, run one after another in one "
-                             "model process: current (core.annotations.sql.SYSTEM), " + ", ".join(SYSTEMS)
-                             + "; '+compact' adds the compact prompt (core.annotations.sql.COMPACT)")
+                             "model process: current (core.annotations.sql.SYSTEM), " + ", ".join(SYSTEMS))
     parser.add_argument("--name", default="", help="the results file's stem (default: table_quality_<part>_s<seed>_n<n>)")
     args = parser.parse_args(argv)
     if args.from_jsonl:  # re-scored with the current matcher

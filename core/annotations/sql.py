@@ -32,10 +32,6 @@ SYSTEM = ("You are an expert SQLite writer. Write one SQLite SELECT query that a
           "\"b\" LIKE 'y'). For a yes/no question, COUNT the rows that make it true. When a filter needs a judgement about what a text value is "
           "(\"the products themselves, not services or accessories\"), set judge to the column and what to keep, "
           "and write that filter as \"column\" IN KEPT. Reply with JSON.")
-# Session 4 A/B arm (bench/table_quality.py --system ...+compact): example rows without the twin columns'
-# values (their comment says their form), and no "table" key to write when one table is selected. Kept
-# or removed by its accuracy and tokens on WikiTableQuestions dev (docs/tables.md).
-COMPACT = False
 KEPT = "KEPT"  # the placeholder for the values the model kept by judgement (issue 14, item 6)
 JUDGE_MAX_VALUES = 80  # distinct values one judgement call reads; more would not fit a short prompt
 
@@ -146,7 +142,7 @@ def schema_text(table: TableInfo, examples: list[tuple], example_columns: list[s
     if table.kind == "fields":
         lines.append("  -- one row per printed 'Label: value' line of the document: find a figure by its label")
     body = "\n".join(lines)
-    shown = [c for c in example_columns if c not in PROVENANCE and not (COMPACT and is_twin(table, c))]
+    shown = [c for c in example_columns if c not in PROVENANCE]
     rows = "\n".join("\t".join(_cell(r[example_columns.index(c)]) for c in shown) for r in examples)
     return (f"CREATE TABLE {table.name} (\n{body}\n);  -- from {table.filename}, {table.row_count} rows\n"
             f"/* {len(examples)} example rows:\n" + "\t".join(shown) + f"\n{rows}\n*/")
@@ -179,9 +175,7 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
         columns, rows = examples_of(executor, table, example_rows)
         schemas.append(schema_text(table, rows, columns))
     # Qwen2.5-Coder's own text-to-SQL form: the schema, then the question as a SQL comment.
-    one = COMPACT and len(tables) == 1  # no table to choose: nothing to write but the query
-    prompt = "\n\n".join(schemas) + f"\n\n-- Question: {question}\n-- Answer with JSON: " \
-        + ("one SQLite query." if one else "the table used and one SQLite query.")
+    prompt = "\n\n".join(schemas) + f"\n\n-- Question: {question}\n-- Answer with JSON: the table used and one SQLite query."
     text_columns = sorted({c for t in tables for c in t.columns if t.types.get(c) == "TEXT"})
     schema = {"type": "object", "properties": {
         "table": {"type": "string", "enum": [t.name for t in tables]},
@@ -190,9 +184,6 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
             "column": {"type": "string", "enum": text_columns or [""]}, "keep": {"type": "string"}},
             "required": ["column", "keep"]}},
         "required": ["table", "sql"]}
-    if one:
-        del schema["properties"]["table"]
-        schema["required"] = ["sql"]
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
     written = WrittenQuery(None, prompt=prompt)
     for attempt in range(2):
@@ -234,7 +225,7 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
             else:
                 feedback = f"{doubt} Write a corrected query."
         messages = messages + [
-            {"role": "assistant", "content": json.dumps({**({} if one else {"table": reply.get("table", "")}), "sql": sql})},
+            {"role": "assistant", "content": json.dumps({"table": reply.get("table", ""), "sql": sql})},
             {"role": "user", "content": feedback}]
     return written
 
