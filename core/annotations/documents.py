@@ -353,8 +353,13 @@ def is_total_line(text: str) -> bool:
     total or subtotal label of any language read here ("AMOUNT PAID", "Gesamtbetrag EUR"), or names a
     total or subtotal further on. The one check of the item lines read at ingest and of the line-item
     table's rows."""
-    return bool(SUMMARY_LABEL.match(text) or _TOTAL_WORD.search(text)
-                or any(p.match(_unsplit(text)) for p in (_TOTAL_FINAL_RE, _TOTAL_PLAIN_RE, _SUBTOTAL)))
+    return bool(SUMMARY_LABEL.match(text) or _TOTAL_WORD.search(text) or total_label(text))
+
+
+def total_label(text: str) -> bool:
+    """Whether a cell starts with a total or subtotal label of any language read here (a table's
+    "Total" row: narrower than `is_total_line`, which also takes "Tax ..." or a total named further on)."""
+    return any(p.match(_unsplit(text)) for p in (_TOTAL_FINAL_RE, _TOTAL_PLAIN_RE, _SUBTOTAL))
 
 
 def _subtotal_plus_charge(subtotal: Candidate, lines: list[Line]) -> Candidate | None:

@@ -452,6 +452,17 @@ def _yes_no(question: str | None) -> bool:
     return bool(question and _YES_NO.match(question.strip()) and not re.search(r"\bor\b", question, re.I))
 
 
+_SUBTRACTION = re.compile(r"\)\s*-\s*\(|[\w\"\]]\s+-\s+[\w\"(]")
+
+
+def _difference(question: str | None, column: str, value) -> bool:
+    """A question asking for the difference between two figures, answered by one subtraction: the
+    difference is its size ("the difference between its 2007 and 2011 scores" is 152, whichever the
+    query subtracted from which), and the answer names it "difference", not the query's expression."""
+    return (bool(question) and isinstance(value, (int, float)) and not isinstance(value, bool)
+            and re.search(r"\bdiffer(?:ence|ent|s)?\b", question, re.I) is not None and bool(_SUBTRACTION.search(column)))
+
+
 def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: int) -> StructuredAnswer:
     """The query's result in plain words, cited to the rows it read: one figure, one list, or rows."""
     query: TableQuery = result.table_query
@@ -468,6 +479,8 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
     condition = where_text(query.sql, tables)
     if len(query.rows) == 1 and len(visible) == 1:
         value = _value(query.rows[0][visible[0]], units[0])
+        if _difference(result.parsed_question, query.columns[visible[0]], query.rows[0][visible[0]]):
+            labels[0], value = "difference", _value(abs(query.rows[0][visible[0]]), units[0])
         counted = re.search(r"\bhow many ([a-z][a-z-]*)", result.parsed_question.lower()) if result.parsed_question else None
         queried = [t for t in tables if re.search(rf"\b{re.escape(t.name)}\b", query.sql or "")]
         named = re.fullmatch(r"Label (?:=|like) (.+)", condition) if queried and all(t.kind == "fields" for t in queried) else None

@@ -103,20 +103,10 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
         if fields:
             selection.score += len(fields)
             selection.reasons.append("asks for the record's " + ", ".join(fields))
-    values = {" ".join(words(v)) for v in table.values}  # "INV/2023/03/0008" as the question's words read it
-    found = []
-    capitalised = {m.lower() for m in re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w&.-]+", question.strip())}
-    for n in (4, 3, 2, 1):
-        for start in range(len(asked) - n + 1):
-            gram = " ".join(asked[start:start + n])
-            if gram not in values:  # "desk lamps" names the value "Desk lamp"
-                gram = " ".join([*asked[start:start + n - 1], singular(asked[start + n - 1])])
-            if gram in values and gram not in found and (n > 1 or (gram not in _STOP and len(gram) >= 3)):
-                if any(gram in f for f in found):
-                    continue  # "sri" inside "sri lanka" is the same mention
-                found.append(gram)
+    found = list(named_values(asked, table))
     # a value that only repeats the file's name ("Azure Interior" in AzureInterior.pdf) is one mention, counted once
     found = [v for v in found if not set(v.split()) <= set(named)]
+    capitalised = {m.lower() for m in re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w&.-]+", question.strip())}
     for value in found:
         weight = 0.5 if value.replace(".", "").isdigit() else (3 if " " in value or value in capitalised else 2)
         selection.score += weight
@@ -128,6 +118,27 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
         # of them prints ("which panel is narrower than 1.1 m" over datasheets: "Width: 1134 mm").
         selection.score = 0.0
     return selection
+
+
+def named_values(asked: list[str], table: TableInfo, min_length: int = 3) -> dict[str, str]:
+    """The cell values a question names, longest first, as {its words: the cell as stored}: "sri lanka" ->
+    "Sri Lanka", "desk lamps" -> "Desk lamp" (a plural names a value in the singular); "sri" inside "sri
+    lanka" is the same mention. `asked` is the question's `words`; a one-word value shorter than
+    `min_length` is no mention (selection: "us", "t7" say little about which table)."""
+    values: dict[str, str] = {}
+    for v in table.values:  # "INV/2023/03/0008" as the question's words read it
+        values.setdefault(" ".join(words(v)), v)
+    found: dict[str, str] = {}
+    for n in (4, 3, 2, 1):
+        for start in range(len(asked) - n + 1):
+            gram = " ".join(asked[start:start + n])
+            if gram not in values:
+                gram = " ".join([*asked[start:start + n - 1], singular(asked[start + n - 1])])
+            if gram in values and gram not in found and (n > 1 or (gram not in _STOP and len(gram) >= min_length)):
+                if any(gram in f for f in found):
+                    continue
+                found[gram] = values[gram]
+    return found
 
 
 # What a question calls each field of a document record (core.annotations.documents), singular.

@@ -16,7 +16,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.annotations.tables import PROVENANCE, TableInfo, sql_name
+from core.annotations.documents import total_label
+from core.annotations.model import singular
+from core.annotations.select import named_values, words
+from core.annotations.tables import PROVENANCE, TableInfo, is_twin, sql_name
 from core.llm.base import ChatLLM, LLMError
 
 SYSTEM = ("You are an expert SQLite writer. Write one SQLite SELECT query that answers the question from "
@@ -148,11 +151,13 @@ def schema_text(table: TableInfo, examples: list[tuple], example_columns: list[s
 
 
 def _cell(value) -> str:
+    """An example cell on one line: a cell printed over two lines ("Kerry Reid\\n Wendy Turnbull") would
+    break the example row in two and shift every column after it."""
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    return str(value)[:40]
+    return " ".join(str(value).split())[:40]
 
 
 def examples_of(executor: ReadOnlyExecutor, table: TableInfo, count: int) -> tuple[list[str], list[tuple]]:
@@ -206,14 +211,21 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
             feedback = f"That query failed: {written.error}\nWrite a corrected query."
         else:
             empty = found_nothing(result)
-            written.attempts.append(Attempt(sql, EMPTY if empty and not attempt else None,
+            doubt = None if empty or attempt else second_look(question, sql, result, tables, executor)
+            written.attempts.append(Attempt(sql, (EMPTY if empty else doubt) if not attempt else None,
                                             round(time.perf_counter() - started, 3)))
+            if attempt and empty and written.result is not None and not found_nothing(written.result):
+                return written  # the retry of a doubted result found nothing: the first result stands
             written.result, written.error = result, None
-            if not empty or attempt:  # a second empty result stands: nothing matches
+            if attempt or not (empty or doubt):  # the retry's result stands, whatever it is
                 return written
-            # Nothing found is usually a filter that misspells a value ('Australia' vs 'AUS'): one more try,
-            # told by code which cells are close to the values the filter named.
-            feedback = f"That query found nothing (no rows, or only 0 / NULL). {close_values(sql, tables, executor)}{EMPTY_HINT}"
+            if empty:
+                # Nothing found is usually a filter that misspells a value ('Australia' vs 'AUS'): one more
+                # try, told by code which cells are close to the values the filter named.
+                feedback = (f"That query found nothing (no rows, or only 0 / NULL). "
+                            f"{close_values(sql, tables, executor)}{EMPTY_HINT}")
+            else:
+                feedback = f"{doubt} Write a corrected query."
         messages = messages + [
             {"role": "assistant", "content": json.dumps({"table": reply.get("table", ""), "sql": sql})},
             {"role": "user", "content": feedback}]
@@ -223,6 +235,120 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
 EMPTY = "no rows"
 EMPTY_HINT = ("Check the filter values against the example rows (spelling, case, partial text: use LIKE '%...%') "
               "and write a corrected query.")
+
+
+def second_look(question: str, sql: str, result: QueryResult, tables: list[TableInfo],
+                executor: ReadOnlyExecutor) -> str | None:
+    """Why a query that ran and found something cannot be the answer, checked by code, or None. Each
+    check is one the model's queries failed on WikiTableQuestions' dev part: a count or sum over every
+    row when the question names a value that singles some out, and a result that changes when the
+    table's totals row is left out (a totals row counted as a nation, or taken as the largest)."""
+    return (counted_quantity(question, sql, tables, executor) or unfiltered_aggregate(question, sql, tables, executor)
+            or totals_row_result(sql, result, tables, executor))
+
+
+_HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.I)
+_COUNT = re.compile(r"\bCOUNT\s*\(", re.I)
+
+
+def counted_quantity(question: str, sql: str, tables: list[TableInfo], executor: ReadOnlyExecutor) -> str | None:
+    """A COUNT of rows for "how many <a column of numbers>" ("how many points did ann fargher have?"
+    over "Preliminary Points" and "Final Points": COUNT(*) answered 1 for 421.65): the question asks for
+    the figure, or its sum over the rows it names. "how many times" is a count whatever the columns are
+    called, and so is "how many tablets" over a column that numbers the rows 1, 2, 3 ... (11 tablets)."""
+    asked = _HOW_MANY.search(question or "")
+    if not asked or asked.group(1).lower() == "times" or not _COUNT.search(sql) or re.search(r"\b(SUM|TOTAL)\s*\(", sql, re.I):
+        return None
+    word = singular(asked.group(1).lower())
+    for table in tables:
+        columns = [c for c in table.columns if table.types.get(c) == "REAL" and not is_twin(table, c)
+                   and (label := words(table.printed.get(c, c))) and singular(label[-1]) == word]
+        columns = [c for c in columns if not _numbers_rows(table, c, executor)]
+        if columns:
+            named = ", ".join(f'"{c}"' for c in columns)
+            return (f'{named} {"is a column" if len(columns) == 1 else "are columns"} of numbers: "how many '
+                    f'{asked.group(1)}" asks for the figure (or its SUM over the rows the question names), not a COUNT of rows.')
+    return None
+
+
+def _numbers_rows(table: TableInfo, column: str, executor: ReadOnlyExecutor) -> bool:
+    """Whether a column of numbers only numbers the rows (1, 2, 3 ... each once)."""
+    low, high, distinct, filled = executor.run(
+        f'SELECT MIN("{column}"), MAX("{column}"), COUNT(DISTINCT "{column}"), COUNT("{column}") FROM {table.name}',
+        [table.name]).rows[0]
+    return low == 1 and high == distinct == filled
+
+
+_UNFILTERED = re.compile(r"\b(WHERE|GROUP\s+BY|HAVING|JOIN)\b", re.I)
+
+
+def unfiltered_aggregate(question: str, sql: str, tables: list[TableInfo], executor: ReadOnlyExecutor) -> str | None:
+    """A COUNT, SUM or AVG with no WHERE while the question names a cell value that only some rows
+    hold ("how many players are listed in the t7 bracket" -> COUNT("player") over all 16 rows, when
+    "bracket" holds 'T7' in 4): the value is a filter the query dropped. A value every row of its column
+    holds filters nothing, and a totals label ("total") is the question's word, not a row's."""
+    if not _AGGREGATE.search(sql) or _UNFILTERED.search(sql):
+        return None
+    asked = words(question)
+    for table in tables:
+        if table.kind != "rows" or not re.search(rf"\b{re.escape(table.name)}\b", sql):
+            continue
+        for value in named_values(asked, table, min_length=2).values():
+            if re.fullmatch(r"[\d\s.,:/-]+", value) or total_label(value):
+                continue  # a number in a question is as often a bound or a rank as a cell
+            literal = "'" + value.replace("'", "''") + "'"
+            for column in (c for c in table.columns if table.types.get(c) == "TEXT"):
+                held = executor.run(f'SELECT COUNT(*) FROM {table.name} WHERE "{column}" = {literal}',
+                                    [table.name]).rows[0][0]
+                if 0 < held < table.row_count:
+                    return (f"The question names {literal}, which \"{column}\" holds in {held} of {table.row_count} "
+                            f"rows, but the query has no WHERE: it reads every row. Filter on the value.")
+    return None
+
+
+def totals_rows(table: TableInfo, executor: ReadOnlyExecutor) -> list[tuple[str, str]]:
+    """(fact_id, label) of the rows at the end of a table that total the others: the last rows whose
+    text cell is a totals label ("Total", "Totals", "Grand total"). A "Total Recall" higher up is a row."""
+    text = [c for c in table.columns if table.types.get(c) == "TEXT"]
+    if table.kind != "rows" or not text:
+        return []
+    cells = ", ".join(f'"{c}"' for c in text)
+    found = executor.run(f"SELECT fact_id, {cells} FROM {table.name} ORDER BY source_row DESC LIMIT 3", [table.name])
+    rows = []
+    for fact_id, *values in found.rows:
+        label = next((str(v) for v in values if v is not None and total_label(str(v))), None)
+        if label is None:
+            break
+        rows.append((fact_id, label))
+    return rows
+
+
+def totals_row_result(sql: str, result: QueryResult, tables: list[TableInfo], executor: ReadOnlyExecutor) -> str | None:
+    """A result that changes when the table's totals rows are left out, from a query that does not name
+    them: the totals row was counted as a row, added in twice, or taken as the largest. The query runs
+    again over the table without those rows (a WITH of the same name shadows the table)."""
+    literals = [w for w in _LITERAL.findall(sql)]
+    if any(total_label(w.strip("% ")) for w in literals):
+        return None  # the query picks (or skips) the totals row by its label: on purpose
+    for table in tables:
+        if not re.search(rf"\b{re.escape(table.name)}\b", sql):
+            continue
+        totals = totals_rows(table, executor)
+        if not totals:
+            continue
+        ids = ", ".join(f"'{i}'" for i, _ in totals)
+        without = f"{table.name} AS (SELECT * FROM main.{table.name} WHERE fact_id NOT IN ({ids}))"
+        head = re.match(r"\s*WITH\s+(RECURSIVE\s+)?", sql, re.I)
+        rerun = (f"WITH {head.group(1) or ''}{without}, {sql[head.end():]}" if head else f"WITH {without} {sql}")
+        try:
+            other = executor.run(rerun, [t.name for t in tables])
+        except (sqlite3.Error, QueryRefused):
+            continue  # the query's own WITH reuses the name, say: no second look
+        if other.rows != result.rows:
+            label = totals[0][1]
+            return (f"The result depends on the row '{label}', which totals the other rows; the question is about "
+                    f"the rows themselves: leave it out (NOT LIKE 'total%' on the column that holds '{label}').")
+    return None
 
 
 _LITERAL = re.compile(r"'((?:[^']|'')*)'")

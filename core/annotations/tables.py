@@ -66,6 +66,17 @@ class TableInfo:
         return {k: v for k, v in self.__dict__.items() if k != "values"}
 
 
+TWIN_NOTES = (ISO_DATE_NOTE, "(as printed)")  # how a twin column's label ends (built below)
+NUMBER_TWIN = "the number "  # how a leading-number twin's label starts
+
+
+def is_twin(table: TableInfo, column: str) -> bool:
+    """Whether a column restates the one beside it in another form (its ISO date, the number it starts
+    with, or the printed text of a number column): its label says the form, its values add nothing new."""
+    note = table.printed.get(column, "")
+    return note.endswith(TWIN_NOTES) or note.startswith(NUMBER_TWIN)
+
+
 def sql_name(text: str, taken: set[str] | None = None) -> str:
     """ "Width (mm)" -> "width_mm", "2nd leg" -> "c_2nd_leg"; unique within `taken`."""
     name = "_".join(re.findall(r"[a-z0-9]+", text.lower())) or "column"
@@ -229,7 +240,7 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
                 frame[extra] = pd.Series([leading_number(t) if isinstance(t, str) else None for t in texts],
                                          dtype="float64")
                 info.columns.append(extra)
-                info.printed[extra] = f"the number {label} starts with"
+                info.printed[extra] = f"{NUMBER_TWIN}{label} starts with"
                 info.types[extra] = "REAL"
             continue
         frame[column] = numbers
@@ -241,7 +252,7 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
             extra = sql_name(f"{column} text", taken)
             frame[extra] = texts.where(filled, None)
             info.columns.append(extra)
-            info.printed[extra] = f"{label} (as printed)"
+            info.printed[extra] = f"{label} {TWIN_NOTES[1]}"
             info.types[extra] = "TEXT"
             info.values += sorted({t.strip() for t in texts[filled] if len(t.strip()) <= 60})
         kinds = {c[2] for c in raw if c and c[2]}

@@ -324,3 +324,48 @@ def test_rows_the_model_selected_whole_are_told_without_their_provenance_columns
     response = ws.ask("Show me the orders O1 and O2 with all their columns")
     assert response.answer.startswith("2 rows (from orders.csv): order_id: O1, date: 2024-02-10")
     assert "source_row" not in response.answer and "source_file" not in response.answer  # cited, not recited
+
+
+RECEIPTS = {  # three shops' receipts, item lines printed "description  count x unit price  amount"
+    "quickfit.txt": "QuickFit Tyres Ltd\nReceipt no.: QF-24-0117\nDate: 18/01/2024\nTyre 195/65 R15    2 x 89.00   178.00\n"
+                    "Wheel balancing    2 x 12.00    24.00\nValve              2 x 2.50      5.00\nTOTAL   $ 207.00\n",
+    "baumarkt.txt": "Hornbach Baumarkt AG\nBeleg-Nr.: 4471\nDatum: 02.02.2024\nWinterreifen 205/55 R16   4 x 74,90   299,60\n"
+                    "Montage                   1 x 40,00    40,00\nGesamtbetrag EUR 339,60\n",
+    "fuel.txt": "QuickFuel Station\nReceipt no.: 88812\nDate: 03/02/2024\nDiesel   40 x 1.70   68.00\n"
+                "Coffee    1 x 2.50    2.50\nTOTAL DUE $ 70.50\n",
+}
+
+
+def test_which_receipts_include_tyres_is_a_judgement_over_the_line_items_descriptions(tmp_path, embedder, write_text):
+    """issue 14 item 6: no rule or word list knows that "Winterreifen 205/55 R16" is a tyre and "Wheel
+    balancing" a service; the model sorts the distinct descriptions under a schema that can only name
+    them, code filters by the kept values, and the trace and payload say which it kept."""
+    query = json.dumps({"table": "line_items", "sql": "SELECT DISTINCT file, issuer FROM line_items WHERE description IN KEPT",
+                        "judge": {"column": "description", "keep": "tyres themselves, not fitting services or valves"}})
+    kept = json.dumps({"keep": ["Tyre 195/65 R15", "Winterreifen 205/55 R16"]})
+    ws = Workspace(Settings(data_dir=tmp_path / "kb10"), embedder, ScriptedLLM([query, kept]))
+    ws.ingestor.ingest_paths([write_text(name, text) for name, text in RECEIPTS.items()])
+    response = ws.ask("Which receipts include tyres?")
+    assert response.route == "structured" and "line_items" in response.structured["tables"]
+    assert "quickfit.txt" in response.answer and "baumarkt.txt" in response.answer and "fuel.txt" not in response.answer
+    judged = ws.llm.calls[1]
+    assert "Keep: tyres themselves, not fitting services or valves" in judged[-1]["content"]
+    for value in ("Winterreifen 205/55 R16", "Wheel balancing", "Montage", "Diesel"):  # every distinct description, once
+        assert f"- {value}" in judged[-1]["content"]
+    [judgement] = response.structured["judgements"]
+    assert judgement["column"] == "description" and judgement["kept"] == ["Tyre 195/65 R15", "Winterreifen 205/55 R16"]
+    assert judgement["values"] == 7 and not judgement["truncated"]
+    turn = ws.kb.catalog.turn(response.trace_id)
+    retrieval = next(e for e in turn["trace"]["events"] if e["kind"] == "retrieval")
+    assert "Winterreifen 205/55 R16" in json.dumps(retrieval["outputs"])  # the trace shows what was kept
+    assert len(ws.llm.calls) == 2  # the query and one judgement: no more model calls
+    ws.close()
+
+
+def test_the_difference_between_two_figures_is_its_size_whichever_way_the_query_subtracted(ws):
+    subtraction = sql("SELECT (SELECT total FROM orders WHERE order_id = 'O1') - "
+                      "(SELECT total FROM orders WHERE order_id = 'O5')")
+    ws.llm.script = [subtraction, subtraction]
+    answer = ws.ask("What is the difference between the totals of orders O1 and O5?").answer
+    assert answer.startswith("The difference is 4 (from orders.csv)") and "-4" not in answer and "SELECT" not in answer
+    assert "is -4" in ws.ask("How much lower is the total of order O1 than of O5?").answer  # no difference asked: as computed
