@@ -261,13 +261,23 @@ def names_in(names: list[str], source: Source) -> bool:
     """Whether the source (its file name, label, its chunk's identity line, or the chunk's text, which
     holds the passage the model was shown) names any of `names`, spaces and punctuation ignored
     ("Azure Interior" is in AzureInterior.pdf; "Microsoft" in the line "MICROSOFT CORPORATION ·
-    Form 10-Q" above a page that says only "we"); True when there are none."""
+    Form 10-Q" above a page that says only "we"); True when there are none.
+
+    A name of SHORT_NAME_CHARS or fewer letters ("3M", "FX", "CEO") is matched as a word (squashed,
+    "FX" is in "... of x"), and in the passage itself only when the question has no longer name: short
+    acronyms are printed in most filings ("AMCOR ... excluding FX movement" was answered from American
+    Express's page, which prints "FX"), while "3M" names its own file and identity line."""
     if not names:
         return True
-    shown = f"{source.chunk.filename} {source.label} {source.chunk.context} {source.chunk.text}".lower()
-    where = _squash(shown)
-    # A name of SHORT_NAME_CHARS or fewer letters is a word of its own: squashed, "FX" is in "... of x".
-    return any(re.search(rf"(?<![a-z0-9]){re.escape(name.lower())}(?![a-z0-9])", shown)
+    identity = f"{source.chunk.filename} {source.label} {source.chunk.context}".lower()
+    body = source.chunk.text.lower()
+    where = _squash(f"{identity} {body}")
+    only_short = all(len(_squash(n)) <= SHORT_NAME_CHARS for n in names)
+
+    def word_in(name: str, text: str) -> bool:
+        return re.search(rf"(?<![a-z0-9]){re.escape(name.lower())}(?![a-z0-9])", text) is not None
+
+    return any((word_in(name, identity) or (only_short and word_in(name, body)))
                if len(_squash(name)) <= SHORT_NAME_CHARS else _squash(name) in where for name in names)
 
 

@@ -339,6 +339,9 @@ def test_a_short_name_is_matched_as_a_word_not_inside_squashed_text():
     assert names_in(["Globex"], d.sources[0])
     d.sources[0].text = d.sources[0].chunk.text = "FX losses (3M) and the effect of x"
     assert names_in(["FX"], d.sources[0]) and names_in(["3M"], d.sources[0])
+    assert not names_in(["FX", "Globex"], d.sources[0])  # beside a longer name, a short one counts by file name
+    d.sources[0].chunk.filename = "3M_2018_10K.pdf"
+    assert names_in(["3M", "PPNE"], d.sources[0])
 
 
 def test_a_form_s_plural_is_not_a_name():
@@ -351,3 +354,19 @@ def test_an_asking_word_in_the_plural_is_not_a_key_word():
 
     words = key_words("What were Globex's net sales? Answer in USD billions, in decimal places.")
     assert words == {"net", "sale"}  # "billions", "places" say how to answer, not what about
+
+
+def test_a_short_acronym_beside_a_longer_name_does_not_make_another_company_s_page_the_subject():
+    question = "How much did Globex's Sales change in FY2023 if we exclude FX movement?"  # names Globex, Sales, FX
+    other = "Initech revenue grew 22% on an FX-adjusted basis."  # another company's page that prints "FX"
+    v = misread_case("22% [Source 1]", other, question, (other,))
+    assert v.is_no_information and "Globex" in v.reason
+    own = "GLOBEX CORP\nSales grew 22% excluding FX movement."
+    assert not misread_case("22% [Source 1]", "Sales grew 22% excluding FX movement.", question, (own,)).is_no_information
+    alone = misread_case("22% [Source 1]", other, "How much did FX move revenue?", (other,))
+    assert not alone.is_no_information  # the only name: an acronym is the subject
+    ppe = "Property, plant and equipment - net | 2018: 8,738"
+    d = quoted("8,738 [Source 1]", ppe, texts=(ppe,), similarity=0.9)
+    d.question = "What is the net PPNE of 3M in FY2018?"  # "PPNE" is printed nowhere; 3M names the file
+    d.sources[0].chunk.filename = "3M_2018_10K.pdf"
+    assert validate(d, S).quote_found
