@@ -73,7 +73,8 @@ each (default 200); p50/p95 of the sum per call in ms (target: < 20 ms).
 
 --reader-form sets Settings.reader_form for the pipeline (how the model is asked; docs/reader.md).
 
---rescore re-applies these rules to an existing <name>.jsonl without running a model.
+--rescore re-applies these rules to an existing <name>.jsonl without running a model (a stopped run
+too); a run over both parts is also reported per part (dev, test).
 
 Outputs: printed tables, bench/results/answer_quality.json (summary + per question) and
 bench/results/answer_quality.jsonl (one line per question: question, gold, both answers,
@@ -557,7 +558,14 @@ def rescore(args) -> int:
     json_path = RESULTS / f"{args.name}.json"
     payload = json.loads(json_path.read_text()) if json_path.exists() else {}
     print(f"re-scored {len(rows)} questions from {path.name}; changed: {changed or 'none'}\n")
-    print_report(summary, rows, "own document only" if payload.get("doc_filter") else "whole KB")
+    scope = "own document only" if payload.get("doc_filter") else "whole KB"
+    print_report(summary, rows, scope)
+    by_part = {part: [r for r in rows if splits.part_of(r["financebench_id"]) == part] for part in (splits.DEV, splits.TEST)}
+    if all(by_part.values()):  # a run over both parts (--part all) is reported per part too: tune on dev, report test
+        for part, part_rows in by_part.items():
+            print(f"\n--- {part} part only ---")
+            print_report(summarize(part_rows), part_rows, scope)
+            summary[f"{part}_part"] = summarize(part_rows)
     if payload.get("fast_section"):
         print()
         print_fast(payload["fast_section"], payload["fast_section"].get("draft_source", "recorded"))
