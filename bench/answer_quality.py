@@ -9,8 +9,9 @@ questions spread deterministically over the question types: each type gets a sha
 its size (largest remainder), taken at evenly spaced positions of that type's questions in file
 order; --all takes the whole part. Every question is asked against the WHOLE knowledge base (no
 document filter). --systems pipeline runs the pipeline alone (half the model time), and its report
-classifies every answer: right / evidence not retrieved / retrieved but refused / needs arithmetic
-(the reference's figures are printed nowhere in the evidence text) / retrieved but misread.
+classifies every answer: right / evidence not retrieved / no single passage (some of several evidence
+pages in context, not all) / retrieved but refused / needs arithmetic (the reference's figures are printed
+nowhere in the evidence text) / retrieved but misread.
 
 Systems (both use the same Workspace, the same embedded model, the same hybrid retriever):
   A  pipeline: Workspace.ask(question) with default settings (Planner -> Retriever -> Reasoner ->
@@ -146,11 +147,16 @@ def needs_arithmetic(q: dict) -> bool:
 
 
 def classify_miss(q: dict, score: dict, result: dict) -> str:
-    """Why an answer is not right, in the issue's classes (checked in this order)."""
+    """Why an answer is not right, in the issue's classes (checked in this order). "no single passage":
+    the evidence is on several pages and the context held some of them, not all."""
     if score["correct"]:
         return "right"
     if not result["evidence_in_context"]:
         return "evidence not retrieved"
+    pages = evidence_pages(q)
+    shown = {p for p in pages if any(on_evidence_page(c["filename"], c["page"], {p}) for c in result["citations"])}
+    if len(pages) > 1 and shown != pages:
+        return "no single passage"
     if score["refusal"]:
         return "retrieved but refused"
     if needs_arithmetic(q):
