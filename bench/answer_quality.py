@@ -9,8 +9,9 @@ questions spread deterministically over the question types: each type gets a sha
 its size (largest remainder), taken at evenly spaced positions of that type's questions in file
 order; --all takes the whole part. Every question is asked against the WHOLE knowledge base (no
 document filter). --systems pipeline runs the pipeline alone (half the model time), and its report
-classifies every answer: right / evidence not retrieved / retrieved but refused / needs arithmetic
-(the reference's figures are printed nowhere in the evidence text) / retrieved but misread.
+classifies every answer: right / evidence not retrieved / no single passage (some of several evidence
+pages in context, not all) / retrieved but refused / needs arithmetic (the reference's figures are printed
+nowhere in the evidence text) / retrieved but misread.
 
 Systems (both use the same Workspace, the same embedded model, the same hybrid retriever):
   A  pipeline: Workspace.ask(question) with default settings (Planner -> Retriever -> Reasoner ->
@@ -73,7 +74,8 @@ each (default 200); p50/p95 of the sum per call in ms (target: < 20 ms).
 
 --reader-form sets Settings.reader_form for the pipeline (how the model is asked; docs/reader.md).
 
---rescore re-applies these rules to an existing <name>.jsonl without running a model.
+--rescore re-applies these rules to an existing <name>.jsonl without running a model (a stopped run
+too); a run over both parts is also reported per part (dev, test).
 
 Outputs: printed tables, bench/results/answer_quality.json (summary + per question) and
 bench/results/answer_quality.jsonl (one line per question: question, gold, both answers,
@@ -146,11 +148,16 @@ def needs_arithmetic(q: dict) -> bool:
 
 
 def classify_miss(q: dict, score: dict, result: dict) -> str:
-    """Why an answer is not right, in the issue's classes (checked in this order)."""
+    """Why an answer is not right, in the issue's classes (checked in this order). "no single passage":
+    the evidence is on several pages and the context held some of them, not all."""
     if score["correct"]:
         return "right"
     if not result["evidence_in_context"]:
         return "evidence not retrieved"
+    pages = evidence_pages(q)
+    shown = {p for p in pages if any(on_evidence_page(c["filename"], c["page"], {p}) for c in result["citations"])}
+    if len(pages) > 1 and shown != pages:
+        return "no single passage"
     if score["refusal"]:
         return "retrieved but refused"
     if needs_arithmetic(q):
@@ -551,7 +558,14 @@ def rescore(args) -> int:
     json_path = RESULTS / f"{args.name}.json"
     payload = json.loads(json_path.read_text()) if json_path.exists() else {}
     print(f"re-scored {len(rows)} questions from {path.name}; changed: {changed or 'none'}\n")
-    print_report(summary, rows, "own document only" if payload.get("doc_filter") else "whole KB")
+    scope = "own document only" if payload.get("doc_filter") else "whole KB"
+    print_report(summary, rows, scope)
+    by_part = {part: [r for r in rows if splits.part_of(r["financebench_id"]) == part] for part in (splits.DEV, splits.TEST)}
+    if all(by_part.values()):  # a run over both parts (--part all) is reported per part too: tune on dev, report test
+        for part, part_rows in by_part.items():
+            print(f"\n--- {part} part only ---")
+            print_report(summarize(part_rows), part_rows, scope)
+            summary[f"{part}_part"] = summarize(part_rows)
     if payload.get("fast_section"):
         print()
         print_fast(payload["fast_section"], payload["fast_section"].get("draft_source", "recorded"))

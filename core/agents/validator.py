@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from difflib import SequenceMatcher
 
 from core.agents import calculate
@@ -79,15 +80,33 @@ def _numbers_in(text: str) -> set[str]:
     return {_normalize_number(n) for n in _NUMBER.findall(text)}
 
 
+_SCALES = (Decimal(1000), Decimal(1000000))
+
+
+def figure_among(value: str, figures: set[str]) -> bool:
+    """Whether the normalized figure `value` is one of `figures`, also restated in another unit of
+    thousands: "8.738" (USD billions, as the question asked) is the table's "8,738" (USD millions).
+    The digits must be the same; only the decimal point moves by three or six places."""
+    if value in figures:
+        return True
+    try:
+        number = Decimal(value)
+    except InvalidOperation:
+        return False
+    scaled = {number * k for k in _SCALES} | {number / k for k in _SCALES}
+    return any(Decimal(f) in scaled for f in figures if f and f != "." and _NUMERIC.match(f))
+
+
 def unsupported_claims(answer: str, evidence_text: str) -> list[str]:
-    """Numbers and names in `answer` that do not occur in `evidence_text`."""
+    """Numbers and names in `answer` that do not occur in `evidence_text` (a figure also in another
+    unit of thousands, figure_among)."""
     body = _CITATION.sub(" ", answer)
     evidence_numbers = _numbers_in(evidence_text)
     evidence_lower = evidence_text.lower()
     missing: list[str] = []
     for raw in _NUMBER.findall(body):
         value = _normalize_number(raw)
-        if value and value not in evidence_numbers and len(value.replace(".", "")) > 1:
+        if value and len(value.replace(".", "")) > 1 and not figure_among(value, evidence_numbers):
             missing.append(raw.strip())
     names = set(_IDENTIFIER.findall(body)) | set(_MIDSENTENCE_NAME.findall(body))
     for name in sorted(names - _COMMON_NAMES):
@@ -213,10 +232,11 @@ _NOT_NAMES = {
     # query-language words typed into a question ("... OR '1'='1' UNION SELECT * FROM turns")
     "select", "union", "insert", "update", "delete", "drop", "table", "where", "null", "not", "like",
 }
-_PERIOD = re.compile(r"^(?:fy|q[1-4]|h[12]|cy)?'?\d{2,4}[a-z]?$|^\d+-[kq]$|^(?:january|february|march|april|may|june|"
+_PERIOD = re.compile(r"^(?:fy|q[1-4]|h[12]|cy)?'?\d{2,4}[a-z]?$|^\d+-[a-z]s?$|^(?:january|february|march|april|may|june|"
                      r"july|august|september|october|november|december)$", re.I)
 _PLACEHOLDER = re.compile(r"\[[A-Z_]+\]")  # "[EMAIL]": what PII redaction left, not a name
-_NAME_TOKEN = re.compile(r"\b(?:[A-Z][\w&'.-]*|\d+[A-Za-z][\w-]*)")
+# "10-Qs" is a form (a period-like word, _PERIOD), not "10" and a name "Qs": the digits-dash form first
+_NAME_TOKEN = re.compile(r"\b(?:\d+-[A-Z][A-Za-z]*\b|[A-Z][\w&'.-]*|\d+[A-Za-z][\w-]*)")
 
 
 def question_names(question: str) -> list[str]:
@@ -235,6 +255,9 @@ def question_names(question: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+SHORT_NAME_CHARS = 3  # "FX", "3M", "AMD": as substrings of squashed text they occur by chance
+
+
 def _squash(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
@@ -243,11 +266,24 @@ def names_in(names: list[str], source: Source) -> bool:
     """Whether the source (its file name, label, its chunk's identity line, or the chunk's text, which
     holds the passage the model was shown) names any of `names`, spaces and punctuation ignored
     ("Azure Interior" is in AzureInterior.pdf; "Microsoft" in the line "MICROSOFT CORPORATION ·
-    Form 10-Q" above a page that says only "we"); True when there are none."""
+    Form 10-Q" above a page that says only "we"); True when there are none.
+
+    A name of SHORT_NAME_CHARS or fewer letters ("3M", "FX", "CEO") is matched as a word (squashed,
+    "FX" is in "... of x"), and in the passage itself only when the question has no longer name: short
+    acronyms are printed in most filings ("AMCOR ... excluding FX movement" was answered from American
+    Express's page, which prints "FX"), while "3M" names its own file and identity line."""
     if not names:
         return True
-    where = _squash(f"{source.chunk.filename} {source.label} {source.chunk.context} {source.chunk.text}")
-    return any(_squash(name) in where for name in names)
+    identity = f"{source.chunk.filename} {source.label} {source.chunk.context}".lower()
+    body = source.chunk.text.lower()
+    where = _squash(f"{identity} {body}")
+    only_short = all(len(_squash(n)) <= SHORT_NAME_CHARS for n in names)
+
+    def word_in(name: str, text: str) -> bool:
+        return re.search(rf"(?<![a-z0-9]){re.escape(name.lower())}(?![a-z0-9])", text) is not None
+
+    return any((word_in(name, identity) or (only_short and word_in(name, body)))
+               if len(_squash(name)) <= SHORT_NAME_CHARS else _squash(name) in where for name in names)
 
 
 # Words of a question that ask how to answer, not what about.
@@ -267,12 +303,16 @@ def _words(text: str) -> list[str]:
     return [part for w in tokenize(text) for part in ([w, *w.split("-")] if "-" in w else [w]) if part]
 
 
+# As the question's words are compared: the tokenizer strips a plural "s" ("billions" -> "billion").
+_HOW_TOKENS = {t for w in _HOW_WORDS for t in _words(w)}
+
+
 def key_words(question: str) -> set[str]:
     """What the question asks about: its words without its names, periods, numbers and asking
     words, each cut to its first 5 letters ("expenditures" ~ "expenditure", "declined" ~ "decline")."""
     names = {n.lower() for n in question_names(question)}
     return {w[:5] for w in _words(question)
-            if w not in names and w not in _HOW_WORDS and not _PERIOD.match(w) and not w[0].isdigit() and len(w) > 2}
+            if w not in names and w not in _HOW_TOKENS and not _PERIOD.match(w) and not w[0].isdigit() and len(w) > 2}
 
 
 def _stems(text: str) -> set[str]:
@@ -307,6 +347,9 @@ def about_the_question(question: str, text: str) -> bool:
 _CLAUSE_BREAK = re.compile(r"(?<=[.;!?])\s+|;\s*|,\s+|\s+(?:and|while|whereas|but|compared\s+(?:to|with))\s+|\n", re.I)
 
 
+_YES_NO = re.compile(r"(?:yes|no)\b", re.I)
+
+
 def _figures(text: str) -> set[str]:
     return {n for n in _numbers_in(_CITATION.sub(" ", text)) if n}
 
@@ -321,11 +364,16 @@ def misread(question: str, quote: str, answer: str, key_word_share: float) -> st
     asked_numbers = _figures(question)
     stated = _figures(answer) - asked_numbers
     quoted = _figures(quote)
-    if stated - quoted:
-        return f"its figure {', '.join(sorted(stated - quoted))} is not in its quote"
+    not_quoted = {f for f in stated if not figure_among(f, quoted)}
+    if not_quoted:
+        return f"its figure {', '.join(sorted(not_quoted))} is not in its quote"
     wanted = key_words(question)
     have = _shared(wanted, _stems(f"{quote} {answer}"))
-    if wanted and len(have) < key_word_share * len(wanted):
+    # A yes or no affirms or denies the question itself, so the quote is the evidence for a judgement
+    # ("subject to cyclicality?" - "We depend heavily on commercial airlines, subjecting us to unique
+    # risks"): it must be about the question, not restate half of it.
+    need = min(1, len(wanted)) if _YES_NO.match(_CITATION.sub(" ", answer).strip()) else key_word_share * len(wanted)
+    if wanted and len(have) < need:
         return f"its quote mentions {len(have)} of the question's {len(wanted)} key words"
     clauses = [c for c in _CLAUSE_BREAK.split(quote) if c and c.strip()]
     with_figures = [c for c in clauses if _figures(c) - asked_numbers]
@@ -341,7 +389,7 @@ def misread(question: str, quote: str, answer: str, key_word_share: float) -> st
     best = max(weight(c) for c in with_figures)
     if best == (0, 0):
         return None
-    if not any(stated & _figures(c) for c in with_figures if weight(c) == best):
+    if not any(figure_among(f, _figures(c)) for c in with_figures if weight(c) == best for f in stated):
         return "its figure is not on the quote's clause that carries the question's words"
     return None
 

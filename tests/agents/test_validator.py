@@ -319,3 +319,72 @@ def test_a_key_word_matches_its_other_forms_but_not_a_word_sharing_three_letters
     assert about_the_question("How much did I spend at Harbour Tools?", "TOTAL DUE $18.20 I spent $18.20")
     assert misread("What did the customer ask for?", "The customer asked for a battery.", "A battery.", 0.5) is None
     assert not about_the_question("What is the weight of the frame?", "The week of delivery is 12")  # wee- is not weigh-
+
+
+# --- session 4: the misread check's false flags and the names check's short names (dev part) ------
+
+def test_a_figure_restated_in_another_unit_of_thousands_is_its_quote_s_figure():
+    from core.agents.validator import figure_among
+
+    row = "Property and equipment, net | December 31, 2020: 4,512 | December 31, 2019: 4,390"
+    question = "What was Globex's net property and equipment at year end 2020? Answer in USD billions."
+    v = misread_case("4.512 [Source 1]", row, question, (f"GLOBEX CORP\n{row}",))
+    assert v.misread is None and v.unsupported_figures == [] and v.confidence != "low"  # millions -> billions
+    assert figure_among("4512000", {"4.512"}) and figure_among("4.512", {"4512"})
+    wrong = misread_case("4.513 [Source 1]", row, question, (f"GLOBEX CORP\n{row}",))
+    assert wrong.confidence == "low" and "not in its quote" in wrong.misread  # other digits: never forgiven
+    assert not figure_among("45.12", {"4512"})  # a point moved by one or two places is another figure
+
+
+def test_a_yes_or_no_needs_a_quote_about_the_question_not_half_its_words():
+    question = "Is Globex's business subject to seasonal swings in demand?"
+    quote = "Our business depends heavily on holiday shoppers."  # 1 of the question's 5 key words
+    page = f"GLOBEX CORP\n{quote}"
+    yes = misread_case("Yes [Source 1]", quote, question, (page,))
+    assert yes.misread is None and not yes.is_no_information
+    stated = misread_case("It depends on holiday shoppers [Source 1]", quote, question, (page,))
+    assert stated.misread and stated.confidence == "low"  # not a yes/no: the key-word share applies
+    off = misread_case("Yes [Source 1]", "GLOBEX CORP", question, (page,))
+    assert off.is_no_information or off.misread  # a quote about nothing the question asks
+
+
+def test_a_short_name_is_matched_as_a_word_not_inside_squashed_text():
+    from core.agents.validator import names_in
+
+    d = quoted("22% [Source 1]", "The effect of x on revenue was 22%",
+               texts=("Globex: the effect of x on revenue was 22% in 2022.",))
+    assert not names_in(["FX"], d.sources[0])  # "of x" squashed is "ofx": not the name FX
+    assert names_in(["Globex"], d.sources[0])
+    d.sources[0].text = d.sources[0].chunk.text = "FX losses (3M) and the effect of x"
+    assert names_in(["FX"], d.sources[0]) and names_in(["3M"], d.sources[0])
+    assert not names_in(["FX", "Globex"], d.sources[0])  # beside a longer name, a short one counts by file name
+    d.sources[0].chunk.filename = "3M_2018_10K.pdf"
+    assert names_in(["3M", "PPNE"], d.sources[0])
+
+
+def test_a_form_s_plural_is_not_a_name():
+    assert question_names("Which of these 10-Qs reports the larger FX loss for Globex?") == ["FX", "Globex"]
+    assert question_names("Was the 20-F of Globex filed late?") == ["Globex"]
+
+
+def test_an_asking_word_in_the_plural_is_not_a_key_word():
+    from core.agents.validator import key_words
+
+    words = key_words("What were Globex's net sales? Answer in USD billions, in decimal places.")
+    assert words == {"net", "sale"}  # "billions", "places" say how to answer, not what about
+
+
+def test_a_short_acronym_beside_a_longer_name_does_not_make_another_company_s_page_the_subject():
+    question = "How much did Globex's Sales change in FY2023 if we exclude FX movement?"  # names Globex, Sales, FX
+    other = "Initech revenue grew 22% on an FX-adjusted basis."  # another company's page that prints "FX"
+    v = misread_case("22% [Source 1]", other, question, (other,))
+    assert v.is_no_information and "Globex" in v.reason
+    own = "GLOBEX CORP\nSales grew 22% excluding FX movement."
+    assert not misread_case("22% [Source 1]", "Sales grew 22% excluding FX movement.", question, (own,)).is_no_information
+    alone = misread_case("22% [Source 1]", other, "How much did FX move revenue?", (other,))
+    assert not alone.is_no_information  # the only name: an acronym is the subject
+    ppe = "Property, plant and equipment - net | 2018: 8,738"
+    d = quoted("8,738 [Source 1]", ppe, texts=(ppe,), similarity=0.9)
+    d.question = "What is the net PPNE of 3M in FY2018?"  # "PPNE" is printed nowhere; 3M names the file
+    d.sources[0].chunk.filename = "3M_2018_10K.pdf"
+    assert validate(d, S).quote_found
