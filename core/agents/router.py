@@ -101,6 +101,9 @@ class _Profile:
     period: CoverIdentity = field(default_factory=CoverIdentity)  # who its cover says it is, what it covers
     # The registrant's name on the cover: its words, and them run together ("footlocker")
     owner_names: set[str] = field(default_factory=set)
+    # Each longer name on the cover or in the file name ("Amazon Web Services", "AmazonWebServices"):
+    # its words, them run together, and their initials ("aws"): one name however it is written.
+    long_names: list[set[str]] = field(default_factory=list)
 
 
 def periods_in(text: str) -> set[str]:
@@ -203,6 +206,7 @@ class DocumentRouter:
                 title_periods or ({str(period.end.year)} if period.end else set()),
                 period,
                 _joined_forms([w for w in _words(period.company) if _is_name(w)]),
+                _long_names(cover, d.filename.rsplit(".", 1)[0]),
             )
         # A name shared by more documents than routing would keep names none of them, and a word
         # the documents also use in lower case ("cash", "earnings", "center") is an ordinary word.
@@ -251,13 +255,15 @@ class DocumentRouter:
         if of_form:  # "Amazon's 10-Q", "these 10-Qs": not an invoice that names Amazon too, nor the 10-Ks
             named = {doc_id: names for doc_id, names in named.items() if doc_id in of_form}
             how = f", Form {period.form}"
-        most = max(len(names) for names in named.values())
-        best = {doc_id: names for doc_id, names in named.items() if len(names) == most}
-        # As many names each: the documents whose registrant the question names are about it (a
-        # filing is its registrant's; the others only carry the name, e.g. a supplier's invoice).
-        registrant = {d for d, names in best.items() if profiles[d].owner_names & set(names)}
-        if registrant:
-            best = {doc_id: names for doc_id, names in best.items() if doc_id in registrant}
+        count = {doc_id: _name_count(names, profiles[doc_id].long_names) for doc_id, names in named.items()}
+        most = max(count.values())
+        best = {doc_id: names for doc_id, names in named.items() if count[doc_id] == most}
+        # As many names each: the documents whose registrant or file name the question names are
+        # about it; the others only carry the name on a first page (a supplier's invoice that says
+        # "Amazon" beside "AWS" is not about Amazon's segments).
+        about = {d for d, names in best.items() if (profiles[d].owner_names | profiles[d].title_names) & set(names)}
+        if about:
+            best = {doc_id: names for doc_id, names in best.items() if doc_id in about}
         asked = periods_in(question)
         overlap = {doc_id: len(asked & profiles[doc_id].periods) for doc_id in best}
         ends = {doc_id: profiles[doc_id].period.end for doc_id in best}
@@ -377,6 +383,30 @@ def _distinct(runs: list[_Run], words: list[_Word]) -> set[str]:
     parts = {w.text for r in longer for w in words[r.start:r.end]}
     initials = {"".join(w.text[0] for w in words[r.start:r.end]) for r in longer}
     return {r.form for r in runs if r.length > 1 or (r.form not in parts and r.form not in initials)}
+
+
+def _long_names(cover: str, stem: str) -> list[set[str]]:
+    """Runs of two or more capitalised words on a cover line, and a file name's CamelCase words:
+    each as its words, them run together and their initials."""
+    runs = [re.findall(r"[A-Z][a-z]+", part) for part in re.split(r"[\s_-]+", stem)]
+    runs += [m.group(0).split() for line in cover.splitlines()
+             for m in re.finditer(r"\b[A-Z][A-Za-z&]+(?:[ \t]+[A-Z][A-Za-z&]+)+", line)]
+    found = []
+    for run in runs:
+        words = [w.lower() for w in run]
+        if len(words) > 1:
+            found.append(set(words) | {"".join(words), "".join(w[0] for w in words)})
+    return found
+
+
+def _name_count(names: list[str], long_names: list[set[str]]) -> int:
+    """How many names `names` are: those within one of the document's longer names count once."""
+    groups: list[set[str]] = []
+    for name in names:
+        joined = [g for g in groups if any(name in ln and g & ln for ln in long_names)]
+        merged = {name}.union(*joined)
+        groups = [g for g in groups if g not in joined] + [merged]
+    return len(groups)
 
 
 def _latest(best: dict[str, list[str]], profiles: dict[str, _Profile]) -> tuple[dict[str, list[str]], str]:

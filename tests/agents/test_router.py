@@ -234,12 +234,13 @@ SUPPLIER_INVOICE = ("INVOICE\nAmazon Web Services, Inc.\n410 Terry Ave North, Se
 @pytest.fixture(scope="module")
 def supplier(tmp_path_factory, embedder):
     """Two quarterly filings of a registrant, and an invoice from a company whose longer name
-    contains the registrant's ("Northwind Cloud Services", "NCS") and says it several ways."""
+    contains the registrant's ("Northwind Cloud Services", "NCS") and says it several ways; the
+    invoice's file name does not name anyone."""
     folder = tmp_path_factory.mktemp("supplier")
     files = {
         "northwind_q2.txt": FILINGS["northwind_a.txt"],
         "northwind_q1.txt": FILINGS["northwind_b.txt"],
-        "ncs_invoice.txt": SUPPLIER_INVOICE.replace("Amazon Web Services", "Northwind Cloud Services").replace("AWS", "NCS"),
+        "invoice_0042.txt": SUPPLIER_INVOICE.replace("Amazon Web Services", "Northwind Cloud Services").replace("AWS", "NCS"),
         "fabrikam.txt": FILINGS["fabrikam.txt"],
     }
     for name, text in files.items():
@@ -253,7 +254,7 @@ def supplier(tmp_path_factory, embedder):
 def test_a_longer_name_written_several_ways_does_not_outvote_the_registrant(supplier):
     router, ws = supplier
     # "NCS (Northwind Cloud Services)" is one name of the invoice, not three; "Northwind's" names
-    # the registrant, whose filings are about it.
+    # the registrant, whose filings are about it; the invoice only carries the names on its page.
     routing = router.route("How did Northwind's NCS (Northwind Cloud Services) revenue change over the quarters?")
     assert filenames(ws, routing.doc_ids) == ["northwind_q1.txt", "northwind_q2.txt"]
     # A named form keeps that form's documents before names are counted.
@@ -264,5 +265,9 @@ def test_a_longer_name_written_several_ways_does_not_outvote_the_registrant(supp
 def test_a_word_written_only_inside_a_longer_name_is_that_name(supplier):
     router, ws = supplier
     # "Northwind" here is only part of "Northwind Cloud Services": the invoice, not the filings.
-    assert filenames(ws, router.route("How much did we pay Northwind Cloud Services?").doc_ids) == ["ncs_invoice.txt"]
-    assert filenames(ws, router.route("What is the total of the NCS invoice?").doc_ids) == ["ncs_invoice.txt"]
+    assert filenames(ws, router.route("How much did we pay Northwind Cloud Services?").doc_ids) == ["invoice_0042.txt"]
+    assert filenames(ws, router.route("What is the total of the NCS invoice?").doc_ids) == ["invoice_0042.txt"]
+    # "Northwind's ... NCS": as many names each (the invoice's NCS is one of its longer name);
+    # the filings are the registrant's, the invoice only carries the names.
+    assert filenames(ws, router.route("What was Northwind's revenue from NCS services last quarter?").doc_ids) == [
+        "northwind_q1.txt", "northwind_q2.txt"]
