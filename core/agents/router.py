@@ -10,7 +10,10 @@ The specification asks an LLM to pick file names from the document summaries (do
    a file called "2023 Q3 AAPL.pdf" never says "Apple"). Only distinctive words count: a word on
    more than `router_max_docs` documents ("Washington", "10-K", "Quarterly") names none of them.
    First-page words must be capitalised in the question, as names are, so "net sales" does not
-   route to the one press release whose headline says "Net Sales". When the question also names
+   route to the one press release whose headline says "Net Sales". The documents naming the most
+   names win, each name counted once however it is written ("AWS (Amazon Web Services)"), and a
+   filing named by its registrant or file name beats a document that only carries the name on its
+   first page (a supplier's invoice). When the question also names
    a period ("FY2018", "Q2 2023", "the second quarter of 2023"), the documents whose title has the
    most of it are preferred. Each filing's own cover says what it covers ("Form 10-Q · quarter
    ended July 1, 2023", `core.ingest.context.cover_identity`): a question that names a period end
