@@ -293,7 +293,9 @@ def fusion_sweep(ev: dict, settings, top_k: int, kb_files: list[str]) -> list[di
             )
         rows.append({
             "alpha_vector": alpha, "rrf_k": k,
+            "fin_page_recall@3": rate(fin, "page_rank", 3),
             "fin_page_recall@5": rate(fin, "page_rank", 5), "fin_page_recall@10": rate(fin, "page_rank", 10),
+            "dg_answer@3": rate(dg, "answer_rank", 3), "dg_answer@5": rate(dg, "answer_rank", 5),
             "fin_doc_recall@5": rate(fin, "doc_rank", 5), "dg_doc_recall@5": rate(dg, "doc_rank", 5),
             "dg_multi_doc_coverage@10": mean(d["coverage10"] for d in dg if d["question_type"] == "Multi-Doc RAG"),
         })
@@ -301,18 +303,19 @@ def fusion_sweep(ev: dict, settings, top_k: int, kb_files: list[str]) -> list[di
 
 
 def print_sweep(rows: list[dict], summary: dict) -> None:
-    keys = ["fin_page_recall@5", "fin_page_recall@10", "fin_doc_recall@5", "dg_doc_recall@5", "dg_multi_doc_coverage@10"]
+    keys = ["fin_page_recall@3", "fin_page_recall@5", "fin_page_recall@10", "fin_doc_recall@5", "dg_doc_recall@5",
+            "dg_answer@3", "dg_answer@5", "dg_multi_doc_coverage@10"]
     single = {
-        "bm25": [summary["bm25"]["financebench"]["page_recall@5"], summary["bm25"]["financebench"]["page_recall@10"],
-                 summary["bm25"]["financebench"]["doc_recall@5"], summary["bm25"]["docugami"]["doc_recall@5"],
-                 summary["bm25"]["docugami"]["multi_doc_coverage@10"]],
-        "vector": [summary["vector"]["financebench"]["page_recall@5"], summary["vector"]["financebench"]["page_recall@10"],
-                   summary["vector"]["financebench"]["doc_recall@5"], summary["vector"]["docugami"]["doc_recall@5"],
-                   summary["vector"]["docugami"]["multi_doc_coverage@10"]],
+        mode: [summary[mode]["financebench"]["page_recall@3"], summary[mode]["financebench"]["page_recall@5"],
+               summary[mode]["financebench"]["page_recall@10"], summary[mode]["financebench"]["doc_recall@5"],
+               summary[mode]["docugami"]["doc_recall@5"], summary[mode]["docugami"]["answer_recall@3"],
+               summary[mode]["docugami"]["answer_recall@5"], summary[mode]["docugami"]["multi_doc_coverage@10"]]
+        for mode in ("bm25", "vector")
     }
     table_rows = [[f"{name} only"] + [pct(v) for v in values] for name, values in single.items()]
     table_rows += [[f"alpha={r['alpha_vector']} k={r['rrf_k']}"] + [pct(r[k]) for k in keys] for r in rows]
-    print(table(["fusion sweep (offline re-fusion)", "FB page@5", "FB page@10", "FB doc@5", "DG doc@5", "DG multi cov@10"],
+    print(table(["fusion sweep (offline re-fusion)", "FB page@3", "FB page@5", "FB page@10", "FB doc@5", "DG doc@5",
+                 "DG evidence@3", "DG evidence@5", "DG multi cov@10"],
                 table_rows))
 
 
@@ -355,6 +358,10 @@ def score_docugami(q: dict, hits, kb_files: list[str]) -> dict:
         "doc_rank": first_rank(hits, lambda h: matches(h.filename)),
         "expected_docs": len(expected),
         "coverage10": (len(top10 & expected) / len(expected)) if expected else None,
+        # Per expected filing: the rank of its first hit that states one of the reference's figures
+        # (a multi-period answer takes each quarter's figure from that quarter's filing).
+        "filing_evidence_ranks": ({f: first_rank(hits, lambda h, f=f: h.filename == f and states_a_figure(evidence, h.text))
+                                   for f in sorted(expected)} if evidence["kind"] == "figures" else None),
         "top5": [f"{h.filename} p.{h.page}" for h in hits[:5]],
     }
 
@@ -384,6 +391,18 @@ def evidence_coverage(evidence: dict, text: str) -> float:
         return hit / len(evidence["figures"])
     words = evidence["words"]
     return len(set(words) & set(content_words(text))) / len(words) if words else 0.0
+
+
+def states_a_figure(evidence: dict, text: str) -> bool:
+    """`text` states at least one of the reference's figures."""
+    return evidence_coverage(evidence, text) * len(evidence["figures"]) >= 1
+
+
+def filing_coverage(items: list[dict], k: int) -> float | None:
+    """Mean share of a question's expected filings that have a passage stating one of the
+    reference's figures in the top k (questions whose reference has figures)."""
+    return mean(sum(1 for r in d["filing_evidence_ranks"].values() if r and r <= k) / len(d["filing_evidence_ranks"])
+                for d in items if d.get("filing_evidence_ranks"))
 
 
 def holds_evidence(evidence: dict, text: str) -> bool:
@@ -439,6 +458,7 @@ def summarize(evaluation: dict) -> dict:
                 "answer_recall@5": rate(dg, "answer_rank", 5),
                 "multi_doc_n": len(multi),
                 "multi_doc_coverage@10": mean(d["coverage10"] for d in multi),
+                **{f"multi_doc_filing_evidence@{k}": filing_coverage(multi, k) for k in (3, 4, 5, 10)},
                 **routed_summary(dg),
                 "by_question_type": {
                     t: {"n": len(items), "doc_recall@5": rate(items, "doc_rank", 5),
@@ -500,6 +520,8 @@ def print_report(summary: dict, ev: dict) -> None:
         ["Docugami evidence chunk recall@5"] + [pct(summary[m]["docugami"]["answer_recall@5"]) for m in modes],
         [f"Docugami Multi-Doc coverage@10 (n={summary[first]['docugami']['multi_doc_n']})"]
         + [pct(summary[m]["docugami"]["multi_doc_coverage@10"]) for m in modes],
+        ["Docugami Multi-Doc filings with a passage stating a reference figure @3/@4/@5/@10"]
+        + ["/".join(pct(summary[m]["docugami"][f"multi_doc_filing_evidence@{k}"]) for k in (3, 4, 5, 10)) for m in modes],
     ]
     routed = "routed_right" in summary[first]["docugami"] or "routed_right" in summary[first]["financebench"]
     if routed:

@@ -10,7 +10,10 @@ The specification asks an LLM to pick file names from the document summaries (do
    a file called "2023 Q3 AAPL.pdf" never says "Apple"). Only distinctive words count: a word on
    more than `router_max_docs` documents ("Washington", "10-K", "Quarterly") names none of them.
    First-page words must be capitalised in the question, as names are, so "net sales" does not
-   route to the one press release whose headline says "Net Sales". When the question also names
+   route to the one press release whose headline says "Net Sales". The documents naming the most
+   names win, each name counted once however it is written ("AWS (Amazon Web Services)"), and a
+   filing named by its registrant or file name beats a document that only carries the name on its
+   first page (a supplier's invoice). When the question also names
    a period ("FY2018", "Q2 2023", "the second quarter of 2023"), the documents whose title has the
    most of it are preferred. Each filing's own cover says what it covers ("Form 10-Q · quarter
    ended July 1, 2023", `core.ingest.context.cover_identity`): a question that names a period end
@@ -99,7 +102,11 @@ class _Profile:
     cover_names: set[str]  # capitalised words of the first chunks
     periods: set[str]  # years and quarters in the file name
     period: CoverIdentity = field(default_factory=CoverIdentity)  # who its cover says it is, what it covers
-    owner_names: set[str] = field(default_factory=set)  # words of the registrant's name on the cover
+    # The registrant's name on the cover: its words, and them run together ("footlocker")
+    owner_names: set[str] = field(default_factory=set)
+    # Each longer name on the cover or in the file name ("Amazon Web Services", "AmazonWebServices"):
+    # its words, them run together, and their initials ("aws"): one name however it is written.
+    long_names: list[set[str]] = field(default_factory=list)
 
 
 def periods_in(text: str) -> set[str]:
@@ -146,13 +153,6 @@ def _joined_forms(words: list[str]) -> set[str]:
     for n in (2, 3):
         forms |= {"".join(words[i:i + n]) for i in range(len(words) - n + 1)}
     return forms
-
-
-def question_names(question: str) -> tuple[set[str], set[str]]:
-    """(forms to match against file names, forms of the capitalised words to match against
-    first pages)."""
-    capitalised = [w for token in _CAPITALISED.findall(question) for w in _words(token)]
-    return _joined_forms(_words(question)), _joined_forms(capitalised)
 
 
 class DocumentRouter:
@@ -208,7 +208,8 @@ class DocumentRouter:
                 # A file name without a period takes the year its cover's period ends in.
                 title_periods or ({str(period.end.year)} if period.end else set()),
                 period,
-                {w for w in _words(period.company) if _is_name(w)},
+                _joined_forms([w for w in _words(period.company) if _is_name(w)]),
+                _long_names(cover, d.filename.rsplit(".", 1)[0]),
             )
         # A name shared by more documents than routing would keep names none of them, and a word
         # the documents also use in lower case ("cash", "earnings", "center") is an ordinary word.
@@ -234,28 +235,43 @@ class DocumentRouter:
 
     @staticmethod
     def name_matches(question: str, profiles: dict[str, _Profile]) -> dict[str, list[str]]:
-        """doc_id -> the document's names that the question states."""
-        any_case, capitalised = question_names(question)
-        found = {
-            doc_id: sorted((p.title_names & any_case) | (p.cover_names & capitalised))
-            for doc_id, p in profiles.items()
-        }
-        return {doc_id: names for doc_id, names in found.items() if names}
+        """doc_id -> the names of the document that the question states, one per name however
+        the question writes it ("AWS (Amazon Web Services)" is one name, not three), and none for
+        a word the question writes only inside another document's longer name ("Amazon" in
+        "pay Amazon Web Services" names the supplier, not Amazon.com's filings)."""
+        words = _question_words(question)
+        runs = {doc_id: _runs(words, p) for doc_id, p in profiles.items()}
+        found = {}
+        for doc_id, own in runs.items():
+            others = [r for d, rs in runs.items() if d != doc_id for r in rs]
+            kept = [r for r in own if not any(o.start <= r.start and r.end <= o.end and o.length > r.length
+                                              for o in others)]
+            names = _distinct(kept, words)
+            if names:
+                found[doc_id] = sorted(names)
+        return found
 
     def _by_name(self, question: str, named: dict[str, list[str]], profiles: dict[str, _Profile]) -> Routing:
-        most = max(len(names) for names in named.values())
-        best = {doc_id: names for doc_id, names in named.items() if len(names) == most}
+        period = asked_period(question)
+        how = ""
+        of_form = {d for d in named if period.form and profiles[d].period.form == period.form}
+        if of_form:  # "Amazon's 10-Q", "these 10-Qs": not an invoice that names Amazon too, nor the 10-Ks
+            named = {doc_id: names for doc_id, names in named.items() if doc_id in of_form}
+            how = f", Form {period.form}"
+        count = {doc_id: _name_count(names, profiles[doc_id].long_names) for doc_id, names in named.items()}
+        most = max(count.values())
+        best = {doc_id: names for doc_id, names in named.items() if count[doc_id] == most}
+        # As many names each: the documents whose registrant or file name the question names are
+        # about it; the others only carry the name on a first page (a supplier's invoice that says
+        # "Amazon" beside "AWS" is not about Amazon's segments).
+        about = {d for d, names in best.items() if (profiles[d].owner_names | profiles[d].title_names) & set(names)}
+        if about:
+            best = {doc_id: names for doc_id, names in best.items() if doc_id in about}
         asked = periods_in(question)
         overlap = {doc_id: len(asked & profiles[doc_id].periods) for doc_id in best}
-        period = asked_period(question)
         ends = {doc_id: profiles[doc_id].period.end for doc_id in best}
         dated = {doc_id for doc_id, end in ends.items()
                  if end and any(abs((end - e).days) <= _DAYS_APART for e in period.ends)}
-        how = ""
-        of_form = {d for d in best if period.form and profiles[d].period.form == period.form}
-        if of_form:  # "these 10-Qs": not the same company's annual reports or invoices
-            best = {doc_id: names for doc_id, names in best.items() if doc_id in of_form}
-            how = f", Form {period.form}"
         if dated:  # the cover's period end is the question's
             best = {doc_id: names for doc_id, names in best.items() if doc_id in dated}
             how += " and the period end"
@@ -307,6 +323,93 @@ class DocumentRouter:
         return Routing([c.doc_id for c in valid],
                        f"{len(valid)} document(s) whose summaries are closest to the question (best {best:.2f})",
                        "summary", valid, considered)
+
+
+# Punctuation, and a possessive, end a name: "Amazon's AWS (Amazon Web Services)" is three.
+_NAME_BREAK = re.compile(r"[,;:()\[\]?!\"“”]|(?<=['’]s)\s")
+
+
+@dataclass
+class _Word:
+    text: str
+    segment: int  # words of one segment may form one name
+    capitalised: bool
+
+
+@dataclass
+class _Run:
+    start: int  # word positions in the question, end exclusive
+    end: int
+    form: str  # its words run together
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
+
+
+def _question_words(question: str) -> list[_Word]:
+    found = []
+    for segment, part in enumerate(_NAME_BREAK.split(question)):
+        for token in re.findall(r"[A-Za-z0-9&.'’-]+", part):
+            found += [_Word(w, segment, token[:1].isupper()) for w in _words(token)]
+    return found
+
+
+def _runs(words: list[_Word], p: _Profile) -> list[_Run]:
+    """The question's runs of consecutive words, within one segment, that are names of the
+    document: a file-name word in any case, a cover word only when capitalised (as names are);
+    up to three words run together ("Best Buy" for "BestBuy.pdf")."""
+    covered: set[int] = set()
+    for n in (1, 2, 3):
+        for i in range(len(words) - n + 1):
+            span = words[i:i + n]
+            if len({w.segment for w in span}) > 1:
+                continue
+            form = "".join(w.text for w in span)
+            if form in p.title_names or (form in p.cover_names and all(w.capitalised for w in span)):
+                covered.update(range(i, i + n))
+    runs, start = [], None
+    for i in range(len(words) + 1):
+        inside = i in covered and (start is None or words[i].segment == words[start].segment)
+        if start is not None and not inside:
+            runs.append(_Run(start, i, "".join(w.text for w in words[start:i])))
+            start = None
+        if start is None and i in covered:
+            start = i
+    return runs
+
+
+def _distinct(runs: list[_Run], words: list[_Word]) -> set[str]:
+    """One name per run, the same name once; a run that is a word of a longer one ("Amazon" of
+    "Amazon Web Services") or its initials ("AWS") is that longer name."""
+    longer = [r for r in runs if r.length > 1]
+    parts = {w.text for r in longer for w in words[r.start:r.end]}
+    initials = {"".join(w.text[0] for w in words[r.start:r.end]) for r in longer}
+    return {r.form for r in runs if r.length > 1 or (r.form not in parts and r.form not in initials)}
+
+
+def _long_names(cover: str, stem: str) -> list[set[str]]:
+    """Runs of two or more capitalised words on a cover line, and a file name's CamelCase words:
+    each as its words, them run together and their initials."""
+    runs = [re.findall(r"[A-Z][a-z]+", part) for part in re.split(r"[\s_-]+", stem)]
+    runs += [m.group(0).split() for line in cover.splitlines()
+             for m in re.finditer(r"\b[A-Z][A-Za-z&]+(?:[ \t]+[A-Z][A-Za-z&]+)+", line)]
+    found = []
+    for run in runs:
+        words = [w.lower() for w in run]
+        if len(words) > 1:
+            found.append(set(words) | {"".join(words), "".join(w[0] for w in words)})
+    return found
+
+
+def _name_count(names: list[str], long_names: list[set[str]]) -> int:
+    """How many names `names` are: those within one of the document's longer names count once."""
+    groups: list[set[str]] = []
+    for name in names:
+        joined = [g for g in groups if any(name in ln and g & ln for ln in long_names)]
+        merged = {name}.union(*joined)
+        groups = [g for g in groups if g not in joined] + [merged]
+    return len(groups)
 
 
 def _latest(best: dict[str, list[str]], profiles: dict[str, _Profile]) -> tuple[dict[str, list[str]], str]:

@@ -225,3 +225,49 @@ def test_asked_period_reads_only_what_it_parses_completely():
     assert not asked_period("How has R&D in the most recent quarter changed versus prior quarters?").latest
     assert not asked_period("What was the latest news?").latest  # not a period
     assert periods_in("the third quarter of fiscal 2023") == {"q3", "2023"}
+
+
+SUPPLIER_INVOICE = ("INVOICE\nAmazon Web Services, Inc.\n410 Terry Ave North, Seattle, WA\nAWS Account Number 1234\n"
+                    "Bill to: Contoso Ltd.\nTotal due: 120.00 USD\n")
+
+
+@pytest.fixture(scope="module")
+def supplier(tmp_path_factory, embedder):
+    """Two quarterly filings of a registrant, and an invoice from a company whose longer name
+    contains the registrant's ("Northwind Cloud Services", "NCS") and says it several ways; the
+    invoice's file name does not name anyone."""
+    folder = tmp_path_factory.mktemp("supplier")
+    files = {
+        "northwind_q2.txt": FILINGS["northwind_a.txt"],
+        "northwind_q1.txt": FILINGS["northwind_b.txt"],
+        "invoice_0042.txt": SUPPLIER_INVOICE.replace("Amazon Web Services", "Northwind Cloud Services").replace("AWS", "NCS"),
+        "fabrikam.txt": FILINGS["fabrikam.txt"],
+    }
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    workspace = Workspace(Settings(data_dir=folder / "data", router_top_k_docs=2), embedder)
+    workspace.ingestor.ingest_paths([folder / name for name in files])
+    yield DocumentRouter(workspace.kb, workspace.settings), workspace
+    workspace.close()
+
+
+def test_a_longer_name_written_several_ways_does_not_outvote_the_registrant(supplier):
+    router, ws = supplier
+    # "NCS (Northwind Cloud Services)" is one name of the invoice, not three; "Northwind's" names
+    # the registrant, whose filings are about it; the invoice only carries the names on its page.
+    routing = router.route("How did Northwind's NCS (Northwind Cloud Services) revenue change over the quarters?")
+    assert filenames(ws, routing.doc_ids) == ["northwind_q1.txt", "northwind_q2.txt"]
+    # A named form keeps that form's documents before names are counted.
+    assert filenames(ws, router.route("How did NCS revenue change in Northwind's 10-Q for the quarter ended June 2023?")
+                     .doc_ids) == ["northwind_q2.txt"]
+
+
+def test_a_word_written_only_inside_a_longer_name_is_that_name(supplier):
+    router, ws = supplier
+    # "Northwind" here is only part of "Northwind Cloud Services": the invoice, not the filings.
+    assert filenames(ws, router.route("How much did we pay Northwind Cloud Services?").doc_ids) == ["invoice_0042.txt"]
+    assert filenames(ws, router.route("What is the total of the NCS invoice?").doc_ids) == ["invoice_0042.txt"]
+    # "Northwind's ... NCS": as many names each (the invoice's NCS is one of its longer name);
+    # the filings are the registrant's, the invoice only carries the names.
+    assert filenames(ws, router.route("What was Northwind's revenue from NCS services last quarter?").doc_ids) == [
+        "northwind_q1.txt", "northwind_q2.txt"]
