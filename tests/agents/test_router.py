@@ -169,14 +169,19 @@ FILINGS = {
 }
 
 
+def _routed_workspace(folder, files: dict[str, str], embedder, **settings):
+    """The files written to `folder` and ingested: a router over them, and the workspace to close."""
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    workspace = Workspace(Settings(data_dir=folder / "data", **settings), embedder)
+    workspace.ingestor.ingest_paths([folder / name for name in files])
+    return DocumentRouter(workspace.kb, workspace.settings), workspace
+
+
 @pytest.fixture(scope="module")
 def filings(tmp_path_factory, embedder):
-    folder = tmp_path_factory.mktemp("filings")
-    for name, text in FILINGS.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    workspace = Workspace(Settings(data_dir=folder / "data"), embedder)
-    workspace.ingestor.ingest_paths([folder / name for name in FILINGS])
-    yield DocumentRouter(workspace.kb, workspace.settings), workspace
+    router, workspace = _routed_workspace(tmp_path_factory.mktemp("filings"), FILINGS, embedder)
+    yield router, workspace
     workspace.close()
 
 
@@ -243,11 +248,8 @@ def supplier(tmp_path_factory, embedder):
         "invoice_0042.txt": SUPPLIER_INVOICE.replace("Amazon Web Services", "Northwind Cloud Services").replace("AWS", "NCS"),
         "fabrikam.txt": FILINGS["fabrikam.txt"],
     }
-    for name, text in files.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    workspace = Workspace(Settings(data_dir=folder / "data", router_top_k_docs=2), embedder)
-    workspace.ingestor.ingest_paths([folder / name for name in files])
-    yield DocumentRouter(workspace.kb, workspace.settings), workspace
+    router, workspace = _routed_workspace(folder, files, embedder, router_top_k_docs=2)
+    yield router, workspace
     workspace.close()
 
 
