@@ -420,7 +420,7 @@ _AGGREGATE = re.compile(r"\b(SUM|AVG|COUNT|TOTAL)\s*\(", re.I)
 
 
 _QUOTED_NAME = re.compile(r'"([^"]+)"')
-_ALIAS = re.compile(r'\bAS\s+"?(\w+)"?', re.I)
+_ALIAS = re.compile(r'\bAS\s+"?(\w+)"?|"?(\w+)"?\s+AS\s*\(', re.I)  # "AS name", and a WITH clause's "name AS ("
 
 
 def check_meaning(sql: str, tables: list[TableInfo]) -> None:
@@ -435,7 +435,7 @@ def check_meaning(sql: str, tables: list[TableInfo]) -> None:
                            "(WHERE label LIKE ...)")
     code = _LITERAL.sub("''", sql)  # a quote inside a text value is no name
     known = {n.lower() for t in tables for n in (t.name, *t.columns, *PROVENANCE)}
-    known |= {a.lower() for a in _ALIAS.findall(code)}
+    known |= {a.lower() for pair in _ALIAS.findall(code) for a in pair if a}
     unknown = [name for name in dict.fromkeys(_QUOTED_NAME.findall(code)) if name.lower() not in known]
     if unknown:
         columns = "; ".join(f"{t.name}: " + ", ".join(t.columns) for t in tables)

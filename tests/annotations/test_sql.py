@@ -149,6 +149,7 @@ def test_a_double_quoted_name_that_is_no_column_is_refused_not_read_as_text():
         check_meaning('SELECT DISTINCT "width" FROM races WHERE "width" > 1.1', [TABLE])
     check_meaning('SELECT "athlete" AS "who" FROM "races" WHERE "time_s" > 1 AND athlete = \'Paul "the" Kip\' '
                   'ORDER BY "who", "source_row"', [TABLE])  # columns, an alias, a quote inside a value
+    check_meaning('WITH "fast" AS (SELECT * FROM races WHERE time_s < 120) SELECT COUNT(*) FROM "fast"', [TABLE])
 
 
 # --- second looks by code: a query that ran and found something, but cannot be the answer ---
