@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.annotations.model import normalize_label, singular
-from core.annotations.search import KIND_OF_LABEL, SYNONYMS
+from core.annotations.search import SYNONYMS
 from core.annotations.tables import TableInfo
 
 # Words that say nothing about which table: question words, and what every file of a kind is called.
@@ -80,11 +80,9 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
     if columns:
         selection.score += len(columns)
         selection.reasons.append("names columns: " + ", ".join(columns))
-    bounded: list[str] = []
-    if measured and table.kind in ("rows", "fields", "measures"):  # a width column, or a datasheet's "Width: 1134 mm"
-        labels = {normalize_label(label) for label in (table.values if table.kind == "fields" else table.printed.values())}
-        bounded = sorted(m for m in measured if labels & ({m} | SYNONYMS.get(m, set()))
-                         and (table.kind == "rows" or m in KIND_OF_LABEL))  # a printed total is the record's
+    if measured and table.kind in ("rows", "measures"):  # a width column: "Width (mm)", "W [m]", every sheet's width_m
+        labels = {normalize_label(label) for label in table.printed.values()}
+        bounded = sorted(m for m in measured if labels & ({m} | SYNONYMS.get(m, set())))
         if bounded:
             selection.score += 3 * len(bounded)
             selection.reasons.append("bounds the quantity in a column: " + ", ".join(bounded))
@@ -113,9 +111,9 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
     selection.file_words = set(named) | {singular(w) for w in named}
     if found:
         selection.reasons.append("names values: " + ", ".join(found[:5]))
-    if table.kind == "fields" and not (named and (columns or found)) and not bounded:
-        # A document's label lines answer a question naming it and a label, or bounding a quantity one
-        # of them prints ("which panel is narrower than 1.1 m" over datasheets: "Width: 1134 mm").
+    if table.kind == "fields" and not (named and (columns or found)):
+        # A document's label lines answer a question naming it and a label; a quantity several documents
+        # print is compared in document_measures.
         selection.score = 0.0
     return selection
 
@@ -241,8 +239,4 @@ def select_tables(question: str, tables: list[TableInfo], min_score: float, max_
         return [], ranked
     best = ranked[0].score
     selected = [s for s in ranked if s.score >= max(min_score, close * best)][:max_tables]
-    documents = [s for s in selected if s.table.kind == "fields"]
-    combined = next((s for s in ranked if s.table.kind == "measures"), None)
-    if len(documents) >= 2 and combined is not None:  # several documents' printed quantities: the one table of them all
-        selected = [combined, *(s for s in selected if s.table.kind not in ("fields", "measures"))]
     return selected, ranked
