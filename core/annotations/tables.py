@@ -307,18 +307,17 @@ def _all_measures_frame(name, groups, cells, documents) -> tuple[TableInfo, pd.D
         row: dict = {}
         for fact_id, _, _, page, sheet, row_index, _ in members:
             for column, _, _, quantity, base, _, context in cells.get(fact_id, []):
-                measure = measure_of(column, quantity) if quantity in BASE_UNIT and base is not None and not context else None
-                if measure is None:
+                if quantity not in BASE_UNIT or base is None or context:
                     continue
+                measure = measure_of(column, quantity)
                 unit = BASE_UNIT[quantity]
-                key = sql_name(f"{measure} {'percent' if unit == '%' else unit}")
-                if key not in row:
-                    row[key] = base
-                    printed[key], units[key] = f"{measure.capitalize()} ({unit})", unit
-                    row.setdefault("fact_id", fact_id)
-                    row.setdefault("source_page", page)
-                    row.setdefault("source_sheet", sheet)
-                    row.setdefault("source_row", row_index)
+                key = measure and sql_name(f"{measure} {'percent' if unit == '%' else unit}")
+                if key is None or key in row:
+                    continue
+                if not row:  # the document's row is cited by its first measured line
+                    row.update(fact_id=fact_id, source_page=page, source_sheet=sheet, source_row=row_index)
+                row[key] = base
+                printed[key], units[key] = f"{measure.capitalize()} ({unit})", unit
         if row:
             filename = documents[doc_id][0]
             rows.append({"file": filename, "source_file": filename, **row})

@@ -150,7 +150,6 @@ def _row_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
     return facts
 
 
-
 def _summary_line(row: list[str]) -> tuple[str, str] | None:
     """(label, figure) of a table row that sums the line items above it: a total-like first cell,
     one figure at the end, nothing in between."""
