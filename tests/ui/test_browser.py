@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from samples import make_samples
 from tests.servers import free_port, running
@@ -66,12 +67,36 @@ def _open(page, app_url: str, path: str = "") -> None:
     page.get_by_role("heading", level=1).first.wait_for()
 
 
+def _settled(page) -> None:
+    """Wait until the app's script has finished running (the attribute Streamlit's own browser tests
+    read): elements drawn by a run still in progress are replaced when it ends, losing their state."""
+    page.locator("[data-testid=stApp][data-test-connection-state=CONNECTED]").wait_for()
+    page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for()
+
+
 def _answered(page, question: str) -> None:
     """Wait until the chat has settled after answering `question`: the page reruns once the answer is
-    saved (the sidebar then lists the exchange) and redraws the answer, so an element clicked before that
-    rerun is replaced and loses its state. Seen on a slower machine: a chip clicked mid-rerun opened nothing."""
+    saved (the sidebar then lists the exchange) and redraws the answer, so a chip clicked before that
+    rerun ends is replaced and opens nothing (seen on a slower machine). The running icon alone was not
+    enough: it shows only after a delay, so a check made early in the rerun found none."""
     page.locator("[data-testid=stSidebar]").get_by_text(question).first.wait_for()
-    page.locator("[data-testid=stStatusWidgetRunningIcon]").wait_for(state="detached")
+    _settled(page)
+
+
+def _click_until_open(page, chip) -> None:
+    """Click a citation chip until its source section is open: twice at most, the second time only
+    after the app has settled, since a redraw in between (CI's slower machine, twice) leaves a new,
+    closed section behind the followed link. A chip that opens nothing fails both times."""
+    opened = "document.querySelector(\"[id^=src-][id$='-1']\").closest('details').open"
+    for attempt in range(2):
+        _settled(page)
+        chip.click()
+        try:
+            page.wait_for_function(opened, timeout=30_000)
+            return
+        except PlaywrightTimeout:
+            if attempt:
+                raise
 
 
 def test_a_first_visit_straight_to_a_page_lists_every_page_by_its_title(page, app_url):
@@ -120,8 +145,7 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     source.wait_for()
     details = page.locator("details", has=page.locator("[id^=src-][id$='-1']"))
     assert details.get_attribute("open") is None  # the source starts closed
-    page.locator("a[href^='#src-']", has_text="[1]").first.click()  # the chip in the answer
-    page.wait_for_function("document.querySelector(\"[id^=src-][id$='-1']\").closest('details').open")
+    _click_until_open(page, page.locator("a[href^='#src-']", has_text="[1]").first)  # the chip in the answer
     _shot(page, "3-chat")
 
     page.get_by_text("View trace").first.click()
