@@ -449,10 +449,15 @@ _DOC_WORDS = re.compile(r"\b(?:invoice|tax invoice|receipt|factuur|facture|rechn
                         r"page|seite|retail|cash)\b[.:]?", re.I)
 
 
+# "Unit 4, Brunel Trading Estate, Reading", "12 Quay Street, Bristol": a number first, then parts of an address
+# ("Trading" in it is no company's legal form); "99 SPEED MART S/B" has no comma and stays a name.
+_ADDRESS = re.compile(r"^(?:(?:unit|suite|flat|floor|block|building|lot|no\.?)\s*)?\d[\w/-]*\b[^,]*,", re.I)
+
+
 def _issuer(lines: list[Line], head: int = 8) -> str | None:
     """Who issued it: among the first lines, the first cell that carries a company's legal form
     ("Coolblue B.V.", "MR D.I.Y. (JOHOR) SDN BHD"), else the first cell that reads as a name."""
-    cells = [c.text for line in lines[:head] for c in line.cells]
+    cells = [c.text for line in lines[:head] for c in line.cells if not _ADDRESS.match(c.text)]
     names = []
     for text in cells:
         cleaned = _DOC_WORDS.sub(" ", text)
@@ -525,6 +530,19 @@ def record_lines(document, path=None) -> list[Line]:
 
 def read_document(document, path=None) -> DocumentRecord:
     return read_record(document.filename, record_lines(document, path), max(document.page_count, 1))
+
+
+def read_records(document, path=None) -> list[DocumentRecord]:
+    """A document's records: one per page when every page reads as a record of its own with its own
+    number or date (a PDF of several shops' receipts, one a page), else the document's one. An invoice
+    whose every page repeats its number and date stays one record."""
+    lines = record_lines(document, path)
+    pages = sorted({line.page for line in lines})
+    if len(pages) > 1:
+        by_page = [read_record(document.filename, [ln for ln in lines if ln.page == page], 1) for page in pages]
+        if all(r.is_record for r in by_page) and len({(r.number, r.date) for r in by_page}) == len(by_page):
+            return by_page
+    return [read_record(document.filename, lines, max(document.page_count, 1))]
 
 
 def record_facts(record: DocumentRecord, doc_id: str) -> list:

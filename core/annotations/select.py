@@ -194,7 +194,8 @@ def record_lookup(question: str, selections: list[Selection]) -> tuple[Selection
     function word, a word of the document's name or of its issuer or number, or a word for one field.
     The rule fast path for records; anything more goes to the model."""
     records = [s for s in selections if s.table.kind == "record"]
-    if len(records) != 1 or not (records[0].file_words or any(r.startswith(("names values", "scoped")) for r in records[0].reasons)):
+    # (a PDF of several receipts holds one record a page: which one is the model's to filter)
+    if len(records) != 1 or records[0].table.row_count != 1 or not (records[0].file_words or any(r.startswith(("names values", "scoped")) for r in records[0].reasons)):
         return None
     table = records[0].table
     names = file_words(table.filename) | {w for v in table.values for w in words(v)}

@@ -42,7 +42,7 @@ FIELD_COLUMNS = ["label", "value", "number", "date"]
 NUMERIC_SHARE = 0.8
 CURRENCY_SIGNS = "$€£¥₹"
 ISO_DATE_NOTE = "as an ISO date (YYYY-MM-DD)"  # the label of a date column's ISO twin, which follows it
-BUILD_VERSION = "10"  # bump when the tables built from the same facts change shape: the file is rebuilt
+BUILD_VERSION = "11"  # bump when the tables built from the same facts change shape: the file is rebuilt
 
 
 @dataclass
@@ -364,8 +364,10 @@ def _line_item_frame(name, groups, cells, documents) -> tuple[TableInfo, pd.Data
     "spent per item" is one query across documents. A table is a document's line items when the document
     has a record and the table's columns read as a description and an amount; built for two or more.
     A row without a description, or whose description is a total line, is left out."""
-    issuers = {doc_id: next((c[1] for m in members for c in cells.get(m[0], []) if c[0] == RECORD_PRINTED["issuer"]), None)
-               for (kind, doc_id, *_), members in groups.items() if kind == "record"}
+    # Who issued each record, by document and by page (a PDF of several shops' receipts has one a page).
+    issuer_of = {(m[1], m[3]): next((c[1] for c in cells.get(m[0], []) if c[0] == RECORD_PRINTED["issuer"]), None)
+                 for (kind, *_), members in groups.items() if kind == "record" for m in members}
+    issuers = {doc_id: issuer for (doc_id, _), issuer in reversed(list(issuer_of.items()))}  # the first record's
     members, with_cells, files = [], {}, []
     for (kind, doc_id, _, _), group in groups.items():
         if kind != "rows" or doc_id not in issuers:
@@ -380,8 +382,8 @@ def _line_item_frame(name, groups, cells, documents) -> tuple[TableInfo, pd.Data
             if not described or is_total_line(" ".join(map(str, described))):
                 continue  # a subtotal or total line of the table is no item
             head = [("File", filename, None, None, None, None, 0)]
-            if issuers[doc_id]:
-                head.append(("Issuer", issuers[doc_id], None, None, None, None, 0))
+            if issuer := issuer_of.get((doc_id, m[3])) or issuers[doc_id]:
+                head.append(("Issuer", issuer, None, None, None, None, 0))
             with_cells[m[0]] = head + [(common[c[0]], *c[1:]) for c in cells.get(m[0], []) if c[0] in common and not c[6]]
             members.append(m)
             files.append(filename)

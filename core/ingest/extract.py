@@ -12,7 +12,7 @@ import logging
 import re
 from pathlib import Path
 
-from core.annotations.documents import SUMMARY_LABEL, first_date, is_total_line, read_document, record_facts
+from core.annotations.documents import SUMMARY_LABEL, first_date, is_total_line, read_records, record_facts
 from core.annotations.model import KV, ROW, Fact, FactValue, normalize_label
 from core.annotations.records import attach_page_context, record_name, table_identifier
 from core.annotations.units import parse_quantity, unit_of_label
@@ -88,7 +88,8 @@ def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = Non
         facts = _without_repeats(facts)
         attach_page_context(facts, {s.page: s.text for s in document.sections if s.page is not None and s.table is None})
     if short and document.kind not in ("csv", "xlsx") and may_be_record(document):  # its header as one row
-        facts += record_facts(read_document(document, path), doc_id)
+        for record in read_records(document, path):
+            facts += record_facts(record, doc_id)
     for number, fact in enumerate(facts):
         fact.fact_id = f"{doc_id}_f{number}"
     return facts
@@ -239,23 +240,47 @@ _MONEY_FIGURE = re.compile(_MONEY)
 _MIN_ITEM_LINES = 2  # one priced line alone is usually a total or a note, not a list of items
 
 
+def headed_row(line: str) -> list[tuple[str, str]] | None:
+    """The cells of a table row that the PDF reader wrote out with its column headers (core.ingest.
+    pdf_tables: "Bark mulch, 70 L bag | Qty: 12 | Unit price: 6.50 | Line total: 78.00"), its first cell
+    as the description; None for any other line. Two headed cells at least: one is a label line."""
+    parts = [part.strip() for part in line.split(" | ")]
+    if len(parts) < 3 or ": " in parts[0] or not re.search(r"[^\W\d_]", parts[0]):
+        return None
+    cells = [("Description", parts[0])]
+    for part in parts[1:]:
+        label, colon, value = part.rpartition(": ")
+        if not colon or not label or not value:
+            return None
+        cells.append((label, value))
+    return cells
+
+
 def _item_line_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
-    """Rows from item lines of a page whose line items are not drawn as a table."""
-    found = []
+    """Rows from item lines of a page whose line items are not drawn as a table: lines ending in prices,
+    and rows of a table without rules that the PDF reader wrote out with their headers. When a page has
+    such a table, it is the page's items: the priced lines below it are its net, tax and total."""
+    headed, priced = [], []
     for line_number, line in enumerate(section.text.split("\n"), start=1):
-        match = _ITEM_LINE.match(line)
-        if not match or is_total_line(match.group("desc")) or _KV_LINE.match(line):
+        cells = headed_row(line)
+        found = headed if cells is not None else priced
+        if cells is None:
+            match = _ITEM_LINE.match(line)
+            if not match or _KV_LINE.match(line):
+                continue
+            figures = _MONEY_FIGURE.findall(match.group("figures"))
+            cells = [("Description", match.group("desc").strip())]
+            counts = match.group("lead").split() + [match.group(g) for g in ("tail", "times") if match.group(g)]
+            if counts:
+                cells.append(("Qty", counts[-1]))
+            if len(figures) >= 2:
+                cells.append(("Unit price", figures[-2].strip()))
+            cells.append(("Amount", figures[-1].strip()))
+        if is_total_line(cells[0][1]):
             continue
-        figures = _MONEY_FIGURE.findall(match.group("figures"))
-        cells = [("Description", match.group("desc").strip())]
-        counts = match.group("lead").split() + [match.group(g) for g in ("tail", "times") if match.group(g)]
-        if counts:
-            cells.append(("Qty", counts[-1]))
-        if len(figures) >= 2:
-            cells.append(("Unit price", figures[-2].strip()))
-        cells.append(("Amount", figures[-1].strip()))
         found.append(Fact(doc_id, filename, ROW, [typed_value(label, text) for label, text in cells],
                           page=section.page, row_index=line_number, table="item lines"))
+    found = headed if len(headed) >= _MIN_ITEM_LINES else priced
     return found if len(found) >= _MIN_ITEM_LINES else []
 
 

@@ -152,6 +152,40 @@ def test_receipt_item_lines_with_count_times_unit_price_are_rows_and_the_amount_
         {"Description": "Delivery", "Amount": "6,50"}]
 
 
+def test_rows_of_a_table_without_rules_read_with_their_headers_are_the_items_and_the_lines_below_are_not():
+    """A PDF invoice whose items are aligned text, not a drawn table: the PDF reader writes each row out
+    with its column headers, and those rows are the line items; the net, tax and total lines below are not."""
+    from core.ingest.document import LoadedDocument, Section
+    from core.ingest.extract import extract_facts
+
+    page = ("Fernhill Joinery\nInvoice 88\nDescription\n"
+            "Oak shelf, 90 cm | Qty: 3 | Unit price: 40.00 | Line total: 120.00\n"
+            "Fitting | Qty: 2 | Unit price: 25.00 | Line total: 50.00\n"
+            "Net 170.00\nVAT 20% 34.00\nBalance due 204.00\n")
+    facts = extract_facts(LoadedDocument("inv.pdf", "pdf", [Section(page, page=1)], page_count=1), "d")
+    items = [{v.column: v.text for v in f.values if v.column != "Heading"} for f in facts if f.table == "item lines"]
+    assert items == [
+        {"Description": "Oak shelf, 90 cm", "Qty": "3", "Unit price": "40.00", "Line total": "120.00"},
+        {"Description": "Fitting", "Qty": "2", "Unit price": "25.00", "Line total": "50.00"}]
+
+
+def test_a_pdf_of_several_shops_receipts_has_a_record_for_each_page(tmp_path):
+    """One scan bundle, one receipt a page: each page is its own record (its shop, number, date and
+    total), not one record of the whole file with the first shop's address and the last page's total."""
+    from core.config import load_settings
+    from core.ingest.extract import extract_facts
+    from core.ingest.loaders import load_document
+
+    pdf = _receipt_pdf(tmp_path / "bundle.pdf", [
+        ["Kestrel Tools", "Unit 9, Mill Trading Estate, Leeds LS2 7AB", "Receipt no: KH-101", "Date: 2024-03-02",
+         "Total: 18.40"],
+        ["Corner Bakery", "Receipt no: CB-77", "Date: 2024-03-05", "Total: 6.20"]])
+    facts = extract_facts(load_document(pdf, load_settings()), "d", pdf)
+    records = [{v.column: v.text for v in f.values} for f in facts if f.table == "document record"]
+    assert [(r["Issuer"], r["Number"], r["Total"]) for r in records] == [
+        ("Kestrel Tools", "KH-101", "18.40"), ("Corner Bakery", "CB-77", "6.20")]
+
+
 @pytest.mark.parametrize("line, expected", [
     ("Dimensions: 1722 x 1134 x 30 mm", {"length": 1.722, "width": 1.134, "depth": 0.03}),
     ("Module dimensions (L x W x H): 1.755 m x 1.038 m x 0.035 m", {"length": 1.755, "width": 1.038, "height": 0.035}),
