@@ -244,7 +244,7 @@ def second_look(question: str, sql: str, result: QueryResult, tables: list[Table
     row when the question names a value that singles some out, and a result that changes when the
     table's totals row is left out (a totals row counted as a nation, or taken as the largest)."""
     return (counted_quantity(question, sql, tables, executor) or unfiltered_aggregate(question, sql, tables, executor)
-            or totals_row_result(sql, result, tables, executor))
+            or ungrouped_aggregate(question, sql) or totals_row_result(sql, result, tables, executor))
 
 
 _HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.I)
@@ -304,6 +304,21 @@ def unfiltered_aggregate(question: str, sql: str, tables: list[TableInfo], execu
                     return (f"The question names {literal}, which \"{column}\" holds in {held} of {table.row_count} "
                             f"rows, but the query has no WHERE: it reads every row. Filter on the value.")
     return None
+
+
+_PER_GROUP = re.compile(r"\b(?:per|for each|for every|by each)\s+(?!the\b|a\b|an\b)([a-z]+)", re.I)
+_GROUPED = re.compile(r"\bGROUP\s+BY\b", re.I)
+
+
+def ungrouped_aggregate(question: str, sql: str) -> str | None:
+    """One SUM, COUNT or AVG over all rows when the question asks for a figure per group ("the total
+    fuel cost per vehicle", "orders for each customer"): the query lost its GROUP BY. A rate ("cost per
+    litre") divides instead, and a query that divides is left alone."""
+    asked = _PER_GROUP.search(question or "")
+    if not asked or not _AGGREGATE.search(sql) or _GROUPED.search(sql) or "/" in _LITERAL.sub("''", sql):
+        return None
+    return (f"The question asks for a figure per {asked.group(1)}, but the query adds up every row into one "
+            f"figure: GROUP BY the column that names each {asked.group(1)}, with that column in the SELECT.")
 
 
 def totals_rows(table: TableInfo, executor: ReadOnlyExecutor) -> list[tuple[str, str]]:
@@ -420,6 +435,10 @@ _AGGREGATE = re.compile(r"\b(SUM|AVG|COUNT|TOTAL)\s*\(", re.I)
 
 
 _QUOTED_NAME = re.compile(r'"([^"]+)"')
+_WHERE = re.compile(r"\bWHERE\b(.*)", re.I | re.S)  # the first WHERE to the end: its filters and whatever follows
+_IDENTIFIER = re.compile(r'[A-Za-z_]\w*(?!\w*\s*\()')  # a name, not a function's
+_SQL_WORDS = set("""select from where and or not in is null like glob between exists case when then else end as
+distinct all limit offset order by group having asc desc collate nocase escape true false""".split())
 _ALIAS = re.compile(r'\bAS\s+"?(\w+)"?|"?(\w+)"?\s+AS\s*\(', re.I)  # "AS name", and a WITH clause's "name AS ("
 
 
@@ -441,6 +460,11 @@ def check_meaning(sql: str, tables: list[TableInfo]) -> None:
         columns = "; ".join(f"{t.name}: " + ", ".join(t.columns) for t in tables)
         raise QueryRefused(f"Refused: no column is named {', '.join(unknown)} (a double-quoted unknown name is read "
                            f"as text). The columns are {columns}. Write text values in single quotes")
+    condition = _WHERE.search(code)
+    tables_named = {t.name.lower() for t in tables}
+    if condition and not {w.lower() for w in _IDENTIFIER.findall(condition.group(1))} - _SQL_WORDS - tables_named:
+        raise QueryRefused("Refused: the WHERE clause compares no column (a value with itself is always true). "
+                           "Filter the column that holds the value: WHERE \"column\" LIKE '%value%'")
 
 
 def clean_sql(sql: str) -> str:

@@ -152,6 +152,18 @@ def test_a_double_quoted_name_that_is_no_column_is_refused_not_read_as_text():
     check_meaning('WITH "fast" AS (SELECT * FROM races WHERE time_s < 120) SELECT COUNT(*) FROM "fast"', [TABLE])
 
 
+def test_a_where_clause_that_compares_no_column_is_refused():
+    """"WHERE 'mulch' IN (SELECT 'mulch' FROM t)" is true of every row: the query ran, counted the table
+    and answered "1 bags" for a question about one line; refused, so the retry filters a column."""
+    from core.annotations.sql import check_meaning
+    with pytest.raises(QueryRefused, match="compares no column"):
+        check_meaning("SELECT COUNT(*) FROM races WHERE 'kip' IN (SELECT 'kip' FROM races)", [TABLE])
+    check_meaning("SELECT COUNT(*) FROM races WHERE athlete LIKE '%kip%'", [TABLE])
+    check_meaning("SELECT athlete FROM races WHERE source_row = 1", [TABLE])  # a provenance column filters too
+    check_meaning("WITH t AS (SELECT nation, COUNT(*) AS n FROM races GROUP BY nation) SELECT * FROM t WHERE n > 1",
+                  [TABLE])  # a name the query defines
+
+
 # --- second looks by code: a query that ran and found something, but cannot be the answer ---
 
 
@@ -269,3 +281,18 @@ def test_how_many_over_a_column_that_numbers_the_rows_is_a_count(tmp_path):
     told = sql_module.counted_quantity("how many points did G3 get?", "SELECT COUNT(*) FROM tablets WHERE genealogy = 'G3'",
                                        [table], executor)
     assert told.startswith('"final_points" is a column of numbers')
+
+
+def test_a_figure_asked_per_group_and_summed_over_every_row_goes_back_once(medals):
+    written, llm = _ask(medals, "what is the total of gold medals per region?",
+                        "SELECT SUM(gold) FROM medals WHERE nation NOT LIKE 'total%'",
+                        "SELECT region, SUM(gold) FROM medals WHERE nation NOT LIKE 'total%' GROUP BY region")
+    assert written.retried and len(written.result.rows) == 3
+    assert "per region" in llm.calls[1][-1]["content"] and "GROUP BY" in llm.calls[1][-1]["content"]
+
+
+def test_a_rate_or_a_filter_by_a_name_is_no_group():
+    assert sql_module.ungrouped_aggregate("what did fuel cost per litre?", "SELECT SUM(cost) / SUM(litres) FROM f") is None
+    assert sql_module.ungrouped_aggregate("how many goals were scored by messi?",
+                                          "SELECT SUM(goals) FROM f WHERE player LIKE 'messi'") is None
+    assert sql_module.ungrouped_aggregate("orders for each customer", "SELECT customer, COUNT(*) FROM o GROUP BY customer") is None
