@@ -38,7 +38,9 @@ class Evidence:
     def has_records(self) -> bool:
         """Structured facts matched: the answer is phrased from them, without the model."""
         if self.structured is not None and self.structured.table_query is not None:
-            return bool(self.structured.table_query.rows)  # a count of 0 is an answer; no rows is not
+            # A count of 0 is an answer; no rows, or rows of nothing but blanks (a SUM over no row, a label
+            # the query guessed), are not: the text route reads the page instead.
+            return any(v not in (None, "") for row in self.structured.table_query.rows for v in row)
         return self.structured is not None and bool(self.structured.rows)
 
     @property

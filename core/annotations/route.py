@@ -423,7 +423,8 @@ def column_label(column: str, tables: list) -> str:
     if match:
         inner = match.group(3).strip()
         what = printed.get(inner, inner) if inner and inner != "*" else "rows"
-        return f"{_OP_WORDS[match.group(1).lower()]} of {what}"
+        op = _OP_WORDS[match.group(1).lower()]
+        return what if what.lower() == op else f"{op} of {what}"  # SUM("total") is the Total, not "total of Total"
     return printed.get(column.strip('"'), column)
 
 
@@ -436,7 +437,10 @@ def where_text(sql: str, tables: list) -> str:
     if not match or "select" in match.group(1).lower():
         return ""
     printed = {c: label for t in tables for c, label in t.printed.items()}
-    text = re.sub(r'"(\w+)"', lambda m: printed.get(m.group(1), m.group(1)), match.group(1))
+    # "x IS NOT NULL" only keeps the rows that have a value: it says nothing about which rows were asked for
+    condition = " AND ".join(part for part in re.split(r"\s+AND\s+", match.group(1), flags=re.I)
+                             if not re.fullmatch(r'\s*"?\w+"?\s+IS\s+NOT\s+NULL\s*', part, re.I))
+    text = re.sub(r'"(\w+)"', lambda m: printed.get(m.group(1), m.group(1)), condition)
     text = re.sub(r"\b(\w+)\b", lambda m: printed.get(m.group(1), m.group(1)) if m.group(1) in printed else m.group(1), text)
     text = re.sub(r"lower\((.+?)\)", r"\1", text, flags=re.I)
     text = re.sub(r"\b(AND|OR|NOT|LIKE|IS|NULL|IN|BETWEEN)\b", lambda m: m.group(1).lower(), text)
@@ -476,7 +480,8 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
                or [i for i, c in enumerate(query.columns) if c != "fact_id"])
     labels = [column_label(query.columns[i], tables) for i in visible]
     units = [column_unit(query.columns[i], tables) for i in visible]
-    condition = where_text(query.sql, tables)
+    # A filter over tables of one row each (an invoice's record) picks nothing out: "for Currency = GBP" is noise.
+    condition = "" if all(t.row_count == 1 for t in tables) else where_text(query.sql, tables)
     if len(query.rows) == 1 and len(visible) == 1:
         value = _value(query.rows[0][visible[0]], units[0])
         if _difference(result.parsed_question, query.columns[visible[0]], query.rows[0][visible[0]]):

@@ -51,7 +51,7 @@ def test_sums_per_group_come_from_the_query_with_each_row_s_own_columns(ws):
     totals = {name: sum(i + 0.25 for i in range(1, 301) if ['ACME', 'Globex', 'Initech'][i % 3] == name)
               for name in ("ACME", "Globex", "Initech")}
     for name, total in totals.items():
-        assert f"customer: {name}, total of total: {format_number(total)}" in response.answer
+        assert f"customer: {name}, total: {format_number(total)}" in response.answer
     assert response.structured["rows"][0] == ["ACME", totals["ACME"]]  # a row keeps its columns
     assert "unsupported_claims" not in response.safety_flags
 
@@ -137,6 +137,21 @@ def test_no_matching_records_falls_back_to_text_and_says_what_was_tried(tmp_path
     response = ws.ask("List every order with skateboards")
     assert response.route == "hybrid"
     assert "No stored records matched" in response.clarification and "skateboard" in response.clarification
+    ws.close()
+
+
+def test_a_query_that_finds_only_a_blank_is_no_answer_and_the_text_is_read(tmp_path, embedder, write_text):
+    """A SUM over rows the filter missed is one blank row: not "the total is (blank)" but the text route,
+    which reads the page the figure is printed on."""
+    replies = [sql("SELECT SUM(total) FROM orders WHERE customer = 'Umbrella'")] * 2
+
+    def script(messages):
+        return replies.pop() if replies else extractive_answer(messages)
+    ws = Workspace(Settings(data_dir=tmp_path / "kb5"), embedder, ScriptedLLM(script))
+    ws.ingestor.ingest_paths([write_text("orders.csv", ORDERS)])
+    response = ws.ask("What did ACME order from us, all told?")
+    assert ws.llm.calls[0][-1]["content"].startswith("CREATE TABLE orders")  # the table was asked first
+    assert response.route == "hybrid" and "(blank)" not in response.answer
     ws.close()
 
 

@@ -1,0 +1,21 @@
+"""How a query's result is said: the filter and the figure in a reader's words, not the query's."""
+from core.annotations.route import column_label, where_text
+from core.annotations.tables import TableInfo
+
+FLEET = TableInfo("fleet", "d1", "Fleet.xlsx", "Vehicles", "rows", ["registration", "next_service_date", "total"],
+                  {"registration": "Registration", "next_service_date": "Next service", "total": "Total"},
+                  {"registration": "TEXT", "next_service_date": "TEXT", "total": "REAL"}, {}, 5)
+
+
+def test_a_filter_that_only_keeps_rows_with_a_value_is_not_said():
+    assert where_text("SELECT registration FROM fleet WHERE next_service_date IS NOT NULL "
+                      "ORDER BY next_service_date LIMIT 1", [FLEET]) == ""
+    assert where_text("SELECT registration FROM fleet WHERE total > 5 AND next_service_date IS NOT NULL",
+                      [FLEET]) == "Total > 5"
+    assert where_text("SELECT registration FROM fleet WHERE total BETWEEN 1 AND 3", [FLEET]) == "Total between 1 and 3"
+
+
+def test_the_sum_of_a_total_column_is_the_total_and_other_sums_say_what_they_add():
+    assert column_label('SUM("total")', [FLEET]) == "Total"
+    assert column_label("COUNT(*)", [FLEET]) == "number of rows"
+    assert column_label("AVG(total)", [FLEET]) == "average of Total"
