@@ -480,14 +480,14 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
                or [i for i, c in enumerate(query.columns) if c != "fact_id"])
     labels = [column_label(query.columns[i], tables) for i in visible]
     units = [column_unit(query.columns[i], tables) for i in visible]
+    queried = [t for t in tables if re.search(rf"\b{re.escape(t.name)}\b", query.sql or "")]
     # A filter over tables of one row each (an invoice's record) picks nothing out: "for Currency = GBP" is noise.
-    condition = "" if all(t.row_count == 1 for t in tables) else where_text(query.sql, tables)
+    condition = "" if queried and all(t.row_count == 1 for t in queried) else where_text(query.sql, tables)
     if len(query.rows) == 1 and len(visible) == 1:
         value = _value(query.rows[0][visible[0]], units[0])
         if _difference(result.parsed_question, query.columns[visible[0]], query.rows[0][visible[0]]):
             labels[0], value = "difference", _value(abs(query.rows[0][visible[0]]), units[0])
         counted = re.search(r"\bhow many ([a-z][a-z-]*)", result.parsed_question.lower()) if result.parsed_question else None
-        queried = [t for t in tables if re.search(rf"\b{re.escape(t.name)}\b", query.sql or "")]
         named = re.fullmatch(r"Label (?:=|like) (.+)", condition) if queried and all(t.kind == "fields" for t in queried) else None
         if labels[0] == "number of rows" and counted:  # "How many athletes ..." -> "3 athletes with nationality = Sri Lanka"
             text = f"{value} {counted.group(1)}{' with ' + condition if condition else ''} (from {where}). {cite}"
