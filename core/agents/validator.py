@@ -394,6 +394,29 @@ def misread(question: str, quote: str, answer: str, key_word_share: float) -> st
     return None
 
 
+# A question answered by yes or no, or by one of the alternatives it names, is answered by
+# repeating it: "Yes, there was a drop in cash ..." (right on FinanceBench dev), "quick ratio improved".
+_YES_NO_QUESTION = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I)
+_ALTERNATIVES = re.compile(r"\bor\b", re.I)
+
+
+def restates_question(question: str, answer: str) -> bool:
+    """Whether the answer to a question asking what, which, how much ... only says the question
+    again: no figure and no word of substance the question does not already hold ("AMCOR has done
+    major acquisitions in FY2023, FY2022 and FY2021." for "What are major acquisitions that AMCOR
+    has done in FY2023, FY2022 and FY2021?"; "acquisition."). Such an answer names nothing, however
+    true its quote. Questions answered by yes, no or one of their own alternatives are left alone:
+    repeating them is how they are answered."""
+    if _YES_NO_QUESTION.match(question) or _ALTERNATIVES.search(question):
+        return False
+    body = _CITATION.sub(" ", answer)
+    if _figures(body) - _figures(question):
+        return False
+    asked = _stems(question)
+    said = {w[:5] for w in _words(body) if len(w) > 2 and w not in _HOW_TOKENS}
+    return not any(not _shared({w}, asked) for w in said)
+
+
 def find_quote(draft: Draft, min_chars: int, near_share: float = 1.0) -> tuple[int | None, bool]:
     """(the number of the source that holds the draft's quote, whether it holds it only nearly): the
     cited source first, then any other (a model that copies right but numbers wrong is re-cited, not
@@ -472,6 +495,12 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         elif quoted_in != draft.quote_source:  # copied right, numbered wrong: cite where the quote is
             answer = render_quoted(_CITATION.sub("", answer).strip(), quoted_in)
             cited, average = _cited_similarity(draft, answer)
+    restated = bool(draft.question) and restates_question(draft.question, answer)
+    if restated and quoted_in is not None and draft.quote:
+        # The model's answer adds nothing to the question, but its quote is on the page and about the
+        # question: the quote, cited, is the nearest thing to an answer the sources give (low confidence).
+        answer = render_quoted(draft.quote, quoted_in)
+        cited, average = _cited_similarity(draft, answer)
     if len(answer) < settings.min_answer_chars and quoted_in is None:
         return Validation(False, "low", flags + ["answer_too_short"], "Answer validation failed: too short",
                           TOO_SHORT_FALLBACK, average)
@@ -504,6 +533,9 @@ def validate(draft: Draft, settings: Settings) -> Validation:
             confidence = "medium"  # the quote was not copied exactly: its reading is less sure
     if near:
         flags.append("near_quote")
+    if restated:
+        flags.append("restates_question")
+        confidence = "low"
     if draft.exact:  # counted and filtered over every stored fact, not estimated from chunks
         confidence = "medium" if draft.relaxed else "high"
     if not cited:
