@@ -321,10 +321,11 @@ def _stems(text: str) -> set[str]:
 
 def _shared(wanted: set[str], stems: set[str]) -> set[str]:
     """The key words among `stems`, a word also matching its other forms: one stem the start of the
-    other ("ask" ~ "asked") or both sharing four letters ("spend" ~ "spent", "costs" ~ "cost")."""
+    other ("ask" ~ "asked") or both sharing four letters ("spend" ~ "spent", "costs" ~ "cost"). A stem
+    of one or two letters is the start of no word: the "s" of "Boeing's" is not "sales"."""
     def same(a: str, b: str) -> bool:
         common = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-        return common >= min(len(a), len(b), 4)
+        return min(len(a), len(b)) >= 3 and common >= min(len(a), len(b), 4)
     return {w for w in wanted if w in stems or any(same(w, s) for s in stems)}
 
 
@@ -394,22 +395,24 @@ def misread(question: str, quote: str, answer: str, key_word_share: float) -> st
     return None
 
 
-# A question answered by yes or no, or by one of the alternatives it names, is answered by
-# repeating it: "Yes, there was a drop in cash ..." (right on FinanceBench dev), "quick ratio improved".
+# A question answered by one of the alternatives it names is answered by repeating it ("quick ratio
+# improved"); a yes/no question by "Yes, <the question>" (right on 18 of 26 such FinanceBench dev answers).
 _YES_NO_QUESTION = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I)
+_YES_NO_ANSWER = re.compile(r"^\s*(?:yes|no)\b", re.I)
 _ALTERNATIVES = re.compile(r"\bor\b", re.I)
 
 
 def restates_question(question: str, answer: str) -> bool:
-    """Whether the answer to a question asking what, which, how much ... only says the question
-    again: no figure and no word of substance the question does not already hold ("AMCOR has done
-    major acquisitions in FY2023, FY2022 and FY2021." for "What are major acquisitions that AMCOR
-    has done in FY2023, FY2022 and FY2021?"; "acquisition."). Such an answer names nothing, however
-    true its quote. Questions answered by yes, no or one of their own alternatives are left alone:
-    repeating them is how they are answered."""
-    if _YES_NO_QUESTION.match(question) or _ALTERNATIVES.search(question):
-        return False
+    """Whether the answer only says the question again: no figure and no word of substance the
+    question does not already hold ("AMCOR has done major acquisitions in FY2023, FY2022 and FY2021."
+    for "What are major acquisitions that AMCOR has done in FY2023, FY2022 and FY2021?"; "Growth in
+    JnJ's adjusted EPS is expected to accelerate in FY2023." for "Is growth in JnJ's adjusted EPS
+    expected to accelerate in FY2023?"). Such an answer names nothing, or affirms the question without
+    having read it off the page, however true its quote. Left alone: a yes or no ("Yes, there was a
+    drop ..." answers its question), and questions naming their alternatives ("improved or declined")."""
     body = _CITATION.sub(" ", answer)
+    if _ALTERNATIVES.search(question) or (_YES_NO_QUESTION.match(question) and _YES_NO_ANSWER.match(body)):
+        return False
     if _figures(body) - _figures(question):
         return False
     asked = _stems(question)
