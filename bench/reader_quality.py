@@ -32,6 +32,9 @@ the answer scored is the one the Responder would show):
   calc            as quote, plus {figures: [{label, value}], operation} when the answer needs a
                   calculation: the Validator checks each figure is printed in a source and code
                   computes the answer (core/agents/calculate.py)
+  line            the line form over the first 3 chunks, 320 tokens: every sentence and table row of the
+                  context carries an id (L1, L2, ...); the model returns {line, answer} with the id under a
+                  JSON enum, code takes that line as the quote, and the Validator checks it as a quote
   quote_2x160, quote_3x200, quote_5x200
                   the prompt-size curve: the quote form over 2 chunks in 320 tokens, 3 whole chunks
                   (600), 5 whole chunks (1000); on the fixed contexts each reads that many chunks
@@ -69,6 +72,7 @@ VARIANTS = {
     "quote": ("quote", 320, 3),
     "quote_optional": ("quote_optional", 320, 3),
     "calc": ("calc", 320, 3),
+    "line": ("line", 320, 3),
     # the prompt-size curve (docs/reader.md): the quote form over fewer or more, shorter or whole chunks
     "quote_2x160": ("quote", 320, 2),
     "quote_3x200": ("quote", 600, 3),
@@ -386,6 +390,8 @@ def summarize(rows: list[dict]) -> list[dict]:
                 "misread_wrong": sum(bool(r.get("misread")) and not r["correct"] for r in answered),
                 "calculated": sum(bool(r.get("calculation")) for r in answered),
                 "prompt_tokens": round(sum(r["prompt_tokens"] for r in g) / len(g)),
+                # what the model writes before the answer's first word is the first-token delay here
+                "completion_tokens_p50": percentile([r["completion_tokens"] for r in g], 50),
                 "seconds_p50": percentile([r["seconds"] for r in g], 50),
                 "first_token_p50": percentile([r["first_token_s"] for r in g if r["first_token_s"] is not None], 50),
                 "load_mean": round(sum(r["load"] for r in g) / len(g), 1),
@@ -397,11 +403,13 @@ def report(rows: list[dict], name: str) -> None:
     summary = summarize(rows)
     print(table(
         ["variant", "context", "n", "correct", "refused", "refused w/ evidence", "wrong answers",
-         "unsupported fig.", "high-conf wrong", "misread flag right/wrong", "calculated", "prompt tok", "s p50",
+         "unsupported fig.", "high-conf wrong", "misread flag right/wrong", "calculated", "prompt tok",
+         "written tok p50", "s p50",
          "1st tok s p50", "load"],
         [[s["variant"], s["context"], s["n"], s["correct"], s["refused"],
           f"{s['refused_with_evidence']}/{s['with_evidence']}", s["wrong_answers"], s["unsupported_figure_answers"],
-          s["high_confidence_wrong"], f"{s['misread_right']}/{s['misread_wrong']}", s["calculated"], s["prompt_tokens"], fmt(s["seconds_p50"]), fmt(s["first_token_p50"]),
+          s["high_confidence_wrong"], f"{s['misread_right']}/{s['misread_wrong']}", s["calculated"], s["prompt_tokens"],
+          fmt(s["completion_tokens_p50"]), fmt(s["seconds_p50"]), fmt(s["first_token_p50"]),
           s["load_mean"]] for s in summary]))
     path = write_json(name, {"machine": machine(), "summary": summary})
     print(f"wrote {path}")

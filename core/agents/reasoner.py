@@ -17,7 +17,7 @@ from core.citations import SOURCE_MARKER, location
 from core.ingest.context import without_repeated_heading
 from core.llm.base import ChatLLM, Completion, LLMError, LLMMalformedJSON, TokenCallback
 from core.retrieval import RetrievedChunk
-from core.retrieval.evidence import unit_spans
+from core.retrieval.evidence import continues, unit_spans
 from core.safety.injection import neutralize
 from core.store.keyword import tokenize
 
@@ -95,8 +95,19 @@ CALC_SCHEMA = {
     },
     "required": ["quote", "source", "figures", "operation", "answer"],
 }
-FREE, QUOTE, QUOTE_OPTIONAL_FORM, CALC = "free", "quote", "quote_optional", "calc"
-READER_FORMS = (FREE, QUOTE, QUOTE_OPTIONAL_FORM, CALC)
+# The line form: the context's sentences and table rows are numbered and the model names the one
+# that states the answer under a JSON enum, so code, not the model, copies the quote: it cannot be
+# mis-copied, and the model writes a line id (~3 tokens) instead of up to 300 characters before the
+# answer's first word. The Validator then checks that line as it checks a quote (docs/reader.md).
+LINE_INSTRUCTIONS = """Instructions:
+- Answer ONLY based on the provided context
+- {style_instruction}
+- Every sentence and table row of the context starts with its line id (L1, L2, ...). In "line", give the id of the line that states the answer
+- In "answer", answer the question from that line
+
+Answer as JSON:"""
+FREE, QUOTE, QUOTE_OPTIONAL_FORM, CALC, LINE = "free", "quote", "quote_optional", "calc", "line"
+READER_FORMS = (FREE, QUOTE, QUOTE_OPTIONAL_FORM, CALC, LINE)
 
 
 @dataclass
@@ -217,10 +228,69 @@ def build_sources(question: str, chunks: list[RetrievedChunk], budget: int, coun
     return sources
 
 
+# A PDF sentence ends at a full stop before a capital (or an opening bracket or quote); a shorter
+# piece ("U.S.", "No.") is an abbreviation and stays with what follows it.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"\u201c])")
+_MIN_SENTENCE_CHARS = 25
+
+
+def source_lines(text: str) -> list[str]:
+    """A source's text as the line form numbers it: its sentences and table rows. A sentence that
+    the PDF wrapped over several lines is one line (evidence.continues), and a line that holds
+    several sentences is several, so the line the model names is the whole claim, no more."""
+    joined: list[str] = []
+    previous = ""
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if not line:
+            continue
+        if joined and continues(previous, line):
+            joined[-1] = f"{joined[-1]} {line}"
+        else:
+            joined.append(line)
+        previous = line
+    out: list[str] = []
+    for item in joined:
+        pieces = _SENTENCE_END.split(item)
+        merged: list[str] = []
+        for piece in pieces:
+            if merged and len(merged[-1]) < _MIN_SENTENCE_CHARS:
+                merged[-1] = f"{merged[-1]} {piece}"
+            else:
+                merged.append(piece)
+        out += merged
+    return out
+
+
+def numbered_lines(sources: list[Source]) -> list[tuple[str, int, str]]:
+    """(line id, source number, text) of every line of the sources in the line form, in order."""
+    out = []
+    for source in sources:
+        for text in source_lines(source.text):
+            out.append((f"L{len(out) + 1}", source.number, text))
+    return out
+
+
+def line_schema(sources: list[Source]) -> dict:
+    """{line, answer}: the line id is one of the context's, enforced by the grammar (an enum)."""
+    ids = [line_id for line_id, _, _ in numbered_lines(sources)] or ["L1"]
+    return {"type": "object", "properties": {"line": {"type": "string", "enum": ids}, "answer": {"type": "string"}},
+            "required": ["line", "answer"]}
+
+
+def _context(sources: list[Source], form: str) -> str:
+    if form != LINE:
+        return "\n\n".join(f"{s.label}\n{s.text}" for s in sources)
+    lines = numbered_lines(sources)
+    return "\n\n".join(s.label + "".join(f"\n{line_id} {text}" for line_id, number, text in lines if number == s.number)
+                       for s in sources)
+
+
 def build_prompt(question: str, sources: list[Source], style: str, form: str = FREE) -> str:
-    """The specified answer prompt (docs/specification.md); in the quote forms its instructions ask for {quote, source, answer}
-    (the question and context come first either way, so both share a cached prompt prefix)."""
-    context = "\n\n".join(f"{s.label}\n{s.text}" for s in sources) or "(no documents matched)"
+    """The specified answer prompt (docs/specification.md); in the quote forms its instructions ask for {quote, source, answer},
+    in the line form for {line, answer} over a context whose lines carry ids (the question comes first either
+    way; the quote forms also share their context, so a cached prompt prefix)."""
+    context = _context(sources, form) or "(no documents matched)"
     style_instruction = STYLE_INSTRUCTIONS.get(style, STYLE_INSTRUCTIONS["concise"])
     prompt = PROMPT_TEMPLATE.format(
         question=question, context=context, style_instruction=style_instruction, no_information=NO_INFORMATION,
@@ -230,6 +300,8 @@ def build_prompt(question: str, sources: list[Source], style: str, form: str = F
     head = prompt[: prompt.index("Instructions:")]
     if form == CALC:
         return head + CALC_INSTRUCTIONS.format(style_instruction=style_instruction)
+    if form == LINE:
+        return head + LINE_INSTRUCTIONS.format(style_instruction=style_instruction)
     return head + QUOTE_INSTRUCTIONS.format(
         style_instruction=style_instruction, optional=QUOTE_OPTIONAL if form == QUOTE_OPTIONAL_FORM else "")
 
@@ -253,9 +325,14 @@ def parse_figures(text: str) -> tuple[list[tuple[str, str]], str]:
 
 def read_reply(draft: Draft, text: str) -> Draft:
     """Fill the draft's quote, source, figures, operation and answer from the model's JSON reply
-    (also used by bench/reader_quality.py to re-read a recorded reply)."""
+    (also used by bench/reader_quality.py to re-read a recorded reply). A line-form reply names a
+    line: its text is the quote and its source the quote's source."""
     draft.raw_output = text
     draft.quote, draft.quote_source, answer = parse_quoted(text)
+    line_id = _reply(text).get("line")
+    if line_id is not None:
+        line = next(((number, quote) for i, number, quote in numbered_lines(draft.sources) if i == str(line_id)), None)
+        draft.quote, draft.quote_source = (line[1], line[0]) if line else ("", None)
     draft.figures, draft.operation = parse_figures(text)
     draft.answer = render_quoted(answer or draft.quote, draft.quote_source)
     return draft
@@ -347,8 +424,8 @@ def reason(
     draft = Draft("", context_used, len(sources), sources, prompt=prompt, question=question)
     messages = [{"role": "user", "content": prompt}]
     if form != FREE:
-        return _reason_quoted(draft, messages, llm, temperature, max_tokens, on_token,
-                              CALC_SCHEMA if form == CALC else QUOTE_SCHEMA)
+        schema = CALC_SCHEMA if form == CALC else line_schema(sources) if form == LINE else QUOTE_SCHEMA
+        return _reason_quoted(draft, messages, llm, temperature, max_tokens, on_token, schema)
     try:
         first = llm.stream(messages, on_token or (lambda _: None), max_tokens=max_tokens, temperature=temperature)
         draft.completions.append(first)
@@ -375,8 +452,8 @@ def reason(
 
 def _reason_quoted(draft: Draft, messages, llm: ChatLLM, temperature: float, max_tokens: int,
                    on_token: TokenCallback | None, schema: dict) -> Draft:
-    """The quote forms: {quote, source, (figures, operation,) answer} under a schema; the answer
-    field streams as it is written, its [Source N] once the JSON is complete."""
+    """The quote forms: {quote, source, (figures, operation,) answer} (the line form: {line, answer})
+    under a schema; the answer field streams as it is written, its [Source N] once the JSON is complete."""
     stream = FieldStream("answer", on_token) if on_token else None
     try:
         value, completion = llm.complete_json(messages, schema, max_tokens=max_tokens,

@@ -321,10 +321,11 @@ def _stems(text: str) -> set[str]:
 
 def _shared(wanted: set[str], stems: set[str]) -> set[str]:
     """The key words among `stems`, a word also matching its other forms: one stem the start of the
-    other ("ask" ~ "asked") or both sharing four letters ("spend" ~ "spent", "costs" ~ "cost")."""
+    other ("ask" ~ "asked") or both sharing four letters ("spend" ~ "spent", "costs" ~ "cost"). A stem
+    of one or two letters is the start of no word: the "s" of "Boeing's" is not "sales"."""
     def same(a: str, b: str) -> bool:
         common = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-        return common >= min(len(a), len(b), 4)
+        return min(len(a), len(b)) >= 3 and common >= min(len(a), len(b), 4)
     return {w for w in wanted if w in stems or any(same(w, s) for s in stems)}
 
 
@@ -392,6 +393,31 @@ def misread(question: str, quote: str, answer: str, key_word_share: float) -> st
     if not any(figure_among(f, _figures(c)) for c in with_figures if weight(c) == best for f in stated):
         return "its figure is not on the quote's clause that carries the question's words"
     return None
+
+
+# A question answered by one of the alternatives it names is answered by repeating it ("quick ratio
+# improved"); a yes/no question by "Yes, <the question>" (right on 18 of 26 such FinanceBench dev answers).
+_YES_NO_QUESTION = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I)
+_YES_NO_ANSWER = re.compile(r"^\s*(?:yes|no)\b", re.I)
+_ALTERNATIVES = re.compile(r"\bor\b", re.I)
+
+
+def restates_question(question: str, answer: str) -> bool:
+    """Whether the answer only says the question again: no figure and no word of substance the
+    question does not already hold ("AMCOR has done major acquisitions in FY2023, FY2022 and FY2021."
+    for "What are major acquisitions that AMCOR has done in FY2023, FY2022 and FY2021?"; "Growth in
+    JnJ's adjusted EPS is expected to accelerate in FY2023." for "Is growth in JnJ's adjusted EPS
+    expected to accelerate in FY2023?"). Such an answer names nothing, or affirms the question without
+    having read it off the page, however true its quote. Left alone: a yes or no ("Yes, there was a
+    drop ..." answers its question), and questions naming their alternatives ("improved or declined")."""
+    body = _CITATION.sub(" ", answer)
+    if _ALTERNATIVES.search(question) or (_YES_NO_QUESTION.match(question) and _YES_NO_ANSWER.match(body)):
+        return False
+    if _figures(body) - _figures(question):
+        return False
+    asked = _stems(question)
+    said = {w[:5] for w in _words(body) if len(w) > 2 and w not in _HOW_TOKENS}
+    return not any(not _shared({w}, asked) for w in said)
 
 
 def find_quote(draft: Draft, min_chars: int, near_share: float = 1.0) -> tuple[int | None, bool]:
@@ -472,6 +498,12 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         elif quoted_in != draft.quote_source:  # copied right, numbered wrong: cite where the quote is
             answer = render_quoted(_CITATION.sub("", answer).strip(), quoted_in)
             cited, average = _cited_similarity(draft, answer)
+    restated = bool(draft.question) and restates_question(draft.question, answer)
+    if restated and quoted_in is not None and draft.quote:
+        # The model's answer adds nothing to the question, but its quote is on the page and about the
+        # question: the quote, cited, is the nearest thing to an answer the sources give (low confidence).
+        answer = render_quoted(draft.quote, quoted_in)
+        cited, average = _cited_similarity(draft, answer)
     if len(answer) < settings.min_answer_chars and quoted_in is None:
         return Validation(False, "low", flags + ["answer_too_short"], "Answer validation failed: too short",
                           TOO_SHORT_FALLBACK, average)
@@ -504,6 +536,9 @@ def validate(draft: Draft, settings: Settings) -> Validation:
             confidence = "medium"  # the quote was not copied exactly: its reading is less sure
     if near:
         flags.append("near_quote")
+    if restated:
+        flags.append("restates_question")
+        confidence = "low"
     if draft.exact:  # counted and filtered over every stored fact, not estimated from chunks
         confidence = "medium" if draft.relaxed else "high"
     if not cited:

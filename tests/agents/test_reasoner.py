@@ -140,3 +140,53 @@ def test_an_operation_outside_the_list_is_read_as_none():
     assert parse_figures('{"figures": [], "operation": "integral"}') == ([], "none")
     assert parse_figures("not json") == ([], "none")
 
+
+
+def test_the_line_form_numbers_each_sentence_and_table_row_once():
+    """A sentence the PDF wrapped over two lines is one line, a line of two sentences is two, an
+    abbreviation ("U.S.") does not end a sentence, and a table row stays a row."""
+    from core.agents.reasoner import source_lines
+
+    text = ("ACME CORP · Form 10-Q · Q3 2023\n"
+            "Our fiscal years 2023 and 2022 span 53 and 52 weeks. The U.S. Government is a customer\n"
+            "of the segment since 2019.\n"
+            "Net sales 81,797 82,959")
+    assert source_lines(text) == [
+        "ACME CORP · Form 10-Q · Q3 2023", "Our fiscal years 2023 and 2022 span 53 and 52 weeks.",
+        "The U.S. Government is a customer of the segment since 2019.", "Net sales 81,797 82,959"]
+
+
+def test_the_line_form_keeps_the_seed_prompt_head_and_asks_for_one_of_the_context_s_line_ids():
+    from core.agents.reasoner import LINE, line_schema
+
+    sources = build_sources("weeks?", [chunk("Fiscal 2023 spans 53 weeks."), chunk("Net sales 81,797 82,959", n=1)],
+                            300, count)
+    free = build_prompt("How many weeks?", sources, "concise")
+    prompt = build_prompt("How many weeks?", sources, "concise", LINE)
+    assert prompt.startswith(free[: free.index("Context from documents:")])
+    assert "[Source 1] (handbook.pdf, p. 3)\nL1 Fiscal 2023 spans 53 weeks." in prompt
+    assert "[Source 2] (handbook.pdf, p. 3)\nL2 Net sales 81,797 82,959" in prompt
+    assert '"line"' in prompt and '"answer"' in prompt and NO_INFORMATION not in prompt
+    assert line_schema(sources)["properties"]["line"]["enum"] == ["L1", "L2"]
+
+
+def test_the_named_line_is_the_quote_and_its_source_the_quote_s_source():
+    from core.agents.reasoner import LINE
+
+    chunks = [chunk("Revenue grew in every segment."), chunk("Fiscal 2023 spans 53 weeks.\nNet sales 81,797", n=1)]
+    seen = []
+    draft = reason("How many weeks does fiscal 2023 span?", chunks, ScriptedLLM(['{"line": "L2", "answer": "53 weeks"}']),
+                   style="concise", budget=300, temperature=0.3, max_tokens=50, count_tokens=count,
+                   on_token=seen.append, form=LINE)
+    assert (draft.quote, draft.quote_source) == ("Fiscal 2023 spans 53 weeks.", 2)
+    assert draft.answer == "53 weeks [Source 2]" and "".join(seen) == draft.answer
+
+
+def test_a_line_id_that_is_not_in_the_context_is_no_quote():
+    """Under the grammar the id is always one of the context's; a provider that ignores the schema
+    may write another, which must not become a quote."""
+    from core.agents.reasoner import LINE
+
+    draft = reason("q?", [chunk("Fiscal 2023 spans 53 weeks.")], ScriptedLLM(['{"line": "L9", "answer": "53"}']),
+                   style="concise", budget=300, temperature=0.3, max_tokens=50, count_tokens=count, form=LINE)
+    assert draft.quote == "" and draft.quote_source is None

@@ -388,3 +388,36 @@ def test_a_short_acronym_beside_a_longer_name_does_not_make_another_company_s_pa
     d.question = "What is the net PPNE of 3M in FY2018?"  # "PPNE" is printed nowhere; 3M names the file
     d.sources[0].chunk.filename = "3M_2018_10K.pdf"
     assert validate(d, S).quote_found
+
+
+def test_an_answer_that_only_says_the_question_again_shows_its_quote_at_low_confidence():
+    """'What suppliers did Globex add?' answered 'Globex added suppliers.' names nothing; the quote the
+    model found on the page is the nearest thing to an answer, and it is not sure."""
+    from core.agents.validator import restates_question
+
+    page = "In 2024 Globex added two suppliers, Initech and Hooli, for its northern plants."
+    d = quoted("Globex added suppliers in 2024. [Source 1]", page, texts=(page,), similarity=0.9)
+    d.question = "What suppliers did Globex add in 2024?"
+    v = validate(d, S)
+    assert v.quote_found and "restates_question" in v.safety_flags and v.confidence == "low"
+    assert v.answer == f"{page} [Source 1]"
+    assert not restates_question(d.question, "Initech and Hooli [Source 1]")
+    assert not restates_question("How many suppliers did Globex add in 2024?", "Globex added 2 suppliers in 2024.")
+
+
+def test_a_yes_or_no_and_an_alternative_the_question_names_are_answers_in_its_own_words():
+    from core.agents.validator import restates_question
+
+    assert not restates_question("Did Globex add suppliers in 2024?", "Yes, Globex added suppliers in 2024.")
+    assert not restates_question("Did Globex's margin improve or decline in 2024?", "Globex's margin improved.")
+    assert not restates_question("Which plant is larger, north or south?", "The north plant is larger.")
+    # without its yes or no, the question said again affirms it unread
+    assert restates_question("Did Globex add suppliers in 2024?", "Globex added suppliers in 2024. [Source 1]")
+
+
+def test_a_stem_of_one_or_two_letters_is_the_start_of_no_word():
+    """The "s" of "Globex's" must not make "sales" a word the quote shares with the question."""
+    from core.agents.validator import about_the_question
+
+    assert not about_the_question("How did sales develop?", "Globex's plants are in the north.")
+    assert about_the_question("How did sales develop?", "Globex's sales grew.")
