@@ -110,6 +110,15 @@ SYSTEMS = {
 }
 
 
+def _first_rows(examples_of):
+    """The example rows before session 5: always the first rows, whatever the question names."""
+    return lambda executor, table, count, question="": examples_of(executor, table, count)
+
+
+# Arms that change how the example rows are chosen (`--system first_rows`): the session-5 A/B on dev.
+EXAMPLES = {"first_rows": _first_rows}
+
+
 class CallLog:
     """Wraps the model's complete_json to record each call's prompt, cached and written tokens and
     seconds, so a run reports what a table query costs (issue 14, speed)."""
@@ -142,8 +151,10 @@ def run(args) -> list[dict]:
     ws = Workspace(load_settings())
     docs = {d.filename: d.doc_id for d in ws.kb.documents() if d.status == "indexed"}
     results, current, calls = [], sql_module.SYSTEM, CallLog(ws.pipeline.llm)
+    examples_of = sql_module.examples_of
     for system in args.system.split(","):
-        sql_module.SYSTEM = current if system == "current" else SYSTEMS[system]
+        sql_module.SYSTEM = SYSTEMS.get(system, current)
+        sql_module.examples_of = EXAMPLES[system](examples_of) if system in EXAMPLES else examples_of
         name = args.name or f"table_quality_{args.part}_s{args.seed}_n{len(rows)}"
         suffix = ("_selection" if args.selection_only else "") + ("" if system == "current" else f"_{system}")
         results += run_one(args, rows, ws, docs, calls, RESULTS / f"{name}{suffix}.jsonl", system)
@@ -241,7 +252,7 @@ def main(argv=None) -> int:
     parser.add_argument("--from-jsonl", type=Path, help="only report a finished or stopped run")
     parser.add_argument("--system", default="current",
                         help="system text(s) for the model's query, comma-separated, run one after another in one "
-                             "model process: current (core.annotations.sql.SYSTEM), " + ", ".join(SYSTEMS))
+                             "model process: current (core.annotations.sql.SYSTEM), " + ", ".join([*SYSTEMS, *EXAMPLES]))
     parser.add_argument("--name", default="", help="the results file's stem (default: table_quality_<part>_s<seed>_n<n>)")
     args = parser.parse_args(argv)
     if args.from_jsonl:  # re-scored with the current matcher

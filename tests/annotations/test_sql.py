@@ -71,7 +71,39 @@ def test_an_error_goes_back_to_the_model_once_with_its_text(executor):
     written = write_query("How many athletes are from Sri Lanka?", [TABLE], llm, executor, 3, 200)
     assert written.result.rows == [(25,)] and written.retried and written.error is None
     assert "no such column: runner" in llm.calls[1][-1]["content"]
-    assert llm.calls[0][1]["content"].endswith("Answer with JSON: the table used and one SQLite query.")
+    assert llm.calls[0][1]["content"].endswith("Answer with JSON: one SQLite query.")
+    assert json.loads(llm.calls[1][2]["content"]) == {"sql": "SELECT runner FROM races"}  # no table to name
+
+
+class SchemaLLM(ScriptedLLM):
+    """The scripted model, keeping the JSON schema of each call."""
+
+    def __init__(self, script):
+        super().__init__(script)
+        self.schemas = []
+
+    def _chat(self, messages, *, schema, **kwargs):
+        self.schemas.append(schema)
+        return super()._chat(messages, schema=schema, **kwargs)
+
+
+def test_the_model_names_the_table_only_when_more_than_one_is_selected(executor):
+    one = SchemaLLM([json.dumps({"sql": "SELECT COUNT(*) FROM races"})])
+    assert write_query("How many athletes?", [TABLE], one, executor, 3, 200).result.rows == [(50,)]
+    assert "table" not in one.schemas[0]["properties"] and one.schemas[0]["required"] == ["sql"]
+    other = TableInfo("secrets", "d9", "secrets.csv", None, "rows", ["value"], {"value": "Value"}, {"value": "TEXT"}, {}, 0)
+    two = SchemaLLM([json.dumps({"table": "races", "sql": "SELECT COUNT(*) FROM races"})])
+    write_query("How many athletes?", [TABLE, other], two, executor, 3, 200)
+    assert two.schemas[0]["properties"]["table"]["enum"] == ["races", "secrets"] and "table" in two.schemas[0]["required"]
+    assert two.calls[0][1]["content"].endswith("Answer with JSON: the table used and one SQLite query.")
+
+
+def test_the_example_rows_show_a_row_that_holds_each_value_the_question_names(executor):
+    table = TableInfo(**{**TABLE.__dict__, "values": ["A1", "A2", "A37", "Kenya", "Sri Lanka"]})
+    columns, rows = sql_module.examples_of(executor, table, 3, "What was the time of a37?")
+    assert [r[0] for r in rows] == ["A0", "A1", "A37"]  # a37's row, then the first rows, in the table's order
+    columns, rows = sql_module.examples_of(executor, table, 3, "How many athletes?")
+    assert [r[0] for r in rows] == ["A0", "A1", "A2"]  # nothing named: the first rows
 
 
 def test_after_two_failures_there_is_no_result_and_the_error_is_kept(executor):
