@@ -285,13 +285,19 @@ def counted_quantity(question: str, sql: str, tables: list[TableInfo], executor:
     word = singular(asked.group(1).lower())
     for table in tables:
         columns = [c for c in table.columns if table.types.get(c) == "REAL" and not is_twin(table, c)
-                   and (label := words(table.printed.get(c, c))) and singular(label[-1]) == word]
+                   and (label := words(table.printed.get(c, c))) and _same_word(singular(label[-1]), word)]
         columns = [c for c in columns if not _numbers_rows(table, c, executor)]
         if columns:
             named = ", ".join(f'"{c}"' for c in columns)
             return (f'{named} {"is a column" if len(columns) == 1 else "are columns"} of numbers: "how many '
                     f'{asked.group(1)}" asks for the figure (or its SUM over the rows the question names), not a COUNT of rows.')
     return None
+
+
+def _same_word(label: str, asked: str) -> bool:
+    """A column's word and the question's are one word, or two forms of one that share their first six
+    letters ("how many attended" over "Attendance"); shorter words must be equal ("points", "goals")."""
+    return label == asked or (len(label) >= 6 and len(asked) >= 6 and label[:6] == asked[:6])
 
 
 def _numbers_rows(table: TableInfo, column: str, executor: ReadOnlyExecutor) -> bool:

@@ -301,3 +301,17 @@ def test_how_many_over_a_column_that_numbers_the_rows_is_a_count(tmp_path):
     told = sql_module.counted_quantity("how many points did G3 get?", "SELECT COUNT(*) FROM tablets WHERE genealogy = 'G3'",
                                        [table], executor)
     assert told.startswith('"final_points" is a column of numbers')
+
+
+def test_how_many_names_a_column_by_another_form_of_its_word(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE games (opponent TEXT, attendance REAL, fact_id TEXT, source_row INTEGER)")
+        conn.executemany("INSERT INTO games VALUES (?, ?, ?, ?)", [("Leeds", 21840.0, "g1", 1), ("Hull", 9012.0, "g2", 2)])
+    table = TableInfo("games", "d6", "games.csv", None, "rows", ["opponent", "attendance"],
+                      {"opponent": "Opponent", "attendance": "Attendance"}, {"opponent": "TEXT", "attendance": "REAL"}, {}, 2)
+    executor = ReadOnlyExecutor(path, 100, 2.0)
+    told = sql_module.counted_quantity("how many attended the game against leeds?",
+                                       "SELECT COUNT(*) FROM games WHERE opponent = 'Leeds'", [table], executor)
+    assert told.startswith('"attendance" is a column of numbers')
+    assert sql_module.counted_quantity("how many attacks were there?", "SELECT COUNT(*) FROM games", [table], executor) is None
