@@ -267,7 +267,29 @@ def second_look(question: str, sql: str, result: QueryResult, tables: list[Table
     row when the question names a value that singles some out, and a result that changes when the
     table's totals row is left out (a totals row counted as a nation, or taken as the largest)."""
     return (counted_quantity(question, sql, tables, executor) or unfiltered_aggregate(question, sql, tables, executor)
-            or totals_row_result(sql, result, tables, executor))
+            or totals_row_result(sql, result, tables, executor) or row_direction(question, sql))
+
+
+_BEFORE = re.compile(r"\b(before|previous|preceding|prior|above)\b", re.I)
+_AFTER = re.compile(r"\b(after|next|following|below)\b", re.I)
+_ROW_COMPARED = re.compile(r"\bsource_row\s*([<>])=?\s*\(\s*SELECT\b", re.I)
+
+
+def row_direction(question: str, sql: str) -> str | None:
+    """A row before another found with source_row > (...), or a row after it with source_row < (...): the
+    comparison runs the wrong way ("who was the candidate before X" answered with the one after her, in
+    two dev runs). A question that says both ways, or a query that compares no rows, is left alone."""
+    compared = _ROW_COMPARED.search(sql)
+    before, after = bool(_BEFORE.search(question or "")), bool(_AFTER.search(question or ""))
+    if not compared or before == after:
+        return None
+    if before and compared.group(1) == ">":
+        return ("The question asks for a row before another, but source_row > (...) reads the rows after it: "
+                "use source_row < (SELECT source_row ...) ORDER BY source_row DESC LIMIT 1.")
+    if after and compared.group(1) == "<":
+        return ("The question asks for a row after another, but source_row < (...) reads the rows before it: "
+                "use source_row > (SELECT source_row ...) ORDER BY source_row LIMIT 1.")
+    return None
 
 
 _HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.I)

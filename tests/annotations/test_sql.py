@@ -315,3 +315,14 @@ def test_how_many_names_a_column_by_another_form_of_its_word(tmp_path):
                                        "SELECT COUNT(*) FROM games WHERE opponent = 'Leeds'", [table], executor)
     assert told.startswith('"attendance" is a column of numbers')
     assert sql_module.counted_quantity("how many attacks were there?", "SELECT COUNT(*) FROM games", [table], executor) is None
+
+
+def test_a_row_before_another_read_with_source_row_greater_goes_back_once(executor):
+    after = "SELECT athlete FROM races WHERE source_row > (SELECT source_row FROM races WHERE athlete = 'A5') ORDER BY source_row LIMIT 1"
+    before = "SELECT athlete FROM races WHERE source_row < (SELECT source_row FROM races WHERE athlete = 'A5') ORDER BY source_row DESC LIMIT 1"
+    llm = ScriptedLLM([json.dumps({"sql": after}), json.dumps({"sql": before})])
+    written = write_query("Who ran before A5?", [TABLE], llm, executor, 3, 200)
+    assert written.result.rows == [("A4",)] and "a row before another" in llm.calls[1][-1]["content"]
+    assert sql_module.row_direction("Who ran after A5?", after) is None
+    assert sql_module.row_direction("Who ran before 2009?", "SELECT athlete FROM races WHERE time_s < 2009") is None
+    assert "a row after another" in sql_module.row_direction("Who came next after A5?", before)
