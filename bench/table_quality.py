@@ -201,6 +201,7 @@ def run_one(args, rows, ws, docs, calls: CallLog, out: Path, system: str) -> lis
                 record.update(answer="", route=None, confidence=None, query=None, path=None, attempts=None,
                               seconds=0.0, query_failed=False, retried=False, match=False)
                 results.append(record)
+                handle.write(json.dumps(record) + "\n")  # kept, so two runs' selections can be compared
                 continue
             # (a) scoped to its table, through the real pipeline and model
             calls.take()
