@@ -110,6 +110,27 @@ SYSTEMS = {
 }
 
 
+def _first_rows(examples_of):
+    """The example rows before session 5: always the first rows, whatever the question names."""
+    return lambda executor, table, count, question="": examples_of(executor, table, count)
+
+
+# Arms that change how the example rows are chosen (`--system first_rows`): the session-5 A/B on dev.
+EXAMPLES = {"first_rows": _first_rows}
+
+
+def examples_differ(rows: list[dict], ws) -> list[dict]:
+    """The questions whose example rows differ between the arms `current` and `first_rows`: on the others
+    both arms send the same prompt, and at temperature 0 write the same query."""
+    from core.annotations import sql as sql_module
+
+    by_file = {t.filename: t for t in ws.pipeline.tables.tables()}
+    first, count = _first_rows(sql_module.examples_of), ws.settings.table_example_rows
+    executor = ws.pipeline.executor
+    return [r for r in rows if (table := by_file.get(file_of(r["context"]))) is not None
+            and sql_module.examples_of(executor, table, count, r["utterance"]) != first(executor, table, count, r["utterance"])]
+
+
 class CallLog:
     """Wraps the model's complete_json to record each call's prompt, cached and written tokens and
     seconds, so a run reports what a table query costs (issue 14, speed)."""
@@ -137,13 +158,17 @@ def run(args) -> list[dict]:
     from core.workspace import Workspace
 
     rows = stratified(load(args.qa, args.part), args.per_table, args.seed)
-    if args.limit:
-        rows = rows[: args.limit]
     ws = Workspace(load_settings())
     docs = {d.filename: d.doc_id for d in ws.kb.documents() if d.status == "indexed"}
+    if args.examples_differ:
+        rows = examples_differ(rows, ws)
+    if args.limit:
+        rows = rows[: args.limit]
     results, current, calls = [], sql_module.SYSTEM, CallLog(ws.pipeline.llm)
+    examples_of = sql_module.examples_of
     for system in args.system.split(","):
-        sql_module.SYSTEM = current if system == "current" else SYSTEMS[system]
+        sql_module.SYSTEM = SYSTEMS.get(system, current)
+        sql_module.examples_of = EXAMPLES[system](examples_of) if system in EXAMPLES else examples_of
         name = args.name or f"table_quality_{args.part}_s{args.seed}_n{len(rows)}"
         suffix = ("_selection" if args.selection_only else "") + ("" if system == "current" else f"_{system}")
         results += run_one(args, rows, ws, docs, calls, RESULTS / f"{name}{suffix}.jsonl", system)
@@ -176,6 +201,7 @@ def run_one(args, rows, ws, docs, calls: CallLog, out: Path, system: str) -> lis
                 record.update(answer="", route=None, confidence=None, query=None, path=None, attempts=None,
                               seconds=0.0, query_failed=False, retried=False, match=False)
                 results.append(record)
+                handle.write(json.dumps(record) + "\n")  # kept, so two runs' selections can be compared
                 continue
             # (a) scoped to its table, through the real pipeline and model
             calls.take()
@@ -225,6 +251,9 @@ def report(results: list[dict]) -> dict:
         "prompt_tokens_first_call": p50_p95([r["llm_calls"][0]["prompt_tokens"] for r in results if r.get("llm_calls")]),
         "uncached_tokens_first_call": p50_p95([r["llm_calls"][0]["prompt_tokens"] - r["llm_calls"][0]["cached_tokens"]
                                                for r in results if r.get("llm_calls")]),
+        "written_tokens_first_call": p50_p95([r["llm_calls"][0]["completion_tokens"] for r in results if r.get("llm_calls")]),
+        "written_tokens_per_question": p50_p95([sum(c["completion_tokens"] for c in r["llm_calls"])
+                                                for r in results if r.get("llm_calls")]),
     }
 
 
@@ -238,10 +267,12 @@ def main(argv=None) -> int:
     parser.add_argument("--resume", action="store_true", help="skip questions already in the JSONL")
     parser.add_argument("--selection-only", action="store_true",
                         help="measure only (b), which table the unscoped question selects (no model, fast)")
+    parser.add_argument("--examples-differ", action="store_true",
+                        help="only the questions whose example rows the question changes (the first_rows A/B)")
     parser.add_argument("--from-jsonl", type=Path, help="only report a finished or stopped run")
     parser.add_argument("--system", default="current",
                         help="system text(s) for the model's query, comma-separated, run one after another in one "
-                             "model process: current (core.annotations.sql.SYSTEM), " + ", ".join(SYSTEMS))
+                             "model process: current (core.annotations.sql.SYSTEM), " + ", ".join([*SYSTEMS, *EXAMPLES]))
     parser.add_argument("--name", default="", help="the results file's stem (default: table_quality_<part>_s<seed>_n<n>)")
     args = parser.parse_args(argv)
     if args.from_jsonl:  # re-scored with the current matcher

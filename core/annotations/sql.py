@@ -160,12 +160,30 @@ def _cell(value) -> str:
     return " ".join(str(value).split())[:40]
 
 
-def examples_of(executor: ReadOnlyExecutor, table: TableInfo, count: int) -> tuple[list[str], list[tuple]]:
-    """The first rows; a document's label lines, and every document's measures, are all shown."""
-    limit = max(count, 40) if table.kind in ("fields", "measures") else count
+def examples_of(executor: ReadOnlyExecutor, table: TableInfo, count: int, question: str = "") -> tuple[list[str], list[tuple]]:
+    """`count` example rows: first a row holding each cell value the question names, then the first rows,
+    in the table's order. The model filtered on the wrong column when the three first rows did not show
+    where "charlie sheen" is: a row that holds it shows its column. A document's label lines, and every
+    document's measures, are all shown."""
     columns = [*table.columns]
     quoted = ", ".join(f'"{c}"' for c in columns)
-    result = executor.run(f"SELECT {quoted} FROM {table.name} LIMIT {int(limit)}", [table.name])
+    if table.kind in ("fields", "measures"):
+        result = executor.run(f"SELECT {quoted} FROM {table.name} LIMIT {max(count, 40)}", [table.name])
+        return result.columns, result.rows
+    text = [c for c in columns if table.types.get(c) == "TEXT" and c not in PROVENANCE]
+    picked: list[int] = []  # rowids (source_row repeats across the files of one table), a named value's row first
+    for value in list(named_values(words(question), table, min_length=2).values()) if text else []:
+        literal = "'" + value.replace("'", "''") + "'"
+        holds = " OR ".join(f'TRIM("{c}") = {literal}' for c in text)
+        found = executor.run(f"SELECT rowid FROM {table.name} WHERE {holds} ORDER BY rowid LIMIT 1",
+                             [table.name]).rows
+        if found and found[0][0] not in picked and len(picked) < count:
+            picked.append(found[0][0])
+    first = executor.run(f"SELECT rowid FROM {table.name} ORDER BY rowid LIMIT {int(count)}", [table.name]).rows
+    picked += [r for (r,) in first if r not in picked][: max(0, count - len(picked))]
+    rows = ", ".join(str(int(r)) for r in picked) or "NULL"
+    result = executor.run(f"SELECT {quoted} FROM {table.name} WHERE rowid IN ({rows}) ORDER BY rowid",
+                          [table.name])
     return result.columns, result.rows
 
 
@@ -174,18 +192,23 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
     """Ask the model for the query; run it; on an error ask once more with the error text."""
     schemas = []
     for table in tables:
-        columns, rows = examples_of(executor, table, example_rows)
+        columns, rows = examples_of(executor, table, example_rows, question)
         schemas.append(schema_text(table, rows, columns))
     # Qwen2.5-Coder's own text-to-SQL form: the schema, then the question as a SQL comment.
-    prompt = "\n\n".join(schemas) + f"\n\n-- Question: {question}\n-- Answer with JSON: the table used and one SQLite query."
+    # With one table selected (every scoped question) the model is not asked which: the `table` key was
+    # ~12 of the ~51 tokens it wrote (session 4's token log), and written tokens are the slow ones.
+    several = len(tables) > 1
+    asked = "the table used and one SQLite query" if several else "one SQLite query"
+    prompt = "\n\n".join(schemas) + f"\n\n-- Question: {question}\n-- Answer with JSON: {asked}."
     text_columns = sorted({c for t in tables for c in t.columns if t.types.get(c) == "TEXT"})
+    properties = {"table": {"type": "string", "enum": [t.name for t in tables]}} if several else {}
     schema = {"type": "object", "properties": {
-        "table": {"type": "string", "enum": [t.name for t in tables]},
+        **properties,
         "sql": {"type": "string"},
         "judge": {"type": "object", "properties": {
             "column": {"type": "string", "enum": text_columns or [""]}, "keep": {"type": "string"}},
             "required": ["column", "keep"]}},
-        "required": ["table", "sql"]}
+        "required": [*properties, "sql"]}
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
     written = WrittenQuery(None, prompt=prompt)
     for attempt in range(2):
@@ -227,7 +250,7 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
             else:
                 feedback = f"{doubt} Write a corrected query."
         messages = messages + [
-            {"role": "assistant", "content": json.dumps({"table": reply.get("table", ""), "sql": sql})},
+            {"role": "assistant", "content": json.dumps({"table": reply.get("table", ""), "sql": sql} if several else {"sql": sql})},
             {"role": "user", "content": feedback}]
     return written
 
@@ -244,7 +267,30 @@ def second_look(question: str, sql: str, result: QueryResult, tables: list[Table
     row when the question names a value that singles some out, and a result that changes when the
     table's totals row is left out (a totals row counted as a nation, or taken as the largest)."""
     return (counted_quantity(question, sql, tables, executor) or unfiltered_aggregate(question, sql, tables, executor)
-            or ungrouped_aggregate(question, sql) or totals_row_result(sql, result, tables, executor))
+            or ungrouped_aggregate(question, sql) or totals_row_result(sql, result, tables, executor)
+            or row_direction(question, sql))
+
+
+_BEFORE = re.compile(r"\b(before|previous|preceding|prior|above)\b", re.I)
+_AFTER = re.compile(r"\b(after|next|following|below)\b", re.I)
+_ROW_COMPARED = re.compile(r"\bsource_row\s*([<>])=?\s*\(\s*SELECT\b", re.I)
+
+
+def row_direction(question: str, sql: str) -> str | None:
+    """A row before another found with source_row > (...), or a row after it with source_row < (...): the
+    comparison runs the wrong way ("who was the candidate before X" answered with the one after her, in
+    two dev runs). A question that says both ways, or a query that compares no rows, is left alone."""
+    compared = _ROW_COMPARED.search(sql)
+    before, after = bool(_BEFORE.search(question or "")), bool(_AFTER.search(question or ""))
+    if not compared or before == after:
+        return None
+    if before and compared.group(1) == ">":
+        return ("The question asks for a row before another, but source_row > (...) reads the rows after it: "
+                "use source_row < (SELECT source_row ...) ORDER BY source_row DESC LIMIT 1.")
+    if after and compared.group(1) == "<":
+        return ("The question asks for a row after another, but source_row < (...) reads the rows before it: "
+                "use source_row > (SELECT source_row ...) ORDER BY source_row LIMIT 1.")
+    return None
 
 
 _HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.I)
@@ -262,13 +308,19 @@ def counted_quantity(question: str, sql: str, tables: list[TableInfo], executor:
     word = singular(asked.group(1).lower())
     for table in tables:
         columns = [c for c in table.columns if table.types.get(c) == "REAL" and not is_twin(table, c)
-                   and (label := words(table.printed.get(c, c))) and singular(label[-1]) == word]
+                   and (label := words(table.printed.get(c, c))) and _same_word(singular(label[-1]), word)]
         columns = [c for c in columns if not _numbers_rows(table, c, executor)]
         if columns:
             named = ", ".join(f'"{c}"' for c in columns)
             return (f'{named} {"is a column" if len(columns) == 1 else "are columns"} of numbers: "how many '
                     f'{asked.group(1)}" asks for the figure (or its SUM over the rows the question names), not a COUNT of rows.')
     return None
+
+
+def _same_word(label: str, asked: str) -> bool:
+    """A column's word and the question's are one word, or two forms of one that share their first six
+    letters ("how many attended" over "Attendance"); shorter words must be equal ("points", "goals")."""
+    return label == asked or (len(label) >= 6 and len(asked) >= 6 and label[:6] == asked[:6])
 
 
 def _numbers_rows(table: TableInfo, column: str, executor: ReadOnlyExecutor) -> bool:

@@ -71,7 +71,39 @@ def test_an_error_goes_back_to_the_model_once_with_its_text(executor):
     written = write_query("How many athletes are from Sri Lanka?", [TABLE], llm, executor, 3, 200)
     assert written.result.rows == [(25,)] and written.retried and written.error is None
     assert "no such column: runner" in llm.calls[1][-1]["content"]
-    assert llm.calls[0][1]["content"].endswith("Answer with JSON: the table used and one SQLite query.")
+    assert llm.calls[0][1]["content"].endswith("Answer with JSON: one SQLite query.")
+    assert json.loads(llm.calls[1][2]["content"]) == {"sql": "SELECT runner FROM races"}  # no table to name
+
+
+class SchemaLLM(ScriptedLLM):
+    """The scripted model, keeping the JSON schema of each call."""
+
+    def __init__(self, script):
+        super().__init__(script)
+        self.schemas = []
+
+    def _chat(self, messages, *, schema, **kwargs):
+        self.schemas.append(schema)
+        return super()._chat(messages, schema=schema, **kwargs)
+
+
+def test_the_model_names_the_table_only_when_more_than_one_is_selected(executor):
+    one = SchemaLLM([json.dumps({"sql": "SELECT COUNT(*) FROM races"})])
+    assert write_query("How many athletes?", [TABLE], one, executor, 3, 200).result.rows == [(50,)]
+    assert "table" not in one.schemas[0]["properties"] and one.schemas[0]["required"] == ["sql"]
+    other = TableInfo("secrets", "d9", "secrets.csv", None, "rows", ["value"], {"value": "Value"}, {"value": "TEXT"}, {}, 0)
+    two = SchemaLLM([json.dumps({"table": "races", "sql": "SELECT COUNT(*) FROM races"})])
+    write_query("How many athletes?", [TABLE, other], two, executor, 3, 200)
+    assert two.schemas[0]["properties"]["table"]["enum"] == ["races", "secrets"] and "table" in two.schemas[0]["required"]
+    assert two.calls[0][1]["content"].endswith("Answer with JSON: the table used and one SQLite query.")
+
+
+def test_the_example_rows_show_a_row_that_holds_each_value_the_question_names(executor):
+    table = TableInfo(**{**TABLE.__dict__, "values": ["A1", "A2", "A37", "Kenya", "Sri Lanka"]})
+    columns, rows = sql_module.examples_of(executor, table, 3, "What was the time of a37?")
+    assert [r[0] for r in rows] == ["A0", "A1", "A37"]  # a37's row, then the first rows, in the table's order
+    columns, rows = sql_module.examples_of(executor, table, 3, "How many athletes?")
+    assert [r[0] for r in rows] == ["A0", "A1", "A2"]  # nothing named: the first rows
 
 
 def test_after_two_failures_there_is_no_result_and_the_error_is_kept(executor):
@@ -296,3 +328,28 @@ def test_a_rate_or_a_filter_by_a_name_is_no_group():
     assert sql_module.ungrouped_aggregate("how many goals were scored by messi?",
                                           "SELECT SUM(goals) FROM f WHERE player LIKE 'messi'") is None
     assert sql_module.ungrouped_aggregate("orders for each customer", "SELECT customer, COUNT(*) FROM o GROUP BY customer") is None
+
+
+def test_how_many_names_a_column_by_another_form_of_its_word(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE games (opponent TEXT, attendance REAL, fact_id TEXT, source_row INTEGER)")
+        conn.executemany("INSERT INTO games VALUES (?, ?, ?, ?)", [("Leeds", 21840.0, "g1", 1), ("Hull", 9012.0, "g2", 2)])
+    table = TableInfo("games", "d6", "games.csv", None, "rows", ["opponent", "attendance"],
+                      {"opponent": "Opponent", "attendance": "Attendance"}, {"opponent": "TEXT", "attendance": "REAL"}, {}, 2)
+    executor = ReadOnlyExecutor(path, 100, 2.0)
+    told = sql_module.counted_quantity("how many attended the game against leeds?",
+                                       "SELECT COUNT(*) FROM games WHERE opponent = 'Leeds'", [table], executor)
+    assert told.startswith('"attendance" is a column of numbers')
+    assert sql_module.counted_quantity("how many attacks were there?", "SELECT COUNT(*) FROM games", [table], executor) is None
+
+
+def test_a_row_before_another_read_with_source_row_greater_goes_back_once(executor):
+    after = "SELECT athlete FROM races WHERE source_row > (SELECT source_row FROM races WHERE athlete = 'A5') ORDER BY source_row LIMIT 1"
+    before = "SELECT athlete FROM races WHERE source_row < (SELECT source_row FROM races WHERE athlete = 'A5') ORDER BY source_row DESC LIMIT 1"
+    llm = ScriptedLLM([json.dumps({"sql": after}), json.dumps({"sql": before})])
+    written = write_query("Who ran before A5?", [TABLE], llm, executor, 3, 200)
+    assert written.result.rows == [("A4",)] and "a row before another" in llm.calls[1][-1]["content"]
+    assert sql_module.row_direction("Who ran after A5?", after) is None
+    assert sql_module.row_direction("Who ran before 2009?", "SELECT athlete FROM races WHERE time_s < 2009") is None
+    assert "a row after another" in sql_module.row_direction("Who came next after A5?", before)
