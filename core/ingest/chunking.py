@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from core.ingest.context import chunk_heading, heading_marks
+from core.ingest.context import heading_marks
 from core.ingest.document import LoadedDocument, Section
 
 TokenCounter = Callable[[list[str]], list[int]]
@@ -30,7 +30,7 @@ class Chunk:
     sheet: str | None = None
     row_start: int | None = None
     row_end: int | None = None
-    heading: str | None = None  # the section headings in force in the chunk (context.chunk_heading)
+    heading: str | None = None  # the section heading in force at the chunk's first line
 
     @property
     def chunk_id(self) -> str:
@@ -197,5 +197,5 @@ def _make_chunk(doc_id: str, index: int, units: list[_Unit]) -> Chunk:
         sheet=units[0].sheet,
         row_start=min(rows) if rows else None,
         row_end=max(rows) if rows else None,
-        heading=chunk_heading([u.heading for u in units]),
+        heading=units[0].heading,
     )

@@ -157,32 +157,13 @@ def _boilerplate(sections: list[Section]) -> set[str]:
     return {line for line, n in counts.items() if n >= floor}
 
 
-# "Item 1A of the Company's Annual Report ..." or "Item 1 of Part I, “Financial ..." is a
-# cross-reference a sentence wrapped onto a new line, not the Item's heading: a heading follows the
-# Item's number with a capitalised title or nothing.
-_ITEM_REFERENCE = re.compile(r"^ITEM\s+\d+[A-Z]?\.?\s+(?-i:[a-z])", re.IGNORECASE)
-# A table-of-contents entry ends with its page number ("Item 6. Exhibits Page 45").
-_TOC_ENTRY = re.compile(r"[A-Za-z)]\s+(?:Page\s+)?\d{1,3}$")
-# Chart labels and figures ("$ 9,244 Q1 2022 Gross Margin", "$5.7B or 85%") and a statement's column
-# heads ("Three Months Ended") are set like headings but name no section.
-_FIGURE = re.compile(r"[$€£%]|\d[\d,]*\.\d|\d,\d{3}")
-_COLUMN_HEAD = re.compile(
-    r"^(?:(?:three|six|nine|twelve)\s+months|(?:fiscal\s+)?years?|quarters?|weeks?)\s+ended\b", re.IGNORECASE)
-
-
 def is_heading(line: str) -> bool:
     """A line set as a heading: "Item 2. ...", "Note 5 - Debt", or a short title-cased or
-    upper-case line that does not end like a sentence or a table row. Not one: a cross-reference
-    to an Item, a table-of-contents entry, a chart label or figure, a column head, a lone word of
-    one or two letters."""
+    upper-case line that does not end like a sentence or a table row."""
     line = " ".join(line.split())
     if not line or "|" in line or line.startswith("(") or "☐" in line or "☒" in line:
         return False
-    if _ITEM.match(line):
-        return not _ITEM_REFERENCE.match(line) and not _TOC_ENTRY.search(line)
-    if _FIGURE.search(line) or _COLUMN_HEAD.match(line) or len(re.sub(r"[^A-Za-z]", "", line)) < 3:
-        return False
-    if _NOTE.match(line) and len(line.split()) <= 12:
+    if _ITEM.match(line) or (_NOTE.match(line) and len(line.split()) <= 12):
         return True
     if len(line) > MAX_HEADING_CHARS:
         return False
@@ -218,28 +199,6 @@ def heading_marks(sections: list[Section]) -> list[list[str | None]]:
             current.append(heading)
         marks.append(current)
     return marks
-
-
-def chunk_heading(marks: list[str | None]) -> str | None:
-    """The headings of a chunk's lines as one: the one in force at its first line, then each heading
-    that starts inside it ("Item 1. Financial Statements › Note 3 : Earnings Per Share; Note 4 :
-    Inventories"), a shared "Item" written once. A note that starts halfway down a chunk is what
-    its lower half is about; with only the first heading, the chunk was indexed under the note
-    before (measured in docs/retrieval.md §11)."""
-    distinct: list[str] = []
-    for mark in marks:
-        if mark and mark not in distinct:
-            if distinct and mark.startswith(distinct[-1] + " › "):
-                distinct.pop()  # "Item 1" then its first note: the note's line names both
-            distinct.append(mark)
-    if not distinct:
-        return None
-    first_top = distinct[0].split(" › ", 1)[0] if " › " in distinct[0] else None
-    parts = [distinct[0]]
-    for mark in distinct[1:]:
-        top, _, sub = mark.partition(" › ")
-        parts.append(sub if sub and top == first_top else mark)
-    return "; ".join(parts)
 
 
 # --- the indexed text ------------------------------------------------------------------------------

@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import date
 
 from core.ingest.chunking import Chunk, chunk_document
-from core.ingest.context import (CoverIdentity, chunk_heading, context_of, cover_identity, document_identity,
-                                 heading_marks, is_heading, parse_date)
+from core.ingest.context import (CoverIdentity, context_of, cover_identity, document_identity, heading_marks,
+                                 is_heading, parse_date)
 from core.ingest.document import LoadedDocument, Section
 from core.ingest.pipeline import index_text, index_texts
 
@@ -66,26 +66,6 @@ class TestHeadings:
         assert not is_heading("Total assets | 2023: $332,160 | 2022: $352,755")
         assert not is_heading("(Exact name of registrant as specified in its charter)")
 
-    def test_lines_set_like_headings_that_name_no_section_are_not_headings(self):
-        # a sentence wrapped onto a line that starts with "Item 1A", and a table-of-contents entry
-        assert not is_heading("Item 1A of the Company's Annual Report on Form 10-K for the fiscal year ended")
-        assert not is_heading("Item 1 of Part I, “Financial Statements — Note 4 — Commitments")
-        assert not is_heading("Item 6. Exhibits Page 45")
-        assert not is_heading("Item 4. Controls and Procedures 45")
-        # chart labels and a statement's column heads
-        assert not is_heading("$ 9,244 Q1 2022 Gross Margin")
-        assert not is_heading("$5.7B or 85%")
-        assert not is_heading("Three Months Ended")
-        assert not is_heading("Nine Months Ended Percentage")
-        # a lone word of one or two letters (a check mark column, a fragment)
-        assert not is_heading("We") and not is_heading("X")
-        # while the headings those rules sit next to still are
-        assert is_heading("Item 1A. Risk Factors")
-        assert is_heading("ITEM 1. FINANCIAL STATEMENTS (UNAUDITED)")
-        assert is_heading("Item 1A Risk Factors")
-        assert is_heading("Note 4 : Earnings (Loss) Per Share")
-        assert is_heading("Goodwill")
-
     def test_the_heading_in_force_carries_across_pages_under_its_item(self):
         doc = pdf(
             "Item 2. Management's Discussion and Analysis\nOverview\nWe sell widgets.",
@@ -99,24 +79,6 @@ class TestHeadings:
     def test_a_running_head_repeated_on_every_page_is_not_a_heading(self):
         doc = pdf(*[f"Northwind Quarterly Report\nPage body {n} says something." for n in range(5)])
         assert all(mark is None for marks in heading_marks(doc.sections) for mark in marks)
-
-
-class TestChunkHeadings:
-    def test_a_chunk_names_every_heading_that_starts_inside_it_under_one_item(self):
-        marks = ["Item 1. Financial Statements › Note 3 : Earnings Per Share"] * 2 + \
-                ["Item 1. Financial Statements › Note 4 : Inventories"] * 3
-        assert chunk_heading(marks) == "Item 1. Financial Statements › Note 3 : Earnings Per Share; Note 4 : Inventories"
-
-    def test_a_new_item_is_named_whole_and_lines_before_any_heading_add_nothing(self):
-        marks = [None, "Item 1. Financial Statements › Leases", "Item 2. Management's Discussion"]
-        assert chunk_heading(marks) == "Item 1. Financial Statements › Leases; Item 2. Management's Discussion"
-        assert chunk_heading([None, None]) is None
-
-    def test_a_note_that_starts_halfway_down_a_page_is_in_that_chunk_s_context(self, count_tokens):
-        doc = pdf("Item 1. Financial Statements\nNote 3 : Earnings Per Share\nBasic shares were 4,100 million.\n"
-                  "Note 4 : Inventories\nRaw materials | $ 1,200\nFinished goods | $ 3,400")
-        chunk, = chunk_document(doc, "d1", count_tokens)
-        assert chunk.heading == "Item 1. Financial Statements › Note 3 : Earnings Per Share; Note 4 : Inventories"
 
 
 class TestIndexText:
