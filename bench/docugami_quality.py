@@ -274,7 +274,8 @@ def main(argv=None) -> int:
                            "questions": [q["id"] for q in questions], "overrides": overrides,
                            "model": {"provider": llm.name, "model": llm.model},
                            "settings": {k: getattr(settings, k) for k in (
-                               "top_k", "reader_form", "reader_max_sources", "context_token_budget", "passage_rerank",
+                               "top_k", "reader_form", "reader_max_sources", "reader_max_named_filings",
+                               "context_token_budget", "passage_rerank",
                                "rerank_pool", "rerank_window_units", "rerank_lexical_weight", "rerank_prior_weight",
                                "answer_mode", "llm_threads")}})
     eval_started = time.perf_counter()

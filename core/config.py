@@ -151,6 +151,11 @@ class Settings:
     # in front of it). Measured in bench/reader_quality.py, docs/reader.md.
     reader_form: str = "quote"
     reader_max_sources: int = 3  # the answer reads at most this many of the retrieved chunks (0: all)
+    # ... or one passage per filing the question names, up to this many: a Docugami multi-document
+    # question names a company's four 10-Qs, and with 3 passages one quarter was always left out
+    # (dev: the filings with a passage stating a reference figure, 23.9 % at 3, 30.7 % at 4;
+    # docs/retrieval.md 9b). More passages share the same context_token_budget, so each is shorter.
+    reader_max_named_filings: int = 4
 
     # --- question limits and answer checks
     min_question_chars: int = 10

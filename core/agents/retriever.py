@@ -101,6 +101,23 @@ class Evidence:
                 "searches": [s.trace() for s in self.searches]}
 
 
+def spreads_over_named_filings(plan: Plan, routing: Routing | None) -> bool:
+    """Several filings named ("Apple's net sales over these quarters"): each one's best passage
+    reaches the reader, not three passages of whichever filing words it most alike."""
+    return (routing is not None and routing.method == "name" and plan.doc_ids is None
+            and len(routing.doc_ids or []) > 1)
+
+
+def passages_to_read(plan: Plan, settings: Settings) -> int | None:
+    """How many of the retrieved passages the answer reads (None: all): `reader_max_sources`, or
+    one per filing the question named, up to `reader_max_named_filings`, so that a question over
+    four quarters does not leave one quarter out (docs/retrieval.md 9b, 11)."""
+    if not settings.reader_max_sources:
+        return None
+    named = len(plan.routing.doc_ids) if spreads_over_named_filings(plan, plan.routing) else 0
+    return max(settings.reader_max_sources, min(named, settings.reader_max_named_filings))
+
+
 def retrieve(
     plan: Plan, retriever: HybridRetriever, top_k: int, settings: Settings, expand: int | None = None,
     router: DocumentRouter | None = None,
@@ -122,9 +139,7 @@ def retrieve(
         doc_ids = plan.doc_ids or (own.doc_ids if own else None)
         k = top_k if single else settings.sub_query_top_k
         window = expand if single else 0  # several sub-queries: neighbours are added after the merge
-        # Several filings named ("Apple's net sales over these quarters"): each one's best passage
-        # reaches the reader, not three passages of whichever filing words it most alike.
-        spread = own is not None and own.method == "name" and plan.doc_ids is None and len(own.doc_ids or []) > 1
+        spread = spreads_over_named_filings(plan, own)
         result = retriever.search(query, top_k=k, doc_ids=doc_ids, weight=plan.semantic_weight, expand=window,
                                   spread=spread)
         weak = own is not None and own.doc_ids is not None and plan.doc_ids is None and is_weak(result.hits, settings)
