@@ -12,6 +12,7 @@ from core.annotations.model import normalize_label, singular
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
+from core.annotations.sql import reads_table, write_query
 from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, PROVENANCE
 
 
@@ -297,8 +298,6 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
                     example_rows: int, max_tokens: int) -> StructuredResult:
     """The model writes the query for the selected tables; the executor runs it; the rows the query
     read become the result's provenance (for citations and export)."""
-    from core.annotations.sql import write_query
-
     tables = [s.table for s in selections]
     written = write_query(question, tables, llm, executor, example_rows, max_tokens)
     query = TableQuery(selections, path="model", prompt=written.prompt, error=written.error,
@@ -480,7 +479,7 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
                or [i for i, c in enumerate(query.columns) if c != "fact_id"])
     labels = [column_label(query.columns[i], tables) for i in visible]
     units = [column_unit(query.columns[i], tables) for i in visible]
-    queried = [t for t in tables if re.search(rf"\b{re.escape(t.name)}\b", query.sql or "")]
+    queried = [t for t in tables if reads_table(query.sql, t)]
     # A filter over tables of one row each (an invoice's record) picks nothing out: "for Currency = GBP" is noise.
     condition = "" if queried and all(t.row_count == 1 for t in queried) else where_text(query.sql, tables)
     if len(query.rows) == 1 and len(visible) == 1:

@@ -160,6 +160,16 @@ def _cell(value) -> str:
     return " ".join(str(value).split())[:40]
 
 
+def text_literal(value: str) -> str:
+    """A text value as an SQL literal: 'O''Brien'."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def reads_table(sql: str, table: TableInfo) -> bool:
+    """Whether the query names the table (the selection may hold tables the query did not read)."""
+    return re.search(rf"\b{re.escape(table.name)}\b", sql or "") is not None
+
+
 def examples_of(executor: ReadOnlyExecutor, table: TableInfo, count: int, question: str = "") -> tuple[list[str], list[tuple]]:
     """`count` example rows: first a row holding each cell value the question names, then the first rows,
     in the table's order. The model filtered on the wrong column when the three first rows did not show
@@ -173,7 +183,7 @@ def examples_of(executor: ReadOnlyExecutor, table: TableInfo, count: int, questi
     text = [c for c in columns if table.types.get(c) == "TEXT" and c not in PROVENANCE]
     picked: list[int] = []  # rowids (source_row repeats across the files of one table), a named value's row first
     for value in list(named_values(words(question), table, min_length=2).values()) if text else []:
-        literal = "'" + value.replace("'", "''") + "'"
+        literal = text_literal(value)
         holds = " OR ".join(f'TRIM("{c}") = {literal}' for c in text)
         found = executor.run(f"SELECT rowid FROM {table.name} WHERE {holds} ORDER BY rowid LIMIT 1",
                              [table.name]).rows
@@ -344,12 +354,12 @@ def unfiltered_aggregate(question: str, sql: str, tables: list[TableInfo], execu
         return None
     asked = words(question)
     for table in tables:
-        if table.kind != "rows" or not re.search(rf"\b{re.escape(table.name)}\b", sql):
+        if table.kind != "rows" or not reads_table(sql, table):
             continue
         for value in named_values(asked, table, min_length=2).values():
             if re.fullmatch(r"[\d\s.,:/-]+", value) or total_label(value):
                 continue  # a number in a question is as often a bound or a rank as a cell
-            literal = "'" + value.replace("'", "''") + "'"
+            literal = text_literal(value)
             for column in (c for c in table.columns if table.types.get(c) == "TEXT"):
                 held = executor.run(f'SELECT COUNT(*) FROM {table.name} WHERE "{column}" = {literal}',
                                     [table.name]).rows[0][0]
@@ -395,11 +405,10 @@ def totals_row_result(sql: str, result: QueryResult, tables: list[TableInfo], ex
     """A result that changes when the table's totals rows are left out, from a query that does not name
     them: the totals row was counted as a row, added in twice, or taken as the largest. The query runs
     again over the table without those rows (a WITH of the same name shadows the table)."""
-    literals = [w for w in _LITERAL.findall(sql)]
-    if any(total_label(w.strip("% ")) for w in literals):
+    if any(total_label(w.strip("% ")) for w in _LITERAL.findall(sql)):
         return None  # the query picks (or skips) the totals row by its label: on purpose
     for table in tables:
-        if not re.search(rf"\b{re.escape(table.name)}\b", sql):
+        if not reads_table(sql, table):
             continue
         totals = totals_rows(table, executor)
         if not totals:
@@ -475,7 +484,7 @@ def judge_values(sql: str, judge, table_name: str, tables: list[TableInfo], llm:
     kept = [v for v in dict.fromkeys(reply.get("keep", [])) if v in values]  # only real values, once
     written.judgements.append({"table": table.name, "column": column, "keep": criterion, "values": len(values),
                                "kept": kept, "truncated": len(found.rows) > JUDGE_MAX_VALUES})
-    literal = "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in kept) + ")" if kept else "(NULL)"
+    literal = "(" + ", ".join(text_literal(v) for v in kept) + ")" if kept else "(NULL)"
     return re.sub(rf"\b{KEPT}\b", literal, sql)
 
 
