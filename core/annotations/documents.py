@@ -528,10 +528,6 @@ def record_lines(document, path=None) -> list[Line]:
     return lines
 
 
-def read_document(document, path=None) -> DocumentRecord:
-    return read_record(document.filename, record_lines(document, path), max(document.page_count, 1))
-
-
 def read_records(document, path=None) -> list[DocumentRecord]:
     """A document's records: one per page when every page reads as a record of its own with its own
     number or date (a PDF of several shops' receipts, one a page), else the document's one. An invoice
