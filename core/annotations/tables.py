@@ -367,7 +367,9 @@ def _line_item_frame(name, groups, cells, documents) -> tuple[TableInfo, pd.Data
     # Who issued each record, by document and by page (a PDF of several shops' receipts has one a page).
     issuer_of = {(m[1], m[3]): next((c[1] for c in cells.get(m[0], []) if c[0] == RECORD_PRINTED["issuer"]), None)
                  for (kind, *_), members in groups.items() if kind == "record" for m in members}
-    issuers = {doc_id: issuer for (doc_id, _), issuer in reversed(list(issuer_of.items()))}  # the first record's
+    issuers: dict[str, str | None] = {}  # by document: its first record's, for items on a page without one
+    for (doc_id, _), issuer in issuer_of.items():
+        issuers.setdefault(doc_id, issuer)
     members, with_cells, files = [], {}, []
     for (kind, doc_id, _, _), group in groups.items():
         if kind != "rows" or doc_id not in issuers:

@@ -256,32 +256,37 @@ def headed_row(line: str) -> list[tuple[str, str]] | None:
     return cells
 
 
+def _priced_cells(line: str) -> list[tuple[str, str]] | None:
+    """The cells of an item line that ends in prices ("Valve  2 x 2.50  5.00"); None for any other line."""
+    match = _ITEM_LINE.match(line)
+    if not match or _KV_LINE.match(line):
+        return None
+    figures = _MONEY_FIGURE.findall(match.group("figures"))
+    cells = [("Description", match.group("desc").strip())]
+    counts = match.group("lead").split() + [match.group(g) for g in ("tail", "times") if match.group(g)]
+    if counts:
+        cells.append(("Qty", counts[-1]))
+    if len(figures) >= 2:
+        cells.append(("Unit price", figures[-2].strip()))
+    cells.append(("Amount", figures[-1].strip()))
+    return cells
+
+
 def _item_line_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
     """Rows from item lines of a page whose line items are not drawn as a table: lines ending in prices,
     and rows of a table without rules that the PDF reader wrote out with their headers. When a page has
     such a table, it is the page's items: the priced lines below it are its net, tax and total."""
     headed, priced = [], []
     for line_number, line in enumerate(section.text.split("\n"), start=1):
-        cells = headed_row(line)
-        found = headed if cells is not None else priced
-        if cells is None:
-            match = _ITEM_LINE.match(line)
-            if not match or _KV_LINE.match(line):
-                continue
-            figures = _MONEY_FIGURE.findall(match.group("figures"))
-            cells = [("Description", match.group("desc").strip())]
-            counts = match.group("lead").split() + [match.group(g) for g in ("tail", "times") if match.group(g)]
-            if counts:
-                cells.append(("Qty", counts[-1]))
-            if len(figures) >= 2:
-                cells.append(("Unit price", figures[-2].strip()))
-            cells.append(("Amount", figures[-1].strip()))
-        if is_total_line(cells[0][1]):
+        header_cells = headed_row(line)
+        cells = header_cells or _priced_cells(line)
+        if cells is None or is_total_line(cells[0][1]):
             continue
-        found.append(Fact(doc_id, filename, ROW, [typed_value(label, text) for label, text in cells],
-                          page=section.page, row_index=line_number, table="item lines"))
-    found = headed if len(headed) >= _MIN_ITEM_LINES else priced
-    return found if len(found) >= _MIN_ITEM_LINES else []
+        (headed if header_cells else priced).append(
+            Fact(doc_id, filename, ROW, [typed_value(label, text) for label, text in cells],
+                 page=section.page, row_index=line_number, table="item lines"))
+    items = headed if len(headed) >= _MIN_ITEM_LINES else priced
+    return items if len(items) >= _MIN_ITEM_LINES else []
 
 
 def _pdf_table_facts(path: Path, document: LoadedDocument, doc_id: str) -> list[Fact]:
