@@ -67,6 +67,10 @@ class Settings:
     table_max_selected: int = 2  # tables one query may join; more is a question about several files
     table_example_rows: int = 3  # rows shown under each CREATE TABLE (the text-to-SQL form Qwen-Coder knows)
     table_query_max_tokens: int = 200  # the JSON with one query; longer is a runaway
+    # How the model asks a table (issue 22): "plan" fills a query plan over the real columns under a JSON
+    # schema and code compiles it, checking every stated condition; "sql" writes free SQL (sessions 1-5).
+    table_query_form: str = "plan"
+    table_plan_max_tokens: int = 160  # a plan with four filters, a group and an order fits in ~90
     table_query_max_rows: int = 1000  # rows a query may return; more is cut and said so
     table_query_timeout_s: float = 5.0  # a SELECT over a laptop's tables takes milliseconds
 

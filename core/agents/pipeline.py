@@ -22,8 +22,8 @@ from core.agents.router import DocumentRouter
 from core.agents.turn import Turn
 from core.agents.validator import Validation
 from core.annotations.query import parse_structured, unexplained_words
-from core.annotations.route import (TableRoute, payload, run_record_lookup, run_structured, run_table_query,
-                                    save_result_set)
+from core.annotations.route import (TableRoute, payload, run_planned_query, run_record_lookup, run_structured,
+                                    run_table_query, save_result_set)
 from core.annotations.search import FactStore
 from core.annotations.select import Selection, file_words, named_files, record_lookup, select_tables
 from core.annotations.sql import ReadOnlyExecutor
@@ -198,8 +198,11 @@ class AnswerPipeline:
                 result = run_structured(route.parsed, self.facts)
             else:
                 s = self.settings
-                result = run_table_query(plan.question, route.selections, self.llm, self.executor, self.facts,
-                                         s.table_example_rows, s.table_query_max_tokens)
+                result = run_planned_query(plan.question, route.selections, self.llm, self.executor, self.facts,
+                                           s.table_example_rows, s.table_query_max_tokens, s.table_plan_max_tokens) \
+                    if s.table_query_form == "plan" else \
+                    run_table_query(plan.question, route.selections, self.llm, self.executor, self.facts,
+                                    s.table_example_rows, s.table_query_max_tokens)
             evidence = retriever_agent.structured_evidence(result, self.kb)
             event.summary, event.outputs = evidence.describe(), evidence.trace()
             if evidence.failed:

@@ -540,7 +540,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         flags.append("restates_question")
         confidence = "low"
     if draft.exact:  # counted and filtered over every stored fact, not estimated from chunks
-        confidence = "medium" if draft.relaxed else "high"
+        confidence = "low" if draft.doubtful else "medium" if draft.relaxed else "high"
     if not cited:
         flags.append("no_citation")
         confidence = lower(confidence)

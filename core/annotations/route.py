@@ -8,7 +8,10 @@ import re
 import uuid
 from dataclasses import dataclass, field, replace
 
+from core.annotations.conditions import periods
 from core.annotations.model import normalize_label, singular
+from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, evidence as plan_evidence, fill_plan,
+                                  phrase as phrase_plan, run_plan)
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
@@ -32,6 +35,8 @@ class StructuredResult:
     measure_columns: list[str] = field(default_factory=list)  # stored columns the aggregate used
     table_query: "TableQuery | None" = None  # set on the table route: the selection, query and its rows
     parsed_question: str = ""  # the question the table query answers, for phrasing
+    planned: "PlannedQuery | None" = None  # set on the plan path: the plan and how each stated condition was applied
+    doubts: list[str] = field(default_factory=list)  # stated conditions the answer could not apply: low confidence
 
     @property
     def total(self) -> int:
@@ -234,6 +239,8 @@ def payload(result: StructuredResult, result_set_id: str, max_rows: int) -> dict
         "query": query.sql if query is not None else None,
         "query_path": query.path if query is not None else "rules",
         "judgements": query.judgements if query is not None else [],
+        "plan": result.planned.plan.to_dict() if result.planned is not None and result.planned.plan else None,
+        "conditions": [a.to_dict() for a in result.planned.applied] if result.planned is not None else [],
     }
 
 
@@ -323,6 +330,52 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
         # named the table's values, so an answer the model's query gives is never high confidence.
         result.relaxed.append("a query written by the model")
     return result
+
+
+PLANNED_KINDS = ("rows", "records", "line_items", "measures")  # tables of records a plan's columns describe
+
+
+def run_planned_query(question: str, selections: list, llm, executor, facts: FactStore,
+                      example_rows: int, max_tokens: int, plan_max_tokens: int) -> StructuredResult:
+    """The model fills a query plan over the best selected table, code checks the stated conditions,
+    compiles and runs it (core.annotations.plan). A question the plan cannot say ("other"), a plan the
+    model could not fill, or one whose query failed goes to the free SQL writer (run_table_query)."""
+    best = fitting(question, selections)
+    if best.table.kind not in PLANNED_KINDS:
+        return run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)
+    planned = fill_plan(question, best.table, llm, executor, plan_max_tokens)
+    refused = planned.plan is not None and planned.plan.answer == NOT_IN_TABLE
+    if planned.plan is not None and planned.plan.answer != "other" and planned.error is None and not refused:
+        run_plan(planned, executor)
+    if not refused and (planned.plan is None or planned.plan.answer == "other" or planned.error is not None
+                        or not planned.sql):
+        result = run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)
+        result.attempts.insert(0, Attempt("a query plan: " + ("the question needs more than a plan can say"
+                                          if planned.plan is not None and planned.plan.answer == "other"
+                                          else planned.error or "none"), 0))
+        return result
+    query = TableQuery([best], sql=planned.sql, columns=planned.columns, rows=planned.rows, truncated=planned.truncated,
+                       path="plan", prompt=planned.prompt,
+                       attempts=[{"sql": planned.sql, "error": None, "seconds": planned.seconds}])
+    notes = [f"table {best.table.filename}" + (f" ({'; '.join(best.reasons)})" if best.reasons else "")]
+    result = StructuredResult(StructuredQuery(FactQuery(doc_ids=[best.table.doc_id]), notes=notes), [])
+    result.table_query, result.planned, result.parsed_question = query, planned, question
+    result.attempts.append(Attempt(f"a query plan over {best.table.filename}", len(planned.rows)))
+    result.rows = facts.rows_by_id(provenance_ids(planned.sql, [best.table], executor)) if planned.sql else []
+    # The model chose the columns and the operation: an answer from its plan is at most medium.
+    result.relaxed.append("a plan filled by the model")
+    result.doubts = [f"{a.condition} ({a.note})" if a.note else a.condition for a in planned.unapplied]
+    return result
+
+
+def fitting(question: str, selections: list):
+    """The selected table that can apply the question's stated periods: of two tables the question named
+    equally ("appointments" in a fee schedule's and a diary's name), a period needs the one with dates."""
+    if len(selections) > 1 and periods(question):
+        dated = [s for s in selections if any(t.endswith(ISO_DATE_NOTE) for t in s.table.printed.values())]
+        if dated:
+            return dated[0]
+    return selections[0]
 
 
 def printed_dates(query: TableQuery, tables: list, executor) -> None:
@@ -480,6 +533,13 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
     labels = [column_label(query.columns[i], tables) for i in visible]
     units = [column_unit(query.columns[i], tables) for i in visible]
     queried = [t for t in tables if reads_table(query.sql, t)]
+    if result.planned is not None:
+        text = phrase_plan(result.planned, result.parsed_question, max_rows)
+        if result.doubts:
+            text += " I could not apply " + "; ".join(f"“{d}”" for d in result.doubts) + ", so this may cover more than you asked."
+        text += f" {cite}"
+        evidence = plan_evidence(result.planned) + " " + " ".join(_row_text(r) for r in sources)
+        return StructuredAnswer(text.strip(), sources, evidence)
     # A filter over tables of one row each (an invoice's record) picks nothing out: "for Currency = GBP" is noise.
     condition = "" if queried and all(t.row_count == 1 for t in queried) else where_text(query.sql, tables)
     if len(query.rows) == 1 and len(visible) == 1:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
+from core.annotations.conditions import periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.search import SYNONYMS
 from core.annotations.tables import TableInfo
@@ -26,7 +28,9 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(_CAMEL.sub(" ", text).lower())
+    """Lower-case words without accents: "Tomás" and "Tomas" are one word to a reader."""
+    text = unicodedata.normalize("NFKD", _CAMEL.sub(" ", text)).encode("ascii", "ignore").decode()
+    return _WORD.findall(text.lower())
 
 
 @dataclass
@@ -86,7 +90,9 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
         if bounded:
             selection.score += 3 * len(bounded)
             selection.reasons.append("bounds the quantity in a column: " + ", ".join(bounded))
-    if _names_a_stranger(question, table):  # "the Contoso invoice" when no Contoso is stored: no other table's total
+    # "the Contoso invoice" when no Contoso is stored: no other table's total. A question that names the
+    # table's own file ("loans per Year 7 ...") is about it whatever else it names.
+    if not named and _names_a_stranger(question, table):
         selection.reasons.append("names something the table does not hold")
         selection.score = 0.0
         return selection
@@ -159,11 +165,12 @@ def _names_a_stranger(question: str, table: TableInfo) -> bool:
     """Whether the question names (see `proper_names`) something that no value, column, file or sheet
     name of the table holds. WikiTableQuestions' questions are lower case, so this was measured on its dev
     part as changing nothing; it keeps "the Contoso invoice" from a table of totals."""
-    names = proper_names(question)
+    # a month, weekday or quarter is a period the question states, not a name the table must hold
+    names = [n for n in proper_names(question) if not periods(n)]
     held = {w for v in table.values for w in words(v)} | {w for c in table.printed.values() for w in words(c)}
     held |= {w for v in table.values for w in words(v.rsplit(".", 1)[0])} | set(words(table.filename.rsplit(".", 1)[0]))
     held |= set(words(table.sheet or ""))
-    return any(w not in held and w not in _STOP and singular(w) not in _RECORD_NOUNS
+    return any(w not in held and singular(w) not in held and w not in _STOP and singular(w) not in _RECORD_NOUNS
                for name in names for w in words(name))
 
 

@@ -120,3 +120,43 @@ def to_base(value: float, unit: str | None) -> tuple[float, str | None]:
         return value, "currency"
     kind, factor = UNITS.get(unit.lower(), (None, 1.0))
     return value * factor, kind
+
+
+# Units a question may state a bound in, and a header may print its column in, beyond the measured
+# quantities above: code converts between any two of one kind (issue 22: "bigger than 150 hp" over a
+# "Power [kW]" column). Money converts only within one currency (pence and pounds); "Ml" is megalitres.
+CONVERSIONS: dict[str, tuple[str, float]] = {
+    **{u: kind_factor for u, kind_factor in UNITS.items() if kind_factor[0] in ("length", "mass", "power")},
+    "hp": ("power", 745.699872), "bhp": ("power", 745.699872), "ps": ("power", 735.49875),
+    "tonne": ("mass", 1000.0), "tonnes": ("mass", 1000.0), "ton": ("mass", 1000.0), "tons": ("mass", 1000.0),
+    "mi": ("length", 1609.344), "mile": ("length", 1609.344), "miles": ("length", 1609.344),
+    "l": ("volume", 1.0), "litre": ("volume", 1.0), "litres": ("volume", 1.0), "liter": ("volume", 1.0),
+    "liters": ("volume", 1.0), "gal": ("volume", 3.785411784), "gallon": ("volume", 3.785411784),
+    "gallons": ("volume", 3.785411784), "m3": ("volume", 1000.0), "m³": ("volume", 1000.0), "Ml": ("volume", 1e6),
+    "l/s": ("flow", 1.0), "m3/h": ("flow", 1000.0 / 3600), "m³/h": ("flow", 1000.0 / 3600),
+    "s": ("time", 1.0), "sec": ("time", 1.0), "min": ("time", 60.0), "mins": ("time", 60.0), "minute": ("time", 60.0),
+    "minutes": ("time", 60.0), "h": ("time", 3600.0), "hr": ("time", 3600.0), "hrs": ("time", 3600.0),
+    "hour": ("time", 3600.0), "hours": ("time", 3600.0), "day": ("time", 86400.0), "days": ("time", 86400.0),
+    "week": ("time", 604800.0), "weeks": ("time", 604800.0),
+    "p": ("GBP", 0.01), "pence": ("GBP", 0.01), "£": ("GBP", 1.0), "gbp": ("GBP", 1.0),
+    "c": ("EUR", 0.01), "cent": ("EUR", 0.01), "cents": ("EUR", 0.01), "€": ("EUR", 1.0), "eur": ("EUR", 1.0),
+    "euro": ("EUR", 1.0), "euros": ("EUR", 1.0),
+    "$": ("USD", 1.0), "usd": ("USD", 1.0), "dollar": ("USD", 1.0), "dollars": ("USD", 1.0),
+    "%": ("percent", 1.0), "percent": ("percent", 1.0),
+}
+
+
+def unit_kind(unit: str | None) -> tuple[str, float] | None:
+    """(kind, factor to the kind's base) of a unit as written, "Ml" (megalitres) kept apart from "ml"."""
+    if not unit:
+        return None
+    unit = unit.strip()
+    return CONVERSIONS.get(unit) or CONVERSIONS.get(unit.lower())
+
+
+def convert(value: float, from_unit: str, to_unit: str) -> float | None:
+    """`value` in `from_unit` expressed in `to_unit`; None when they measure different things."""
+    a, b = unit_kind(from_unit), unit_kind(to_unit)
+    if a is None or b is None or a[0] != b[0]:
+        return None
+    return value * a[1] / b[1]

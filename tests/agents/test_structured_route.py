@@ -1,4 +1,7 @@
-"""Questions about records go to the stored facts, are answered exactly, and fall back to text."""
+"""Questions about records go to the stored facts, are answered exactly, and fall back to text.
+
+These tests drive the free SQL writer (table_query_form="sql"), the query plan's fallback; the plan itself
+is specified in tests/annotations/test_plan.py."""
 import json
 
 import pytest
@@ -20,7 +23,7 @@ def sql(query: str, table: str = "orders") -> str:
 
 @pytest.fixture
 def ws(tmp_path, embedder, write_text):
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))  # no unscripted LLM call
+    ws = Workspace(Settings(table_query_form="sql", data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))  # no unscripted LLM call
     ws.ingestor.ingest_paths([write_text("orders.csv", ORDERS),
                               write_text("notes.txt", "Our customers are mostly installers in the north.")])
     yield ws
@@ -99,7 +102,7 @@ def test_a_query_error_goes_back_to_the_model_once_with_its_text(ws):
 
 
 def test_a_text_question_still_goes_to_hybrid_search(tmp_path, embedder, write_text):
-    ws = Workspace(Settings(data_dir=tmp_path / "kb2"), embedder, ScriptedLLM())
+    ws = Workspace(Settings(table_query_form="sql", data_dir=tmp_path / "kb2"), embedder, ScriptedLLM())
     ws.ingestor.ingest_paths([write_text("orders.csv", ORDERS), write_text("notes.txt", "Installers are in the north.")])
     response = ws.ask("Where are the installers based?")
     assert response.route == "hybrid" and response.structured is None
@@ -132,7 +135,7 @@ def test_follow_ups_page_and_export_the_previous_result(ws):
 
 
 def test_no_matching_records_falls_back_to_text_and_says_what_was_tried(tmp_path, embedder, write_text):
-    ws = Workspace(Settings(data_dir=tmp_path / "kb4"), embedder, ScriptedLLM())
+    ws = Workspace(Settings(table_query_form="sql", data_dir=tmp_path / "kb4"), embedder, ScriptedLLM())
     ws.ingestor.ingest_paths([write_text("orders.csv", ORDERS), write_text("notes.txt", "Installers are in the north.")])
     response = ws.ask("List every order with skateboards")
     assert response.route == "hybrid"
@@ -147,7 +150,7 @@ def test_a_query_that_finds_only_a_blank_is_no_answer_and_the_text_is_read(tmp_p
 
     def script(messages):
         return replies.pop() if replies else extractive_answer(messages)
-    ws = Workspace(Settings(data_dir=tmp_path / "kb5"), embedder, ScriptedLLM(script))
+    ws = Workspace(Settings(table_query_form="sql", data_dir=tmp_path / "kb5"), embedder, ScriptedLLM(script))
     ws.ingestor.ingest_paths([write_text("orders.csv", ORDERS)])
     response = ws.ask("What did ACME order from us, all told?")
     assert ws.llm.calls[0][-1]["content"].startswith("CREATE TABLE orders")  # the table was asked first
@@ -171,7 +174,7 @@ def test_the_invoice_named_in_the_question_answers_not_an_unrelated_table(tmp_pa
     summed = json.dumps({"table": "azure_interior_invoice_fields", "sql": "SELECT SUM(number) FROM azure_interior_invoice_fields"})
     picked = json.dumps({"table": "azure_interior_invoice_fields",
                          "sql": "SELECT value FROM azure_interior_invoice_fields WHERE label LIKE 'subtotal'"})
-    ws = Workspace(Settings(data_dir=tmp_path / "kb5"), embedder, ScriptedLLM([summed, picked]))
+    ws = Workspace(Settings(table_query_form="sql", data_dir=tmp_path / "kb5"), embedder, ScriptedLLM([summed, picked]))
     ws.ingestor.ingest_paths([write_text("race_results.csv", races), write_text("azure_interior_invoice.txt", invoice)])
     # one field of a named invoice: its document record, read by the rules, without the model
     for question, printed in [("What is the total amount of the Azure Interior invoice?", "$279.84"),
@@ -246,7 +249,7 @@ def test_an_invoice_figure_reads_like_a_sentence(tmp_path, embedder, write_text)
     invoice = "Azure Interior\nInvoice Date: 03/20/2023\nDue Date: 04/04/2023\nTotal $ 279.84\n"
     query = json.dumps({"table": "azure_invoice_fields",
                         "sql": "SELECT date FROM azure_invoice_fields WHERE label = 'Due Date'"})
-    ws = Workspace(Settings(data_dir=tmp_path / "kb7"), embedder, ScriptedLLM([query]))
+    ws = Workspace(Settings(table_query_form="sql", data_dir=tmp_path / "kb7"), embedder, ScriptedLLM([query]))
     ws.ingestor.ingest_paths([write_text("azure_invoice.txt", invoice)])
     response = ws.ask("When is the Azure invoice due, which date?")  # two fields of the record: the model's query
     assert response.answer.startswith("The Due Date is 2023-04-04 (from azure_invoice.txt)."), response.answer
@@ -263,7 +266,7 @@ def test_a_question_across_invoices_is_one_query_over_every_document_record(tmp_
     """issue 14: "which record has the highest total" was refused; every record is now one table."""
     highest = json.dumps({"table": "document_records",
                           "sql": "SELECT issuer, total FROM document_records ORDER BY total DESC LIMIT 1"})
-    ws = Workspace(Settings(data_dir=tmp_path / "kb8"), embedder, ScriptedLLM([highest]))
+    ws = Workspace(Settings(table_query_form="sql", data_dir=tmp_path / "kb8"), embedder, ScriptedLLM([highest]))
     ws.ingestor.ingest_paths([
         write_text("azure_interior.txt", "Azure Interior\nInvoice INV/2023/03/0008\nInvoice Date: 03/20/2023\nTotal $ 279.84\n"),
         write_text("quickfit.txt", "QuickFit Tyres Ltd\nReceipt no.: QF-24-0117\nDate: 18/01/2024\nTOTAL   $ 412.00\n"),
@@ -319,7 +322,7 @@ def test_line_items_of_every_invoice_are_one_table_with_provenance(tmp_path, emb
     """issue 14 item 1: description, quantity, unit price, amount of every invoice, in one query."""
     summed = json.dumps({"table": "line_items",
                          "sql": "SELECT SUM(quantity) FROM line_items WHERE description = 'desk lamp'"})
-    ws = Workspace(Settings(data_dir=tmp_path / "kb9"), embedder, ScriptedLLM([summed]))
+    ws = Workspace(Settings(table_query_form="sql", data_dir=tmp_path / "kb9"), embedder, ScriptedLLM([summed]))
     ws.ingestor.ingest_paths([
         _invoice_pdf(tmp_path / "northwind.pdf", "Northwind Supplies B.V.", "NW-1001",
                      [("Office chair", "2", "$120.00", "$240.00"), ("Desk lamp", "3", "$25.00", "$75.00")]),
@@ -363,7 +366,7 @@ def test_which_receipts_include_tyres_is_a_judgement_over_the_line_items_descrip
     query = json.dumps({"table": "line_items", "sql": "SELECT DISTINCT file, issuer FROM line_items WHERE description IN KEPT",
                         "judge": {"column": "description", "keep": "tyres themselves, not fitting services or valves"}})
     kept = json.dumps({"keep": ["Tyre 195/65 R15", "Winterreifen 205/55 R16"]})
-    ws = Workspace(Settings(data_dir=tmp_path / "kb10"), embedder, ScriptedLLM([query, kept]))
+    ws = Workspace(Settings(table_query_form="sql", data_dir=tmp_path / "kb10"), embedder, ScriptedLLM([query, kept]))
     ws.ingestor.ingest_paths([write_text(name, text) for name, text in RECEIPTS.items()])
     response = ws.ask("Which receipts include tyres?")
     assert response.route == "structured" and "line_items" in response.structured["tables"]

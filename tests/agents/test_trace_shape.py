@@ -70,7 +70,7 @@ def run_turns(tmp_path: Path, embedder, write_text) -> dict[str, list[dict]]:
     record(ws, "comparative", "Compare the quarterly revenue of Apple and Intel")
     ws.close()
 
-    ws = open_ws("orders", [json.dumps({"table": "orders", "sql": "SELECT COUNT(*) FROM orders WHERE customer = 'ACME'"})],
+    ws = open_ws("orders", [json.dumps({"answer": "count", "column": "", "filters": [{"column": "customer", "op": "is", "value": "ACME"}]})],
                  [write_text("orders.csv", ORDERS), write_text("notes.txt", "Our customers are installers in the north.")])
     first = record(ws, "structured_rules", "List every order from Globex")
     record(ws, "result_set_rest", "show the rest", previous_question=first.question,

@@ -1,0 +1,284 @@
+"""The conditions a question states, read by code (issue 22, item 3): periods, bounds with units and
+cell values. A query plan is then checked against this list, so a stated condition the model left out
+("in 2024") is added by code or reported, never silently dropped.
+
+Everything here is a pure function of the question (and, for values, of a table's cells).
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from core.annotations.units import convert
+
+MONTHS = ("january february march april may june july august september october november december").split()
+_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_ORDINAL = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": 4, "final": 4}
+
+
+def month_number(word: str) -> int | None:
+    word = word.lower()[:3]
+    return next((n for n, m in enumerate(MONTHS, start=1) if m.startswith(word)), None)
+
+
+@dataclass(frozen=True)
+class Period:
+    """A stretch of time the question states: a year, months of a year, or days between two dates."""
+    text: str  # as the question says it: "in 2024", "in the second quarter"
+    year: int | None = None
+    months: tuple[int, ...] = ()  # 1-12; empty: the whole year
+    start: str | None = None  # ISO dates, inclusive, for a range of days
+    end: str | None = None
+    weekdays: tuple[int, ...] = ()  # 0 = Sunday, as SQLite's strftime('%w')
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A number the question compares with: "over 2000", "bigger than 150 hp", "no wider than 1.2 m"."""
+    text: str
+    op: str  # > >= < <= =
+    number: float
+    unit: str | None = None  # as written, lower case
+
+
+@dataclass(frozen=True)
+class CellValue:
+    """A value of the table that the question names, matched ignoring case, accents and small misspellings."""
+    text: str  # the question's words
+    column: str  # the column holding it
+    cells: tuple[str, ...]  # every stored spelling it matches ("Repair", "repair")
+
+
+@dataclass
+class StatedConditions:
+    periods: list[Period] = field(default_factory=list)
+    bounds: list[Bound] = field(default_factory=list)
+    values: list[CellValue] = field(default_factory=list)
+
+
+# --- periods ---
+
+_QUARTER = re.compile(r"\b(?:q([1-4])|(first|second|third|fourth|last|final|1st|2nd|3rd|4th)\s+quarter)\b(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
+_HALF = re.compile(r"\b(?:h([12])|(first|second)\s+half)\b(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
+_MONTH_RANGE = re.compile(rf"\b(?:between|from)\s+({_MONTH})\s+(?:and|to|until|through)\s+({_MONTH})\b(?:\s+((?:19|20)\d\d))?", re.I)
+_DAY_RANGE = re.compile(rf"\b(?:between|from)\s+(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\s+(?:and|to|until)\s+(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\b(?:\s+((?:19|20)\d\d))?", re.I)
+_MONTH_YEAR = re.compile(rf"\b({_MONTH})\b\.?(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
+_YEAR = re.compile(r"(?<![\d£$€.,])((?:19|20)\d\d)(?![\d%])")
+_YEAR_RANGE = re.compile(r"\b(?:between|from)\s+((?:19|20)\d\d)\s+(?:and|to|through|until|-)\s+((?:19|20)\d\d)\b", re.I)
+_YEAR_EDGE = re.compile(r"\b(after|since|from|before|until)\s+((?:19|20)\d\d)\b(?!\s+(?:and|to|-)\s+(?:19|20)\d\d)", re.I)
+_WEEKDAY = re.compile(r"\b(sun|mon|tues|wednes|thurs|fri|satur)days?\b", re.I)
+_WEEKDAY_NUMBER = {"sun": 0, "mon": 1, "tues": 2, "wednes": 3, "thurs": 4, "fri": 5, "satur": 6}
+# "may" is a month only where a month can stand: after in/of/during/since/until or before a year
+_MAY_MONTH = re.compile(r"\b(?:in|of|during|since|until|for|from|to|and|by)\s+may\b|\bmay\s+(?:19|20)\d\d\b", re.I)
+
+
+def periods(question: str) -> list[Period]:
+    """Every stretch of time the question states, once each: a quarter, a half, a range of months or
+    days, a month, a year (a year alone only when no finer period already carries it)."""
+    text = question
+    found: list[Period] = []
+    # "over 2000" compares with a number (a bound), though it reads like a year
+    used: list[tuple[int, int]] = [m.span() for m in _BOUND.finditer(text)]
+
+    def free(match) -> bool:
+        return not any(a < match.end() and match.start() < b for a, b in used)
+
+    def take(match, period: Period) -> None:
+        used.append(match.span())
+        found.append(period)
+
+    for m in _DAY_RANGE.finditer(text):
+        year = int(m.group(5)) if m.group(5) else None
+        d1, m1, d2, m2 = int(m.group(1)), month_number(m.group(2)), int(m.group(3)), month_number(m.group(4))
+        if m1 and m2:
+            y = year or 0
+            take(m, Period(m.group(0), year, (), f"{y:04d}-{m1:02d}-{d1:02d}", f"{y:04d}-{m2:02d}-{d2:02d}"))
+    for m in _QUARTER.finditer(text):
+        if free(m):
+            q = int(m.group(1)) if m.group(1) else _ORDINAL[m.group(2).lower()]
+            take(m, Period(m.group(0), int(m.group(3)) if m.group(3) else None, tuple(range(3 * q - 2, 3 * q + 1))))
+    for m in _HALF.finditer(text):
+        if free(m):
+            h = int(m.group(1)) if m.group(1) else (1 if m.group(2).lower() == "first" else 2)
+            take(m, Period(m.group(0), int(m.group(3)) if m.group(3) else None, tuple(range(6 * h - 5, 6 * h + 1))))
+    for m in _MONTH_RANGE.finditer(text):
+        if free(m):
+            a, b = month_number(m.group(1)), month_number(m.group(2))
+            if a and b and a <= b:
+                take(m, Period(m.group(0), int(m.group(3)) if m.group(3) else None, tuple(range(a, b + 1))))
+    for m in _MONTH_YEAR.finditer(text):
+        word = m.group(1).lower()
+        if not free(m) or (word == "may" and not _MAY_MONTH.search(text[max(0, m.start() - 8):m.end() + 5])):
+            continue
+        if len(word) == 3 and word not in ("may",) and not m.group(0)[:1].isupper():
+            continue  # "mar", "dec" in lower case are too often other words
+        take(m, Period(m.group(0).rstrip("."), int(m.group(2)) if m.group(2) else None, (month_number(word),)))
+    for m in _YEAR_RANGE.finditer(text):
+        if free(m):
+            take(m, Period(m.group(0), None, (), f"{m.group(1)}-01-01", f"{m.group(2)}-12-31"))
+    for m in _YEAR_EDGE.finditer(text):
+        if free(m):
+            word, year = m.group(1).lower(), int(m.group(2))
+            start = {"after": f"{year + 1}-01-01", "since": f"{year}-01-01", "from": f"{year}-01-01"}.get(word)
+            end = {"before": f"{year - 1}-12-31", "until": f"{year}-12-31"}.get(word)
+            take(m, Period(m.group(0), None, (), start, end))
+    for m in _YEAR.finditer(text):
+        if free(m):
+            take(m, Period(m.group(0), int(m.group(1))))
+    days = tuple(sorted({_WEEKDAY_NUMBER[m.group(1).lower()] for m in _WEEKDAY.finditer(text)}))
+    if days:
+        found.append(Period(", ".join(m.group(0) for m in _WEEKDAY.finditer(text)), weekdays=days))
+    # a bare year beside a finer period of no year is that period's year: "in March 2024" read as one
+    years = [p for p in found if p.year and not p.months and not p.start and not p.weekdays]
+    finer = [p for p in found if (p.months or p.start) and p.year is None]
+    if len(years) == 1 and finer:
+        found = [p for p in found if p is not years[0]]
+        found = [Period(f"{p.text} {years[0].text}".strip(), years[0].year, p.months,
+                        _with_year(p.start, years[0].year), _with_year(p.end, years[0].year))
+                 if p in finer else p for p in found]
+    return _months_together(found)
+
+
+def _months_together(found: list[Period]) -> list[Period]:
+    """Months named side by side are one period: "in July or August" is July-August, not July and
+    August both (no row is dated in two months)."""
+    monthly = [p for p in found if p.months and not p.start and not p.weekdays]
+    years = {p.year for p in monthly} - {None}
+    if len(monthly) < 2 or len(years) > 1:
+        return found  # "March 2023 and March 2024" are two periods the question compares
+    merged = Period(" or ".join(p.text for p in monthly), next(iter(years), None),
+                    tuple(sorted({m for p in monthly for m in p.months})))
+    return [merged] + [p for p in found if p not in monthly]
+
+
+def _with_year(iso: str | None, year: int) -> str | None:
+    return f"{year:04d}{iso[4:]}" if iso else None
+
+
+# --- bounds ---
+
+_NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
+_UNIT = (r"(hp|bhp|kw|w|mw|kg|g|lb|lbs|t|tonnes?|tons?|mm|cm|m|km|mi|miles?|in|inch(?:es)?|ft|feet|"
+         r"l|litres?|liters?|gal(?:lons?)?|m3|m³|min(?:utes?)?|h|hrs?|hours?|days?|weeks?|p|pence|%|percent|"
+         r"[$€£]|eur|euros?|usd|dollars?|gbp|pounds?)?")
+_CURRENCY_BEFORE = r"([$€£])?"
+_BOUND_WORDS = [  # phrase -> op; longest first
+    (r"no (?:more|greater|bigger|larger|wider|longer|taller|heavier|higher) than|not more than|at most|up to|maximum of|a maximum of", "<="),
+    (r"no (?:less|fewer|smaller|narrower|shorter|lighter|lower) than|not less than|at least|minimum of|a minimum of", ">="),
+    (r"more than|greater than|bigger than|larger than|wider than|longer than|taller than|heavier than|higher than|"
+     r"over|above|exceeding|exceeds?|in excess of|beyond", ">"),
+    (r"less than|fewer than|smaller than|narrower than|shorter than|lighter than|lower than|under|below|beneath", "<"),
+    (r"exactly|equal to", "="),
+]
+_BOUND = re.compile(
+    r"\b(" + "|".join(p for p, _ in _BOUND_WORDS) + r")\s+(?:an?\s+|the\s+)?" + _CURRENCY_BEFORE + r"\s*" + _NUMBER
+    + r"\s*" + _UNIT + r"(?![\w])", re.I)
+_BETWEEN = re.compile(r"\bbetween\s+" + _CURRENCY_BEFORE + r"\s*" + _NUMBER + r"\s*" + _UNIT + r"\s+and\s+"
+                      + _CURRENCY_BEFORE + r"\s*" + _NUMBER + r"\s*" + _UNIT + r"(?![\w])", re.I)
+
+
+def bounds(question: str) -> list[Bound]:
+    """The numbers a question compares with, each with its operator and unit ("over £2,000",
+    "bigger than 150 hp", "between 10 and 20 kg" as two bounds). A year is a period, not a bound."""
+    found: list[Bound] = []
+    for m in _BETWEEN.finditer(question):
+        unit = (m.group(6) or m.group(3) or m.group(1) or m.group(4) or "").lower() or None
+        low, high = float(m.group(2).replace(",", "")), float(m.group(5).replace(",", ""))
+        if not (_is_year(m.group(2)) and _is_year(m.group(5))):
+            found += [Bound(m.group(0), ">=", low, unit), Bound(m.group(0), "<=", high, unit)]
+    for m in _BOUND.finditer(question):
+        if any(m.group(0) in b.text for b in found):
+            continue
+        phrase, number = m.group(1).lower(), m.group(3)
+        op = next(o for p, o in _BOUND_WORDS if re.fullmatch(p, phrase))
+        unit = (m.group(2) or m.group(4) or "").lower() or None
+        found.append(Bound(m.group(0), op, float(number.replace(",", "")), unit))
+    return found
+
+
+def _is_year(number: str) -> bool:
+    return re.fullmatch(r"(?:19|20)\d\d", number) is not None
+
+
+def bound_in(bound: Bound, column_unit: str | None) -> float | None:
+    """The bound's number in the column's unit; None when the two units measure different things."""
+    if not bound.unit or not column_unit or bound.unit in ("%", "percent"):
+        return bound.number
+    return convert(bound.number, bound.unit, column_unit)
+
+
+# --- cell values ---
+
+def fold(text: str) -> str:
+    """Case-, accent- and punctuation-insensitive form: 'Seán' -> 'sean', 'Non-fiction' -> 'non fiction'."""
+    text = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode()
+    return " ".join(re.findall(r"[a-z0-9&]+", text.lower()))
+
+
+def _singulars(word: str) -> set[str]:
+    """The forms a plural may stand for: "loaves" loaf/loafe/loave, "batteries" battery, "boxes" box."""
+    forms = {word}
+    if len(word) > 4 and word.endswith("ies"):
+        forms.add(word[:-3] + "y")
+    if len(word) > 4 and word.endswith("ves"):
+        forms |= {word[:-3] + "f", word[:-3] + "fe"}
+    if len(word) > 3 and word.endswith("es"):
+        forms.add(word[:-2])
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        forms.add(word[:-1])
+    return forms
+
+
+def same_value(a: str, b: str) -> bool:
+    """Two folded phrases name one value: equal, equal but for a plural last word, or one small
+    misspelling apart ("canceled" / "cancelled"); short words must match exactly."""
+    if a == b:
+        return True
+    *head_a, last_a = a.split() or [""]
+    *head_b, last_b = b.split() or [""]
+    if head_a == head_b and (_singulars(last_a) & _singulars(last_b)):
+        return True
+    return min(len(a), len(b)) >= 6 and SequenceMatcher(None, a, b).ratio() >= 0.9
+
+
+_FILLER = set("a an the of in on at to for from by with and or is are was were be what which who how many much did do "
+              "does has have had it its this that our we us me my per each every all any than more less over under".split())
+
+
+def cell_values(question: str, columns: dict[str, list[str]]) -> list[CellValue]:
+    """The cells of a table the question names: the longest phrase of the question (up to 4 words) that
+    matches a cell of a text column, ignoring case, accents, plural and a small misspelling. `columns`
+    maps each text column to its distinct cells. A phrase matching cells of several columns is kept
+    once per column (the plan or the caller decides which applies)."""
+    tokens = fold(question).split()
+    index: dict[str, list[tuple[str, str]]] = {}
+    for column, cells in columns.items():
+        for cell in cells:
+            key = fold(cell)
+            if key and len(key) <= 60:
+                index.setdefault(key, []).append((column, cell))
+    found: list[CellValue] = []
+    taken: set[int] = set()
+    for n in (4, 3, 2, 1):
+        for start in range(len(tokens) - n + 1):
+            span = set(range(start, start + n))
+            if span & taken:
+                continue
+            gram = " ".join(tokens[start:start + n])
+            if n == 1 and (gram in _FILLER or len(gram) < 3 or gram.isdigit()):
+                continue
+            hits = index.get(gram) or [(c, cell) for key, pairs in index.items() if same_value(gram, key)
+                                        for c, cell in pairs]
+            if not hits:
+                continue
+            by_column: dict[str, list[str]] = {}
+            for column, cell in hits:
+                by_column.setdefault(column, []).append(cell)
+            # every spelling of the same value in that column ("Repair", "repair"), not only the matched one
+            for column, cells in by_column.items():
+                variants = {c for c in columns[column] if same_value(fold(c), gram) or same_value(fold(c), fold(cells[0]))}
+                found.append(CellValue(gram, column, tuple(sorted(variants | set(cells)))))
+            taken |= span
+    return found

@@ -1,0 +1,687 @@
+"""A query plan the model fills and code runs (issue 22, items 2-5).
+
+The model reads the selected table's columns (printed header, type, unit, the values of a column
+with few) and the question, and fills a plan under a JSON schema whose column names are an enum of
+the table's real columns: what the answer is (a count, a sum, an average, a minimum or maximum, a
+list), over which column, the filters, the grouping and the order. A column that does not exist
+cannot be written. Code then
+- matches each filter value to the cells it names (case, accents, spelling variants);
+- checks that every condition the question states (core.annotations.conditions) reached the plan:
+  a period goes to the table's date column, a bound is converted into its column's unit, a named
+  cell value is filtered on its column; what the model left out is added by code when its column is
+  unambiguous, and said; what cannot be applied makes the answer low confidence and says so;
+- compiles the plan to one SQLite SELECT and runs it on the read-only executor;
+- phrases the answer from the plan, in the table's printed headers.
+A question the plan cannot say (date arithmetic, a join) is answered "other", and the free SQL writer
+(core.annotations.sql) takes it.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from core.annotations.conditions import (MONTHS, Bound, CellValue, Period, StatedConditions, bound_in, bounds,
+                                         cell_values, fold, periods, same_value)
+from core.annotations.sql import ReadOnlyExecutor, QueryRefused, text_literal
+from core.annotations.tables import ISO_DATE_NOTE, TableInfo, is_twin
+from core.annotations.units import CONVERSIONS, unit_kind
+from core.llm.base import ChatLLM, LLMError
+
+ANSWERS = ["count", "sum", "average", "minimum", "maximum", "list", "other", "not in table"]
+FILTER_OPS = ["is", "is not", "contains", ">", ">=", "<", "<=", "is blank", "is not blank"]
+NOT_IN_TABLE = "not in table"
+PERIOD_GROUPS = ["month", "quarter", "weekday"]
+ORDERS = ["", "highest first", "lowest first"]
+MAX_FILTERS = 4
+VALUES_SHOWN = 12  # a column with at most this many distinct values shows them all; more would crowd the prompt
+EXAMPLES_SHOWN = 3  # otherwise, this many example cells
+_BASE_UNITS = ("m", "kg", "W", "%")
+
+SYSTEM = (
+    "You turn a question about a table into a query plan. Reply with JSON only.\n"
+    "answer: count (how many rows), sum, average, minimum, maximum (of one number column), list (rows or "
+    "values that match), other (when the plan cannot say it: time between two dates, two tables), or "
+    "not in table (no column holds what the question asks for).\n"
+    "column: the column summed, averaged, counted or listed (for 'which X ...', the X column).\n"
+    "filters: each condition on the rows, as column, op and value copied from the question. Leave out "
+    "dates and periods: code applies them.\n"
+    "group_by: a column (or month, quarter, weekday) when the question asks per group.\n"
+    "order_by and order with limit: for the highest, lowest, top or first rows.\n"
+    "Example: 'Which driver spent the most on fuel in May?' -> {\"answer\": \"sum\", \"column\": \"Cost\", "
+    "\"filters\": [], \"group_by\": \"Driver\", \"order\": \"highest first\", \"limit\": 1}\n"
+    "Example: 'List the red cars over 20,000' -> {\"answer\": \"list\", \"column\": \"Car\", \"filters\": "
+    "[{\"column\": \"Colour\", \"op\": \"is\", \"value\": \"red\"}, {\"column\": \"Price\", \"op\": \">\", "
+    "\"value\": \"20000\"}]}"
+)
+
+
+@dataclass
+class Column:
+    name: str  # SQL name
+    label: str  # as printed, the name the model writes
+    kind: str  # number | date | text
+    unit: str | None = None
+    date_twin: str | None = None  # the ISO twin of a date column
+    cells: list[str] = field(default_factory=list)  # distinct text cells
+
+
+@dataclass
+class Applied:
+    """One stated condition and how it reached the query."""
+    condition: str  # as the question says it
+    column: str | None  # the printed header it was applied to
+    how: str  # "in the plan" | "added by code" | "converted by code" | "not applied"
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return {"condition": self.condition, "column": self.column, "how": self.how, "note": self.note}
+
+
+@dataclass
+class Plan:
+    answer: str
+    column: Column | None
+    filters: list[tuple[Column, str, str]] = field(default_factory=list)  # (column, op, value)
+    group_by: Column | str | None = None  # a column or a period name
+    order_by: Column | None = None
+    descending: bool = True
+    limit: int | None = None
+    periods: list[tuple[Period, Column]] = field(default_factory=list)
+    distinct: bool = False  # a count of the column's different values, not of rows
+    matched: dict[int, tuple[str, ...]] = field(default_factory=dict)  # filter index -> the cells it matched
+
+    def to_dict(self) -> dict:
+        return {"answer": self.answer, "column": self.column.label if self.column else None,
+                "filters": [{"column": c.label, "op": op, "value": v} for c, op, v in self.filters],
+                "group_by": self.group_by.label if isinstance(self.group_by, Column) else self.group_by,
+                "order_by": self.order_by.label if self.order_by else None,
+                "order": ("highest first" if self.descending else "lowest first") if self.order_by or self.limit else None,
+                "limit": self.limit,
+                "periods": [{"period": p.text, "column": c.label} for p, c in self.periods]}
+
+
+@dataclass
+class PlannedQuery:
+    """What the plan path did: the plan, the conditions and how each was applied, the SQL and its rows."""
+    table: TableInfo
+    plan: Plan | None = None
+    applied: list[Applied] = field(default_factory=list)
+    sql: str = ""
+    columns: list[str] = field(default_factory=list)
+    rows: list[tuple] = field(default_factory=list)
+    truncated: bool = False
+    reply: dict = field(default_factory=dict)
+    prompt: str = ""
+    seconds: float = 0.0
+    tokens: dict = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def unapplied(self) -> list[Applied]:
+        return [a for a in self.applied if a.how == "not applied"]
+
+
+# --- the table as the model sees it ---
+
+_LABEL_UNIT = re.compile(r"[\(\[]\s*([^\)\]]{1,8}?)\s*[\)\]]\s*$|[\s_]([A-Za-z%/³0-9]{1,5})$")
+
+
+def label_unit(label: str) -> str | None:
+    """A unit printed in a header: "Power [hp]" hp, "GVWR (lb)" lb, "Fine (p)" p, "Distance_mi" mi."""
+    match = _LABEL_UNIT.search(label or "")
+    unit = (match.group(1) or match.group(2)) if match else None
+    return unit if unit and unit_kind(unit) else None
+
+
+def columns_of(table: TableInfo, executor: ReadOnlyExecutor) -> list[Column]:
+    """The table's columns as a person reads them: twins folded into their column, units from the header."""
+    found: list[Column] = []
+    names = table.columns
+    for i, name in enumerate(names):
+        if is_twin(table, name):
+            continue
+        label = table.printed.get(name, name)
+        twin = names[i + 1] if i + 1 < len(names) and table.printed.get(names[i + 1], "").endswith(ISO_DATE_NOTE) else None
+        kind = "date" if twin else ("number" if table.types.get(name) == "REAL" else "text")
+        column = Column(name, label, kind, printed_unit(table, name), twin)
+        if kind == "text":
+            cells = executor.run(f'SELECT DISTINCT "{name}" FROM {table.name} WHERE "{name}" IS NOT NULL '
+                                 f'AND TRIM("{name}") <> \'\' LIMIT 400', [table.name]).rows
+            column.cells = [str(c[0]) for c in cells]
+        found.append(column)
+    seen: set[str] = set()
+    for column in found:  # labels are the enum the model writes: unique
+        while column.label in seen:
+            column.label += " (2)"
+        seen.add(column.label)
+    return found
+
+
+def describe(table: TableInfo, columns: list[Column], executor: ReadOnlyExecutor) -> str:
+    lines = [f"Table {table.filename}{' / ' + table.sheet if table.sheet else ''} ({table.row_count} rows). Columns:"]
+    for c in columns:
+        if c.kind == "date":
+            span = executor.run(f'SELECT MIN("{c.date_twin}"), MAX("{c.date_twin}") FROM {table.name}', [table.name]).rows
+            text = f"date, {span[0][0]} to {span[0][1]}" if span and span[0][0] else "date"
+        elif c.kind == "number":
+            text = "number" + (f" in {c.unit}" if c.unit else "")
+        else:
+            variants: dict[str, str] = {}
+            for cell in c.cells:
+                variants.setdefault(fold(cell), cell)
+            shown = list(variants.values())
+            if len(shown) <= VALUES_SHOWN:
+                text = "text, values: " + ", ".join(_short(v) for v in shown)
+            else:
+                text = f"text, {len(shown)} values, e.g. " + ", ".join(_short(v) for v in shown[:EXAMPLES_SHOWN])
+        lines.append(f"- {c.label}: {text}")
+    return "\n".join(lines)
+
+
+def _short(value: str) -> str:
+    return " ".join(str(value).split())[:30]
+
+
+def schema_for(columns: list[Column]) -> dict:
+    labels = [c.label for c in columns]
+    return {"type": "object", "properties": {
+        "answer": {"type": "string", "enum": ANSWERS},
+        "column": {"type": "string", "enum": [*labels, ""]},
+        "filters": {"type": "array", "maxItems": MAX_FILTERS, "items": {"type": "object", "properties": {
+            "column": {"type": "string", "enum": labels},
+            "op": {"type": "string", "enum": FILTER_OPS},
+            "value": {"type": "string"}}, "required": ["column", "op", "value"]}},
+        "group_by": {"type": "string", "enum": ["", *labels, *PERIOD_GROUPS]},
+        "order_by": {"type": "string", "enum": ["", *labels]},
+        "order": {"type": "string", "enum": ORDERS},
+        "limit": {"type": "integer"}},
+        "required": ["answer", "column", "filters"]}
+
+
+# --- the model fills the plan ---
+
+def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyExecutor,
+              max_tokens: int) -> PlannedQuery:
+    columns = columns_of(table, executor)
+    prompt = describe(table, columns, executor) + f"\n\nQuestion: {question}\nPlan as JSON:"
+    planned = PlannedQuery(table, prompt=prompt)
+    started = time.perf_counter()
+    try:
+        reply, completion = llm.complete_json([{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
+                                              schema_for(columns), max_tokens=max_tokens, temperature=0.0)
+    except LLMError as exc:
+        planned.error = str(exc)
+        return planned
+    finally:
+        planned.seconds = round(time.perf_counter() - started, 3)
+    planned.reply = reply if isinstance(reply, dict) else {}
+    planned.tokens = {"prompt": getattr(completion, "prompt_tokens", 0), "completion": getattr(completion, "completion_tokens", 0)}
+    planned.plan = read_plan(planned.reply, columns)
+    if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
+        planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
+        planned.applied = apply_conditions(question, planned.plan, columns)
+    return planned
+
+
+def read_plan(reply: dict, columns: list[Column]) -> Plan | None:
+    """The model's JSON as a Plan over real columns (the schema admits no other; anything off is dropped)."""
+    by_label = {c.label: c for c in columns}
+    answer = reply.get("answer")
+    if answer not in ANSWERS:
+        return None
+    plan = Plan(answer, by_label.get(reply.get("column") or ""))
+    for item in (reply.get("filters") or [])[:MAX_FILTERS]:
+        column = by_label.get(str(item.get("column")))
+        op, value = item.get("op"), str(item.get("value", "")).strip()
+        if column is None or op not in FILTER_OPS or (not value and op not in ("is blank", "is not blank")):
+            continue
+        plan.filters.append((column, op, value))
+    group = reply.get("group_by") or ""
+    plan.group_by = by_label.get(group) or (group if group in PERIOD_GROUPS else None)
+    plan.order_by = by_label.get(reply.get("order_by") or "")
+    plan.descending = reply.get("order") != "lowest first"
+    limit = reply.get("limit")
+    plan.limit = int(limit) if isinstance(limit, int) and 0 < limit <= 1000 else None
+    if plan.limit and plan.order_by is None and plan.answer == "list" and not plan.group_by:
+        plan.limit = plan.limit if reply.get("order") else None  # "limit" alone with no order picks arbitrary rows
+    return plan
+
+
+# --- code checks that every stated condition reached the plan ---
+
+def stated_conditions(question: str, columns: list[Column]) -> StatedConditions:
+    text_cells = {c.label: c.cells for c in columns if c.kind == "text" and c.cells}
+    return StatedConditions(periods(question), bounds(question), cell_values(question, text_cells))
+
+
+def date_column(question: str, columns: list[Column]) -> Column | None:
+    """The date column a period applies to: the one whose header word the question uses ("returned in
+    March" -> Returned), else the table's first date column (the date a row is dated by)."""
+    dates = [c for c in columns if c.kind == "date"]
+    asked = set(fold(question).split())
+    for c in dates:
+        words = {w for w in fold(c.label).split() if len(w) > 3 and w != "date"}
+        stems = {w[:5] for w in words}
+        if words & asked or any(a[:5] in stems for a in asked if len(a) > 4):
+            return c
+    return dates[0] if dates else None
+
+
+def apply_conditions(question: str, plan: Plan, columns: list[Column]) -> list[Applied]:
+    stated = stated_conditions(question, columns)
+    applied: list[Applied] = []
+    # Periods: code applies them to the date column; a date filter the model wrote for one is replaced.
+    if stated.periods:
+        target = date_column(question, columns)
+        if target is None:
+            applied += [Applied(p.text, None, "not applied", "the table has no dates") for p in stated.periods]
+        else:
+            plan.filters = [f for f in plan.filters if f[0].kind != "date"]
+            for period in stated.periods:
+                plan.periods.append((period, target))
+                applied.append(Applied(period.text, target.label, "added by code"))
+    # Bounds: a numeric filter with the stated number (in the column's unit), else added to the one
+    # column whose unit measures the same thing.
+    for bound in stated.bounds:
+        applied.append(_apply_bound(bound, plan, columns))
+    # Filter values: matched to the cells they name; a value no cell of its column holds, but one other
+    # column's cells do, moves there.
+    text_columns = [c for c in columns if c.kind == "text"]
+    for i, (column, op, value) in enumerate(plan.filters):
+        if column.kind != "text" or op not in ("is", "is not"):
+            continue
+        cells = _cells_named(value, column)
+        if not cells:
+            elsewhere = [(c, m) for c in text_columns if c is not column and (m := _cells_named(value, c))]
+            if len(elsewhere) == 1:
+                plan.filters[i] = (elsewhere[0][0], op, value)
+                cells = elsewhere[0][1]
+                applied.append(Applied(value, elsewhere[0][0].label, "moved by code",
+                                       f"no {column.label} is {value}"))
+        if cells:
+            plan.matched[i] = cells
+    # Named cell values: each is filtered on its column; several values of one column are one filter
+    # (IN), so "Riverside or Eastgate" keeps both.
+    for named in _one_per_phrase(stated.values, plan):
+        column = next(c for c in columns if c.label == named.column)
+        if plan.column is column and plan.answer == "list" and not any(c is column for c, _, _ in plan.filters):
+            continue  # "which of Olga, Seán ..." lists the column itself
+        index = next((i for i, (c, op, _) in enumerate(plan.filters) if c is column and op in ("is", "contains")), None)
+        if index is not None and _covers(plan, index, named):
+            applied.append(Applied(named.text, column.label, "in the plan"))
+            continue
+        if index is None or plan.filters[index][1] != "is":
+            plan.filters.append((column, "is", named.cells[0]))
+            index = len(plan.filters) - 1
+        plan.matched[index] = tuple(dict.fromkeys([*plan.matched.get(index, ()), *named.cells]))
+        applied.append(Applied(named.text, column.label, "added by code"))
+    # A grouping the question does not ask for ("How many gallons of X ..." grouped by fuel type, highest
+    # first) answers another question: one figure is asked, so code drops it.
+    if plan.group_by is not None and not asks_per_group(question):
+        plan.group_by, plan.limit = None, (plan.limit if plan.order_by is not None else None)
+    # A filter one grouping makes pointless: grouping on a column filtered to one value is one group.
+    if isinstance(plan.group_by, Column) and any(c is plan.group_by and op == "is" and len({fold(v) for v in plan.matched.get(i, (value,))}) == 1
+                                                 for i, (c, op, value) in enumerate(plan.filters)):
+        plan.group_by, plan.limit = None, None
+    # The model's own conditions (the words it read as a filter, "emergency" as Code EMG) are listed too.
+    accounted = {a.column for a in applied}
+    for column, op, value in plan.filters:
+        if column.label not in accounted:
+            applied.append(Applied(f"{column.label} {op} {value}", column.label, "read by the model"))
+    return applied
+
+
+_PER_GROUP = re.compile(r"\b(?:per|each|every|by|broken down|breakdown|split)\b", re.I)
+_TOP = re.compile(r"\b(?:most|least|top|highest|lowest|best|worst|biggest|largest|smallest|busiest|fewest|more|less|fewer)\b", re.I)
+_WHICH = re.compile(r"^\W*(?:which|who|whose|what|name the)\b", re.I)
+
+
+def asks_per_group(question: str) -> bool:
+    """A figure per group ("per branch", "for each month", "by clinician") or the group that ranks first
+    ("which driver spent the most", "who sold the most")."""
+    return bool(_PER_GROUP.search(question) or (_WHICH.search(question) and _TOP.search(question)))
+
+
+def _cells_named(value: str, column: Column) -> tuple[str, ...]:
+    folded = fold(value)
+    return tuple(c for c in column.cells if folded and same_value(folded, fold(c)))
+
+
+def _one_per_phrase(values: list[CellValue], plan: Plan) -> list[CellValue]:
+    """A phrase matching cells of several columns applies to the one the plan filters or groups on, else
+    it is ambiguous and left to the plan ("Riverside" as a branch and a street)."""
+    by_text: dict[str, list[CellValue]] = {}
+    for v in values:
+        by_text.setdefault(v.text, []).append(v)
+    chosen = []
+    planned = {c.label for c, _, _ in plan.filters} | ({plan.group_by.label} if isinstance(plan.group_by, Column) else set())
+    for text, options in by_text.items():
+        if len(options) == 1:
+            chosen.append(options[0])
+        else:
+            chosen += [o for o in options if o.column in planned][:1]
+    return chosen
+
+
+def _covers(plan: Plan, index: int, named: CellValue) -> bool:
+    column, op, value = plan.filters[index]
+    return bool(set(plan.matched.get(index, ())) & set(named.cells)) or (op == "contains" and fold(value) in fold(named.cells[0]))
+
+
+def _apply_bound(bound: Bound, plan: Plan, columns: list[Column]) -> Applied:
+    numeric = [(i, f) for i, f in enumerate(plan.filters) if f[0].kind == "number" and f[1] in (">", ">=", "<", "<=", "is")]
+    for i, (column, op, value) in numeric:
+        number = _number(value)
+        target = bound_in(bound, column.unit)
+        if number is None or target is None:
+            continue
+        if abs(number - bound.number) < 1e-9 or abs(number - target) <= 1e-6 * max(1.0, abs(target)):
+            if abs(target - number) > 1e-6 * max(1.0, abs(target)):
+                plan.filters[i] = (column, bound.op, _plain(target))
+                return Applied(bound.text, column.label, "converted by code", f"{_plain(target)} {column.unit}")
+            if op != bound.op and op != "is":
+                plan.filters[i] = (column, bound.op, value)
+            return Applied(bound.text, column.label, "in the plan")
+    kind = unit_kind(bound.unit)
+    candidates = [c for c in columns if c.kind == "number" and c.unit and kind and unit_kind(c.unit)
+                  and unit_kind(c.unit)[0] == kind[0]]
+    if len(candidates) == 1:
+        column = candidates[0]
+        target = bound_in(bound, column.unit)
+        plan.filters.append((column, bound.op, _plain(target)))
+        how = "added by code" if abs(target - bound.number) < 1e-9 else "converted by code"
+        return Applied(bound.text, column.label, how, f"{_plain(target)} {column.unit}")
+    if bound.unit is None and plan.column is not None and plan.column.kind == "number" and plan.answer == "list":
+        plan.filters.append((plan.column, bound.op, _plain(bound.number)))
+        return Applied(bound.text, plan.column.label, "added by code")
+    return Applied(bound.text, None, "not applied", "no column of that unit" if bound.unit else "no single column")
+
+
+def _number(text: str) -> float | None:
+    cleaned = re.sub(r"[^\d.\-]", "", str(text).replace(",", ""))
+    try:
+        return float(cleaned)
+    except ValueError:
+        return None
+
+
+def _plain(number: float) -> str:
+    return f"{number:.6g}" if abs(number) < 1e6 else f"{number:.0f}"
+
+
+# --- code compiles the plan ---
+
+_SQL_AGGREGATE = {"sum": "SUM", "average": "AVG", "minimum": "MIN", "maximum": "MAX"}
+_SQL_OP = {"is": "=", "is not": "<>", ">": ">", ">=": ">=", "<": "<", "<=": "<="}
+
+
+def compile_plan(plan: Plan, table: TableInfo) -> str:
+    where = [_condition(plan, i, f) for i, f in enumerate(plan.filters)]
+    for period, column in plan.periods:
+        where += _period_sql(period, column)
+    clause = f" WHERE {' AND '.join(where)}" if where else ""
+    measure = plan.column
+    if plan.answer in _SQL_AGGREGATE and (measure is None or measure.kind == "text"):
+        measure = None
+    if plan.answer == "count":
+        value = f'COUNT(DISTINCT "{plan.column.name}")' if plan.distinct else "COUNT(*)"
+    elif plan.answer in _SQL_AGGREGATE and measure is not None:
+        value = f'{_SQL_AGGREGATE[plan.answer]}("{_numeric(measure)}")'
+    else:
+        value = None
+    group = plan.group_by
+    if group is not None:
+        key = _group_key(group, plan)
+        if key is None:
+            group = None
+    if group is not None and value is not None:
+        order = "DESC" if plan.descending else "ASC"
+        ordered = f" ORDER BY 2 {order}" if plan.order_by is not None or plan.limit else " ORDER BY 1"
+        limit = f" LIMIT {plan.limit}" if plan.limit else ""
+        return f"SELECT {key} AS grp, {value} AS value FROM {table.name}{clause} GROUP BY grp{ordered}{limit}"
+    if value is not None and plan.answer in ("minimum", "maximum") and plan.order_by is None:
+        return f"SELECT {value} AS value FROM {table.name}{clause}"
+    if value is not None:
+        return f"SELECT {value} AS value FROM {table.name}{clause}"
+    # a list: the asked column (and the order column), in order, rows with a blank asked value left out
+    shown = [c for c in [plan.column, plan.order_by] if c is not None]
+    shown = list(dict.fromkeys(c.name for c in shown)) or [c for c in table.columns][:4]
+    select = ", ".join(f'"{c}"' for c in shown)
+    if plan.column is not None:
+        clause += (" AND " if clause else " WHERE ") + f'"{plan.column.name}" IS NOT NULL'
+    order = ""
+    if plan.order_by is not None:
+        order = f' ORDER BY "{_numeric(plan.order_by) if plan.order_by.kind != "date" else plan.order_by.date_twin}" ' \
+                f'{"DESC" if plan.descending else "ASC"}'
+    elif plan.answer in ("minimum", "maximum") and plan.column is not None:
+        order = f' ORDER BY "{_numeric(plan.column)}" {"DESC" if plan.answer == "maximum" else "ASC"}'
+    limit = f" LIMIT {plan.limit}" if plan.limit else ""
+    distinct = "DISTINCT " if plan.order_by is None and len(shown) == 1 else ""
+    return f"SELECT {distinct}{select}, MIN(source_row) AS first_row FROM {table.name}{clause} GROUP BY {select}" \
+           f"{order or ' ORDER BY first_row'}{limit}" if distinct else \
+           f"SELECT {select} FROM {table.name}{clause}{order}{limit}"
+
+
+def counts_distinct(question: str, column: Column | None) -> bool:
+    """ "How many customers ..." over a Customer column counts customers, not rows; "how many different
+    X" likewise. Any other count is of rows."""
+    if column is None or column.kind != "text":
+        return False
+    asked = _counted_noun(question)
+    if re.search(r"\bhow many (different|distinct|unique|separate)\b", question, re.I):
+        return True
+    stems = {w[:5] for w in fold(column.label).split() if len(w) > 2}
+    return bool(asked) and asked[:5] in stems
+
+
+def _numeric(column: Column) -> str:
+    return column.date_twin if column.kind == "date" and column.date_twin else column.name
+
+
+def _group_key(group, plan: Plan) -> str | None:
+    if isinstance(group, Column):
+        return f'"{group.date_twin}"' if group.kind == "date" else f'"{group.name}"'
+    dated = plan.periods[0][1] if plan.periods else None
+    if dated is None:
+        return None
+    twin = f'"{dated.date_twin}"'
+    return {"month": f"strftime('%m', {twin})", "quarter": f"((CAST(strftime('%m', {twin}) AS INTEGER) + 2) / 3)",
+            "weekday": f"strftime('%w', {twin})"}[group]
+
+
+def _condition(plan: Plan, index: int, item: tuple[Column, str, str]) -> str:
+    column, op, value = item
+    name = f'"{_numeric(column)}"'
+    if op == "is blank":
+        return f"({name} IS NULL OR TRIM({name}) = '')"
+    if op == "is not blank":
+        return f"({name} IS NOT NULL AND TRIM({name}) <> '')"
+    if op == "contains":
+        return f"{name} LIKE {text_literal('%' + value + '%')}"
+    if column.kind == "number":
+        number = _number(value)
+        if number is not None:
+            return f"{name} {_SQL_OP[op]} {number!r}"
+    if column.kind == "date":
+        return f"{name} {_SQL_OP.get(op, '=')} {text_literal(value)}"
+    cells = plan.matched.get(index)
+    if cells:
+        listed = ", ".join(text_literal(c) for c in cells)
+        return f"{name} {'NOT IN' if op == 'is not' else 'IN'} ({listed})"
+    if op in ("is", "is not"):
+        return f"{name} {'NOT LIKE' if op == 'is not' else 'LIKE'} {text_literal(value)}"
+    return f"{name} {_SQL_OP[op]} {text_literal(value)}"
+
+
+def _period_sql(period: Period, column: Column) -> list[str]:
+    twin = f'"{column.date_twin}"'
+    parts = []
+    if period.year:
+        parts.append(f"strftime('%Y', {twin}) = '{period.year:04d}'")
+    if period.months:
+        parts.append(f"CAST(strftime('%m', {twin}) AS INTEGER) IN ({', '.join(map(str, period.months))})")
+    if period.start:
+        parts.append(f"substr({twin}, 6) >= '{period.start[5:]}'" if period.start.startswith("0000")
+                     else f"{twin} >= '{period.start}'")
+    if period.end:
+        parts.append(f"substr({twin}, 6, 5) <= '{period.end[5:]}'" if period.end.startswith("0000")
+                     else f"substr({twin}, 1, 10) <= '{period.end}'")
+    if period.weekdays:
+        parts.append(f"CAST(strftime('%w', {twin}) AS INTEGER) IN ({', '.join(map(str, period.weekdays))})")
+    return parts
+
+
+def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
+    planned.sql = compile_plan(planned.plan, planned.table)
+    try:
+        found = executor.run(planned.sql, [planned.table.name])
+    except (QueryRefused, Exception) as exc:  # a plan compiled by code that fails is a bug: the free writer takes over
+        planned.error = f"{type(exc).__name__}: {exc}"
+        return
+    planned.columns, planned.rows, planned.truncated = found.columns, found.rows, found.truncated
+    if planned.columns and planned.columns[-1] == "first_row":  # the list's order key is not shown
+        planned.columns = planned.columns[:-1]
+        planned.rows = [r[:-1] for r in planned.rows]
+
+
+# --- the answer, phrased from the plan ---
+
+def group_label(group, key) -> str:
+    if group == "month" and key is not None:
+        return MONTHS[int(key) - 1].capitalize()
+    if group == "quarter" and key is not None:
+        return f"Q{int(key)}"
+    if group == "weekday" and key is not None:
+        return ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"][int(key)]
+    return "(blank)" if key is None else str(key)
+
+
+def conditions_text(planned: PlannedQuery) -> str:
+    """The conditions as a reader says them: "E-Bikes, Riverside, in the second quarter"."""
+    plan = planned.plan
+    parts = []
+    for i, (column, op, value) in enumerate(plan.filters):
+        shown = plan.matched.get(i, (value,))[0]
+        if op == "is":
+            parts.append(f"{column.label} {shown}")
+        elif op == "is not":
+            parts.append(f"{column.label} not {shown}")
+        elif op == "contains":
+            parts.append(f"{column.label} containing “{value}”")
+        elif op == "is blank":
+            parts.append(f"no {column.label}")
+        elif op == "is not blank":
+            parts.append(f"with a {column.label}")
+        else:
+            word = {">": "over", ">=": "at least", "<": "under", "<=": "at most"}[op]
+            parts.append(f"{column.label} {word} {format_value(_number(value), column.unit)}")
+    for period, _ in plan.periods:
+        text = period.text
+        parts.append(text if re.match(r"(?i)(in|on|during|between|from|after|before|since|until)\b", text) else f"in {text}")
+    return ", ".join(parts)
+
+
+def format_value(value, unit: str | None = None) -> str:
+    if value is None:
+        return "(blank)"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = float(value)
+        text = f"{value:,.0f}" if value.is_integer() else (f"{value:,.2f}" if abs(value) >= 1 else f"{value:.4g}")
+        sign = {"EUR": "€", "GBP": "£", "USD": "$"}.get((unit_kind(unit) or ("",))[0]) if unit else None
+        if sign and unit_kind(unit)[1] == 1.0:
+            return f"-{sign}{text[1:]}" if text.startswith("-") else f"{sign}{text}"
+        return f"{text} {unit}" if unit else text
+    return " ".join(str(value).split())
+
+
+def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
+    """One sentence with the figure and what it covers, then the rows (the evidence is cited by the caller)."""
+    plan, table = planned.plan, planned.table
+    where = table.filename
+    if plan.answer == NOT_IN_TABLE:
+        held = ", ".join([table.printed.get(c, c) for c in table.columns if not is_twin(table, c)][:8])
+        return f"The documents do not contain this: {where} has no column for it (it records {held})."
+    conditions = conditions_text(planned)
+    scope = f" for {conditions}" if conditions else ""
+    rows = planned.rows
+    measure = plan.column
+    unit = measure.unit if measure is not None and plan.answer not in ("count",) else None
+    if isinstance(plan.group_by, (Column, str)) and plan.group_by is not None and rows and len(rows[0]) == 2:
+        group = plan.group_by
+        label = group.label if isinstance(group, Column) else group
+        what = _measure_words(plan, question)
+        items = [f"{group_label(group, k)}: {format_value(v, unit)}" for k, v in rows[:max_rows]]
+        more = f" (showing {max_rows} of {len(rows)})" if len(rows) > max_rows else ""
+        if plan.limit == 1 and rows:
+            return f"{group_label(group, rows[0][0])} has the {'highest' if plan.descending else 'lowest'} {what}{scope}: " \
+                   f"{format_value(rows[0][1], unit)} ({where})."
+        return f"{what.capitalize()} per {label}{scope} ({where}){more}: " + "; ".join(items) + "."
+    if len(rows) == 1 and len(rows[0]) == 1 and plan.answer != "list":
+        value = rows[0][0]
+        if plan.answer == "count":
+            noun = _counted_noun(question) or "rows"
+            return f"{format_value(value)} {noun}{' match ' + conditions if conditions else ' in all'} ({where})."
+        return f"The {_measure_words(plan, question)}{scope} is {format_value(value, unit)} ({where})."
+    if not rows:
+        return f"No rows of {where} match{' ' + conditions if conditions else ''}."
+    shown = rows[:max_rows]
+    labels = [_label_of(c, planned) for c in planned.columns]
+    units = [_unit_of(c, planned) for c in planned.columns]
+    if len(planned.columns) == 1:
+        items = "; ".join(format_value(r[0], units[0]) for r in shown)
+    else:
+        items = "; ".join(", ".join(f"{labels[n]} {format_value(v, units[n])}" for n, v in enumerate(r)) for r in shown)
+    if plan.limit == 1 and len(rows) == 1:
+        return f"{items} ({where}{', ' + conditions if conditions else ''})."
+    count = f"{len(rows)}{'+' if planned.truncated else ''}"
+    more = f" Showing {len(shown)}; all {count} are in the table below and in the CSV export." if len(rows) > len(shown) else ""
+    noun = labels[0] if len(planned.columns) == 1 else "rows"
+    return f"{count} {noun}{' for ' + conditions if conditions else ''} ({where}): {items}.{more}"
+
+
+def _measure_words(plan: Plan, question: str) -> str:
+    name = plan.column.label if plan.column is not None else "rows"
+    return {"sum": f"total {name}", "average": f"average {name}", "minimum": f"lowest {name}",
+            "maximum": f"highest {name}", "count": "number of " + (_counted_noun(question) or "rows")}.get(plan.answer, name)
+
+
+def _counted_noun(question: str) -> str | None:
+    match = re.search(r"\bhow many ([a-z][a-z-]*(?: [a-z]+)?)", question.lower())
+    if not match:
+        return None
+    words = match.group(1).split()
+    return words[0] if len(words) == 1 or words[1] in ("did", "do", "does", "were", "was", "are", "is", "have", "has", "had") \
+        else words[0]
+
+
+def _label_of(column: str, planned: PlannedQuery) -> str:
+    for c in planned.table.columns:
+        if c == column:
+            return planned.table.printed.get(c, c)
+    return column
+
+
+def _unit_of(column: str, planned: PlannedQuery) -> str | None:
+    return printed_unit(planned.table, column)
+
+
+def printed_unit(table: TableInfo, column: str) -> str | None:
+    """The unit a column's cells are in: the table's own (a currency sign), else the header's ("Power [hp]").
+    A normalized twin's base unit (m, kg, W, %) belongs to the twin, not to the printed column."""
+    unit = table.units.get(column)
+    return (unit if unit not in _BASE_UNITS else None) or label_unit(table.printed.get(column, column))
+
+
+def evidence(planned: PlannedQuery) -> str:
+    """Everything the phrased answer may state: the result as printed, group labels, the conditions and
+    their converted bounds, the row count and the file (the Validator checks the answer against it)."""
+    plan, units = planned.plan, [_unit_of(c, planned) for c in planned.columns]
+    unit = plan.column.unit if plan.column is not None and plan.answer != "count" else None
+    cells = []
+    for row in planned.rows:
+        for n, value in enumerate(row):
+            cells += [format_value(value, units[n] if n < len(units) else None), format_value(value, unit), str(value)]
+            if n == 0 and plan.group_by is not None:
+                cells.append(group_label(plan.group_by, value) if value is not None else "(blank)")
+    return " ".join([*cells, conditions_text(planned), str(len(planned.rows)), planned.table.filename])

@@ -1,0 +1,64 @@
+"""The conditions a question states, read by code: periods, bounds with units, and cell values."""
+from core.annotations.conditions import bound_in, bounds, cell_values, fold, periods
+from core.annotations.units import convert
+
+
+def test_a_year_a_quarter_a_half_and_a_month_are_periods():
+    assert [(p.year, p.months) for p in periods("What did the bakery sell in 2023?")] == [(2023, ())]
+    assert [(p.year, p.months) for p in periods("Loaves sold in the third quarter")] == [(None, (7, 8, 9))]
+    assert [(p.year, p.months) for p in periods("Cakes in Q4 2022")] == [(2022, (10, 11, 12))]
+    assert [(p.year, p.months) for p in periods("Rolls in the first half of 2021")] == [(2021, (1, 2, 3, 4, 5, 6))]
+    assert [(p.year, p.months) for p in periods("How many pies in March 2024?")] == [(2024, (3,))]
+    assert [(p.year, p.months) for p in periods("orders from February to April")] == [(None, (2, 3, 4))]
+
+
+def test_a_month_word_is_a_month_only_where_it_can_be_one():
+    assert periods("What may the oven cost?") == []
+    assert [p.months for p in periods("Deliveries in May")] == [(5,)]
+
+
+def test_ranges_of_days_years_and_open_ended_years():
+    day_range = periods("Bookings between 3 June and 9 July 2023")[0]
+    assert (day_range.start, day_range.end) == ("2023-06-03", "2023-07-09")
+    years = periods("Sales from 2019 to 2021")[0]
+    assert (years.start, years.end) == ("2019-01-01", "2021-12-31")
+    assert periods("Shops opened after 2018")[0].start == "2019-01-01"
+    assert periods("Shops opened before 2018")[0].end == "2017-12-31"
+
+
+def test_weekdays_are_a_period():
+    assert [p.weekdays for p in periods("Takings on Saturdays and Sundays")] == [(0, 6)]
+
+
+def test_a_number_after_a_comparison_word_is_a_bound_even_when_it_looks_like_a_year():
+    found = bounds("List the catering orders in 2024 over 2000")
+    assert [(b.op, b.number, b.unit) for b in found] == [(">", 2000.0, None)]
+    assert [p.year for p in periods("List the catering orders in 2024 over 2000")] == [2024]
+
+
+def test_bounds_keep_their_units_and_operators():
+    assert [(b.op, b.number, b.unit) for b in bounds("mixers bigger than 1.5 hp")] == [(">", 1.5, "hp")]
+    assert [(b.op, b.number, b.unit) for b in bounds("vans no heavier than 3.5 t")] == [("<=", 3.5, "t")]
+    assert [(b.op, b.number, b.unit) for b in bounds("invoices of at least £1,250")] == [(">=", 1250.0, "£")]
+    assert [(b.op, b.number) for b in bounds("trays between 40 and 60 cm")] == [(">=", 40.0), ("<=", 60.0)]
+
+
+def test_a_bound_is_converted_into_its_columns_unit():
+    motor = bounds("mixers with motors over 2 hp")[0]
+    assert round(bound_in(motor, "kW"), 3) == 1.491
+    assert round(convert(3, "£", "p")) == 300
+    assert round(convert(100, "l", "gal"), 2) == 26.42
+    assert convert(5, "kg", "kW") is None  # different things: no conversion
+
+
+def test_cell_values_match_ignoring_case_accents_plurals_and_a_small_misspelling():
+    columns = {"Baker": ["Zoë", "Marek"], "Product": ["Sourdough", "sourdough", "Rye loaf"], "Status": ["Cancelled", "Delivered"]}
+    found = {v.column: v.cells for v in cell_values("How many rye loaves did Zoe bake that were canceled?", columns)}
+    assert found == {"Baker": ("Zoë",), "Product": ("Rye loaf",), "Status": ("Cancelled",)}
+    every = cell_values("Sourdough sold", columns)[0]
+    assert every.cells == ("Sourdough", "sourdough")  # every spelling of the value in that column
+
+
+def test_short_and_filler_words_are_no_values():
+    assert cell_values("How many were there in all?", {"Code": ["all", "in", "AB"]}) == []
+    assert fold("Café  Über-Brot") == "cafe uber brot"

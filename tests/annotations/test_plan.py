@@ -1,0 +1,127 @@
+"""A query plan the model fills over real columns; code checks every stated condition, compiles and runs it.
+
+The fixture is a bakery chain's till export: a title row is not needed here, the point is the plan.
+The scripted model plays the real one's part (it writes the plan JSON); everything after is code.
+"""
+import json
+
+import pytest
+
+from core.annotations.plan import NOT_IN_TABLE, schema_for, columns_of
+from core.config import Settings
+from core.llm.scripted import ScriptedLLM
+from core.workspace import Workspace
+
+SALES = "Sale Ref,Date,Shop,Baker,Product,Loaves,Takings (GBP),Oven Power [hp]\n" + "\n".join(
+    f"S{i},{(i % 28) + 1:02d}/{(i % 12) + 1:02d}/{2023 + i % 2},{['Harbour', 'Mill Lane', 'Station'][i % 3]},"
+    f"{['Zoë', 'Marek'][i % 2]},{['Sourdough', 'sourdough', 'Rye loaf', 'Bap'][i % 4]},{i % 7 + 1},"
+    f"\"£{(i * 13) % 900 + 100:,}.50\",{[1.5, 3][i % 2]}" for i in range(1, 241))
+
+
+def plan(**fields) -> str:
+    return json.dumps({"column": "", "filters": [], **fields})
+
+
+@pytest.fixture
+def ws(tmp_path, embedder, write_text):
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))  # no unscripted LLM call
+    ws.ingestor.ingest_paths([write_text("bakery_sales.csv", SALES)])
+    yield ws
+    ws.close()
+
+
+def rows(ws, where):
+    """The expected rows, computed in Python from the fixture (never from the code under test)."""
+    lines = [dict(zip(SALES.splitlines()[0].split(","), _split(line))) for line in SALES.splitlines()[1:]]
+    return [r for r in lines if where(r)]
+
+
+def _split(line: str) -> list[str]:
+    import csv
+    return next(csv.reader([line]))
+
+
+def money(text: str) -> float:
+    return float(text.replace("£", "").replace(",", ""))
+
+
+def pounds(amount: float) -> str:
+    """An amount as the answer writes it: £21,420 for whole pounds, £21,420.50 otherwise."""
+    return f"£{amount:,.0f}" if float(amount).is_integer() else f"£{amount:,.2f}"
+
+
+def test_the_plan_schema_admits_only_the_tables_real_columns(ws):
+    table = ws.pipeline.tables.tables()[0]
+    columns = columns_of(table, ws.pipeline.executor)
+    schema = schema_for(columns)
+    names = schema["properties"]["column"]["enum"]
+    assert "Takings (GBP)" in names and "Baker" in names and "" in names
+    assert not any("ISO date" in n for n in names)  # a date's ISO twin is code's, not the model's
+    assert schema["properties"]["filters"]["items"]["properties"]["column"]["enum"] == [c for c in names if c]
+
+
+def test_a_stated_year_the_plan_left_out_is_added_by_code_and_said(ws):
+    ws.llm.script = [plan(answer="sum", column="Takings (GBP)", filters=[{"column": "Shop", "op": "is", "value": "Harbour"}])]
+    response = ws.ask("What were the Harbour shop's takings in 2024?", mode="pipeline")
+    expected = sum(money(r["Takings (GBP)"]) for r in rows(ws, lambda r: r["Shop"] == "Harbour" and r["Date"].endswith("2024")))
+    assert response.route == "structured"
+    assert pounds(expected) in response.answer
+    conditions = {c["condition"]: c["how"] for c in response.structured["conditions"]}
+    assert conditions["2024"] == "added by code"
+    assert response.confidence == "medium"  # the model chose the column: never high
+
+
+def test_a_named_value_the_plan_missed_is_filtered_on_its_column_with_every_spelling(ws):
+    ws.llm.script = [plan(answer="sum", column="Loaves")]
+    response = ws.ask("How many sourdough loaves did we sell?", mode="pipeline")
+    expected = sum(int(r["Loaves"]) for r in rows(ws, lambda r: r["Product"].lower() == "sourdough"))
+    assert f"{expected:,}" in response.answer
+    assert {"condition": "sourdough", "column": "Product", "how": "added by code", "note": ""} in response.structured["conditions"]
+
+
+def test_a_value_written_without_its_accent_matches_the_cell(ws):
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Baker", "op": "is", "value": "Zoe"}])]
+    response = ws.ask("How many sales did Zoe ring up?", mode="pipeline")
+    assert f"{len(rows(ws, lambda r: r['Baker'] == 'Zoë'))} sales" in response.answer
+
+
+def test_a_bound_in_other_units_is_converted_into_the_columns_unit(ws):
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Oven Power [hp]", "op": ">", "value": "1.5"}])]
+    response = ws.ask("How many sales were baked in ovens over 1.5 kW?", mode="pipeline")
+    expected = len(rows(ws, lambda r: float(r["Oven Power [hp]"]) * 0.7457 > 1.5))
+    assert f"{expected} sales" in response.answer
+    how = {c["condition"]: c for c in response.structured["conditions"]}["over 1.5 kW"]
+    assert how["how"] == "converted by code" and how["column"] == "Oven Power [hp]"
+
+
+def test_a_bound_with_no_column_of_its_unit_is_not_applied_and_the_answer_is_low(ws):
+    ws.llm.script = [plan(answer="count")]
+    response = ws.ask("How many sales were heavier than 3 kg?", mode="pipeline")
+    assert response.confidence == "low"
+    assert "could not apply" in response.answer
+    assert "heavier than 3 kg" in response.answer
+
+
+def test_a_figure_per_group_is_answered_per_group(ws):
+    ws.llm.script = [plan(answer="sum", column="Loaves", group_by="Shop")]
+    response = ws.ask("Loaves sold per shop in 2023?", mode="pipeline")
+    for shop in ("Harbour", "Mill Lane", "Station"):
+        total = sum(int(r["Loaves"]) for r in rows(ws, lambda r: r["Shop"] == shop and r["Date"].endswith("2023")))
+        assert f"{shop}: {total:,}" in response.answer
+
+
+def test_a_question_the_table_cannot_answer_is_refused_in_plain_words(ws):
+    ws.llm.script = [plan(answer=NOT_IN_TABLE)]
+    response = ws.ask("What was the average customer rating of the Station shop?", mode="pipeline")
+    assert response.answer.startswith("The documents do not contain this")
+    assert "bakery_sales.csv" in response.answer
+    assert response.confidence == "low"
+
+
+def test_no_answer_shows_sql_or_internal_names(ws):
+    ws.llm.script = [plan(answer="list", column="Sale Ref", filters=[{"column": "Takings (GBP)", "op": ">", "value": "950"}])]
+    response = ws.ask("List the Mill Lane sales over £950 in 2024", mode="pipeline")
+    for internal in ("SELECT", "WHERE", "source_row", "takings_gbp", "date_date", "bakery_sales ", " = ", " like "):
+        assert internal not in response.answer
+    assert response.structured["plan"]["filters"]
+    assert "SELECT" in response.structured["query"]  # the query belongs to the trace and the payload
