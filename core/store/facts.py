@@ -50,6 +50,9 @@ CREATE INDEX IF NOT EXISTS fact_values_column ON fact_values(column_norm);
 LATER_COLUMNS = (("facts", "record", "TEXT"), ("fact_values", "context", "INTEGER NOT NULL DEFAULT 0"))
 
 Filter = tuple[str, list]
+# Facts that are records or printed fields; a table's total and note rows (kinds "total", "note") are
+# kept aside for the typed tables and never counted, listed or summed as records.
+RECORD_KINDS = "f.kind IN ('row', 'kv')"
 NOTHING: Filter = ("0", [])  # a condition whose label matches no stored column
 
 
@@ -135,7 +138,7 @@ class FactTables:
 
     def rows(self, filters: list[Filter]) -> list[sqlite3.Row]:
         """Facts (with their file name) meeting every filter, in file, page, sheet and row order."""
-        where = " AND ".join(["d.status='indexed'", *(clause for clause, _ in filters)])
+        where = " AND ".join(["d.status='indexed'", RECORD_KINDS, *(clause for clause, _ in filters)])
         return self._connect().execute(
             f"SELECT f.*, d.filename FROM facts f JOIN documents d USING(doc_id) WHERE {where} "
             "ORDER BY d.filename, f.page, f.sheet, f.row_index",
