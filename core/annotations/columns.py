@@ -103,11 +103,14 @@ def excel_serial_dates(numbers: list[float | None]) -> list[str | None] | None:
 
 # --- values --------------------------------------------------------------------------------------
 
+def without_accents(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def fold(text: str) -> str:
     """A value as it is meant, not as it is typed: accents, case, spaces and punctuation dropped
     ("Seán" -> "sean", "Dr. Patel" -> "drpatel", "E-Bikes" -> "ebikes"); "&" kept ("Groen & Co")."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return "".join(c for c in plain.lower() if c.isalnum() or c == "&")
+    return "".join(c for c in without_accents(text).lower() if c.isalnum() or c == "&")
 
 
 def one_letter_apart(a: str, b: str) -> bool:

@@ -11,6 +11,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from core.annotations.columns import without_accents
 from core.annotations.model import normalize_label, singular
 from core.annotations.search import SYNONYMS
 from core.annotations.tables import TableInfo
@@ -26,7 +27,8 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(_CAMEL.sub(" ", text).lower())
+    """Lower-case words without accents: "Seán" and "sean" are one word, as are "Café" and "cafe"."""
+    return _WORD.findall(_CAMEL.sub(" ", without_accents(text)).lower())
 
 
 @dataclass

@@ -166,6 +166,9 @@ _UNIT_HEADERS = {"gallons", "litres", "liters", "miles", "kilometres", "kilomete
                  "mins", "seconds", "kg", "kilograms", "tonnes", "lbs", "pounds (lb)", "percent"}
 
 
+_AREA_OR_VOLUME = re.compile(r"\b(?:sq|square|cu|cubic)\.?\s*[\(\[]?$", re.I)  # "Area sq mi" is no length
+
+
 def header_unit(label: str) -> str | None:
     """The normalized unit a column header names ("Power [hp]" -> "hp", "Amt (EUR)" -> "€", "Fine (p)" ->
     "p", "Distance_mi" -> "mi", "Gallons" -> "gal", "Disc %" -> "%"), None when it names none. A rate
@@ -174,7 +177,7 @@ def header_unit(label: str) -> str | None:
     if text.lower() in _UNIT_HEADERS:
         return _UNIT_ALIASES.get(text.lower().rstrip("s"), _UNIT_ALIASES.get(text.lower()))
     match = _HEADER_UNIT.search(text)
-    if not match:
+    if not match or _AREA_OR_VOLUME.search(text[:match.start() + 1]):
         return None
     found = (match.group("a") or match.group("b") or match.group("c")).lower()
     return "%" if found == "%" else _UNIT_ALIASES.get(found)

@@ -40,7 +40,7 @@ def test_thresholds_from_questions_use_the_same_base_units():
     ("Power [hp]", "hp"), ("Load (lb)", "lb"), ("Late fee (p)", "p"), ("Cost (EUR)", "€"), ("Deposit (£)", "£"),
     ("Route_km", "km"), ("Distance_mi", "mi"), ("Discount %", "%"), ("Litres", "L"), ("Hrs", "h"),
     ("Wait (min)", "min"), ("Flow (l/s)", "l/s"), ("Budget (£k)", "£k"), ("Tank gal", "gal"),
-    ("Price/gal", None), ("W", None), ("Grade A", None), ("Pages", None), ("Name", None),
+    ("Price/gal", None), ("Area sq mi", None), ("Area (sq mi)", None), ("W", None), ("Grade A", None), ("Pages", None), ("Name", None),
 ])
 def test_the_unit_a_header_names_in_one_spelling(header, unit):
     assert header_unit(header) == unit
