@@ -115,6 +115,9 @@ def test_a_till_export_is_a_table_of_its_sales_only(tmp_path, embedder, write_te
         # 03/02/2025 is the 3rd of February: the column's 14/02 and 15/02 say the day comes first
         assert conn.execute(f"SELECT date_date FROM {till.name} ORDER BY source_row").fetchall() == [
             ("2025-02-03",), ("2025-02-14",), ("2025-02-15",), ("2025-03-01",)]
+    from core.annotations.search import FactQuery
+    # the rules over facts see the sales only too, and "total" is no value a question could name
+    assert len(ws.pipeline.facts.search(FactQuery())) == 4 and "total" not in ws.pipeline.facts.known_values()
     ws.close()
 
 
