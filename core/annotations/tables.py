@@ -321,6 +321,8 @@ def _number_column(info, frame, label, column, raw, texts, filled, taken) -> Non
     currency = [c for c in CURRENCY_SIGNS if all(c in t for t in texts[filled])]
     if currency:  # "$279.84": the number, and the sign the answer gives it back
         unit = currency[0]
+    elif not unit and {c[2] for c in raw if c} == {"percent"}:  # "12.5%": percent, as printed
+        unit = "%"
     if unit:
         info.units[column] = unit
     if texts[filled].str.contains(r"[^\W\d_]", regex=True).any():  # "1st", "12 kg", "n/a": keep the words

@@ -89,13 +89,13 @@ def test_datasheets_that_print_a_width_differently_are_one_table_in_metres(tmp_p
 # --- office files (session 6): what a till export or a school's workbook holds -------------------
 
 TILL = ("The Copper Kettle – till export\n"
-        ",,,,,\n"
-        "Date,Till,Item,Category,Amount,Wait (min)\n"
-        "03/02/2025,1,Flat white,Coffee,£3.20,4\n"
-        "14/02/2025,2,Scone,bakery,\"£1,002.75\",6\n"
-        "15/02/2025,1,Latte,coffee,£3.40,\n"
-        "01/03/2025,2,Brownie,Bakery,£2.90,3\n"
-        "TOTAL,,,,\"£1,012.25\",13\n")
+        ",,,,,,\n"
+        "Date,Till,Item,Category,Amount,Wait (min),Tip\n"
+        "03/02/2025,1,Flat white,Coffee,£3.20,4,10%\n"
+        "14/02/2025,2,Scone,bakery,\"£1,002.75\",6,0%\n"
+        "15/02/2025,1,Latte,coffee,£3.40,,12.5%\n"
+        "01/03/2025,2,Brownie,Bakery,£2.90,3,5%\n"
+        "TOTAL,,,,\"£1,012.25\",13,\n")
 
 
 def test_a_till_export_is_a_table_of_its_sales_only(tmp_path, embedder, write_text):
@@ -106,6 +106,7 @@ def test_a_till_export_is_a_table_of_its_sales_only(tmp_path, embedder, write_te
     [till] = [t for t in ws.pipeline.tables.tables() if t.kind == "rows"]
     assert till.title == "The Copper Kettle – till export" and till.row_count == 4
     assert till.types["amount"] == "REAL" and till.units["amount"] == "£" and till.units["wait_min"] == "min"
+    assert till.types["tip"] == "REAL" and till.units["tip"] == "%" and "tip_pct" not in till.columns
     assert [sorted(group) for group in till.categories["category"]] == [["Coffee", "coffee"], ["Bakery", "bakery"]]
     assert till.dates["date"]["order"] == "day first" and till.dates["date"]["parsed"] == 4
     assert [(a["kind"], a["row"], a["cells"]["Amount"]) for a in till.set_aside] == [("total", 8, "£1,012.25")]
