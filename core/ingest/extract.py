@@ -164,8 +164,7 @@ def _set_aside_facts(section: Section, doc_id: str, filename: str, title: str) -
         else:
             values = [typed_value(h, v) for h, v in zip(table.header, row) if v]
             facts.append(Fact(doc_id, filename, TOTAL, values, row_index=number, **place))
-    numbers = table.note_numbers or [table.row_numbers[-1] if table.row_numbers else 1] * len(table.note_lines)
-    for number, note in zip(numbers, table.note_lines):
+    for number, note in zip(table.note_numbers, table.note_lines):
         facts.append(Fact(doc_id, filename, NOTE, [FactValue("Note", note)], row_index=number, **place))
     return facts
 

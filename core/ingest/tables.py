@@ -26,7 +26,7 @@ class TableBlock:
     row_numbers: list[int]  # 1-based position of each data row in the sheet
     title_lines: list[str] = field(default_factory=list)
     note_lines: list[str] = field(default_factory=list)
-    note_numbers: list[int] = field(default_factory=list)  # the sheet row of each note line
+    note_numbers: list[int] = field(default_factory=list)  # the sheet row of each note line (find_tables sets it)
     # Rows that sum the records above them ("TOTAL", "Subtotal"): (sheet row, cells), not records.
     total_rows: list[tuple[int, list[str]]] = field(default_factory=list)
 
@@ -113,7 +113,7 @@ def find_tables(grid: Grid) -> list[TableBlock]:
         tables[-1].note_lines.extend(text for _, text in pending)
         tables[-1].note_numbers.extend(number for number, _ in pending)
     elif pending:  # a sheet of prose: keep it as notes of an empty table
-        tables.append(TableBlock([], [], [], [], [text for _, text in pending]))
+        tables.append(TableBlock([], [], [], [], [text for _, text in pending], [number for number, _ in pending]))
     return tables
 
 
@@ -200,11 +200,10 @@ def table_lines(table: TableBlock) -> tuple[list[str], list[int]]:
     """Lines for a table section and the sheet row number each line stands for: titles (numbered as the
     first data row), then records, total rows and notes in the sheet's order (a total is still text to read)."""
     first = table.row_numbers[0] if table.row_numbers else 1
-    last = table.row_numbers[-1] if table.row_numbers else first
     lines = [(first, title) for title in table.title_lines]
     body = [(number, serialize_row(table.header, row)) for number, row in zip(table.row_numbers, table.rows)]
     body += [(number, serialize_row(table.header, row)) for number, row in table.total_rows]
-    body += list(zip(table.note_numbers or [last] * len(table.note_lines), table.note_lines))
+    body += list(zip(table.note_numbers, table.note_lines))
     lines += sorted((pair for pair in body if pair[1]), key=lambda pair: pair[0])
     return [text for _, text in lines], [number for number, _ in lines]
 
