@@ -155,6 +155,12 @@ class Workspace:
 
         return self.pipeline.tables_named(Plan(question=question, needs_retrieval=True))
 
+    def typed_tables(self) -> list:
+        """The typed tables questions about records are answered from (core.annotations.tables.TableInfo:
+        columns with their printed labels, types, units, date twins, categories, rows set aside), built
+        first if the documents changed."""
+        return self.pipeline.tables.tables()
+
     def search_facts(self, doc_ids: list[str] | None = None, label: str = "", value: str = "") -> list:
         """Stored facts, optionally of some documents, with a column like `label` (holding `value`
         when given) or, with only a value, mentioning it anywhere."""

@@ -100,7 +100,7 @@ _MONTH_WORD = "|".join(sorted(map(re.escape, _MONTH), key=len, reverse=True))
 # ("10/02/2317") is not. A numeric date keeps one separator: "7.5/10" is a rating.
 _YEAR = r"(?:1\d|20)\d{2}"
 _DATE_PATTERNS = [
-    ("ymd", re.compile(rf"\b(?P<y>{_YEAR})(?P<s>[-/.])(?P<m>\d{{1,2}})(?P=s)(?P<d>\d{{1,2}})\b")),
+    ("ymd", re.compile(rf"\b(?P<y>{_YEAR})(?P<s>[-/.])(?P<m>\d{{1,2}})(?P=s)(?P<d>\d{{1,2}})(?:\b|(?=T\d))")),  # "...T17:05"
     ("num", re.compile(r"\b(?P<a>\d{1,2})(?P<s>[-/.])(?P<b>\d{1,2})(?P=s)(?P<y>(?:1\d|20)?\d{2})\b(?![-/.]\d)")),
     ("dmy", re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er)?\.?\s*(?P<m>{_MONTH_WORD})\.?\s*,?\s*(?P<y>{_YEAR})\b", re.I)),
     ("mdy", re.compile(rf"\b(?P<m>{_MONTH_WORD})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(?P<y>{_YEAR})\b", re.I)),

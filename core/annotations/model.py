@@ -7,6 +7,9 @@ import re
 from dataclasses import asdict, dataclass, field
 
 KV, ROW = "kv", "row"
+# A table's total and note rows: kept with the table, marked, so a total can be read; never records.
+TOTAL, NOTE = "total", "note"
+TITLE_JOIN = " · "  # between a table's title lines in the name its rows are stored under: the last is its own
 
 _NOT_WORD = re.compile(r"[^a-z0-9]+")
 _UNIT_SUFFIX = re.compile(r"\s*([\(\[][^\)\]]*[\)\]]|[_\s](mm|cm|m|kg|g|lb|w|kw|wp|in|usd|eur|gbp|%))\s*$", re.I)

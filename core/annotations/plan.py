@@ -25,7 +25,7 @@ from core.annotations.conditions import (MONTHS, Bound, CellValue, Period, State
                                          cell_values, fold, periods, same_value)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, text_literal
 from core.annotations.tables import ISO_DATE_NOTE, TableInfo, is_twin
-from core.annotations.units import CONVERSIONS, unit_kind
+from core.annotations.units import header_unit, unit_kind
 from core.llm.base import ChatLLM, LLMError
 
 ANSWERS = ["count", "sum", "average", "minimum", "maximum", "list", "other", "not in table"]
@@ -36,7 +36,6 @@ ORDERS = ["", "highest first", "lowest first"]
 MAX_FILTERS = 4
 VALUES_SHOWN = 12  # a column with at most this many distinct values shows them all; more would crowd the prompt
 EXAMPLES_SHOWN = 3  # otherwise, this many example cells
-_BASE_UNITS = ("m", "kg", "W", "%")
 
 SYSTEM = (
     "You turn a question about a table into a query plan. Reply with JSON only.\n"
@@ -124,14 +123,9 @@ class PlannedQuery:
 
 # --- the table as the model sees it ---
 
-_LABEL_UNIT = re.compile(r"[\(\[]\s*([^\)\]]{1,8}?)\s*[\)\]]\s*$|[\s_]([A-Za-z%/³0-9]{1,5})$")
-
-
 def label_unit(label: str) -> str | None:
     """A unit printed in a header: "Power [hp]" hp, "GVWR (lb)" lb, "Fine (p)" p, "Distance_mi" mi."""
-    match = _LABEL_UNIT.search(label or "")
-    unit = (match.group(1) or match.group(2)) if match else None
-    return unit if unit and unit_kind(unit) else None
+    return header_unit(label or "")
 
 
 def columns_of(table: TableInfo, executor: ReadOnlyExecutor) -> list[Column]:
@@ -667,10 +661,8 @@ def _unit_of(column: str, planned: PlannedQuery) -> str | None:
 
 
 def printed_unit(table: TableInfo, column: str) -> str | None:
-    """The unit a column's cells are in: the table's own (a currency sign), else the header's ("Power [hp]").
-    A normalized twin's base unit (m, kg, W, %) belongs to the twin, not to the printed column."""
-    unit = table.units.get(column)
-    return (unit if unit not in _BASE_UNITS else None) or label_unit(table.printed.get(column, column))
+    """The unit a column's cells are in: the table's (its header's, or a currency sign its cells print)."""
+    return table.units.get(column) or label_unit(table.printed.get(column, column))
 
 
 def evidence(planned: PlannedQuery) -> str:

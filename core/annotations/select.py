@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from dataclasses import dataclass, field
 
+from core.annotations.columns import without_accents
 from core.annotations.conditions import periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.search import SYNONYMS
@@ -28,9 +28,8 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 def words(text: str) -> list[str]:
-    """Lower-case words without accents: "Tomás" and "Tomas" are one word to a reader."""
-    text = unicodedata.normalize("NFKD", _CAMEL.sub(" ", text)).encode("ascii", "ignore").decode()
-    return _WORD.findall(text.lower())
+    """Lower-case words without accents: "Seán" and "sean" are one word, as are "Café" and "cafe"."""
+    return _WORD.findall(_CAMEL.sub(" ", without_accents(text)).lower())
 
 
 @dataclass

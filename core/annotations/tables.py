@@ -22,17 +22,18 @@ import json
 import os
 import re
 import sqlite3
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 import pandas as pd
 
+from core.annotations.columns import excel_serial_dates, numeric_order, read_dates, variant_groups
 from core.annotations.documents import PRINTED as RECORD_PRINTED, RECORD_TABLE, is_total_line
-from core.annotations.model import normalize_label
+from core.annotations.model import NOTE, TITLE_JOIN, TOTAL, normalize_label
 from core.annotations.search import KIND_OF_LABEL, SYNONYMS
-from core.annotations.units import BASE_UNIT
+from core.annotations.units import BASE_UNIT, MEASURES, header_unit
 from core.store.facts import FactTables
 
 PROVENANCE = ["source_file", "source_sheet", "source_page", "source_row", "fact_id"]
@@ -42,7 +43,12 @@ FIELD_COLUMNS = ["label", "value", "number", "date"]
 NUMERIC_SHARE = 0.8
 CURRENCY_SIGNS = "$€£¥₹"
 ISO_DATE_NOTE = "as an ISO date (YYYY-MM-DD)"  # the label of a date column's ISO twin, which follows it
-BUILD_VERSION = "11"  # bump when the tables built from the same facts change shape: the file is rebuilt
+DATETIME_NOTE = "as an ISO date and time (YYYY-MM-DD HH:MM:SS)"  # and of its date-time twin, after that
+# A text column with at most this many values (spellings of one value counted once) is a category: its
+# values are listed on the table (TableInfo.categories) for a query's prompt and for matching a question's
+# value to its cells. More is a column of names or references, listed by nobody.
+MAX_CATEGORIES = 30
+BUILD_VERSION = "12"  # bump when the tables built from the same facts change shape: the file is rebuilt
 
 
 @dataclass
@@ -61,12 +67,23 @@ class TableInfo:
     units: dict[str, str] = field(default_factory=dict)  # SQL column -> unit of its numbers
     row_count: int = 0
     values: list[str] = field(default_factory=list)  # distinct short text cells, for table selection
+    title: str = ""  # the title printed above the table (title lines joined by TITLE_JOIN), if any
+    # SQL column -> its values as groups of spellings of one value, the most written first
+    # ([["E-Bikes", "E-bikes"], ["Parts"]]), for a text column of at most MAX_CATEGORIES values
+    categories: dict[str, list[list[str]]] = field(default_factory=dict)
+    # SQL column of printed dates -> how they were read: {"twin": ISO column, "datetime": date-time column
+    # or None, "order": "day first" | "month first" | None, "decided_by": "column" | "table" | "default" |
+    # None, "parsed": cells read, "filled": cells filled}
+    dates: dict[str, dict] = field(default_factory=dict)
+    # Rows of the printed table that are no records, kept so a printed total can still be read:
+    # {"kind": "total" | "note", "row": sheet row, "cells": {printed label: text}}
+    set_aside: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "values"}
 
 
-TWIN_NOTES = (ISO_DATE_NOTE, "(as printed)")  # how a twin column's label ends (built below)
+TWIN_NOTES = (ISO_DATE_NOTE, "(as printed)", DATETIME_NOTE)  # how a twin column's label ends (built below)
 NUMBER_TWIN = "the number "  # how a leading-number twin's label starts
 
 
@@ -150,6 +167,7 @@ class TableStore:
         for fact_id, column, text, number, kind, base, date, context in stored.all_values():
             cells[fact_id].append((column, text, number, kind, base, date, context))
         groups: dict[tuple, list] = defaultdict(list)
+        aside: dict[tuple, list] = defaultdict(list)  # a table's total and note rows, by its group
         for fact in facts:
             fact_id, doc_id, kind, page, sheet, row_index, table_name = fact
             if doc_id not in documents:
@@ -157,19 +175,28 @@ class TableStore:
             filename, pages = documents[doc_id]
             if kind == "row" and table_name == RECORD_TABLE:  # an invoice's or receipt's header: its own table
                 groups[("record", doc_id, None, None)].append(fact)
-            elif kind == "row":
-                groups[("rows", doc_id, sheet, table_name if page is not None else None)].append(fact)
+            elif kind == "row":  # each table of a sheet is a table of its own
+                groups[("rows", doc_id, sheet, table_name)].append(fact)
+            elif kind in (TOTAL, NOTE):
+                aside[("rows", doc_id, sheet, table_name)].append(fact)
             elif (pages or 0) <= self.max_table_pages:  # long filings' "Label: value" lines are text, not a record
                 groups[("fields", doc_id, None, None)].append(fact)
+        per_sheet = defaultdict(int)  # tables of records on each sheet (or CSV, or PDF)
+        for kind, doc_id, sheet, _ in groups:
+            per_sheet[(kind, doc_id, sheet)] += kind == "rows"
         taken: set[str] = {"_meta"}
         tables: list[tuple[TableInfo, pd.DataFrame]] = []
         for (kind, doc_id, sheet, table_name), members in groups.items():
             filename = documents[doc_id][0]
             stem = filename.rsplit(".", 1)[0] + (f" {sheet}" if sheet else "") + (f" {kind}" if kind != "rows" else "")
+            title = table_title(table_name) if kind == "rows" else ""
+            if per_sheet[(kind, doc_id, sheet)] > 1 and members[0][3] is None:  # several tables on one sheet
+                stem += " " + (" ".join(title.split(TITLE_JOIN)[-1].split()[:5]) or "table")
             name = sql_name(stem, taken)
             build = _fields_frame if kind == "fields" else _rows_frame
             info, frame = build(name, doc_id, filename, sheet, members, cells)
-            info.kind = kind
+            info.kind, info.title = kind, title
+            info.set_aside = [_set_aside(fact, cells) for fact in aside.get((kind, doc_id, sheet, table_name), [])]
             if len(frame):
                 tables.append((info, frame))
         records = [m for (kind, *_), members in groups.items() if kind == "record" for m in members]
@@ -197,6 +224,17 @@ class TableStore:
         return [info for info, _ in tables]
 
 
+def table_title(table_name: str | None) -> str:
+    """The title a table's rows were stored under; "" when they carry its header instead (an untitled
+    table is named by its columns, "Item | Qty | Price")."""
+    return "" if not table_name or " | " in table_name else table_name
+
+
+def _set_aside(fact: tuple, cells: dict) -> dict:
+    fact_id, _, kind, _, _, row_index, _ = fact
+    return {"kind": kind, "row": row_index, "cells": {c[0]: c[1] for c in cells.get(fact_id, []) if not c[6]}}
+
+
 def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInfo, pd.DataFrame]:
     """One row per fact; each printed column typed by what its cells hold."""
     printed: dict[str, str] = {}  # printed label -> SQL column
@@ -214,58 +252,108 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
         records.append(record)
     info = TableInfo(name, doc_id, filename, sheet, "rows", [], {}, {}, {}, len(records))
     frame = pd.DataFrame({c: [r.get(c) for r in records] for c in PROVENANCE})
+    columns = []  # (printed label, SQL column, raw cells, texts, filled, numeric)
     for label, column in printed.items():
         raw = [r.get(column) for r in records]
         texts = pd.Series([c[0] if c else None for c in raw], dtype="object")
         numbers = pd.Series([c[1] if c else None for c in raw], dtype="float64")
         filled = texts.notna() & (texts.str.strip() != "")
         numeric = filled.sum() > 0 and numbers[filled].notna().mean() >= NUMERIC_SHARE
+        columns.append((label, column, raw, texts, filled, numeric))
+    # Numeric dates are read in one order per column; a column whose values do not say takes its table's.
+    orders = {column: numeric_order(list(texts[filled])) for _, column, _, texts, filled, numeric in columns
+              if not numeric}
+    decided = {o for o in orders.values() if o is not None}
+    table_order = next(iter(decided)) if len(decided) == 1 else None
+    for label, column, raw, texts, filled, numeric in columns:
         info.columns.append(column)
         info.printed[column] = label
-        if not numeric:
-            frame[column] = texts.where(filled, None)
-            info.types[column] = "TEXT"
-            info.values += sorted({t.strip() for t in texts[filled] if len(t.strip()) <= 60})
-            dates = pd.Series([c[4] if c else None for c in raw], dtype="object")
-            if dates[filled].notna().mean() >= NUMERIC_SHARE:  # "11 July 1918": sortable and comparable as ISO
-                extra = sql_name(f"{column} date", taken)
-                frame[extra] = dates
-                info.columns.append(extra)
-                info.printed[extra] = f"{label} {ISO_DATE_NOTE}"
-                info.types[extra] = "TEXT"
-                continue
-            leading = texts[filled].map(leading_number)
-            if len(leading) and leading.notna().mean() >= NUMERIC_SHARE:  # "1st", "12 (3)", "+3", "4 km"
-                extra = sql_name(f"{column} number", taken)
-                frame[extra] = pd.Series([leading_number(t) if isinstance(t, str) else None for t in texts],
-                                         dtype="float64")
-                info.columns.append(extra)
-                info.printed[extra] = f"{NUMBER_TWIN}{label} starts with"
-                info.types[extra] = "REAL"
-            continue
-        frame[column] = numbers
-        info.types[column] = "REAL"
-        currency = [c for c in CURRENCY_SIGNS if all(c in t for t in texts[filled])]
-        if currency:  # "$279.84": the number, and the sign the answer gives it back
-            info.units[column] = currency[0]
-        if texts[filled].str.contains(r"[^\W\d_]", regex=True).any():  # "1st", "12 kg", "n/a": keep the words
-            extra = sql_name(f"{column} text", taken)
-            frame[extra] = texts.where(filled, None)
-            info.columns.append(extra)
-            info.printed[extra] = f"{label} {TWIN_NOTES[1]}"
-            info.types[extra] = "TEXT"
-            info.values += sorted({t.strip() for t in texts[filled] if len(t.strip()) <= 60})
-        kinds = {c[2] for c in raw if c and c[2]}
-        if len(kinds) == 1 and (kind := next(iter(kinds))) in BASE_UNIT:
-            unit = BASE_UNIT[kind]
-            normal = sql_name(f"{column} {'pct' if unit == '%' else unit}", taken)
-            frame[normal] = pd.Series([c[3] if c else None for c in raw], dtype="float64")
-            info.columns.append(normal)
-            info.printed[normal] = f"{label} in {unit}"
-            info.types[normal] = "REAL"
-            info.units[normal] = unit
+        if numeric:
+            _number_column(info, frame, label, column, raw, texts, filled, taken)
+        else:
+            _text_column(info, frame, label, column, texts, filled, taken, orders[column], table_order)
     info.types.update({"source_page": "INTEGER", "source_row": "INTEGER"})
     return info, frame[[*info.columns, *PROVENANCE]]
+
+
+def _twin(info: TableInfo, frame: pd.DataFrame, name: str, label: str, kind: str, values, taken: set[str]) -> str:
+    """Add a column that restates the one before it in another form."""
+    column = sql_name(name, taken)
+    frame[column] = values
+    info.columns.append(column)
+    info.printed[column] = label
+    info.types[column] = kind
+    return column
+
+
+def _text_column(info, frame, label, column, texts, filled, taken, order, table_order) -> None:
+    """A text column: as printed; with an ISO twin (and a date-time twin) when its cells are dates, else a
+    twin of the number its cells start with ("1st", "12 (3)"), and its values when they are few."""
+    frame[column] = texts.where(filled, None)
+    info.types[column] = "TEXT"
+    info.values += sorted({t.strip() for t in texts[filled] if len(t.strip()) <= 60})
+    dates = read_dates([t if isinstance(t, str) else None for t in texts], order, table_order)
+    if dates.filled and dates.parsed >= NUMERIC_SHARE * dates.filled:  # "11 July 1918": sortable as ISO
+        twin = _twin(info, frame, f"{column} date", f"{label} {ISO_DATE_NOTE}", "TEXT", dates.dates, taken)
+        moment = dates.datetimes and _twin(info, frame, f"{column} datetime", f"{label} {DATETIME_NOTE}", "TEXT",
+                                           dates.datetimes, taken)
+        info.dates[column] = {"twin": twin, "datetime": moment or None, "order": dates.order,
+                              "decided_by": dates.decided_by, "parsed": dates.parsed, "filled": dates.filled}
+        return
+    groups = variant_groups(Counter(t.strip() for t in texts[filled]), MAX_CATEGORIES)
+    if groups is not None:
+        info.categories[column] = groups
+    leading = texts[filled].map(leading_number)
+    if len(leading) and leading.notna().mean() >= NUMERIC_SHARE:  # "1st", "12 (3)", "+3", "4 km"
+        _twin(info, frame, f"{column} number", f"{NUMBER_TWIN}{label} starts with", "REAL",
+              pd.Series([leading_number(t) if isinstance(t, str) else None for t in texts], dtype="float64"), taken)
+
+
+def _number_column(info, frame, label, column, raw, texts, filled, taken) -> None:
+    """A number column: the numbers, with the unit its header or its cells' currency sign gives; the
+    printed text beside it when it has words; its values in the base unit of their kind beside it when
+    that is another unit ("Frame (cm)" in m, "Power [hp]" in W); ISO dates when the header says the
+    numbers are dates and they are Excel's day numbers."""
+    numbers = pd.Series([c[1] if c else None for c in raw], dtype="float64")
+    frame[column] = numbers
+    info.types[column] = "REAL"
+    unit = header_unit(label)
+    currency = [c for c in CURRENCY_SIGNS if all(c in t for t in texts[filled])]
+    if currency:  # "$279.84": the number, and the sign the answer gives it back
+        unit = currency[0]
+    elif not unit and {c[2] for c in raw if c} == {"percent"}:  # "12.5%": percent, as printed
+        unit = "%"
+    if unit:
+        info.units[column] = unit
+    if texts[filled].str.contains(r"[^\W\d_]", regex=True).any():  # "1st", "12 kg", "n/a": keep the words
+        _twin(info, frame, f"{column} text", f"{label} {TWIN_NOTES[1]}", "TEXT", texts.where(filled, None), taken)
+        info.values += sorted({t.strip() for t in texts[filled] if len(t.strip()) <= 60})
+    serial = excel_serial_dates([None if pd.isna(n) else n for n in numbers]) if "date" in normalize_label(label).split() else None
+    if serial:
+        twin = _twin(info, frame, f"{column} date", f"{label} {ISO_DATE_NOTE}", "TEXT", serial, taken)
+        info.dates[column] = {"twin": twin, "datetime": None, "order": None, "decided_by": None,
+                              "parsed": sum(1 for d in serial if d), "filled": int(filled.sum())}
+        return
+    _base_twin(info, frame, label, column, raw, numbers, unit, taken)
+
+
+def _base_twin(info, frame, label, column, raw, numbers, unit, taken) -> None:
+    """The column in its kind's base unit (m, kg, W, %), when that is not already its unit: from each
+    cell's own unit where the cells print one ("21.5 kg", "19000 g"), else from the header's."""
+    kinds = {c[2] for c in raw if c and c[2]}
+    measure = MEASURES.get(unit or "")
+    if len(kinds) == 1 and (kind := next(iter(kinds))) in BASE_UNIT:
+        if measure and measure[0] == kind and measure[1] == 1.0:
+            return  # "Weight (kg)": its numbers are kilograms already
+        base = pd.Series([c[3] if c else None for c in raw], dtype="float64")
+    elif not kinds and measure and measure[0] in BASE_UNIT and measure[1] != 1.0:
+        kind, base = measure[0], numbers * measure[1]
+    else:
+        return
+    base_unit = BASE_UNIT[kind]
+    twin = _twin(info, frame, f"{column} {'pct' if base_unit == '%' else base_unit}", f"{label} in {base_unit}",
+                 "REAL", base, taken)
+    info.units[twin] = base_unit
 
 
 ALL_RECORDS = "all invoices and receipts"  # the file name the table of every document record goes by

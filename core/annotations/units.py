@@ -122,41 +122,94 @@ def to_base(value: float, unit: str | None) -> tuple[float, str | None]:
     return value * factor, kind
 
 
-# Units a question may state a bound in, and a header may print its column in, beyond the measured
-# quantities above: code converts between any two of one kind (issue 22: "bigger than 150 hp" over a
-# "Power [kW]" column). Money converts only within one currency (pence and pounds); "Ml" is megalitres.
-CONVERSIONS: dict[str, tuple[str, float]] = {
-    **{u: kind_factor for u, kind_factor in UNITS.items() if kind_factor[0] in ("length", "mass", "power")},
-    "hp": ("power", 745.699872), "bhp": ("power", 745.699872), "ps": ("power", 735.49875),
-    "tonne": ("mass", 1000.0), "tonnes": ("mass", 1000.0), "ton": ("mass", 1000.0), "tons": ("mass", 1000.0),
-    "mi": ("length", 1609.344), "mile": ("length", 1609.344), "miles": ("length", 1609.344),
-    "l": ("volume", 1.0), "litre": ("volume", 1.0), "litres": ("volume", 1.0), "liter": ("volume", 1.0),
-    "liters": ("volume", 1.0), "gal": ("volume", 3.785411784), "gallon": ("volume", 3.785411784),
-    "gallons": ("volume", 3.785411784), "m3": ("volume", 1000.0), "m³": ("volume", 1000.0), "Ml": ("volume", 1e6),
-    "l/s": ("flow", 1.0), "m3/h": ("flow", 1000.0 / 3600), "m³/h": ("flow", 1000.0 / 3600),
-    "s": ("time", 1.0), "sec": ("time", 1.0), "min": ("time", 60.0), "mins": ("time", 60.0), "minute": ("time", 60.0),
-    "minutes": ("time", 60.0), "h": ("time", 3600.0), "hr": ("time", 3600.0), "hrs": ("time", 3600.0),
-    "hour": ("time", 3600.0), "hours": ("time", 3600.0), "day": ("time", 86400.0), "days": ("time", 86400.0),
-    "week": ("time", 604800.0), "weeks": ("time", 604800.0),
-    "p": ("GBP", 0.01), "pence": ("GBP", 0.01), "£": ("GBP", 1.0), "gbp": ("GBP", 1.0),
-    "c": ("EUR", 0.01), "cent": ("EUR", 0.01), "cents": ("EUR", 0.01), "€": ("EUR", 1.0), "eur": ("EUR", 1.0),
-    "euro": ("EUR", 1.0), "euros": ("EUR", 1.0),
-    "$": ("USD", 1.0), "usd": ("USD", 1.0), "dollar": ("USD", 1.0), "dollars": ("USD", 1.0),
-    "%": ("percent", 1.0), "percent": ("percent", 1.0),
+# --- units of a table's columns ------------------------------------------------------------------
+# A column's unit in one normalized spelling (TableInfo.units), so that code can convert a question's
+# "150 hp" or "55 lb" to the column's unit: normalized unit -> (dimension, factor to the dimension's
+# base). Money keeps its currency as the dimension (pence are hundredths of a pound; euros never
+# become pounds), a currency with a sign is spelled by its sign, as answers print it ("€1,249.00").
+MEASURES: dict[str, tuple[str, float]] = {
+    "mm": ("length", 0.001), "cm": ("length", 0.01), "m": ("length", 1.0), "km": ("length", 1000.0),
+    "in": ("length", 0.0254), "ft": ("length", 0.3048), "mi": ("length", 1609.344),
+    "g": ("mass", 0.001), "kg": ("mass", 1.0), "t": ("mass", 1000.0), "lb": ("mass", 0.45359237),
+    "W": ("power", 1.0), "kW": ("power", 1000.0), "MW": ("power", 1e6), "hp": ("power", 745.69987158227022),
+    "mL": ("volume", 0.001), "L": ("volume", 1.0), "m³": ("volume", 1000.0), "Ml": ("volume", 1e6),
+    "gal": ("volume", 3.785411784),  # the US gallon: a UK one would say "imperial"
+    "l/s": ("flow", 3.6), "m³/h": ("flow", 1.0),
+    "s": ("duration", 1 / 3600), "min": ("duration", 1 / 60), "h": ("duration", 1.0), "d": ("duration", 24.0),
+    "wk": ("duration", 168.0),
+    "%": ("percent", 1.0), "V": ("voltage", 1.0), "A": ("current", 1.0),
+    "€": ("EUR", 1.0), "£": ("GBP", 1.0), "p": ("GBP", 0.01), "£k": ("GBP", 1000.0), "$": ("USD", 1.0),
+    "¥": ("JPY", 1.0), "₹": ("INR", 1.0), "CHF": ("CHF", 1.0), "MYR": ("MYR", 1.0), "PLN": ("PLN", 1.0),
 }
+# How headers write each unit (lower case) -> its normalized spelling.
+_UNIT_ALIASES: dict[str, str] = {
+    **{u.lower(): u for u in MEASURES},
+    "millimetres": "mm", "millimeters": "mm", "centimetres": "cm", "centimeters": "cm", "metres": "m",
+    "meters": "m", "kilometres": "km", "kilometers": "km", "inches": "in", "inch": "in", "feet": "ft",
+    "miles": "mi", "grams": "g", "kilograms": "kg", "tonnes": "t", "tons": "t", "lbs": "lb", "pounds": "lb",
+    "watts": "W", "kwp": "kW", "wp": "W", "bhp": "hp", "ml": "mL", "l": "L", "litres": "L", "liters": "L",
+    "m3": "m³", "gallons": "gal", "gals": "gal", "l/sec": "l/s", "m3/h": "m³/h", "m³/hr": "m³/h",
+    "sec": "s", "secs": "s", "seconds": "s", "mins": "min", "minutes": "min", "hr": "h", "hrs": "h",
+    "hours": "h", "days": "d", "weeks": "wk", "percent": "%", "pct": "%",
+    "eur": "€", "euro": "€", "euros": "€", "gbp": "£", "pence": "p", "usd": "$", "us$": "$", "jpy": "¥",
+    "inr": "₹", "chf": "CHF", "rm": "MYR", "myr": "MYR", "pln": "PLN", "zł": "PLN", "gbp k": "£k",
+}
+_ALIAS = "|".join(re.escape(a) for a in sorted(_UNIT_ALIASES, key=len, reverse=True))
+_LONG_ALIAS = "|".join(re.escape(a) for a in sorted(_UNIT_ALIASES, key=len, reverse=True) if len(a) > 1)
+# "Power [hp]", "GVWR (lb)", "Fine (p)", "Amt (EUR)", "Private Fee (£)", "Distance_mi", "Disc %", "Tank gal",
+# "width_m". A one-letter unit only in brackets or after "_": a sports table's "W", "L", "D" are wins,
+# losses and draws, and "Grade A" is no ampere.
+_HEADER_UNIT = re.compile(rf"[\(\[]\s*(?P<a>{_ALIAS})\s*[\)\]]|(?:_(?P<b>{_ALIAS})|\s(?P<c>{_LONG_ALIAS}|%))\s*$", re.I)
+# Words a header may be in full when the column holds that unit: "Gallons", "Hrs", "Minutes". (Not
+# "Pages" or "Days" of a rota: only a unit's own name, plural or abbreviated.)
+_UNIT_HEADERS = {"gallons", "litres", "liters", "miles", "kilometres", "kilometers", "hours", "hrs", "minutes",
+                 "mins", "seconds", "kg", "kilograms", "tonnes", "lbs", "pounds (lb)", "percent"}
 
 
-def unit_kind(unit: str | None) -> tuple[str, float] | None:
-    """(kind, factor to the kind's base) of a unit as written, "Ml" (megalitres) kept apart from "ml"."""
+_AREA_OR_VOLUME = re.compile(r"\b(?:sq|square|cu|cubic)\.?\s*[\(\[]?$", re.I)  # "Area sq mi" is no length
+
+
+def header_unit(label: str) -> str | None:
+    """The normalized unit a column header names ("Power [hp]" -> "hp", "Amt (EUR)" -> "€", "Fine (p)" ->
+    "p", "Distance_mi" -> "mi", "Gallons" -> "gal", "Disc %" -> "%"), None when it names none. A rate
+    ("Price/gal") names no unit of the column: it is money per gallon."""
+    text = label.strip()
+    if text.lower() in _UNIT_HEADERS:
+        return _UNIT_ALIASES.get(text.lower().rstrip("s"), _UNIT_ALIASES.get(text.lower()))
+    match = _HEADER_UNIT.search(text)
+    if not match or _AREA_OR_VOLUME.search(text[:match.start() + 1]):
+        return None
+    found = (match.group("a") or match.group("b") or match.group("c")).lower()
+    return "%" if found == "%" else _UNIT_ALIASES.get(found)
+
+
+def currency_sign(code_or_sign: str) -> str:
+    """A currency as a column unit: its sign when it has one ("EUR" -> "€"), else its code ("MYR")."""
+    normal = _UNIT_ALIASES.get(code_or_sign.lower(), code_or_sign)
+    if normal in MEASURES:
+        return normal
+    return next((sign for sign, code in CURRENCIES.items() if code == CURRENCIES.get(code_or_sign.lower())
+                 and sign in MEASURES), code_or_sign)
+
+
+def normal_unit(unit: str | None) -> str | None:
+    """A unit as a header or a question writes it ("kw", "lbs", "litres", "EUR") in its normalized spelling;
+    "Ml" (megalitres) stays apart from "ml"."""
     if not unit:
         return None
     unit = unit.strip()
-    return CONVERSIONS.get(unit) or CONVERSIONS.get(unit.lower())
+    return unit if unit in MEASURES else _UNIT_ALIASES.get(unit.lower())
 
 
-def convert(value: float, from_unit: str, to_unit: str) -> float | None:
-    """`value` in `from_unit` expressed in `to_unit`; None when they measure different things."""
-    a, b = unit_kind(from_unit), unit_kind(to_unit)
-    if a is None or b is None or a[0] != b[0]:
+def unit_kind(unit: str | None) -> tuple[str, float] | None:
+    """(dimension, factor to its base) of a unit in any spelling; None for an unknown one."""
+    return MEASURES.get(normal_unit(unit) or "")
+
+
+def convert(value: float, unit: str, to: str) -> float | None:
+    """`value` in `unit` expressed in `to` (150 hp in kW 111.85; 55 lb in kg 24.95; 300 p in £ 3.0),
+    None when the two measure different things (kg and h, € and £) or either is unknown."""
+    source, target = unit_kind(unit), unit_kind(to)
+    if source is None or target is None or source[0] != target[0]:
         return None
-    return value * a[1] / b[1]
+    return value * source[1] / target[1]

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from core.annotations.documents import SUMMARY_LABEL, first_date, is_total_line, read_records, record_facts
-from core.annotations.model import KV, ROW, Fact, FactValue, normalize_label
+from core.annotations.model import KV, NOTE, ROW, TITLE_JOIN, TOTAL, Fact, FactValue, normalize_label
 from core.annotations.records import attach_page_context, record_name, table_identifier
 from core.annotations.units import parse_quantity, unit_of_label
 from core.ingest.document import LoadedDocument, Section
@@ -134,9 +134,9 @@ def _row_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
     if _lists_fields(table):  # "Width | 1134 mm": the same fact as the line "Width: 1134 mm"
         return [_field_fact(label, value, doc_id, filename, section, number)
                 for number, (label, value) in zip(table.row_numbers, table.rows) if label and value]
-    title = " ".join(table.title_lines) or " | ".join(table.header)
+    title = TITLE_JOIN.join(table.title_lines) or " | ".join(table.header)
     identifier = table_identifier(table.header, table.rows)
-    facts = []
+    facts = _set_aside_facts(section, doc_id, filename, title)
     for number, row in zip(table.row_numbers, table.rows):
         summary = _summary_line(row)
         if summary is not None:  # "Total | | | 272.40" closes the line items: a figure of the page
@@ -148,6 +148,24 @@ def _row_facts(section: Section, doc_id: str, filename: str) -> list[Fact]:
             record = record_name(table.header[identifier], row[identifier]) if identifier is not None else None
             facts.append(Fact(doc_id, filename, ROW, values, page=section.page, sheet=section.sheet,
                               row_index=number, table=title, record=record))
+    return facts
+
+
+def _set_aside_facts(section: Section, doc_id: str, filename: str, title: str) -> list[Fact]:
+    """A table's total rows and note rows, marked as such (core.annotations.tables keeps them beside the
+    table, out of its records). An invoice table's "Total | | | 272.40" stays a figure of its page."""
+    table = section.table
+    place = {"page": section.page, "sheet": section.sheet, "table": title}
+    facts = []
+    for number, row in table.total_rows:
+        summary = _summary_line(row) if section.page is not None else None
+        if summary is not None:
+            facts.append(Fact(doc_id, filename, KV, [typed_value(*summary)], row_index=number, **place))
+        else:
+            values = [typed_value(h, v) for h, v in zip(table.header, row) if v]
+            facts.append(Fact(doc_id, filename, TOTAL, values, row_index=number, **place))
+    for number, note in zip(table.note_numbers, table.note_lines):
+        facts.append(Fact(doc_id, filename, NOTE, [FactValue("Note", note)], row_index=number, **place))
     return facts
 
 

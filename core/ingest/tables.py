@@ -1,15 +1,19 @@
 """Find tables in a grid of cells (a sheet or a CSV) and serialize their rows.
 
-Real spreadsheets are not one clean table: a merged title row sits above the header, notes rows
-trail below, and several tables share a sheet separated by blank rows. Each data row is written
-as "Header: value | Header: value" so that a chunk holding only some rows still says what
-every number means.
+Real spreadsheets are not one clean table: a merged title row and notes rows sit above the header,
+notes rows trail below or sit inside, a TOTAL row closes the table, and several tables share a sheet
+separated by blank rows. Each data row is written as "Header: value | Header: value" so that a chunk
+holding only some rows still says what every number means; title, note and total rows are kept
+aside (`title_lines`, `note_lines`, `total_rows`), so no count or sum over the records sees them.
 """
 from __future__ import annotations
 
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+
+from core.annotations.documents import total_label
+from core.annotations.units import parse_quantity
 
 Cell = object
 Grid = list[list[Cell]]
@@ -22,6 +26,9 @@ class TableBlock:
     row_numbers: list[int]  # 1-based position of each data row in the sheet
     title_lines: list[str] = field(default_factory=list)
     note_lines: list[str] = field(default_factory=list)
+    note_numbers: list[int] = field(default_factory=list)  # the sheet row of each note line (find_tables sets it)
+    # Rows that sum the records above them ("TOTAL", "Subtotal"): (sheet row, cells), not records.
+    total_rows: list[tuple[int, list[str]]] = field(default_factory=list)
 
 
 def cell_text(value: Cell) -> str:
@@ -66,46 +73,98 @@ def _header_names(row: list[str]) -> list[str]:
     return names
 
 
+# The header is the first row that fills at least this share of its block's widest row: a notes row
+# above it ("Prepared by: | J. Smith") fills two cells of a ten-column table, a header nearly all.
+HEADER_FILL_SHARE = 0.5
+# A run of one-cell rows above a wider table is its title and notes, not a one-column table, when it is
+# this short or one of its rows reads as a note (a list of names runs longer, in short cells).
+TITLE_BLOCK_ROWS = 3
+# A total row's label is short ("TOTAL", "Grand total", "Subtotal Riverside"); longer text is a record.
+TOTAL_LABEL_WORDS = 4
+
+
 def find_tables(grid: Grid) -> list[TableBlock]:
     rows = [[cell_text(c) for c in row] for row in grid]
     width = max((len(r) for r in rows), default=0)
     rows = [r + [""] * (width - len(r)) for r in rows]
     tables: list[TableBlock] = []
-    pending_titles: list[str] = []
-    for block in _split_blocks(rows):
-        # Single-cell rows before the header are titles (merged cells read as one value).
-        start = 0
-        if all(_filled(row) < 2 for _, row in block) and len(block) > 1:
-            # A one-column table (a list of names): its first row is the header.
-            tables.append(_one_column_table(block, pending_titles))
-            pending_titles = []
-            continue
-        while start < len(block) and _filled(block[start][1]) < 2:
-            pending_titles.append(" ".join(c for c in block[start][1] if c))
-            start += 1
+    pending: list[tuple[int, str]] = []  # one-cell rows above the next header: its titles and notes
+    blocks = _split_blocks(rows)
+    for index, block in enumerate(blocks):
+        widest = max(_filled(row) for _, row in block)
+        if widest < 2 and len(block) > 1:
+            wider_follows = any(_filled(row) >= 2 for later in blocks[index + 1:] for _, row in later)
+            if not (wider_follows and _titles_only(block)):
+                # A one-column table (a list of names): its first row is the header.
+                tables.append(_one_column_table(block, [text for _, text in pending]))
+                pending = []
+                continue
+        start = _header_index(block, widest)
+        pending += [(number, _line(row)) for number, row in block[:start]]
         if start >= len(block):
             continue  # only titles or notes: they attach to the next table
-        header = _header_names(block[start][1])
-        body = block[start + 1:]
-        data, numbers, notes = [], [], []
-        for number, row in body:
-            if _filled(row) == 1 and len(header) > 2 and _looks_like_note(row):
-                notes.append(" ".join(c for c in row if c))
-                continue
-            data.append(row)
-            numbers.append(number)
-        last_used = max((i for i, h in enumerate(block[start][1]) if h), default=0)
-        for row in data:
-            last_used = max(last_used, max((i for i, c in enumerate(row) if c), default=0))
-        header = header[: last_used + 1]
-        data = [r[: last_used + 1] for r in data]
-        tables.append(TableBlock(header, data, numbers, pending_titles, notes))
-        pending_titles = []
-    if pending_titles and tables:
-        tables[-1].note_lines.extend(pending_titles)
-    elif pending_titles:  # a sheet of prose: keep it as notes of an empty table
-        tables.append(TableBlock([], [], [], [], pending_titles))
+        titles = [text for _, text in pending if not _is_note(text)]
+        table = _table(block[start][1], block[start + 1:], titles)
+        notes = [(number, text) for number, text in pending if _is_note(text)]
+        table.note_numbers[:0], table.note_lines[:0] = [n for n, _ in notes], [t for _, t in notes]
+        tables.append(table)
+        pending = []
+    if pending and tables:
+        tables[-1].note_lines.extend(text for _, text in pending)
+        tables[-1].note_numbers.extend(number for number, _ in pending)
+    elif pending:  # a sheet of prose: keep it as notes of an empty table
+        tables.append(TableBlock([], [], [], [], [text for _, text in pending], [number for number, _ in pending]))
     return tables
+
+
+def _line(row: list[str]) -> str:
+    return " ".join(c for c in row if c)
+
+
+def _header_index(block: list[tuple[int, list[str]]], widest: int) -> int:
+    """The position of the header row in a block: the first row of two cells or more that fills
+    HEADER_FILL_SHARE of the widest row; len(block) when there is none (a block of titles)."""
+    needed = max(2, HEADER_FILL_SHARE * widest)
+    return next((i for i, (_, row) in enumerate(block) if _filled(row) >= needed), len(block))
+
+
+def _titles_only(block: list[tuple[int, list[str]]]) -> bool:
+    return len(block) <= TITLE_BLOCK_ROWS or any(_looks_like_note(row) for _, row in block)
+
+
+def _table(header_row: list[str], body: list[tuple[int, list[str]]], titles: list[str]) -> TableBlock:
+    """A table from its header row and the rows below it: note rows and total rows set aside."""
+    header = _header_names(header_row)
+    table = TableBlock(header, [], [], list(titles))
+    for number, row in body:
+        if _filled(row) == 1 and len(header) > 2 and _looks_like_note(row):
+            table.note_lines.append(_line(row))
+            table.note_numbers.append(number)
+        elif is_total_row(row):
+            table.total_rows.append((number, row))
+        else:
+            table.rows.append(row)
+            table.row_numbers.append(number)
+    last_used = max((i for i, h in enumerate(header_row) if h), default=0)
+    for row in [*table.rows, *(cells for _, cells in table.total_rows)]:
+        last_used = max(last_used, max((i for i, c in enumerate(row) if c), default=0))
+    table.header = header[: last_used + 1]
+    table.rows = [r[: last_used + 1] for r in table.rows]
+    table.total_rows = [(n, r[: last_used + 1]) for n, r in table.total_rows]
+    return table
+
+
+_NO_WORD = re.compile(r"^[^\w]*$")  # "—", "-", "": a cell that says nothing
+
+
+def is_total_row(row: list[str]) -> bool:
+    """Whether a row sums the rows above it rather than being one: its only cell with words is a short
+    total or subtotal label ("TOTAL", "Grand total", "Subtotal Q1"), and at least one figure is beside it.
+    Where the label sits does not matter (a TOTAL under the employee column, the date column blank)."""
+    filled = [c for c in row if c]
+    worded = [c for c in filled if parse_quantity(c) is None and not _NO_WORD.match(c)]
+    return (len(filled) >= 2 and len(worded) == 1 and total_label(worded[0])
+            and len(worded[0].split()) <= TOTAL_LABEL_WORDS)
 
 
 def _one_column_table(block: list[tuple[int, list[str]]], titles: list[str]) -> TableBlock:
@@ -117,7 +176,19 @@ def _one_column_table(block: list[tuple[int, list[str]]], titles: list[str]) -> 
 
 def _looks_like_note(row: list[str]) -> bool:
     text = next(c for c in row if c)
-    return len(text) > 25 or text.lower().startswith(("note", "source", "*", "total rows"))
+    return len(text) > 25 or text.lower().startswith(_NOTE_STARTS)
+
+
+_NOTE_STARTS = ("note", "source", "*", "total rows")
+# A one-cell row above a header is a note, not a title, when it says it is one or reads as sentences:
+# "Notes: labour is charged at €40 per hour. ..." over a job log titled "Workshop job log 2024".
+_SENTENCE = re.compile(r"[.;!?](?:\s|$)")
+NOTE_MIN_WORDS = 12  # a title this long is a sentence
+
+
+def _is_note(text: str) -> bool:
+    return (text.lower().startswith(_NOTE_STARTS) or len(text.split()) >= NOTE_MIN_WORDS
+            or (bool(_SENTENCE.search(text)) and len(text.split()) > 4))
 
 
 def serialize_row(header: list[str], row: list[str]) -> str:
@@ -126,23 +197,15 @@ def serialize_row(header: list[str], row: list[str]) -> str:
 
 
 def table_lines(table: TableBlock) -> tuple[list[str], list[int]]:
-    """Lines for a table section and the sheet row number each line stands for."""
-    lines: list[str] = []
-    numbers: list[int] = []
+    """Lines for a table section and the sheet row number each line stands for: titles (numbered as the
+    first data row), then records, total rows and notes in the sheet's order (a total is still text to read)."""
     first = table.row_numbers[0] if table.row_numbers else 1
-    for title in table.title_lines:
-        lines.append(title)
-        numbers.append(first)
-    for number, row in zip(table.row_numbers, table.rows):
-        text = serialize_row(table.header, row)
-        if text:
-            lines.append(text)
-            numbers.append(number)
-    last = table.row_numbers[-1] if table.row_numbers else first
-    for note in table.note_lines:
-        lines.append(note)
-        numbers.append(last)
-    return lines, numbers
+    lines = [(first, title) for title in table.title_lines]
+    body = [(number, serialize_row(table.header, row)) for number, row in zip(table.row_numbers, table.rows)]
+    body += [(number, serialize_row(table.header, row)) for number, row in table.total_rows]
+    body += list(zip(table.note_numbers, table.note_lines))
+    lines += sorted((pair for pair in body if pair[1]), key=lambda pair: pair[0])
+    return [text for _, text in lines], [number for number, _ in lines]
 
 
 _PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")

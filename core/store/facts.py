@@ -50,6 +50,10 @@ CREATE INDEX IF NOT EXISTS fact_values_column ON fact_values(column_norm);
 LATER_COLUMNS = (("facts", "record", "TEXT"), ("fact_values", "context", "INTEGER NOT NULL DEFAULT 0"))
 
 Filter = tuple[str, list]
+# Facts that are records or printed fields; a table's total and note rows (kinds "total", "note") are
+# kept aside for the typed tables and never counted, listed or summed as records.
+RECORD_KINDS = "f.kind IN ('row', 'kv')"
+_OF_RECORDS = f"fact_id IN (SELECT f.fact_id FROM facts f WHERE {RECORD_KINDS})"  # a value of a record
 NOTHING: Filter = ("0", [])  # a condition whose label matches no stored column
 
 
@@ -135,7 +139,7 @@ class FactTables:
 
     def rows(self, filters: list[Filter]) -> list[sqlite3.Row]:
         """Facts (with their file name) meeting every filter, in file, page, sheet and row order."""
-        where = " AND ".join(["d.status='indexed'", *(clause for clause, _ in filters)])
+        where = " AND ".join(["d.status='indexed'", RECORD_KINDS, *(clause for clause, _ in filters)])
         return self._connect().execute(
             f"SELECT f.*, d.filename FROM facts f JOIN documents d USING(doc_id) WHERE {where} "
             "ORDER BY d.filename, f.page, f.sheet, f.row_index",
@@ -165,22 +169,22 @@ class FactTables:
 
     def column_kinds(self, doc_ids: list[str] | None = None) -> list[tuple[str, str | None]]:
         """(normalized column label, kind of quantity) pairs stored, optionally of some documents."""
-        sql, args = "SELECT DISTINCT v.column_norm, v.kind FROM fact_values v", []
+        sql, args = f"SELECT DISTINCT v.column_norm, v.kind FROM fact_values v JOIN facts f USING(fact_id) WHERE {RECORD_KINDS}", []
         if doc_ids:
-            sql += f" JOIN facts f USING(fact_id) WHERE f.doc_id IN ({_marks(doc_ids)})"
+            sql += f" AND f.doc_id IN ({_marks(doc_ids)})"
             args = list(doc_ids)
         return self._connect().execute(sql, args).fetchall()
 
     def short_text_values(self) -> set[str]:
-        """Lower-cased text values that are neither numbers nor dates, 2-40 characters long."""
+        """Lower-cased text values of records that are neither numbers nor dates, 2-40 characters long."""
         return {r[0] for r in self._connect().execute(
             "SELECT DISTINCT lower(text) FROM fact_values WHERE number IS NULL AND date IS NULL "
-            "AND length(text) BETWEEN 2 AND 40")}
+            f"AND length(text) BETWEEN 2 AND 40 AND {_OF_RECORDS}")}
 
     def labels(self) -> tuple[list[str], list[str], list[str], list[str]]:
         """The stored column labels (normalized), record labels, sheet names and file names."""
         conn = self._connect()
-        return ([r[0] for r in conn.execute("SELECT DISTINCT column_norm FROM fact_values")],
+        return ([r[0] for r in conn.execute(f"SELECT DISTINCT column_norm FROM fact_values WHERE {_OF_RECORDS}")],
                 [r[0] for r in conn.execute("SELECT DISTINCT record FROM facts WHERE record IS NOT NULL")],
                 [r[0] for r in conn.execute("SELECT DISTINCT sheet FROM facts WHERE sheet IS NOT NULL")],
                 [r[0] for r in conn.execute("SELECT filename FROM documents")])

@@ -103,3 +103,9 @@ def test_a_word_many_file_names_share_names_no_file():
     assert selected == []  # "annual report" names every filing, so none
     selected, _ = select_tables("What revenue does the Acme annual report give?", filings, 3.0)
     assert [s.table.filename for s in selected] == ["acme_annual_report.pdf"]
+
+
+def test_a_value_is_named_without_its_accents():
+    crew = TableInfo("crew", "d4", "harbour_crew.csv", None, "rows", ["skipper", "boat"],
+                     {"skipper": "Skipper", "boat": "Boat"}, {}, {}, 12, values=["Seán Ó Brien", "Zoë", "Heron"])
+    assert score_table("How many trips did Sean O Brien skipper?", crew).reasons[-1] == "names values: sean o brien"

@@ -84,3 +84,85 @@ def test_datasheets_that_print_a_width_differently_are_one_table_in_metres(tmp_p
     route = ws.tables_named("Which panel is narrower than 1.1 m?")
     assert [s.table.name for s in route.selections] == ["document_measures"]
     ws.close()
+
+
+# --- office files (session 6): what a till export or a school's workbook holds -------------------
+
+TILL = ("The Copper Kettle – till export\n"
+        ",,,,,,\n"
+        "Date,Till,Item,Category,Amount,Wait (min),Tip\n"
+        "03/02/2025,1,Flat white,Coffee,£3.20,4,10%\n"
+        "14/02/2025,2,Scone,bakery,\"£1,002.75\",6,0%\n"
+        "15/02/2025,1,Latte,coffee,£3.40,,12.5%\n"
+        "01/03/2025,2,Brownie,Bakery,£2.90,3,5%\n"
+        "TOTAL,,,,\"£1,012.25\",13,\n")
+
+
+def test_a_till_export_is_a_table_of_its_sales_only(tmp_path, embedder, write_text):
+    """Title above, TOTAL line below, money as text with a pound sign and a thousands separator,
+    day-first dates, a unit in a header, a category typed in two cases: each read as a person would."""
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([write_text("copper_kettle_till.csv", TILL)])
+    [till] = [t for t in ws.pipeline.tables.tables() if t.kind == "rows"]
+    assert till.title == "The Copper Kettle – till export" and till.row_count == 4
+    assert till.types["amount"] == "REAL" and till.units["amount"] == "£" and till.units["wait_min"] == "min"
+    assert till.types["tip"] == "REAL" and till.units["tip"] == "%" and "tip_pct" not in till.columns
+    assert [sorted(group) for group in till.categories["category"]] == [["Coffee", "coffee"], ["Bakery", "bakery"]]
+    assert till.dates["date"]["order"] == "day first" and till.dates["date"]["parsed"] == 4
+    assert [(a["kind"], a["row"], a["cells"]["Amount"]) for a in till.set_aside] == [("total", 8, "£1,012.25")]
+    with sqlite3.connect(ws.pipeline.tables.path) as conn:
+        # the TOTAL line is no sale: a count, a sum and a maximum see the four sales only
+        assert conn.execute(f"SELECT COUNT(*), SUM(amount), MAX(amount) FROM {till.name}").fetchone() == (4, 1012.25, 1002.75)
+        # 03/02/2025 is the 3rd of February: the column's 14/02 and 15/02 say the day comes first
+        assert conn.execute(f"SELECT date_date FROM {till.name} ORDER BY source_row").fetchall() == [
+            ("2025-02-03",), ("2025-02-14",), ("2025-02-15",), ("2025-03-01",)]
+    from core.annotations.search import FactQuery
+    # the rules over facts see the sales only too, and "total" is no value a question could name
+    assert len(ws.pipeline.facts.search(FactQuery())) == 4 and "total" not in ws.pipeline.facts.known_values()
+    ws.close()
+
+
+def test_a_school_workbook_with_two_tables_on_one_sheet(tmp_path, embedder):
+    """A merged title row, a notes row, then two titled tables with a note row inside the first: each table
+    its own, named by its title; the note is kept aside, never a row."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Trips"
+    rows = [
+        ["Larchwood Primary – school trips 2025", None, None, None, None],
+        [None] * 5,
+        ["Trips", None, None, None, None],
+        ["Trip", "Class", "Departs", "Coach (km)", "Cost (EUR)"],
+        ["Zoo", "4B", "2025-05-06 08:30", 42, 310],
+        ["Museum", "5A", "2025-06-12 09:15", 18, 185],
+        ["Parents pay half of the cost of each trip; the PTA pays the rest.", None, None, None, None],
+        ["Farm", "4b", "2025-06-20 08:45", 55, 420],
+        [None] * 5,
+        ["Helpers", None, None, None, None],
+        ["Helper", "Trip", "Checked", None, None],
+        ["Mrs Aydin", "Zoo", "yes", None, None],
+        ["Mr Olsen", "Farm", "no", None, None],
+    ]
+    for row in rows:
+        sheet.append(row)
+    sheet.merge_cells("A1:E1")
+    path = tmp_path / "larchwood_trips.xlsx"
+    book.save(path)
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([path])
+    tables = {t.title.split(" · ")[-1]: t for t in ws.pipeline.tables.tables() if t.kind == "rows"}
+    trips, helpers = tables["Trips"], tables["Helpers"]
+    assert trips.name != helpers.name and "trips" in trips.name and "helpers" in helpers.name
+    assert trips.row_count == 3 and helpers.row_count == 2
+    assert [a["kind"] for a in trips.set_aside] == ["note"] and helpers.set_aside == []
+    assert trips.units["coach_km"] == "km" and trips.units["cost_eur"] == "€"
+    assert trips.categories["class"] == [["4B", "4b"], ["5A"]]
+    assert trips.dates["departs"]["datetime"] == "departs_datetime"
+    assert "helper" in helpers.columns and "coach_km" not in helpers.columns
+    with sqlite3.connect(ws.pipeline.tables.path) as conn:
+        hours = conn.execute(f"SELECT ROUND((julianday(MAX(departs_datetime)) - julianday(MIN(departs_datetime))) * 24, 2) "
+                             f"FROM {trips.name}").fetchone()[0]
+        assert hours == 1080.25  # 6 May 08:30 to 20 June 08:45: the times kept make the duration exact
+    ws.close()

@@ -1,7 +1,7 @@
 """Quantities are parsed with their units and normalized so they compare across files."""
 import pytest
 
-from core.annotations.units import parse_quantity, to_base, unit_of_label
+from core.annotations.units import convert, header_unit, parse_quantity, to_base, unit_of_label
 
 
 @pytest.mark.parametrize("text, label, kind, base", [
@@ -34,3 +34,23 @@ def test_accounting_negatives_and_non_numbers():
 def test_thresholds_from_questions_use_the_same_base_units():
     assert to_base(1.2, "m") == (1.2, "length")
     assert to_base(1200, "mm") == pytest.approx((1.2, "length"))
+
+
+@pytest.mark.parametrize("header, unit", [
+    ("Power [hp]", "hp"), ("Load (lb)", "lb"), ("Late fee (p)", "p"), ("Cost (EUR)", "€"), ("Deposit (£)", "£"),
+    ("Route_km", "km"), ("Distance_mi", "mi"), ("Discount %", "%"), ("Litres", "L"), ("Hrs", "h"),
+    ("Wait (min)", "min"), ("Flow (l/s)", "l/s"), ("Budget (£k)", "£k"), ("Tank gal", "gal"),
+    ("Price/gal", None), ("Area sq mi", None), ("Area (sq mi)", None), ("W", None), ("Grade A", None), ("Pages", None), ("Name", None),
+])
+def test_the_unit_a_header_names_in_one_spelling(header, unit):
+    assert header_unit(header) == unit
+
+
+def test_convert_between_units_of_one_kind_only():
+    assert convert(150, "hp", "kW") == pytest.approx(111.855, rel=1e-4)
+    assert convert(55, "lb", "kg") == pytest.approx(24.948, rel=1e-4)
+    assert convert(40, "gal", "L") == pytest.approx(151.42, rel=1e-4)
+    assert convert(300, "p", "£") == pytest.approx(3.0)
+    assert convert(90, "min", "h") == pytest.approx(1.5)
+    assert convert(10, "mi", "km") == pytest.approx(16.0934, rel=1e-4)
+    assert convert(1, "€", "£") is None and convert(1, "kg", "h") is None and convert(1, "furlong", "m") is None

@@ -179,11 +179,11 @@ class TestXlsx:
         assert "Item | Quantity" not in first.text
         assert second.text.split("\n")[0] == "Returns Log"
 
-    def test_title_lines_carry_the_first_data_row_and_notes_the_last(self, inventory_xlsx):
-        # table_lines' convention: a title or note "stands for" the table's data rows, so a chunk's
-        # row range never points at a row without data (title is in row 1, note in row 6).
+    def test_title_lines_carry_the_first_data_row_and_notes_their_own(self, inventory_xlsx):
+        # table_lines' convention: a title "stands for" the table's data rows (title in row 1), a note
+        # row is cited as itself (row 6): it is kept aside as a note of the table, with its row.
         first, second, _ = load(inventory_xlsx).sections
-        assert first.row_numbers == [3, 3, 4, 5, 5]
+        assert first.row_numbers == [3, 3, 4, 5, 6]
         assert second.row_numbers == [11, 11, 12]
 
     def test_formula_cell_gives_the_value_excel_cached(self, formula_xlsx):

@@ -142,7 +142,7 @@ def test_table_lines_titles_then_rows_then_notes_with_row_numbers():
     (table,) = find_tables(grid)
     lines, numbers = table_lines(table)
     assert lines == ["Stock", "Item: Bolt | Qty: 3 | Bin: A1", "Item: Nut | Qty: 5 | Bin: A2", "Note: counted on Monday"]
-    assert numbers == [3, 3, 4, 4]  # titles carry the first data row, notes the last
+    assert numbers == [3, 3, 4, 5]  # titles carry the first data row, a note its own row
 
 
 def test_cell_text_formats_values_as_people_write_them():
@@ -154,3 +154,82 @@ def test_cell_text_formats_values_as_people_write_them():
     assert cell_text(dt.datetime(2024, 3, 1)) == "2024-03-01"
     assert cell_text(dt.datetime(2024, 3, 1, 14, 30)) == "2024-03-01 14:30:00"
     assert cell_text(dt.date(2024, 3, 1)) == "2024-03-01"
+
+
+# --- office files: titles, notes and totals around the records ------------------------------------
+
+def test_a_till_export_has_its_title_above_and_its_total_line_aside():
+    grid = [
+        ["The Copper Kettle – till export, week 12", N, N, N],  # 1 merged title
+        [N, N, N, N],  # 2
+        ["Receipt", "Item", "Qty", "Amount"],  # 3
+        ["R-001", "Flat white", 2, "£6.40"],  # 4
+        ["R-002", "Scone", 1, "£2.75"],  # 5
+        ["TOTAL", N, 3, "£9.15"],  # 6: sums the rows above, no record
+    ]
+    (table,) = find_tables(grid)
+    assert table.title_lines == ["The Copper Kettle – till export, week 12"]
+    assert table.header == ["Receipt", "Item", "Qty", "Amount"]
+    assert table.row_numbers == [4, 5]
+    assert table.total_rows == [(6, ["TOTAL", "", "3", "£9.15"])]
+    lines, numbers = table_lines(table)
+    assert lines[-1] == "Receipt: TOTAL | Qty: 3 | Amount: £9.15" and numbers[-1] == 6  # still text to read
+
+
+def test_a_total_label_under_any_column_closes_the_table():
+    grid = [["Week", "Volunteer", "Hours"], ["2025-03-07", "Ines", 4], ["2025-03-07", "Rafa", 6],
+            [N, "Grand total", 10]]
+    (table,) = find_tables(grid)
+    assert table.row_numbers == [2, 3] and [n for n, _ in table.total_rows] == [4]
+
+
+def test_a_record_whose_name_starts_like_a_total_stays_a_record():
+    grid = [["Item", "Category", "Price"], ["Total Gym 2000", "Fitness", 299], ["Subtotal", N, 299]]
+    (table,) = find_tables(grid)
+    assert table.rows == [["Total Gym 2000", "Fitness", "299"]]  # other words beside it: a record
+    assert [n for n, _ in table.total_rows] == [3]
+
+
+def test_a_title_and_a_notes_row_above_a_blank_row_are_not_a_one_column_table():
+    grid = [
+        ["Greenfield Rowing Club – boat log 2025", N, N],  # 1 merged
+        ["Notes: a blank 'Back' time means the boat was still out at dusk. Times are local.", N, N],  # 2 merged
+        [N, N, N],  # 3
+        ["Boat", "Out", "Back"],  # 4: the header
+        ["Heron", "07:10", "08:05"],  # 5
+        ["Kingfisher", "07:30", N],  # 6
+    ]
+    (table,) = find_tables(grid)
+    assert table.header == ["Boat", "Out", "Back"] and table.row_numbers == [5, 6]
+    assert table.title_lines == ["Greenfield Rowing Club – boat log 2025"]
+    assert table.note_lines[0].startswith("Notes: a blank") and table.note_numbers == [2]
+
+
+def test_the_header_is_found_below_a_short_notes_row():
+    grid = [["Prepared by:", "J. Osei", N, N, N], ["Plot", "Tenant", "Size (m2)", "Rent", "Paid"],
+            ["P1", "Ada", 120, 40, "yes"], ["P2", "Bo", 90, 30, "no"]]
+    (table,) = find_tables(grid)
+    assert table.header == ["Plot", "Tenant", "Size (m2)", "Rent", "Paid"]
+    assert table.title_lines == ["Prepared by: J. Osei"] and table.row_numbers == [3, 4]
+
+
+def test_a_school_sheet_with_two_titled_tables_and_a_note_inside_the_first():
+    grid = [
+        ["St Brigid's School – exam entries 2025", N, N, N],  # 1
+        [N, N, N, N],  # 2
+        ["Entries", N, N, N],  # 3
+        ["Candidate", "Subject", "Tier", "Fee"],  # 4
+        ["C-01", "Maths", "Higher", 42],  # 5
+        ["Late entries below are charged a further £20 each by the board", N, N, N],  # 6: a note inside
+        ["C-02", "Biology", "Foundation", 62],  # 7
+        [N, N, N, N],  # 8
+        ["Invigilators", N, N, N],  # 9
+        ["Name", "Room", "Days", N],  # 10
+        ["Mr Quinn", "Hall", "Mon, Tue", N],  # 11
+        ["Ms Ahmed", "Gym", "Wed", N],  # 12
+    ]
+    entries, invigilators = find_tables(grid)
+    assert entries.title_lines == ["St Brigid's School – exam entries 2025", "Entries"]
+    assert entries.row_numbers == [5, 7] and entries.note_numbers == [6]
+    assert invigilators.title_lines == ["Invigilators"] and invigilators.header == ["Name", "Room", "Days"]
+    assert invigilators.row_numbers == [11, 12]
