@@ -39,6 +39,7 @@ from bench._common import RESULTS, p50_p95
 
 SHARED = next((p / "shared" for p in Path(__file__).resolve().parents if (p / "shared" / "eval-public").is_dir()), Path("shared"))
 QUESTIONS = SHARED / "eval-public" / "records" / "questions.jsonl"
+ANSWERS = Path(__file__).resolve().parent / "answers"
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?")
 _SOURCE = re.compile(r"\[(?:Source\s*)?\d+\]")
 _REFUSAL = re.compile(
@@ -196,6 +197,9 @@ def main(argv=None) -> int:
     parser.add_argument("--resume", action="store_true", help="skip questions already in the JSONL")
     parser.add_argument("--from-jsonl", type=Path, help="only re-score a finished or stopped run")
     parser.add_argument("--name", default="", help="the results file's stem (default records_<part>)")
+    parser.add_argument("--keep-answers", action="store_true",
+                        help="also write the answers to bench/answers/records_<part>.jsonl (committed; "
+                             "tests/bench/test_leaks.py checks each for internal text)")
     args = parser.parse_args(argv)
     if args.from_jsonl:
         items = {q["id"]: q for q in load(args.questions, "all")}
@@ -205,6 +209,10 @@ def main(argv=None) -> int:
                                  if r.get("total_matches") is not None else None)
     else:
         results = run(args)
+    if args.keep_answers:
+        kept = ANSWERS / f"records_{args.part}.jsonl"
+        kept.write_text("".join(json.dumps({k: r[k] for k in ("id", "question", "answer", "confidence", "correct")},
+                                           ensure_ascii=False) + "\n" for r in results), encoding="utf-8")
     print(json.dumps(report(results), indent=2))
     return 0
 

@@ -37,6 +37,8 @@ class Evidence:
     @property
     def has_records(self) -> bool:
         """Structured facts matched: the answer is phrased from them, without the model."""
+        if self.structured is not None and self.structured.planned is not None and self.structured.planned.refused:
+            return True  # "the table has no column for it" is the answer, said without the model
         if self.structured is not None and self.structured.table_query is not None:
             # A count of 0 is an answer; no rows, or rows of nothing but blanks (a SUM over no row, a label
             # the query guessed), are not: the text route reads the page instead.

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 
+from core.annotations.columns import fold, one_letter_apart, without_accents
 from core.annotations.units import convert
 
 MONTHS = ("january february march april may june july august september october november december").split()
@@ -211,10 +211,9 @@ def bound_in(bound: Bound, column_unit: str | None) -> float | None:
 
 # --- cell values ---
 
-def fold(text: str) -> str:
-    """Case-, accent- and punctuation-insensitive form: 'Seán' -> 'sean', 'Non-fiction' -> 'non fiction'."""
-    text = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode()
-    return " ".join(re.findall(r"[a-z0-9&]+", text.lower()))
+def tokens(text: str) -> list[str]:
+    """The words of a text as a reader compares them: lower case, no accents ('Seán' -> 'sean')."""
+    return re.findall(r"[a-z0-9&]+", without_accents(str(text)).lower())
 
 
 def _singulars(word: str) -> set[str]:
@@ -232,15 +231,14 @@ def _singulars(word: str) -> set[str]:
 
 
 def same_value(a: str, b: str) -> bool:
-    """Two folded phrases name one value: equal, equal but for a plural last word, or one small
-    misspelling apart ("canceled" / "cancelled"); short words must match exactly."""
-    if a == b:
+    """Two phrases name one value: the same but for case, accents and punctuation ("Dr Patel" / "Dr.
+    Patel"), a plural last word ("rye loaves" / "Rye loaf"), or one letter ("canceled" / "Cancelled")."""
+    fa, fb = fold(a), fold(b)
+    if fa == fb or one_letter_apart(fa, fb):
         return True
-    *head_a, last_a = a.split() or [""]
-    *head_b, last_b = b.split() or [""]
-    if head_a == head_b and (_singulars(last_a) & _singulars(last_b)):
-        return True
-    return min(len(a), len(b)) >= 6 and SequenceMatcher(None, a, b).ratio() >= 0.9
+    *head_a, last_a = tokens(a) or [""]
+    *head_b, last_b = tokens(b) or [""]
+    return head_a == head_b and bool(_singulars(last_a) & _singulars(last_b))
 
 
 _FILLER = set("a an the of in on at to for from by with and or is are was were be what which who how many much did do "
@@ -252,21 +250,21 @@ def cell_values(question: str, columns: dict[str, list[str]]) -> list[CellValue]
     matches a cell of a text column, ignoring case, accents, plural and a small misspelling. `columns`
     maps each text column to its distinct cells. A phrase matching cells of several columns is kept
     once per column (the plan or the caller decides which applies)."""
-    tokens = fold(question).split()
+    asked = tokens(question)
     index: dict[str, list[tuple[str, str]]] = {}
     for column, cells in columns.items():
         for cell in cells:
-            key = fold(cell)
+            key = " ".join(tokens(cell))
             if key and len(key) <= 60:
                 index.setdefault(key, []).append((column, cell))
     found: list[CellValue] = []
     taken: set[int] = set()
     for n in (4, 3, 2, 1):
-        for start in range(len(tokens) - n + 1):
+        for start in range(len(asked) - n + 1):
             span = set(range(start, start + n))
             if span & taken:
                 continue
-            gram = " ".join(tokens[start:start + n])
+            gram = " ".join(asked[start:start + n])
             if n == 1 and (gram in _FILLER or len(gram) < 3 or gram.isdigit()):
                 continue
             hits = index.get(gram) or [(c, cell) for key, pairs in index.items() if same_value(gram, key)
@@ -278,7 +276,7 @@ def cell_values(question: str, columns: dict[str, list[str]]) -> list[CellValue]
                 by_column.setdefault(column, []).append(cell)
             # every spelling of the same value in that column ("Repair", "repair"), not only the matched one
             for column, cells in by_column.items():
-                variants = {c for c in columns[column] if same_value(fold(c), gram) or same_value(fold(c), fold(cells[0]))}
+                variants = {c for c in columns[column] if same_value(c, gram) or same_value(c, cells[0])}
                 found.append(CellValue(gram, column, tuple(sorted(variants | set(cells)))))
             taken |= span
     return found

@@ -21,8 +21,9 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from core.annotations.columns import fold
 from core.annotations.conditions import (MONTHS, Bound, CellValue, Period, StatedConditions, bound_in, bounds,
-                                         cell_values, fold, periods, same_value)
+                                         cell_values, periods, same_value, tokens)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, text_literal
 from core.annotations.tables import ISO_DATE_NOTE, TableInfo, is_twin
 from core.annotations.units import header_unit, unit_kind
@@ -117,6 +118,11 @@ class PlannedQuery:
     error: str | None = None
 
     @property
+    def refused(self) -> bool:
+        """The model said no column holds what the question asks: the answer says so."""
+        return self.plan is not None and self.plan.answer == NOT_IN_TABLE
+
+    @property
     def unapplied(self) -> list[Applied]:
         return [a for a in self.applied if a.how == "not applied"]
 
@@ -161,10 +167,8 @@ def describe(table: TableInfo, columns: list[Column], executor: ReadOnlyExecutor
         elif c.kind == "number":
             text = "number" + (f" in {c.unit}" if c.unit else "")
         else:
-            variants: dict[str, str] = {}
-            for cell in c.cells:
-                variants.setdefault(fold(cell), cell)
-            shown = list(variants.values())
+            groups = table.categories.get(c.name)  # spellings of one value grouped, the commonest first
+            shown = [g[0] for g in groups] if groups else list({fold(cell): cell for cell in c.cells}.values())
             if len(shown) <= VALUES_SHOWN:
                 text = "text, values: " + ", ".join(_short(v) for v in shown)
             else:
@@ -253,9 +257,9 @@ def date_column(question: str, columns: list[Column]) -> Column | None:
     """The date column a period applies to: the one whose header word the question uses ("returned in
     March" -> Returned), else the table's first date column (the date a row is dated by)."""
     dates = [c for c in columns if c.kind == "date"]
-    asked = set(fold(question).split())
+    asked = set(tokens(question))
     for c in dates:
-        words = {w for w in fold(c.label).split() if len(w) > 3 and w != "date"}
+        words = {w for w in tokens(c.label) if len(w) > 3 and w != "date"}
         stems = {w[:5] for w in words}
         if words & asked or any(a[:5] in stems for a in asked if len(a) > 4):
             return c
@@ -338,8 +342,7 @@ def asks_per_group(question: str) -> bool:
 
 
 def _cells_named(value: str, column: Column) -> tuple[str, ...]:
-    folded = fold(value)
-    return tuple(c for c in column.cells if folded and same_value(folded, fold(c)))
+    return tuple(c for c in column.cells if fold(value) and same_value(value, c))
 
 
 def _one_per_phrase(values: list[CellValue], plan: Plan) -> list[CellValue]:
@@ -434,10 +437,11 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
         ordered = f" ORDER BY 2 {order}" if plan.order_by is not None or plan.limit else " ORDER BY 1"
         limit = f" LIMIT {plan.limit}" if plan.limit else ""
         return f"SELECT {key} AS grp, {value} AS value FROM {table.name}{clause} GROUP BY grp{ordered}{limit}"
-    if value is not None and plan.answer in ("minimum", "maximum") and plan.order_by is None:
+    if value is not None and plan.answer == "count":
         return f"SELECT {value} AS value FROM {table.name}{clause}"
-    if value is not None:
-        return f"SELECT {value} AS value FROM {table.name}{clause}"
+    if value is not None:  # the figure, and how many rows it covers ("across 31 orders")
+        return f"SELECT {value} AS value, COUNT({value.split('(', 1)[1].rstrip(')')}) AS rows_counted " \
+               f"FROM {table.name}{clause}"
     # a list: the asked column (and the order column), in order, rows with a blank asked value left out
     shown = [c for c in [plan.column, plan.order_by] if c is not None]
     shown = list(dict.fromkeys(c.name for c in shown)) or [c for c in table.columns][:4]
@@ -465,7 +469,7 @@ def counts_distinct(question: str, column: Column | None) -> bool:
     asked = _counted_noun(question)
     if re.search(r"\bhow many (different|distinct|unique|separate)\b", question, re.I):
         return True
-    stems = {w[:5] for w in fold(column.label).split() if len(w) > 2}
+    stems = {w[:5] for w in tokens(column.label) if len(w) > 2}
     return bool(asked) and asked[:5] in stems
 
 
@@ -611,12 +615,14 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
             return f"{group_label(group, rows[0][0])} has the {'highest' if plan.descending else 'lowest'} {what}{scope}: " \
                    f"{format_value(rows[0][1], unit)} ({where})."
         return f"{what.capitalize()} per {label}{scope} ({where}){more}: " + "; ".join(items) + "."
-    if len(rows) == 1 and len(rows[0]) == 1 and plan.answer != "list":
+    if len(rows) == 1 and planned.columns[0] == "value" and plan.answer != "list":
         value = rows[0][0]
         if plan.answer == "count":
             noun = _counted_noun(question) or "rows"
             return f"{format_value(value)} {noun}{' match ' + conditions if conditions else ' in all'} ({where})."
-        return f"The {_measure_words(plan, question)}{scope} is {format_value(value, unit)} ({where})."
+        counted = rows[0][1] if len(rows[0]) > 1 else None
+        across = f", across {counted:,} row{'' if counted == 1 else 's'}" if counted is not None else ""
+        return f"The {_measure_words(plan, question)}{scope} is {format_value(value, unit)}{across} ({where})."
     if not rows:
         return f"No rows of {where} match{' ' + conditions if conditions else ''}."
     shown = rows[:max_rows]

@@ -1,5 +1,5 @@
 """The conditions a question states, read by code: periods, bounds with units, and cell values."""
-from core.annotations.conditions import bound_in, bounds, cell_values, fold, periods
+from core.annotations.conditions import bound_in, bounds, cell_values, periods, tokens
 from core.annotations.units import convert
 
 
@@ -61,4 +61,4 @@ def test_cell_values_match_ignoring_case_accents_plurals_and_a_small_misspelling
 
 def test_short_and_filler_words_are_no_values():
     assert cell_values("How many were there in all?", {"Code": ["all", "in", "AB"]}) == []
-    assert fold("Café  Über-Brot") == "cafe uber brot"
+    assert tokens("Café  Über-Brot") == ["cafe", "uber", "brot"]

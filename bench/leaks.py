@@ -1,0 +1,27 @@
+"""What must never reach a user's screen in an answer (issue 22, item 4; issue 24, item 2): SQL, an
+internal table or column name, error text, Python values, raw flag names or a file-system path.
+
+`leaks(answer)` lists what it finds. tests/bench/test_leaks.py runs it over every answer the records
+benchmark produced (bench/answers/*.jsonl, written by `bench.records_quality --keep-answers`).
+"""
+from __future__ import annotations
+
+import re
+
+_FILE = re.compile(r"\b[\w.-]+\.(?:csv|xlsx|xls|pdf|txt|md|png|jpe?g|tiff?)\b", re.I)
+CHECKS: list[tuple[str, re.Pattern]] = [
+    ("SQL", re.compile(r"\bSELECT\b.+\bFROM\b|\bWHERE\b|\bGROUP BY\b|\bORDER BY\b|\b(?:COUNT|SUM|AVG)\s*\(|\bIS NOT NULL\b")),
+    ("an internal name", re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b|\bc_\d+\b|\bsource_row\b|\bfact_id\b")),
+    ("error text", re.compile(r"\b\w*Error\b|Traceback|Exception\b|no such column|syntax error", re.I)),
+    ("a Python value", re.compile(r"\b(?:None|True|False|nan|NaN)\b")),
+    ("an operator as prose", re.compile(r"\s(?:=|==|!=|<>)\s|\blike\s+'|\bLIKE\b")),
+    ("facts jargon", re.compile(r"\bmatching facts\b|\bstructured facts\b", re.I)),
+    ("a path", re.compile(r"(?:^|\s)(?:/[\w.-]+){2,}|[A-Z]:\\\\")),
+]
+
+
+def leaks(answer: str) -> list[str]:
+    """What the answer shows that it must not, by kind ([] when it is clean). A file's own name
+    ("orders_2023_2024.csv") is the user's and may be shown."""
+    text = _FILE.sub(" ", answer or "")
+    return [kind for kind, pattern in CHECKS if pattern.search(text)]
