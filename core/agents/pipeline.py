@@ -25,7 +25,7 @@ from core.annotations.query import parse_structured, unexplained_words
 from core.annotations.route import (TableRoute, payload, run_planned_query, run_record_lookup, run_structured,
                                     run_table_query, save_result_set)
 from core.annotations.search import FactStore
-from core.annotations.select import Selection, file_words, named_files, record_lookup, select_tables
+from core.annotations.select import Selection, file_words, named_files, record_lookup, select_tables, table_card
 from core.annotations.sql import ReadOnlyExecutor
 from core.annotations.tables import TableStore
 from core.config import Settings
@@ -49,6 +49,7 @@ class AnswerPipeline:
         self.tables = TableStore(lambda: kb.catalog.documents(INDEXED), kb.catalog.facts,
                                  settings.data_dir / "tables.sqlite3", lambda: kb.catalog.get_meta("generation") or "0",
                                  settings.max_table_pages)
+        self._cards: tuple | None = None  # (table names, their cards' embeddings), for table selection
         self.executor = ReadOnlyExecutor(self.tables.path, settings.table_query_max_rows, settings.table_query_timeout_s)
         self.router = DocumentRouter(kb, settings) if settings.document_routing else None
         # Told of each answered turn's final draft and its validation (the benchmarks keep them).
@@ -124,7 +125,8 @@ class AnswerPipeline:
                 shared = set().union(*(file_words(f) for f in named))
                 tables = [t for t in tables if t.filename in named or file_words(t.filename) & shared]
             selected, ranked = select_tables(plan.question, tables, s.table_min_score, s.table_max_selected,
-                                             measured=measured)
+                                             measured=measured, similarity=self._similarities(plan.question, tables),
+                                             weight=s.table_similarity_weight, floor=s.table_similarity_floor)
         if not selected:
             return TableRoute([], ranked, None)
         accounted = set().union(*(x.file_words for x in selected))
@@ -136,6 +138,16 @@ class AnswerPipeline:
                           and any(r.startswith("names values") for r in x.reasons)}
         route.lookup = record_lookup(plan.question, [x for x in ranked if x.table.doc_id in documents])
         return route
+
+    def _similarities(self, question: str, tables: list) -> dict[str, float]:
+        """Cosine similarity of the question and each table's card, the cards embedded once per build."""
+        if not self.settings.table_similarity_weight:
+            return {}
+        stamp = tuple(t.name for t in tables)
+        if self._cards is None or self._cards[0] != stamp:
+            self._cards = (stamp, self.kb.embedder.embed([table_card(t) for t in tables]))
+        vector = self.kb.embedder.embed([question])[0]
+        return {name: float(v) for name, v in zip(stamp, self._cards[1] @ vector)}
 
     def _decompose(self, plan: Plan) -> decompose_agent.Decomposition | None:
         """Text questions: classify and split into sub-queries. The model is offered

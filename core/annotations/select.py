@@ -235,12 +235,37 @@ def named_files(question: str, filenames: list[str]) -> list[str]:
     return [f for f in filenames if (name := file_words(f)) and all(w in asked or singular(w) in asked for w in name)]
 
 
+CARD_VALUES = 40  # cell values a table's card lists: enough to say what its rows are about, under 256 tokens
+
+
+def table_card(table: TableInfo) -> str:
+    """What a table is about, as one text an embedding compares with a question: its file and sheet
+    names, its headers and its first values. Office users name neither file nor header ("how many
+    helmets did we sell" is about sales.csv's Item column), so words alone miss a third of them."""
+    name = " ".join(words(table.filename.rsplit(".", 1)[0]))
+    return f"{name} {table.sheet or ''}: {', '.join(table.printed.values())}. {', '.join(table.values[:CARD_VALUES])}"
+
+
+def similarity_points(similarity: float, weight: float, floor: float) -> float:
+    """Points for reading like the table: nothing up to `floor` (what any table shares with any
+    question), then `weight` per unit of cosine similarity above it."""
+    return weight * max(0.0, similarity - floor)
+
+
 def select_tables(question: str, tables: list[TableInfo], min_score: float, max_tables: int = 2,
-                  close: float = 0.8, measured: set[str] = frozenset()) -> tuple[list[Selection], list[Selection]]:
+                  close: float = 0.8, measured: set[str] = frozenset(), similarity: dict[str, float] | None = None,
+                  weight: float = 0.0, floor: float = 0.0) -> tuple[list[Selection], list[Selection]]:
     """(selected, ranked): the tables at least `min_score` and within `close` of the best, at most
-    `max_tables`; and every table that scored, best first, for the trace."""
+    `max_tables`; and every table that scored, best first, for the trace. `similarity` (table name ->
+    cosine similarity of the question and the table's card) adds `similarity_points`."""
     weights = name_weights([t.filename for t in tables])
-    ranked = sorted((score_table(question, t, measured, weights) for t in tables), key=lambda s: -s.score)
+    scored = [score_table(question, t, measured, weights) for t in tables]
+    for selection in scored:
+        points = similarity_points((similarity or {}).get(selection.table.name, 0.0), weight, floor)
+        if points > 0 and "names something the table does not hold" not in selection.reasons:
+            selection.score += points
+            selection.reasons.append(f"reads like the table ({points:.1f})")
+    ranked = sorted(scored, key=lambda s: -s.score)
     ranked = [s for s in ranked if s.score > 0]
     if not ranked or ranked[0].score < min_score:
         return [], ranked

@@ -1,7 +1,7 @@
 """A question is answered from the table it names: by file name, cell values and column labels."""
 import pytest
 
-from core.annotations.select import named_files, score_table, select_tables
+from core.annotations.select import named_files, score_table, select_tables, table_card
 from core.annotations.tables import TableInfo
 
 RACES = TableInfo("races", "d1", "marathon_results.csv", None, "rows", ["athlete", "nationality", "time"],
@@ -109,3 +109,22 @@ def test_a_value_is_named_without_its_accents():
     crew = TableInfo("crew", "d4", "harbour_crew.csv", None, "rows", ["skipper", "boat"],
                      {"skipper": "Skipper", "boat": "Boat"}, {}, {}, 12, values=["Seán Ó Brien", "Zoë", "Heron"])
     assert score_table("How many trips did Sean O Brien skipper?", crew).reasons[-1] == "names values: sean o brien"
+
+
+def test_a_question_that_reads_like_a_table_selects_it_when_it_names_no_file_or_header():
+    till = TableInfo("till", "d1", "till_export.csv", None, "rows", ["item", "qty"],
+                     printed={"item": "Item", "qty": "Qty"}, values=["Croissant", "Sourdough loaf"])
+    rota = TableInfo("rota", "d2", "staff_rota.csv", None, "rows", ["name", "shift"],
+                     printed={"name": "Name", "shift": "Shift"}, values=["Early", "Late"])
+    question = "How many pastries did we sell?"
+    assert select_tables(question, [till, rota], 3.0)[0] == []  # no word of a file, header or cell
+    similarity = {"till": 0.55, "rota": 0.12}  # as the embedding reads the question against each table's card
+    selected, _ = select_tables(question, [till, rota], 3.0, similarity=similarity, weight=8.0, floor=0.1)
+    assert [s.table.name for s in selected] == ["till"]
+    assert any(r.startswith("reads like the table") for r in selected[0].reasons)
+
+
+def test_a_tables_card_holds_its_names_headers_and_values():
+    table = TableInfo("t", "d", "fleet_register.xlsx", "Vans", "rows", ["make"], printed={"make": "Make"},
+                      values=["Ford", "Iveco"])
+    assert table_card(table) == "fleet register Vans: Make. Ford, Iveco"
