@@ -28,6 +28,11 @@ with results:
         structured = turn["response"]["structured"]
         st.markdown(f"**{match_summary(structured)}** · understood as: "
                     f"{', '.join(structured['understood']) or 'all records'}")
+        if structured.get("conditions"):  # what the question stated, and how each reached the query
+            st.dataframe(pd.DataFrame([{"Condition": c["condition"], "Column": c["column"] or "",
+                                        "Applied": c["how"] + (f" ({c['note']})" if c["note"] else "")}
+                                       for c in structured["conditions"]]),
+                         hide_index=True, width="stretch")
         rows = ws.result_rows(structured["result_set_id"]) or []
         if structured.get("aggregates") and any(g["group"] for g in structured["aggregates"]):
             chart_data = pd.DataFrame(structured["aggregates"])

@@ -216,7 +216,7 @@ def tokens(text: str) -> list[str]:
     return re.findall(r"[a-z0-9&]+", without_accents(str(text)).lower())
 
 
-def _singulars(word: str) -> set[str]:
+def singulars(word: str) -> set[str]:
     """The forms a plural may stand for: "loaves" loaf/loafe/loave, "batteries" battery, "boxes" box."""
     forms = {word}
     if len(word) > 4 and word.endswith("ies"):
@@ -238,7 +238,7 @@ def same_value(a: str, b: str) -> bool:
         return True
     *head_a, last_a = tokens(a) or [""]
     *head_b, last_b = tokens(b) or [""]
-    return head_a == head_b and bool(_singulars(last_a) & _singulars(last_b))
+    return head_a == head_b and bool(singulars(last_a) & singulars(last_b))
 
 
 _FILLER = set("a an the of in on at to for from by with and or is are was were be what which who how many much did do "

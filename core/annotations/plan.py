@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTHS, Bound, CellValue, Period, StatedConditions, bound_in, bounds,
-                                         cell_values, periods, same_value, tokens)
+                                         cell_values, periods, same_value, singulars, tokens)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, text_literal
 from core.annotations.tables import ISO_DATE_NOTE, TableInfo, is_twin
 from core.annotations.units import header_unit, unit_kind
@@ -89,6 +89,7 @@ class Plan:
     limit: int | None = None
     periods: list[tuple[Period, Column]] = field(default_factory=list)
     distinct: bool = False  # a count of the column's different values, not of rows
+    dated: Column | None = None  # the date column periods and "per month" apply to
     matched: dict[int, tuple[str, ...]] = field(default_factory=dict)  # filter index -> the cells it matched
 
     def to_dict(self) -> dict:
@@ -269,9 +270,10 @@ def date_column(question: str, columns: list[Column]) -> Column | None:
 def apply_conditions(question: str, plan: Plan, columns: list[Column]) -> list[Applied]:
     stated = stated_conditions(question, columns)
     applied: list[Applied] = []
+    plan.dated = date_column(question, columns)
     # Periods: code applies them to the date column; a date filter the model wrote for one is replaced.
     if stated.periods:
-        target = date_column(question, columns)
+        target = plan.dated
         if target is None:
             applied += [Applied(p.text, None, "not applied", "the table has no dates") for p in stated.periods]
         else:
@@ -480,7 +482,7 @@ def _numeric(column: Column) -> str:
 def _group_key(group, plan: Plan) -> str | None:
     if isinstance(group, Column):
         return f'"{group.date_twin}"' if group.kind == "date" else f'"{group.name}"'
-    dated = plan.periods[0][1] if plan.periods else None
+    dated = plan.periods[0][1] if plan.periods else plan.dated
     if dated is None:
         return None
     twin = f'"{dated.date_twin}"'
@@ -507,8 +509,10 @@ def _condition(plan: Plan, index: int, item: tuple[Column, str, str]) -> str:
     if cells:
         listed = ", ".join(text_literal(c) for c in cells)
         return f"{name} {'NOT IN' if op == 'is not' else 'IN'} ({listed})"
-    if op in ("is", "is not"):
-        return f"{name} {'NOT LIKE' if op == 'is not' else 'LIKE'} {text_literal(value)}"
+    if op in ("is", "is not"):  # no cell is the value: the cells that hold it, in the singular too ("helmets")
+        forms = sorted(singulars(tokens(value)[-1]) if tokens(value) else {value}, key=len)
+        stem = " ".join([*tokens(value)[:-1], forms[0]]) if tokens(value) else value
+        return f"{name} {'NOT LIKE' if op == 'is not' else 'LIKE'} {text_literal('%' + stem + '%')}"
     return f"{name} {_SQL_OP[op]} {text_literal(value)}"
 
 
