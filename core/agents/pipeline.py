@@ -332,11 +332,13 @@ class AnswerPipeline:
 
 
 def clarification(result) -> str:
-    """The clarification: what was tried, and what would help."""
-    tried = "; ".join(f"{a.description} ({a.matches} matches)" for a in result.attempts)
-    return (f"No stored records matched this question (tried: {tried}), so the answer comes from a text "
-            "search. To search the records, try other words for the item, a product or customer name as "
-            "it appears in the files, a unit (“1.2 m”), or a time range (“in 2024”).")
+    """The clarification, in a reader's words: which files were searched and what would help. What was
+    tried (queries, their errors) belongs to the trace, never to this note."""
+    query = result.table_query
+    files = " and ".join(query.files) if query is not None and query.files else "the tables"
+    return (f"No rows of {files} matched this question, so the answer comes from a text search. To search "
+            "the records, try other words for the item, a product or customer name as it appears in the "
+            "files, a unit (“1.2 m”), or a time range (“in 2024”).")
 
 
 def _parts(plan: Plan) -> list[str]:

@@ -496,7 +496,13 @@ def where_text(sql: str, tables: list) -> str:
     text = re.sub(r"\b(\w+)\b", lambda m: printed.get(m.group(1), m.group(1)) if m.group(1) in printed else m.group(1), text)
     text = re.sub(r"lower\((.+?)\)", r"\1", text, flags=re.I)
     text = re.sub(r"\b(AND|OR|NOT|LIKE|IS|NULL|IN|BETWEEN)\b", lambda m: m.group(1).lower(), text)
-    return " ".join(text.replace("'", "").replace("%", "…").split())[:160]
+    # operators as a reader says them: "Nation Sri Lanka", "Time under 10.5", "Item containing lamp"
+    for operator, said in ((r"\s*(?:!=|<>)\s*", " not "), (r"\s*>=\s*", " at least "), (r"\s*<=\s*", " at most "),
+                           (r"\s*>\s*", " over "), (r"\s*<\s*", " under "), (r"\s*==?\s*", " "),
+                           (r"\bnot like\b", "not containing"), (r"\blike\b", "containing"),
+                           (r"\bis not null\b", "given"), (r"\bis null\b", "blank")):
+        text = re.sub(operator, said, text)
+    return " ".join(text.replace("'", "").replace("%", "").split())[:160]
 
 
 _YES_NO = re.compile(r"(did|does|do|is|was|were|are|has|have|had|can|could|will)\b", re.I)
@@ -559,7 +565,7 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
         else:
             text = f"The {labels[0]}{' for ' + condition if condition else ''} is {value} (from {where}). {cite}"
     elif not query.rows:
-        text = f"No rows of {where} match this question (query: {query.sql}). {cite}"
+        text = f"No rows of {where} match this question. {cite}"
     else:
         more = len(query.rows) > len(shown) or query.truncated
         count = f"{len(query.rows)}{'+' if query.truncated else ''}"

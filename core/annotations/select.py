@@ -89,9 +89,7 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
         if bounded:
             selection.score += 3 * len(bounded)
             selection.reasons.append("bounds the quantity in a column: " + ", ".join(bounded))
-    # "the Contoso invoice" when no Contoso is stored: no other table's total. A question that names the
-    # table's own file ("loans per Year 7 ...") is about it whatever else it names.
-    if not named and _names_a_stranger(question, table):
+    if _names_a_stranger(question, table):  # "the Contoso invoice" when no Contoso is stored: no other table's total
         selection.reasons.append("names something the table does not hold")
         selection.score = 0.0
         return selection
@@ -164,8 +162,10 @@ def _names_a_stranger(question: str, table: TableInfo) -> bool:
     """Whether the question names (see `proper_names`) something that no value, column, file or sheet
     name of the table holds. WikiTableQuestions' questions are lower case, so this was measured on its dev
     part as changing nothing; it keeps "the Contoso invoice" from a table of totals."""
-    # a month, weekday or quarter is a period the question states, not a name the table must hold
-    names = [n for n in proper_names(question) if not periods(n)]
+    # a month, weekday or quarter is a period the question states, and a capitalised word before a number
+    # ("Year 7", "Unit 12") a label with its number: neither is a name the table must hold
+    labelled = {m.group(1) for m in re.finditer(r"\b([A-Z][a-z]+)\s+\d", question)}
+    names = [n for n in proper_names(question) if not periods(n) and n not in labelled]
     held = {w for v in table.values for w in words(v)} | {w for c in table.printed.values() for w in words(c)}
     held |= {w for v in table.values for w in words(v.rsplit(".", 1)[0])} | set(words(table.filename.rsplit(".", 1)[0]))
     held |= set(words(table.sheet or ""))

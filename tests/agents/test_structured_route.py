@@ -35,7 +35,7 @@ def test_a_count_is_the_query_the_model_wrote_over_the_selected_table(ws):
     response = ws.ask("How many orders did ACME place in 2024?")
     expected = sum(1 for i in range(1, 301) if i % 3 == 0 and 2023 + i % 2 == 2024)
     assert response.route == "structured"
-    assert response.answer.startswith(f"{expected} orders with customer = ACME and date like 2024… (from orders.csv)")
+    assert response.answer.startswith(f"{expected} orders with customer ACME and date containing 2024 (from orders.csv)")
     structured = response.structured
     assert structured["tables"] == ["orders"] and structured["query"].startswith("SELECT COUNT(*)")
     assert structured["query_path"] == "model" and response.confidence == "medium"  # the model's query: not proof
@@ -73,12 +73,12 @@ def test_an_incomplete_rule_parse_goes_to_the_model(ws):
     ws.llm.script = [sql("SELECT order_id FROM orders WHERE customer = 'Initech' ORDER BY total DESC LIMIT 1")]
     response = ws.ask("Which order of Initech was the biggest one?")  # the rules do not read "biggest one"
     assert response.structured["query_path"] == "model" and len(ws.llm.calls) == 1
-    assert response.answer.startswith("The order_id for customer = Initech is O299")
+    assert response.answer.startswith("The order_id for customer Initech is O299")
 
 
 def test_a_yes_no_question_answered_by_a_count_says_yes_or_no(ws):
     ws.llm.script = [sql("SELECT COUNT(*) FROM orders WHERE customer = 'Globex' AND total > 297")]
-    assert ws.ask("Did Globex place an order above 297?").answer.startswith("Yes: 1 row with customer = Globex")
+    assert ws.ask("Did Globex place an order above 297?").answer.startswith("Yes: 1 row with customer Globex")
     ws.llm.script = [sql("SELECT COUNT(*) FROM orders WHERE customer = 'Globex' AND total > 2000")] * 2
     assert ws.ask("Did Globex place an order above 2000?").answer.startswith("No: 0 rows")
 
@@ -95,7 +95,7 @@ def test_a_query_error_goes_back_to_the_model_once_with_its_text(ws):
                      sql("SELECT COUNT(*) FROM orders WHERE customer = 'ACME'")]
     response = ws.ask("How many orders did ACME place?")
     assert "no such column: client" in ws.llm.calls[1][-1]["content"]
-    assert response.answer.startswith("100 orders with customer = ACME") and response.confidence == "medium"
+    assert response.answer.startswith("100 orders with customer ACME") and response.confidence == "medium"
     events = ws.kb.catalog.turn(response.trace_id)["trace"]["events"]
     retrieval = next(e for e in events if e["kind"] == "retrieval")
     assert [a["error"] is None for a in retrieval["outputs"]["query"]["attempts"]] == [False, True]

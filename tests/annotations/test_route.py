@@ -11,7 +11,7 @@ def test_a_filter_that_only_keeps_rows_with_a_value_is_not_said():
     assert where_text("SELECT registration FROM fleet WHERE next_service_date IS NOT NULL "
                       "ORDER BY next_service_date LIMIT 1", [FLEET]) == ""
     assert where_text("SELECT registration FROM fleet WHERE total > 5 AND next_service_date IS NOT NULL",
-                      [FLEET]) == "Total > 5"
+                      [FLEET]) == "Total over 5"
     assert where_text("SELECT registration FROM fleet WHERE total BETWEEN 1 AND 3", [FLEET]) == "Total between 1 and 3"
 
 
