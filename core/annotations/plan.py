@@ -217,10 +217,16 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     planned.reply = reply if isinstance(reply, dict) else {}
     planned.tokens = {"prompt": getattr(completion, "prompt_tokens", 0), "completion": getattr(completion, "completion_tokens", 0)}
     planned.plan = read_plan(planned.reply, columns)
+    if planned.plan is not None and planned.plan.answer == "count" and asks_which(question) \
+            and planned.plan.column is not None and planned.plan.group_by is None:
+        planned.plan.answer = "list"  # "Which units fuelled up in Topeka?" names them; it does not count them
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
         planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
         planned.applied = apply_conditions(question, planned.plan, columns)
     return planned
+
+
+_BLANK_WORDS = {"", "null", "none", "empty", "blank", "nan", "n/a"}
 
 
 def read_plan(reply: dict, columns: list[Column]) -> Plan | None:
@@ -233,6 +239,8 @@ def read_plan(reply: dict, columns: list[Column]) -> Plan | None:
     for item in (reply.get("filters") or [])[:MAX_FILTERS]:
         column = by_label.get(str(item.get("column")))
         op, value = item.get("op"), str(item.get("value", "")).strip()
+        if value.lower() in _BLANK_WORDS and op in ("is", "is not"):  # "is null" is the blank test
+            op, value = ("is blank" if op == "is" else "is not blank"), ""
         if column is None or op not in FILTER_OPS or (not value and op not in ("is blank", "is not blank")):
             continue
         plan.filters.append((column, op, value))
@@ -335,6 +343,13 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column]) -> list[A
 _PER_GROUP = re.compile(r"\b(?:per|each|every|by|broken down|breakdown|split)\b", re.I)
 _TOP = re.compile(r"\b(?:most|least|top|highest|lowest|best|worst|biggest|largest|smallest|busiest|fewest|more|less|fewer)\b", re.I)
 _WHICH = re.compile(r"^\W*(?:which|who|whose|what|name the)\b", re.I)
+
+
+def asks_which(question: str) -> bool:
+    """A question that asks which rows or values, not how many: "Which units ...", "List the ...", "Name
+    every ..."."""
+    return bool(re.match(r"\W*(?:which|list|name|show|give me|what are the)\b", question, re.I)) \
+        and not re.search(r"\bhow many\b|\bnumber of\b|\bcount\b", question, re.I)
 
 
 def asks_per_group(question: str) -> bool:

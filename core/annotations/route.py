@@ -553,7 +553,7 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
         if _difference(result.parsed_question, query.columns[visible[0]], query.rows[0][visible[0]]):
             labels[0], value = "difference", _value(abs(query.rows[0][visible[0]]), units[0])
         counted = re.search(r"\bhow many ([a-z][a-z-]*)", result.parsed_question.lower()) if result.parsed_question else None
-        named = re.fullmatch(r"Label (?:=|like) (.+)", condition) if queried and all(t.kind == "fields" for t in queried) else None
+        named = re.fullmatch(r"Label (?:containing )?(.+)", condition) if queried and all(t.kind == "fields" for t in queried) else None
         if labels[0] == "number of rows" and counted:  # "How many athletes ..." -> "3 athletes with nationality = Sri Lanka"
             text = f"{value} {counted.group(1)}{' with ' + condition if condition else ''} (from {where}). {cite}"
         elif named:  # a printed field found by its label: "The Due Date is 04/04/2023", not "The due_date for Label = …"

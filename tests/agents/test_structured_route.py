@@ -134,12 +134,15 @@ def test_follow_ups_page_and_export_the_previous_result(ws):
     assert export.structured["total_matches"] == 100
 
 
-def test_no_matching_records_falls_back_to_text_and_says_what_was_tried(tmp_path, embedder, write_text):
+def test_no_matching_records_falls_back_to_text_and_says_what_would_help(tmp_path, embedder, write_text):
     ws = Workspace(Settings(table_query_form="sql", data_dir=tmp_path / "kb4"), embedder, ScriptedLLM())
     ws.ingestor.ingest_paths([write_text("orders.csv", ORDERS), write_text("notes.txt", "Installers are in the north.")])
     response = ws.ask("List every order with skateboards")
     assert response.route == "hybrid"
-    assert "No stored records matched" in response.clarification and "skateboard" in response.clarification
+    assert response.clarification.startswith("No rows of") and "a time range" in response.clarification
+    assert "skateboard" not in response.clarification  # what was tried is in the trace, not in the note
+    retrieval = [e for e in ws.turn(response.trace_id)["trace"]["events"] if e["kind"] == "retrieval"][0]
+    assert "skateboard" in str(retrieval["outputs"])
     ws.close()
 
 

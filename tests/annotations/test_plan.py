@@ -125,3 +125,17 @@ def test_no_answer_shows_sql_or_internal_names(ws):
         assert internal not in response.answer
     assert response.structured["plan"]["filters"]
     assert "SELECT" in response.structured["query"]  # the query belongs to the trace and the payload
+
+
+def test_which_rows_are_named_not_counted(ws):
+    ws.llm.script = [plan(answer="count", column="Sale Ref", filters=[{"column": "Shop", "op": "is", "value": "Station"}])]
+    response = ws.ask("Which sales did the Station shop make in March 2024?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    expected = [r["Sale Ref"] for r in rows(ws, lambda r: r["Shop"] == "Station" and r["Date"].endswith("/03/2024"))]
+    assert expected and all(ref in response.answer for ref in expected)
+
+
+def test_a_blank_written_as_null_is_the_blank_test(ws):
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Baker", "op": "is", "value": "null"}])]
+    response = ws.ask("How many sales have no baker recorded?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.structured["plan"]["filters"] == [{"column": "Baker", "op": "is blank", "value": ""}]
