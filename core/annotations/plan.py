@@ -37,6 +37,7 @@ ORDERS = ["", "highest first", "lowest first"]
 MAX_FILTERS = 4
 VALUES_SHOWN = 12  # a column with at most this many distinct values shows them all; more would crowd the prompt
 EXAMPLES_SHOWN = 3  # otherwise, this many example cells
+NOTE_CHARS = 200  # of a note printed with the table; a longer one is prose the prompt cannot afford
 
 SYSTEM = (
     "You turn a question about a table into a query plan. Reply with JSON only.\n"
@@ -175,6 +176,11 @@ def describe(table: TableInfo, columns: list[Column], executor: ReadOnlyExecutor
             else:
                 text = f"text, {len(shown)} values, e.g. " + ", ".join(_short(v) for v in shown[:EXAMPLES_SHOWN])
         lines.append(f"- {c.label}: {text}")
+    # A note printed with the table says what its blanks and codes mean ("a blank Collected date: not
+    # collected"), which the question's words may rely on.
+    notes = [" ".join(" ".join(str(v) for v in n["cells"].values()).split())[:NOTE_CHARS]
+             for n in table.set_aside if n.get("kind") == "note"]
+    lines += [f"Note: {n}" for n in notes[:2] if n]
     return "\n".join(lines)
 
 
