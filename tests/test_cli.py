@@ -133,4 +133,4 @@ def test_follow_ups_on_records_through_ask_session_replace_only_what_the_user_ch
         assert ask(asked)["understood_as"] == understood
 
     assert main(["--data-dir", data, "ask", "and in 2024?", "--session", "shops"]) == 0  # as text, too
-    assert "(understood as: What were Fernley Green's average rye bread sales in 2024?)" in capsys.readouterr().out
+    assert "(understood as: What were Kingsmoor's average rye bread sales in 2024?)" in capsys.readouterr().out

@@ -32,14 +32,14 @@ _MONTH_NAME = re.compile(rf"\b(?:{'|'.join(m.capitalize() for m in _MONTHS.split
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?(?:\s*(?:%|[a-zA-Z]{1,3}\b))?")
 # A word: letters or digits, with inner apostrophes, dots and hyphens ("Hartwell's", "1.2", "e-bikes").
 _WORD = re.compile(r"[^\W_](?:[\w&-]|['’.](?=[^\W_]))*")
-_POSSESSIVE = re.compile(r"['’]s$", re.I)
+POSSESSIVE = re.compile(r"['’]s$", re.I)
 # Words that carry no condition: question and command words, auxiliaries, pronouns, prepositions,
 # articles, and the cues of a follow-up. A capitalised one is no name ("What", "List").
 STOPWORDS = frozenset("""
 a an the and or but also of in on at for from to by with within without into over under per than then
 what which who whom whose when where why how much many is are was were be been being do does did done
 has have had can could will would should shall may might must i me my we us our you your they them their
-it its this that these those there here please about same any all every each some no not only just
+it its this that these those there here one ones please about same any all every each some no not only just
 list show give tell find name count compare get see let make
 as so if vs versus between during since until before after up down out off
 """.split())
@@ -168,16 +168,16 @@ def _is_name_word(text: str, token: re.Match, run: list, sentence: bool) -> bool
     word = token.group(0)
     if run and fold(word) in _NAME_JOINERS and run[-1].end() == token.start() - 1:
         return True  # inside a name: "Bank of England"
-    if not word[0].isupper() or fold(_POSSESSIVE.sub("", word)) in STOPWORDS or is_aggregate(word):
+    if not word[0].isupper() or fold(POSSESSIVE.sub("", word)) in STOPWORDS or is_aggregate(word):
         return False
     if run and token.start() - run[-1].end() > 1:
         return False
     # A sentence's first word is capitalised anyway: a name only when it is possessive ("Hartwell's bill").
-    return not (sentence and _starts_sentence(text, token.start())) or bool(_POSSESSIVE.search(word))
+    return not (sentence and _starts_sentence(text, token.start())) or bool(POSSESSIVE.search(word))
 
 
 def _name_end(token: re.Match) -> int:
-    possessive = _POSSESSIVE.search(token.group(0))
+    possessive = POSSESSIVE.search(token.group(0))
     return token.end() - (len(possessive.group(0)) if possessive else 0)
 
 
@@ -190,14 +190,14 @@ def read_statement(text: str, value_columns: ValueColumns | None = None) -> Stat
     numbers = number_spans(text, periods)
     values = value_spans(text, periods + numbers, value_columns)
     taken = periods + numbers + values
-    measure = [_POSSESSIVE.sub("", m.group(0)) for m in words(text)
+    measure = [POSSESSIVE.sub("", m.group(0)) for m in words(text)
                if not _overlaps(m.start(), m.end(), taken) and fold(m.group(0)) not in STOPWORDS]
     return Statement(text, periods, numbers, values, measure)
 
 
 def word_stems(text: str) -> list[str]:
     """The words of `text` as compared: folded, singular, without a possessive 's."""
-    return [stem(_POSSESSIVE.sub("", m.group(0))) for m in words(text)]
+    return [stem(POSSESSIVE.sub("", m.group(0))) for m in words(text)]
 
 
 def mentions(text: str, phrase: str) -> bool:

@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass
 
 from core.conversation.conditions import (
-    PERIODS, Span, ValueColumns, fold, is_aggregate, is_superlative, mentions, number_spans, period_spans, read_statement, stem, value_spans,
-    word_stems, words,
+    PERIODS, POSSESSIVE, Span, ValueColumns, fold, is_aggregate, is_superlative, mentions, number_spans, period_spans,
+    read_statement, stem, value_spans, word_stems, words,
 )
 
 _FOLLOW_UP_START = re.compile(r"^\s*(and|also|what about|how about|and what about|same for|or)\b", re.I)
@@ -70,14 +70,19 @@ class Change:
 
 
 def is_follow_up(question: str) -> bool:
-    words_ = question.split()
-    return bool(_FOLLOW_UP_START.match(question)) or (len(words_) <= 8 and bool(_PRONOUN.search(question)))
+    short = len(question.split()) <= 8
+    return bool(_FOLLOW_UP_START.match(question)) or (short and bool(_PRONOUN.search(question)))
+
+
+def _content(question: str) -> str:
+    """A follow-up without its cue and end: "What about Corrie Hill?" -> "Corrie Hill"."""
+    return _CUE.sub("", question, count=1).strip().rstrip("?.! ").strip()
 
 
 def read_change(question: str, value_columns: ValueColumns | None = None) -> Change | None:
     """The parts of a follow-up that is nothing but replacements; None when it says more (a verb, a
     pronoun, a number that is no period), which the rules do not guess."""
-    content = _CUE.sub("", question, count=1).strip().rstrip("?.! ").strip()
+    content = _content(question)
     if not content or _PRONOUN.search(content) or _VERB_OR_QUESTION.search(content):
         return None
     periods = period_spans(content)
@@ -94,8 +99,7 @@ def read_change(question: str, value_columns: ValueColumns | None = None) -> Cha
     value, thing = None, ""
     if rest:
         names = value_spans(rest, [], value_columns, sentence=False)
-        whole = len(names) == 1 and fold(rest).startswith(names[0].key) and not (
-            fold(rest)[len(names[0].key):].strip(" '’s"))
+        whole = len(names) == 1 and names[0].key == fold(POSSESSIVE.sub("", rest))  # "Corrie Hill('s)"
         value, thing = (names[0], "") if whole and not is_aggregate(rest) else (None, rest)
     return Change(periods, " ".join(phrase), value, thing)
 
@@ -150,9 +154,17 @@ def replace_thing(text: str, thing: str, value_columns: ValueColumns | None) -> 
                  and not any(s.start <= m.start() < s.end for s in statement.conditions)]
         if len(spans) == 1:
             return text[:spans[0].start()] + thing.lower() + text[spans[0].end():]
+        # "What were Millbrook's sales" -> "What were Millbrook's average sales": whose figure it is comes
+        # first, so the aggregate goes before the figure ("the revenue of Millbrook's loaves" is another form).
+        owners = [m for m in words(text) if POSSESSIVE.search(m.group(0))]
+        if not spans and is_aggregate(thing) and len(owners) == 1 and not read_statement(
+                text[:owners[0].start()], value_columns).measure:
+            return f"{text[:owners[0].end()]} {thing.lower()}{text[owners[0].end():]}"
     lookup = _LOOKUP.match(text + "?")
     if lookup is None or read_statement(lookup.group("thing"), value_columns).conditions:
         return None
+    if is_aggregate(thing) and fold(thing) != "total":  # "the average" of the field, not in its place; an
+        return None  # invoice's "Total" is a field as well as an aggregate
     thing = re.sub(r"^the\s+", "", thing, flags=re.I)
     return f"{lookup.group('ask')} the {thing} {lookup.group('link')} {lookup.group('rest')}"
 
@@ -175,11 +187,17 @@ def replace_periods(text: str, change: Change) -> str | None:
     return text
 
 
-def lost_conditions(previous: str, question: str, rewrite: str, value_columns: ValueColumns | None = None) -> list[str]:
-    """What a rewrite of the follow-up `question` lost: the conditions and measure words of `previous`
-    that the follow-up did not replace, and what the follow-up itself says, each missing from `rewrite`."""
+def rewrite_problems(previous: str, question: str, rewrite: str, value_columns: ValueColumns | None = None) -> list[str]:
+    """Why a rewrite of the follow-up `question` is not the previous question with only the follow-up's
+    change: a condition or measure word of `previous` the follow-up did not replace is missing, something
+    the follow-up says is missing, a name it replaced is still there, or the two were only joined
+    ("... in 2024 and the average?", which the 1.5B model writes). Empty when the rewrite is sound."""
     before, asked = read_statement(previous, value_columns), read_statement(question, value_columns)
     said = set(word_stems(rewrite))
+    typed = question.strip().rstrip("?.! ")  # "and the average", cue and all
+    if len(typed.split()) > 1 and mentions(rewrite, typed) or _PRONOUN.search(rewrite) and not (
+            _PRONOUN.search(previous)):
+        return ["joins the two questions instead of rewriting the previous one"]
     missing = [p.text for p in before.periods if p.kind not in {a.kind for a in asked.periods}
                and not mentions(rewrite, p.text)]
     if not asked.numbers:
@@ -195,7 +213,11 @@ def lost_conditions(previous: str, question: str, rewrite: str, value_columns: V
         missing += [w for w in before.measure if stem(w) not in said and not (asked.measure and is_aggregate(w))]
     missing += [s.text for s in asked.conditions if not mentions(rewrite, s.text)]
     missing += [w for w in asked.measure if stem(w) not in said]
-    return list(dict.fromkeys(missing))
+    # A name of the same stored column as one the follow-up gives is replaced by it, not kept beside it.
+    kept = [v.text for v in before.values if mentions(rewrite, v.text) and not mentions(question, v.text)
+            and any(v.columns & a.columns for a in asked.values)]
+    problems = [f"leaves out {', '.join(dict.fromkeys(missing))}"] if missing else []
+    return problems + ([f"still says {', '.join(dict.fromkeys(kept))}"] if kept else [])
 
 
 def resolve_follow_up(question: str, previous_question: str, llm=None, max_tokens: int = 80,
@@ -219,10 +241,11 @@ def resolve_follow_up(question: str, previous_question: str, llm=None, max_token
     except LLMError as exc:
         return Resolution(question, note=f"the model could not rewrite it ({exc})")
     rewritten = " ".join(str(value.get("standalone_question") or "").split())
-    if not rewritten or fold(rewritten) == fold(question):
+    if not rewritten or fold(rewritten).rstrip("?") in (fold(question).rstrip("?"), fold(_content(question))):
+        # "Also, what is the warranty period?" stands alone: the model gave it back without its "also".
         return Resolution(question, note="the model kept the question as typed")
     rewritten = rewritten if rewritten.endswith("?") else rewritten + "?"
-    lost = lost_conditions(previous_question, question, rewritten, value_columns)
-    if lost:
-        return Resolution(question, note=f"the model's rewrite “{rewritten}” left out {', '.join(lost)}", unclear=True)
+    problems = rewrite_problems(previous_question, question, rewritten, value_columns)
+    if problems:
+        return Resolution(question, note=f"the model's rewrite “{rewritten}” {'; '.join(problems)}", unclear=True)
     return Resolution(rewritten, "model")

@@ -16,14 +16,16 @@ SALES_CSV = "Shop,Product,Month,Units,Sales (GBP)\n" + "\n".join(
 
 FIRST = "What were Millbrook's sourdough sales in 2024?"
 # (as typed, understood as): a shop for a shop, a year for a year, a product for a product (the
-# tables hold each in its column), then an aggregate the previous question has none of (the model's).
+# tables hold each in its column), an aggregate for whose figure it is (rules), then a question the
+# rules do not parse (the model's rewrite, checked by code).
 FOLLOW_UPS = [
     ("What about Fernley Green?", "What were Fernley Green's sourdough sales in 2024?"),
     ("and in 2023?", "What were Fernley Green's sourdough sales in 2023?"),
     ("And rye bread?", "What were Fernley Green's rye bread sales in 2023?"),
     ("and the average?", "What were Fernley Green's average rye bread sales in 2023?"),
+    ("And how did Kingsmoor do?", "What were Kingsmoor's average rye bread sales in 2023?"),
 ]
-_REWRITES = {(FOLLOW_UPS[2][1], FOLLOW_UPS[3][0]): FOLLOW_UPS[3][1]}
+_REWRITES = {(FOLLOW_UPS[3][1], FOLLOW_UPS[4][0]): FOLLOW_UPS[4][1]}
 _ASKED = re.compile(r"Previous question: (?P<previous>.+)\nFollow-up question: (?P<question>.+)")
 
 

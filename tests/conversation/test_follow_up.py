@@ -6,7 +6,7 @@ import json
 from core.agents.planner import plan_question
 from core.config import Settings
 from core.conversation import resolve_follow_up
-from core.conversation.follow_up import lost_conditions, rewrite_by_rule
+from core.conversation.follow_up import rewrite_by_rule, rewrite_problems
 from core.llm import LLMTimeout
 from core.llm.scripted import ScriptedLLM, scripted_json
 
@@ -70,8 +70,9 @@ def test_an_aggregate_replaces_the_aggregate():
         "Which shop had the lowest sourdough sales in 2024?"
     assert rewrite_by_rule("how about the quietest?", "Which was Ashgate's busiest day in 2024?", bakery) == \
         "Which was Ashgate's quietest day in 2024?"
-    # No aggregate to replace, and the asked-for part names a shop: not the lookup rule's "the average of 2024".
-    assert rewrite_by_rule("and the average?", PREVIOUS, bakery) is None
+    # No aggregate to replace: one goes to whose figure it is, not the lookup rule's "the average of 2024".
+    assert rewrite_by_rule("and the average?", PREVIOUS, bakery) == "What were Millbrook's average sourdough sales in 2024?"
+    assert rewrite_by_rule("and the average?", "What was the revenue of Millbrook's sourdough loaves in 2024?") is None
     # "interest" is no superlative: it is the field asked for instead.
     assert rewrite_by_rule("and the interest?", "What was the highest loan in 2024?") == "What was the interest in 2024?"
 
@@ -100,36 +101,46 @@ def test_a_follow_up_the_rules_cannot_parse_is_rewritten_by_one_constrained_mode
 
 
 def test_the_model_rewrite_keeps_every_condition_the_user_did_not_replace():
-    model = ScriptedLLM([scripted_json({"standalone_question": "What were Millbrook's average sourdough sales in 2024?"})])
-    resolved = resolve_follow_up("and the average?", PREVIOUS, model, value_columns=bakery)
-    assert (resolved.question, resolved.by) == ("What were Millbrook's average sourdough sales in 2024?", "model")
+    model = ScriptedLLM([scripted_json({"standalone_question": "What were Ashgate's sourdough sales in 2024?"})])
+    resolved = resolve_follow_up("and how did Ashgate do?", PREVIOUS, model, value_columns=bakery)
+    assert (resolved.question, resolved.by) == ("What were Ashgate's sourdough sales in 2024?", "model")
 
-    dropped = ScriptedLLM([scripted_json({"standalone_question": "What were the average sales in 2024?"})])
-    resolved = resolve_follow_up("and the average?", PREVIOUS, dropped, value_columns=bakery)
-    assert resolved.unclear and resolved.question == "and the average?" and resolved.by == ""
-    assert "Millbrook" in resolved.note and "sourdough" in resolved.note
+    dropped = ScriptedLLM([scripted_json({"standalone_question": "What were Ashgate's sales?"})])
+    resolved = resolve_follow_up("and how did Ashgate do?", PREVIOUS, dropped, value_columns=bakery)
+    assert resolved.unclear and resolved.question == "and how did Ashgate do?" and resolved.by == ""
+    assert resolved.note.endswith("leaves out 2024, sourdough")
 
 
-def test_what_a_rewrite_lost_is_said_by_name():
-    assert lost_conditions(PREVIOUS, "What about Fernley Green?", "What was the Fernley Green for 2024?", bakery) == \
-        ["sourdough", "sales"]
-    assert lost_conditions(PREVIOUS, "What about Fernley Green?", "What were Millbrook's sourdough sales in 2024?",
-                           bakery) == ["Fernley Green"]
-    assert lost_conditions(PREVIOUS, "and in 2023?", "What were Millbrook's sourdough sales?", bakery) == ["2023"]
-    assert lost_conditions(PREVIOUS, "What about Fernley Green in 2023?",
-                           "What were Fernley Green's sourdough sales in 2023?", bakery) == []
-    assert lost_conditions("Which orders from Ashgate were over 2,000?", "and Kingsmoor?",
-                           "Which orders from Kingsmoor were there?", bakery) == ["2,000"]
+def test_a_rewrite_is_checked_for_what_it_lost_kept_or_only_joined():
+    def problems(follow_up: str, rewrite: str, previous: str = PREVIOUS) -> list[str]:
+        return rewrite_problems(previous, follow_up, rewrite, bakery)
+
+    assert problems("What about Fernley Green?", "What was the Fernley Green for 2024?") == \
+        ["leaves out sourdough, sales"]
+    assert problems("What about Fernley Green?", "What were Millbrook's sourdough sales in 2024?") == \
+        ["leaves out Fernley Green", "still says Millbrook"]
+    assert problems("and in 2023?", "What were Millbrook's sourdough sales?") == ["leaves out 2023"]
+    assert problems("What about Fernley Green in 2023?", "What were Fernley Green's sourdough sales in 2023?") == []
+    assert problems("and Kingsmoor?", "Which orders from Kingsmoor were there?",
+                    "Which orders from Ashgate were over 2,000?") == ["leaves out 2,000"]
+    # The product the user named instead is added beside the old one: another question.
+    assert problems("and croissants?", "What were Millbrook's croissants with sourdough sales in 2024?") == \
+        ["still says sourdough"]
+    # What the small model writes when it cannot rewrite: the two questions joined.
+    assert problems("and the average?", "What were Millbrook's sourdough sales in 2024 and the average?") == \
+        ["joins the two questions instead of rewriting the previous one"]
+    assert problems("how much do those panels weigh?", "Which panels are wider than 1.1 m? How much do those weigh?",
+                    "Which panels are wider than 1.1 m?") == ["joins the two questions instead of rewriting the previous one"]
 
 
 def test_a_follow_up_no_rewrite_can_be_trusted_for_is_asked_back_not_answered():
-    dropped = ScriptedLLM([scripted_json({"standalone_question": "What were the average sales?"})])
-    plan = plan_question("and the average?", knowledge_base_empty=False, settings=Settings(),
+    dropped = ScriptedLLM([scripted_json({"standalone_question": "What were Ashgate's sales?"})])
+    plan = plan_question("and how did Ashgate do?", knowledge_base_empty=False, settings=Settings(),
                          previous_question=PREVIOUS, llm=dropped, value_columns=bakery)
-    assert not plan.needs_retrieval and plan.asked == "" and plan.question == "and the average?"
-    assert plan.response == ("I am not sure how “and the average?” changes your previous question, "
+    assert not plan.needs_retrieval and plan.asked == "" and plan.question == "and how did Ashgate do?"
+    assert plan.response == ("I am not sure how “and how did Ashgate do?” changes your previous question, "
                              "“What were Millbrook's sourdough sales in 2024?”. Could you ask it as a whole question?")
-    assert json.dumps(plan.trace()) and "left out" in plan.trace()["rewrite_note"]
+    assert json.dumps(plan.trace()) and "leaves out" in plan.trace()["rewrite_note"]
 
 
 def test_without_a_usable_model_the_follow_up_is_kept_as_typed_and_the_trace_says_why():
@@ -148,6 +159,11 @@ def test_a_standalone_question_is_left_alone():
     question = "What is the warranty period for the HX-450 module?"
     resolved = resolve_follow_up(question, "What was revenue in 2022?", ScriptedLLM([]))
     assert (resolved.question, resolved.by) == (question, "")
+    # Opening with "also" made it look like a follow-up; the model gives it back whole, so it stands alone.
+    question = "Also, what is the warranty period of the Ovenmaster X2?"
+    model = ScriptedLLM([scripted_json({"standalone_question": "What is the warranty period of the Ovenmaster X2?"})])
+    resolved = resolve_follow_up(question, PREVIOUS, model, value_columns=bakery)
+    assert (resolved.question, resolved.by, resolved.unclear) == (question, "", False)
 
 
 def test_the_planner_records_the_question_as_typed():
