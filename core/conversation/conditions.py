@@ -149,7 +149,8 @@ def value_spans(text: str, taken: list[Span], value_columns: ValueColumns | None
                 found.append(Span(name, VALUE, start, end, frozenset(known[fold(name)])))
     run: list[re.Match] = []
     for token in tokens + [None]:
-        if token is not None and _is_name_word(text, token, run, sentence) and not _overlaps(token.start(), token.end(), found):
+        if token is not None and _is_name_word(text, token, run, sentence) and not _overlaps(
+                token.start(), token.end(), found):
             run.append(token)
             continue
         while run and fold(run[-1].group(0)) in STOPWORDS:  # "Bank of" is no name; "Bank of England" is
@@ -161,7 +162,8 @@ def value_spans(text: str, taken: list[Span], value_columns: ValueColumns | None
     return sorted(found, key=lambda s: s.start)
 
 
-_NAME_JOINERS = frozenset({"of", "de", "la", "le", "von", "van", "and", "&"})
+# Lower-case words inside a name ("Bank of England"); not "and", which lists names ("Ashgate and Kingsmoor").
+_NAME_JOINERS = frozenset({"of", "de", "la", "le", "von", "van"})
 
 
 def _is_name_word(text: str, token: re.Match, run: list, sentence: bool) -> bool:

@@ -14,6 +14,14 @@ SALES_CSV = "Shop,Product,Month,Units,Sales (GBP)\n" + "\n".join(
     for s, shop in enumerate(SHOPS) for p, product in enumerate(PRODUCTS)
     for year in (2023, 2024) for month in (3, 9)) + "\n"
 
+
+
+def stored_columns(texts: list[str]) -> dict[str, set[str]]:
+    """Which column of the sales table holds each text, as the knowledge base answers (core.store.facts)."""
+    columns = {**{shop.lower(): {"shop"} for shop in SHOPS}, **{product.lower(): {"product"} for product in PRODUCTS}}
+    return {t: columns[t] for t in texts if t in columns}
+
+
 FIRST = "What were Millbrook's sourdough sales in 2024?"
 # (as typed, understood as): a shop for a shop, a year for a year, a product for a product (the
 # tables hold each in its column), an aggregate for whose figure it is (rules), then a question the

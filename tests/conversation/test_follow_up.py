@@ -1,35 +1,20 @@
 """A follow-up becomes a standalone question that keeps the previous question's measure and
 conditions and replaces only what the user changed: by rule where the rule is sure (the stored tables
 say two names are of one kind), else by one constrained model call whose rewrite code checks."""
-import json
-
-from core.agents.planner import plan_question
-from core.config import Settings
 from core.conversation import resolve_follow_up
 from core.conversation.follow_up import rewrite_by_rule, rewrite_problems
 from core.llm import LLMTimeout
 from core.llm.scripted import ScriptedLLM, scripted_json
-
-# A bakery chain's sales table: which column holds each name (what the knowledge base answers).
-STORED = {"millbrook": {"shop"}, "ashgate": {"shop"}, "fernley green": {"shop"}, "kingsmoor": {"shop"},
-          "sourdough": {"product"}, "croissants": {"product"}, "rye loaf": {"product"}}
-
-
-def bakery(texts: list[str]) -> dict[str, set[str]]:
-    return {t: STORED[t] for t in texts if t in STORED}
-
-
-PREVIOUS = "What were Millbrook's sourdough sales in 2024?"
-
+from tests.conversation.bakery import FIRST, stored_columns
 
 def test_a_name_of_the_same_kind_replaces_the_previous_one_and_keeps_the_rest():
-    assert rewrite_by_rule("What about Fernley Green?", PREVIOUS, bakery) == \
+    assert rewrite_by_rule("What about Fernley Green?", FIRST, stored_columns) == \
         "What were Fernley Green's sourdough sales in 2024?"
-    assert rewrite_by_rule("And Ashgate?", PREVIOUS, bakery) == "What were Ashgate's sourdough sales in 2024?"
-    assert rewrite_by_rule("and for kingsmoor?", PREVIOUS, bakery) == "What were kingsmoor's sourdough sales in 2024?"
+    assert rewrite_by_rule("And Ashgate?", FIRST, stored_columns) == "What were Ashgate's sourdough sales in 2024?"
+    assert rewrite_by_rule("and for kingsmoor?", FIRST, stored_columns) == "What were kingsmoor's sourdough sales in 2024?"
     # Another product replaces the product, not the shop: the tables hold it in the product column.
-    assert rewrite_by_rule("and croissants?", PREVIOUS, bakery) == "What were Millbrook's croissants sales in 2024?"
-    assert rewrite_by_rule("How about Ashgate in 2023?", PREVIOUS, bakery) == \
+    assert rewrite_by_rule("and croissants?", FIRST, stored_columns) == "What were Millbrook's croissants sales in 2024?"
+    assert rewrite_by_rule("How about Ashgate in 2023?", FIRST, stored_columns) == \
         "What were Ashgate's sourdough sales in 2023?"
 
 
@@ -52,7 +37,7 @@ def test_without_stored_values_only_a_sole_proper_name_is_replaced_by_rule():
 
 
 def test_a_period_replaces_the_period_of_its_kind():
-    assert rewrite_by_rule("and in 2023?", PREVIOUS, bakery) == "What were Millbrook's sourdough sales in 2023?"
+    assert rewrite_by_rule("and in 2023?", FIRST, stored_columns) == "What were Millbrook's sourdough sales in 2023?"
     assert rewrite_by_rule("and in March?", "How many croissants did Ashgate sell in February 2024?") == \
         "How many croissants did Ashgate sell in March 2024?"
     assert rewrite_by_rule("and Q3?", "What were Kingsmoor's sales in Q2 2024?") == "What were Kingsmoor's sales in Q3 2024?"
@@ -64,14 +49,14 @@ def test_a_period_replaces_the_period_of_its_kind():
 
 
 def test_an_aggregate_replaces_the_aggregate():
-    assert rewrite_by_rule("and the average?", "What was the total of Ashgate's sales in 2024?", bakery) == \
+    assert rewrite_by_rule("and the average?", "What was the total of Ashgate's sales in 2024?", stored_columns) == \
         "What was the average of Ashgate's sales in 2024?"
-    assert rewrite_by_rule("and the lowest?", "Which shop had the highest sourdough sales in 2024?", bakery) == \
+    assert rewrite_by_rule("and the lowest?", "Which shop had the highest sourdough sales in 2024?", stored_columns) == \
         "Which shop had the lowest sourdough sales in 2024?"
-    assert rewrite_by_rule("how about the quietest?", "Which was Ashgate's busiest day in 2024?", bakery) == \
+    assert rewrite_by_rule("how about the quietest?", "Which was Ashgate's busiest day in 2024?", stored_columns) == \
         "Which was Ashgate's quietest day in 2024?"
     # No aggregate to replace: one goes to whose figure it is, not the lookup rule's "the average of 2024".
-    assert rewrite_by_rule("and the average?", PREVIOUS, bakery) == "What were Millbrook's average sourdough sales in 2024?"
+    assert rewrite_by_rule("and the average?", FIRST, stored_columns) == "What were Millbrook's average sourdough sales in 2024?"
     assert rewrite_by_rule("and the average?", "What was the revenue of Millbrook's sourdough loaves in 2024?") is None
     # "interest" is no superlative: it is the field asked for instead.
     assert rewrite_by_rule("and the interest?", "What was the highest loan in 2024?") == "What was the interest in 2024?"
@@ -102,18 +87,18 @@ def test_a_follow_up_the_rules_cannot_parse_is_rewritten_by_one_constrained_mode
 
 def test_the_model_rewrite_keeps_every_condition_the_user_did_not_replace():
     model = ScriptedLLM([scripted_json({"standalone_question": "What were Ashgate's sourdough sales in 2024?"})])
-    resolved = resolve_follow_up("and how did Ashgate do?", PREVIOUS, model, value_columns=bakery)
+    resolved = resolve_follow_up("and how did Ashgate do?", FIRST, model, value_columns=stored_columns)
     assert (resolved.question, resolved.by) == ("What were Ashgate's sourdough sales in 2024?", "model")
 
     dropped = ScriptedLLM([scripted_json({"standalone_question": "What were Ashgate's sales?"})])
-    resolved = resolve_follow_up("and how did Ashgate do?", PREVIOUS, dropped, value_columns=bakery)
+    resolved = resolve_follow_up("and how did Ashgate do?", FIRST, dropped, value_columns=stored_columns)
     assert resolved.unclear and resolved.question == "and how did Ashgate do?" and resolved.by == ""
     assert resolved.note.endswith("leaves out 2024, sourdough")
 
 
 def test_a_rewrite_is_checked_for_what_it_lost_kept_or_only_joined():
-    def problems(follow_up: str, rewrite: str, previous: str = PREVIOUS) -> list[str]:
-        return rewrite_problems(previous, follow_up, rewrite, bakery)
+    def problems(follow_up: str, rewrite: str, previous: str = FIRST) -> list[str]:
+        return rewrite_problems(previous, follow_up, rewrite, stored_columns)
 
     assert problems("What about Fernley Green?", "What was the Fernley Green for 2024?") == \
         ["leaves out sourdough, sales"]
@@ -131,16 +116,6 @@ def test_a_rewrite_is_checked_for_what_it_lost_kept_or_only_joined():
         ["joins the two questions instead of rewriting the previous one"]
     assert problems("how much do those panels weigh?", "Which panels are wider than 1.1 m? How much do those weigh?",
                     "Which panels are wider than 1.1 m?") == ["joins the two questions instead of rewriting the previous one"]
-
-
-def test_a_follow_up_no_rewrite_can_be_trusted_for_is_asked_back_not_answered():
-    dropped = ScriptedLLM([scripted_json({"standalone_question": "What were Ashgate's sales?"})])
-    plan = plan_question("and how did Ashgate do?", knowledge_base_empty=False, settings=Settings(),
-                         previous_question=PREVIOUS, llm=dropped, value_columns=bakery)
-    assert not plan.needs_retrieval and plan.asked == "" and plan.question == "and how did Ashgate do?"
-    assert plan.response == ("I am not sure how “and how did Ashgate do?” changes your previous question, "
-                             "“What were Millbrook's sourdough sales in 2024?”. Could you ask it as a whole question?")
-    assert json.dumps(plan.trace()) and "leaves out" in plan.trace()["rewrite_note"]
 
 
 def test_without_a_usable_model_the_follow_up_is_kept_as_typed_and_the_trace_says_why():
@@ -162,12 +137,5 @@ def test_a_standalone_question_is_left_alone():
     # Opening with "also" made it look like a follow-up; the model gives it back whole, so it stands alone.
     question = "Also, what is the warranty period of the Ovenmaster X2?"
     model = ScriptedLLM([scripted_json({"standalone_question": "What is the warranty period of the Ovenmaster X2?"})])
-    resolved = resolve_follow_up(question, PREVIOUS, model, value_columns=bakery)
+    resolved = resolve_follow_up(question, FIRST, model, value_columns=stored_columns)
     assert (resolved.question, resolved.by, resolved.unclear) == (question, "", False)
-
-
-def test_the_planner_records_the_question_as_typed():
-    plan = plan_question("and in 2023?", knowledge_base_empty=False, settings=Settings(),
-                         previous_question="What was revenue in 2022?")
-    assert plan.question == "What was revenue in 2023?" and plan.asked == "and in 2023?"
-    assert plan.trace()["understood_as"] == "What was revenue in 2023?"
