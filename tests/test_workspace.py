@@ -58,6 +58,11 @@ def test_chat_remembers_the_last_result_set_so_that_export_that_means_it(workspa
     assert answer.structured and conversation.result_set_id == answer.structured["result_set_id"]
     data, count = workspace.export_result_set(conversation.result_set_id)
     assert count == 4 and data.decode("utf-8-sig").count("\n") == 5  # a header and the four ACME orders
+    # Paging through it is no new question: the next follow-up still reads "List every order from ACME".
+    _, paged = workspace.chat(conversation, "show the rest")
+    assert paged == conversation
+    follow_up, _ = workspace.chat(paged, "and Globex?")
+    assert follow_up.understood_as == "List every order from Globex?"
 
 
 def test_a_named_conversation_is_kept_in_the_data_dir_and_read_back(workspace):
