@@ -27,6 +27,8 @@ from core.conversation.conditions import (
 
 _FOLLOW_UP_START = re.compile(r"^\s*(and|also|what about|how about|and what about|same for|or)\b", re.I)
 _PRONOUN = re.compile(r"\b(those|these|they|them|it|its|that|this one|the same)\b", re.I)
+# Left in a rewrite, these still point at the previous question ("that" may be a relative pronoun).
+_UNRESOLVED = re.compile(r"\b(those|these|they|them|it|its|this one|the same)\b", re.I)
 # The words that only say "this is a follow-up": "and", "what about", "how about for", "same for".
 _CUE = re.compile(r"^\s*(?:(?:and|also|or|so|then)\s*,?\s+)*(?:(?:what|how)\s+about|same\s+for)?\s*", re.I)
 _LEADING_LINKS = re.compile(r"^(?:(?:for|at|in|of|from|on|by|during|the)\s+)+", re.I)
@@ -195,8 +197,8 @@ def rewrite_problems(previous: str, question: str, rewrite: str, value_columns: 
     before, asked = read_statement(previous, value_columns), read_statement(question, value_columns)
     said = set(word_stems(rewrite))
     typed = question.strip().rstrip("?.! ")  # "and the average", cue and all
-    if len(typed.split()) > 1 and mentions(rewrite, typed) or _PRONOUN.search(rewrite) and not (
-            _PRONOUN.search(previous)):
+    if len(typed.split()) > 1 and mentions(rewrite, typed) or _UNRESOLVED.search(rewrite) and not (
+            _UNRESOLVED.search(previous)):
         return ["joins the two questions instead of rewriting the previous one"]
     missing = [p.text for p in before.periods if p.kind not in {a.kind for a in asked.periods}
                and not mentions(rewrite, p.text)]

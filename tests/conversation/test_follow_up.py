@@ -111,6 +111,8 @@ def test_a_rewrite_is_checked_for_what_it_lost_kept_or_only_joined():
     # The product the user named instead is added beside the old one: another question.
     assert problems("and croissants?", "What were Millbrook's croissants with sourdough sales in 2024?") == \
         ["still says sourdough"]
+    assert problems("and the ones that were delayed?", "Which orders that were delayed came from Millbrook in 2024?",
+                    "Which orders that were cancelled came from Millbrook in 2024?") == []  # "that" joins nothing
     # What the small model writes when it cannot rewrite: the two questions joined.
     assert problems("and the average?", "What were Millbrook's sourdough sales in 2024 and the average?") == \
         ["joins the two questions instead of rewriting the previous one"]
