@@ -80,12 +80,14 @@ class Workspace:
     def chat(self, conversation: Conversation, question: str, **options) -> tuple[Response, Conversation]:
         """Answer `question` as the next turn of `conversation` (a follow-up is read against its last
         question, "show the rest" and "export that" against its last result set), and return the
-        conversation after it: started afresh on "new topic", unchanged by a refused unsafe question,
-        else with this exchange in its rolling summary (options as for ask)."""
+        conversation after it: started afresh on "new topic", unchanged by a question that was not
+        answered (unsafe, too short, or a follow-up that could not be read) and by a command on the last
+        result set, else with this exchange in its rolling summary (options as for ask). The Chat page and `ask --session` both come here."""
         response = self.ask(question, previous_question=conversation.last_question,
                             previous_result_set=conversation.result_set_id, **options)
         base = Conversation() if response.new_topic else conversation
-        if "prompt_injection" in response.safety_flags or not response.question:
+        paged = conversation.result_set_id and result_set_command(question or "")  # "show the rest" of it
+        if response.route == "none" or not response.question or paged:  # the next follow-up reads the last question
             return response, base
         result_set_id = (response.structured or {}).get("result_set_id")
         return response, update_summary(base, response.question, response.answer, self.embedder.count_tokens,

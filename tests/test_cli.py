@@ -113,3 +113,24 @@ def test_ask_with_a_session_follows_up_as_chat_does_and_keeps_it_in_the_data_dir
 
     assert main(["--data-dir", str(data), "ask", "and in 2023?", "--session", "../elsewhere"]) == 1
     assert "conversation name" in capsys.readouterr().err
+
+
+def test_follow_ups_on_records_through_ask_session_replace_only_what_the_user_changed(tmp_path, write_text, capsys,
+                                                                                   monkeypatch):
+    from tests.conversation.bakery import FIRST, FOLLOW_UPS, SALES_CSV, rewriting_model
+
+    monkeypatch.setattr("core.workspace.make_llm", lambda settings: rewriting_model())
+    data = str(tmp_path / "kb")
+    main(["--data-dir", data, "ingest", str(write_text("bakery_sales.csv", SALES_CSV))])
+    capsys.readouterr()
+
+    def ask(question: str) -> dict:
+        assert main(["--data-dir", data, "ask", question, "--session", "shops", "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    assert ask(FIRST)["understood_as"] == ""
+    for asked, understood in FOLLOW_UPS:
+        assert ask(asked)["understood_as"] == understood
+
+    assert main(["--data-dir", data, "ask", "and in 2024?", "--session", "shops"]) == 0  # as text, too
+    assert "(understood as: What were Kingsmoor's average rye bread sales in 2024?)" in capsys.readouterr().out

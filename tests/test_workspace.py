@@ -34,6 +34,15 @@ def test_chat_reads_a_follow_up_against_the_conversation_and_returns_it_updated(
     assert alone.understood_as == ""
 
 
+def test_a_follow_up_whose_rewrite_loses_a_condition_is_asked_back_and_the_conversation_waits(workspace):
+    _, conversation = workspace.chat(Conversation(), "Which orders did ACME place over 3.00?")
+    # The model's rewrite drops the customer and the amount: answering it would answer another question.
+    workspace.llm.script = lambda messages: '{"standalone_question": "Which orders were the largest?"}'
+    unclear, kept = workspace.chat(conversation, "and the largest ones?")
+    assert unclear.answer.startswith("I am not sure how “and the largest ones?” changes your previous question")
+    assert unclear.understood_as == "" and unclear.confidence == "low" and kept == conversation
+
+
 def test_chat_starts_afresh_on_new_topic_and_keeps_the_conversation_past_an_unsafe_question(workspace):
     _, conversation = workspace.chat(Conversation(), "What was the revenue in 2022?")
 
@@ -49,6 +58,11 @@ def test_chat_remembers_the_last_result_set_so_that_export_that_means_it(workspa
     assert answer.structured and conversation.result_set_id == answer.structured["result_set_id"]
     data, count = workspace.export_result_set(conversation.result_set_id)
     assert count == 4 and data.decode("utf-8-sig").count("\n") == 5  # a header and the four ACME orders
+    # Paging through it is no new question: the next follow-up still reads "List every order from ACME".
+    _, paged = workspace.chat(conversation, "show the rest")
+    assert paged == conversation
+    follow_up, _ = workspace.chat(paged, "and Globex?")
+    assert follow_up.understood_as == "List every order from Globex?"
 
 
 def test_a_named_conversation_is_kept_in_the_data_dir_and_read_back(workspace):

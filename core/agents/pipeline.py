@@ -88,6 +88,7 @@ class AnswerPipeline:
             plan = planner_agent.plan_question(
                 question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings,
                 previous_question=previous_question, result_set=result_set, llm=self.llm,
+                value_columns=self.kb.catalog.facts.columns_holding,
             )
             if doc_ids and plan.needs_retrieval:
                 plan.doc_ids = doc_ids

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from core.agents.decompose import SIMPLE, classify_by_rules
 from core.config import Settings
 from core.retrieval.fusion import is_enumeration, semantic_weight
-from core.conversation.summary import is_new_topic, resolve_follow_up, strip_new_topic
+from core.conversation.conditions import ValueColumns
+from core.conversation.follow_up import resolve_follow_up
+from core.conversation.summary import is_new_topic, strip_new_topic
 from core.safety import find_injection
 
 MESSAGES = {
@@ -20,6 +22,8 @@ MESSAGES = {
     "empty_question": "Please type a question about your documents.",
     "question_too_short": "Your question is too short. Could you add more details, such as what or which document you mean?",
     "question_too_long": "Your question is longer than {limit} characters. Please shorten it.",
+    "follow_up_unclear": "I am not sure how “{asked}” changes your previous question, “{previous}”. "
+                         "Could you ask it as a whole question?",
 }
 
 # A simple question's intents; the others are the decomposition's kinds in lower case
@@ -140,9 +144,10 @@ def classify_intent(question: str) -> str:
 
 def plan_question(
     question: str, *, knowledge_base_empty: bool, settings: Settings, previous_question: str = "",
-    result_set: tuple[str, str] | None = None, llm=None,
+    result_set: tuple[str, str] | None = None, llm=None, value_columns: ValueColumns | None = None,
 ) -> Plan:
-    """`llm`, when given, rewrites a follow-up that no rule parses (one short JSON call).
+    """`llm`, when given, rewrites a follow-up that no rule parses (one short JSON call); `value_columns`
+    tells which stored columns hold a name, so that a follow-up's name replaces the one of its kind.
     result_set: ("rest" | "export", result_set_id) when the question is a command on the previous
     answer's result set ("show the rest", "export that table"), as Workspace.ask read it."""
     text = (question or "").strip()
@@ -170,7 +175,11 @@ def plan_question(
         return Plan(question=text, needs_retrieval=True, route=RESULT_SET, structured=result_set,
                     reason=f"follow-up on the previous result set: {result_set[0]}", intent=ENUMERATION)
     asked = text
-    resolution = resolve_follow_up(text, previous_question, llm, settings.standalone_max_tokens)
+    resolution = resolve_follow_up(text, previous_question, llm, settings.standalone_max_tokens, value_columns)
+    if resolution.unclear:  # a rewrite that dropped a condition would answer another question
+        return Plan(question=text, needs_retrieval=False, reason="follow-up unclear: " + resolution.note,
+                    response=MESSAGES["follow_up_unclear"].format(asked=text, previous=previous_question.strip()),
+                    rewrite_note=resolution.note)
     text = resolution.question
     intent = classify_intent(text)
     weight = semantic_weight(text, settings.semantic_weight_enumeration, settings.semantic_weight_reasoning)

@@ -181,6 +181,19 @@ class FactTables:
             "SELECT DISTINCT lower(text) FROM fact_values WHERE number IS NULL AND date IS NULL "
             f"AND length(text) BETWEEN 2 AND 40 AND {_OF_RECORDS}")}
 
+    def columns_holding(self, texts: list[str]) -> dict[str, set[str]]:
+        """For each lower-cased text that is a whole text cell of an indexed document, the columns
+        (normalized labels) that hold it: how "Corrie Hill" is known to be a site, as "Hartwell" is."""
+        found: dict[str, set[str]] = {}
+        for start in range(0, len(texts), 500):
+            part = texts[start:start + 500]
+            for text, column in self._connect().execute(
+                    "SELECT DISTINCT lower(trim(v.text)), v.column_norm FROM fact_values v JOIN facts f USING(fact_id) "
+                    "JOIN documents d USING(doc_id) WHERE d.status='indexed' AND v.number IS NULL AND v.date IS NULL "
+                    f"AND lower(trim(v.text)) IN ({_marks(part)})", part):
+                found.setdefault(text, set()).add(column)
+        return found
+
     def labels(self) -> tuple[list[str], list[str], list[str], list[str]]:
         """The stored column labels (normalized), record labels, sheet names and file names."""
         conn = self._connect()

@@ -1,6 +1,8 @@
 """Seed 000's four flows end to end, with a scripted model, and the trace of every turn."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from core.agents.responder import INTERRUPTED_ANSWER
@@ -163,6 +165,22 @@ def test_a_follow_up_is_answered_as_a_standalone_question_and_says_how_it_was_un
         plan = ws.kb.catalog.turn(follow.trace_id)["trace"]["events"][0]
         assert plan["outputs"]["understood_as"] == follow.understood_as and plan["outputs"]["rewritten_by"] == "rule"
         assert "follow-up to" not in ws.llm.calls[-1][-1]["content"]
+    finally:
+        ws.close()
+
+
+def test_both_engines_read_a_follow_up_against_the_names_the_knowledge_base_stores(tmp_path, embedder, write_text):
+    from tests.conversation.bakery import FIRST, SALES_CSV
+
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM())
+    try:
+        ws.ingest([write_text("bakery_sales.csv", SALES_CSV)])
+        # "rye bread" in lower case is no proper name: only the stored product column says it replaces "sourdough".
+        understood = "What were Millbrook's rye bread sales in 2024?"
+        assert ws.ask("And rye bread?", mode="pipeline", previous_question=FIRST).understood_as == understood
+        ws.agent.llm = ScriptedLLM(lambda messages: json.dumps(
+            {"type": "final", "answer": "The documents do not say.", "insufficiencies": []}))
+        assert ws.ask("And rye bread?", mode="agent", previous_question=FIRST).understood_as == understood
     finally:
         ws.close()
 

@@ -1,9 +1,13 @@
-"""Planner: seed 000's decision order and messages, and intent by rules."""
+"""Planner: seed 000's decision order and messages, intent by rules, and follow-ups made standalone."""
+import json
+
 import pytest
 
 from core.agents.decompose import SIMPLE, classify_by_rules
 from core.agents.planner import MESSAGES, classify_intent, plan_question
 from core.config import Settings
+from core.llm.scripted import ScriptedLLM, scripted_json
+from tests.conversation.bakery import FIRST, stored_columns
 
 S = Settings()
 
@@ -82,3 +86,20 @@ def test_list_all_questions_get_a_broad_search_aimed_at_contents_and_lists():
     assert p.enumeration and p.sub_queries == ["List all rating plan rules",
                                                 "table of contents rating plan rules complete list"]
     assert not plan("What is the rating plan?").enumeration
+
+
+def test_the_planner_records_the_question_as_typed():
+    plan = plan_question("and in 2023?", knowledge_base_empty=False, settings=Settings(),
+                         previous_question="What was revenue in 2022?")
+    assert plan.question == "What was revenue in 2023?" and plan.asked == "and in 2023?"
+    assert plan.trace()["understood_as"] == "What was revenue in 2023?"
+
+
+def test_a_follow_up_no_rewrite_can_be_trusted_for_is_asked_back_not_answered():
+    dropped = ScriptedLLM([scripted_json({"standalone_question": "What were Ashgate's sales?"})])
+    plan = plan_question("and how did Ashgate do?", knowledge_base_empty=False, settings=Settings(),
+                         previous_question=FIRST, llm=dropped, value_columns=stored_columns)
+    assert not plan.needs_retrieval and plan.asked == "" and plan.question == "and how did Ashgate do?"
+    assert plan.response == ("I am not sure how “and how did Ashgate do?” changes your previous question, "
+                             "“What were Millbrook's sourdough sales in 2024?”. Could you ask it as a whole question?")
+    assert json.dumps(plan.trace()) and "leaves out" in plan.trace()["rewrite_note"]

@@ -190,3 +190,18 @@ def test_one_workspace_serves_a_data_dir_whatever_else_the_settings_say(app, mon
     first = workspace()
     monkeypatch.setenv("DOCUCHAT_TOP_K", "3")  # another settings object, the same data dir
     assert workspace() is first  # not a second writer of the same knowledge base
+
+
+def test_follow_ups_in_chat_are_understood_as_ask_session_understands_them(app, monkeypatch, tmp_path):
+    from tests.conversation.bakery import FIRST, FOLLOW_UPS, SALES_CSV, rewriting_model
+
+    # A fresh data dir opens a fresh Workspace (one per data dir per server), made with this model.
+    monkeypatch.setenv("DOCUCHAT_DATA_DIR", str(tmp_path / "bakery"))
+    monkeypatch.setattr("core.workspace.make_llm", lambda settings: rewriting_model())
+    _upload(app, [("bakery_sales.csv", SALES_CSV.encode(), "text/csv")])
+    _ask(app, FIRST)
+    assert not app.chat_message[-1].caption or not app.chat_message[-1].caption[0].value.startswith("Understood")
+    for asked, understood in FOLLOW_UPS:
+        _ask(app, asked)
+        captions = [c.value.replace("\\", "") for c in app.chat_message[-1].caption]
+        assert f"Understood as: {understood}" in captions, captions

@@ -77,7 +77,7 @@ class AgentMode:
         resolution apply to agent mode unchanged; the agent also bounds the question's length."""
         plan = planner_agent.plan_question(
             question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings,
-            previous_question=previous_question, llm=self.llm,
+            previous_question=previous_question, llm=self.llm, value_columns=self.kb.catalog.facts.columns_holding,
         )
         limit = self.settings.max_question_chars
         if plan.needs_retrieval and len(plan.question) > limit:
