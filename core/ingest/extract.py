@@ -71,14 +71,16 @@ def typed_value(column: str, text: str) -> FactValue:
     return value
 
 
-def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = None, max_table_pages: int = 20) -> list[Fact]:
+def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = None, max_table_pages: int = 20,
+                  long_pdf_tables: bool = True) -> list[Fact]:
     facts: list[Fact] = []
+    short = document.page_count <= max_table_pages
     for section in document.sections:
         if section.table is not None:
-            facts.extend(_row_facts(section, doc_id, document.filename))
+            if short or long_pdf_tables or document.kind != "pdf":
+                facts.extend(_row_facts(section, doc_id, document.filename))
         elif _printed_page(section, document):
             facts.extend(_kv_facts(section, doc_id, document.filename))
-    short = document.page_count <= max_table_pages
     if document.kind == "pdf" and path is not None and short:
         ruled = _pdf_table_facts(path, document, doc_id)
         ruled_pages = {f.page for f in ruled}

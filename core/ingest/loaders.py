@@ -16,7 +16,8 @@ from core.config import Settings
 from core.ingest.document import IngestError, LoadedDocument, Section
 from core.ingest.fields import pair_stacked_fields
 from core.ingest.ocr import load_image, ocr_pdf_pages
-from core.ingest.pdf_tables import PdfTable, looks_tabular, page_layout, page_parts, page_text, unit_of
+from core.ingest.pdf_tables import (PdfTable, footnotes_of, looks_tabular, markers, page_layout, page_parts, page_text,
+                                    unit_of)
 from core.ingest.tables import TableBlock, find_tables, split_pipe_tables, table_lines
 
 log = logging.getLogger(__name__)
@@ -118,6 +119,10 @@ def table_section(table: PdfTable) -> Section:
     header = [stub if names_labels else "Description",  # the label column's own header, or what it holds
               *[c or f"column {i + 2}" for i, c in enumerate(table.columns)]]
     rows = [[row.label, *row.values] for row in table.rows if any(row.values)]
+    notes = footnotes_of(table)
+    if notes:  # a row's footnote marker tied to its footnote: a column of the row, as a reader would look it up
+        header.append("Footnote")
+        rows = [[*row, " ".join(notes[m] for m in markers(row[0]) if m in notes)] for row in rows]
     title = [table.caption or f"Table on page {table.page}"]
     if table.unit and table.unit.lower() not in title[0].lower():
         title.append(f"({table.unit})")

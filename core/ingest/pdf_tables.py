@@ -152,10 +152,24 @@ _MARKER = re.compile(r"\((\d{1,2}|[a-z])\)|([*†‡]+)")
 _NOTE_START = re.compile(r"^\s*(\((?:\d{1,2}|[a-z])\)|[*†‡]+)\s*\S")
 
 
+def markers(text: str) -> list[str]:
+    """The footnote markers a label or header carries ("Other (2)" -> ["(2)"])."""
+    return [m.group(0) for m in _MARKER.finditer(text)]
+
+
 def markers_in(table: PdfTable) -> set[str]:
     """The footnote markers the table's labels and headers carry."""
-    texts = [row.label for row in table.rows] + table.columns + [table.stub]
-    return {m.group(0) for text in texts for m in _MARKER.finditer(text)}
+    return {m for text in [row.label for row in table.rows] + table.columns + [table.stub] for m in markers(text)}
+
+
+def footnotes_of(table: PdfTable) -> dict[str, str]:
+    """Each footnote of the table by its marker ("(1)" -> "(1) Includes ...")."""
+    found = {}
+    for note in table.notes:
+        start = _NOTE_START.match(note)
+        if start:
+            found.setdefault(start.group(1), note)
+    return found
 
 
 @dataclass
