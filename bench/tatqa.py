@@ -46,7 +46,7 @@ DATA = next((p / "shared" / "eval-public" / "tatqa" / "tatqa_dataset_dev.json" f
              if (p / "shared").is_dir()), Path("tatqa_dataset_dev.json"))
 SEED = 23
 TUNE, REPORT = "tune", "report"
-DOCS = Path("/work/kb/reports/tatqa-docs")
+DOCS = Path("/work/kb/reports/tatqa-docs/v2")  # the written PDFs, kept between runs (v2: headers wrap)
 
 # --- the split -----------------------------------------------------------------------------------
 
@@ -102,8 +102,13 @@ def write_pdf(context: dict, path: Path, ruled: bool) -> Path:
         style.append(("GRID", (0, 0), (-1, -1), 0.5, colors.black))
     body = getSampleStyleSheet()["BodyText"]
     cell = body.clone("cell", fontSize=8, leading=9.5)
+    head = cell.clone("head", fontName="Helvetica-Bold", alignment=2)  # right, over right-aligned figures
+    spanning = head.clone("spanning", alignment=1)
     label_width = 200 if width > 2 else 300
-    rows = [[Paragraph(escape(r[0]), cell), *r[1:]] for r in grid]  # long labels wrap in their column
+    # Long labels wrap in their column, and so do long headers, as a report sets them.
+    rows = [[Paragraph(escape(r[0]), cell),
+             *[Paragraph(escape(c), spanning if i < heads and c and not any(r[2:]) and width > 2 else head)
+               if i < heads else c for c in r[1:]]] for i, r in enumerate(grid)]
     flow = [Table(rows, colWidths=[label_width] + [(500 - label_width) / (width - 1)] * (width - 1),
                   style=TableStyle(style), hAlign="LEFT"), Spacer(1, 12)]
     for paragraph in sorted(context["paragraphs"], key=lambda p: p["order"]):
@@ -159,26 +164,38 @@ def _digits(text: str) -> str:
     return re.sub(r"[^\d.]", "", text).strip(".")
 
 
-def evidence_cells(context: dict, question: dict) -> list[tuple[str, str, list[str]]]:
-    """(cell text, row label, its column's header texts) of each table cell the gold answer or
-    derivation names."""
+def evidence_cells(context: dict, question: dict) -> list[list[tuple[str, str, list[str]]]]:
+    """For each figure the gold answer or derivation takes from the table, the cells that print it:
+    (cell text, row label, its column's header texts); one of them is the cell meant."""
     grid = context["table"]["table"]
     heads = header_rows(grid)
     wanted = [*question["answer"]] if isinstance(question["answer"], list) else []
     wanted += re.findall(r"\d[\d,]*\.?\d*", question.get("derivation") or "")
-    wanted_digits = {_digits(w) for w in wanted if _digits(w)}
-    found = []
-    for r, row in enumerate(grid[heads:], start=heads):
-        for c, cell in enumerate(row[1:], start=1):
-            if cell.strip() and _digits(cell) and _digits(cell) in wanted_digits:
-                headers = [grid[h][c].strip() for h in range(heads) if grid[h][c].strip()]
-                found.append((cell.strip(), row[0].strip(), headers))
-    return found
+    by_figure: dict[str, list] = {}
+    for figure in dict.fromkeys(_digits(w) for w in wanted if _digits(w)):
+        for row in grid[heads:]:
+            for c, cell in enumerate(row[1:], start=1):
+                if cell.strip() and _digits(cell) == figure:
+                    headers = [grid[h][c].strip() for h in range(heads) if grid[h][c].strip()]
+                    by_figure.setdefault(figure, []).append((cell.strip(), row[0].strip(), headers))
+    return list(by_figure.values())
+
+
+def _addressed(value: str, label: str, header: list[str], sources: list[str]) -> bool:
+    """The cell is on a line of a passage with its row label, and that passage shows one of its headers."""
+    for source in sources:
+        lines = [" ".join(line.split()).lower() for line in source.split("\n")]
+        on_line = any(_digits(value) in re.sub(r"[, $]", "", line) and label.lower()[:30] in line for line in lines)
+        shown = " ".join(source.split()).lower()
+        if on_line and (not header or any(" ".join(h.split()).lower() in shown for h in header)):
+            return True
+    return False
 
 
 def evidence_in(sources: list[str], context: dict, question: dict) -> dict:
     """Whether the reader's passages hold the evidence: every number of the derivation (or the gold
-    spans), and each table cell on a line with its row label, in a passage with its column header."""
+    spans); and how many of the table figures it takes are in a passage on a line with their row label
+    and under one of their column's headers."""
     text = "\n".join(sources)
     flat = " ".join(text.split()).lower()
     if question["answer_type"] in ("span", "multi-span"):
@@ -188,17 +205,9 @@ def evidence_in(sources: list[str], context: dict, question: dict) -> dict:
     digit_text = re.sub(r"[, $]", "", flat)
     present = all((" ".join(n.split()).lower() in flat) or (_digits(n) and _digits(n) in digit_text)
                   for n in needed)
-    cells = evidence_cells(context, question) if question["answer_from"] != "text" else []
-    addressed = 0
-    for value, label, header in cells:  # header: the column's header texts, any one shown
-        for source in sources:
-            lines = [" ".join(line.split()).lower() for line in source.split("\n")]
-            on_line = any(_digits(value) in re.sub(r"[, $]", "", line) and label.lower()[:30] in line for line in lines)
-            shown = " ".join(source.split()).lower()
-            if on_line and (not header or any(" ".join(h.split()).lower() in shown for h in header)):
-                addressed += 1
-                break
-    return {"evidence_present": present, "cells": len(cells), "cells_addressed": addressed}
+    figures = evidence_cells(context, question) if question["answer_from"] != "text" else []
+    addressed = sum(any(_addressed(*cell, sources) for cell in cells) for cells in figures)
+    return {"evidence_present": present, "cells": len(figures), "cells_addressed": addressed}
 
 
 # --- running -------------------------------------------------------------------------------------
@@ -284,10 +293,15 @@ def run(args) -> Path:
     return out
 
 
-def report(path: Path, uids: set[str] | None = None) -> None:
+def report(path: Path, data: Path, uids: set[str] | None = None) -> None:
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     if uids is not None:
         rows = [r for r in rows if r["uid"] in uids]
+    if rows and "sources" in rows[0]:  # the evidence checks are re-applied to the passages kept
+        contexts = {c["table"]["uid"]: c for c in json.loads(data.read_text())}
+        questions = {q["uid"]: q for c in contexts.values() for q in c["questions"]}
+        for r in rows:
+            r.update(evidence_in(r["sources"], contexts[r["context"]], questions[r["uid"]]))
     if not rows:
         print("no results")
         return
@@ -341,14 +355,14 @@ def main(argv=None) -> int:
     p.add_argument("--report", type=Path, default=None, help="only print the figures of an existing JSONL file")
     args = p.parse_args(argv)
     if args.report:
-        report(args.report)
+        report(args.report, Path(args.data))
         return 0
     if args.fresh and args.out is None:
         (RESULTS / f"tatqa-{args.part}-{'retrieval' if args.retrieval_only else 'model'}.jsonl").unlink(missing_ok=True)
     out = run(args)
     contexts = json.loads(Path(args.data).read_text())
     pairs = questions_of(split_contexts(contexts, args.seed)[args.part], args.seed, args.limit)
-    report(out, {q["uid"] for _, q in pairs})
+    report(out, Path(args.data), {q["uid"] for _, q in pairs})
     return 0
 
 

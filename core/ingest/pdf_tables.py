@@ -23,6 +23,7 @@ from statistics import median
 # A printed figure: 1,234 | (1,234) | 12.5% | $ signs are separate words in most filings.
 _NUMBER = re.compile(r"^\(?-?[$€£]?\(?\d(?:[\d,]*\d)?(?:\.\d+)?\)?%?\)?$")  # not "31,": a date
 _DASH = re.compile(r"^[—–\-]+$")  # "—": nil, printed in a column like a number
+_MARK_CELL = re.compile(r"^\(\d\)$")  # "(1)": a footnote mark when a whole column holds only such
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _CURRENCY = {"$", "€", "£"}
 # A text line ending in two or more figures: the cheap test for "this page holds number columns".
@@ -300,16 +301,19 @@ def _columns(rows: list[list[_Cell]]) -> list[tuple[float, float]]:
     """Column spans: figures of different rows that overlap horizontally share a column; a
     column must hold figures of a quarter of the rows (at least two), else they are figures
     inside labels ("24,000 shares authorized; 7,437 outstanding")."""
-    spans = sorted((c.x0, c.x1) for cells in rows for c in cells if not _DASH.match(c.text))
-    merged: list[list[float]] = []
-    for x0, x1 in spans:
+    spans = sorted((c.x0, c.x1, bool(_MARK_CELL.match(c.text))) for cells in rows for c in cells
+                   if not _DASH.match(c.text))
+    merged: list[list] = []
+    for x0, x1, mark in spans:
         if merged and x0 <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], x1)
             merged[-1][2] += 1
+            merged[-1][3] = merged[-1][3] and mark
         else:
-            merged.append([x0, x1, 1])
+            merged.append([x0, x1, 1, mark])
     need = max(2, len(rows) // 4) if len(rows) > 1 else 1
-    return [(x0, x1) for x0, x1, n in merged if n >= need]
+    # A column of nothing but "(1)", "(2)": footnote marks set apart after the labels, not figures.
+    return [(x0, x1) for x0, x1, n, marks in merged if n >= need and not marks]
 
 
 def _column_of(x0: float, x1: float, columns: list[tuple[float, float]], slack: float) -> int | None:
@@ -484,7 +488,7 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
         if not over and not all(p.text.startswith("(") for p in stubs):
             caption = line.text  # a title at the left ("Revenue by segment"), not a units note
             break
-        if any(_NUMBER.match(p.text.split()[0]) and not _YEAR.match(p.text.split()[0]) for p in over):
+        if any(_NUMBER.match(p.text) and not _YEAR.match(p.text) for p in over):
             break  # figures above the rows: another table's rows, not a header
         centres = [(a + b) / 2 for a, b in columns]
         lone = over[0] if len(over) == 1 else None
@@ -497,10 +501,11 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
             first = k
             k -= 1
             continue
-        elif not named:
+        elif not named and not all(p.text.startswith("(") for p in over):
             # The line right above the rows names each column on its own ("2023 2022", "Amount
             # Amortization Amount"): one phrase over each column, else the layout is not
-            # understood and the table keeps no header rather than a wrong one.
+            # understood and the table keeps no header rather than a wrong one. Remarks in brackets
+            # over some columns ("(restated, Note 3)") are read like a spanning line, above them.
             over_column = [[i for i, p in enumerate(over) if _header_distance(p, column) <= height]
                            for column in columns]
             if any(len(found) != 1 for found in over_column) or len({f[0] for f in over_column}) != len(columns):

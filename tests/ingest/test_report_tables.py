@@ -142,3 +142,27 @@ def test_ruled_and_unruled_tables_read_alike(tmp_path, ruled):
     assert section.head[-1] == "(in thousands) | Q1 | Q2 | Q3 | Q4"
     assert cell(section, "Hilltop depot", "Q2") == "102"
     assert "Journeys grew" not in section.text  # the prose after the table stays prose
+
+
+def test_footnote_marks_set_apart_after_the_labels_are_no_column(tmp_path):
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "per_share.pdf"
+    pdf = canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    pdf.setFont("Helvetica", 9)
+    for x, year in zip(QUARTERS[1:], ("2025", "2024", "2023")):
+        pdf.drawRightString(x, 780, year)
+    for n, (label, mark, figures) in enumerate([("Fares per journey", "(1)", ("1.92", "1.85", "1.80")),
+                                                 ("Journeys per bus", "", ("41.0", "39.5", "38.2")),
+                                                 ("Cost per mile", "(2)", ("3.10", "2.95", "2.90"))]):
+        y = 768 - 12 * n
+        pdf.drawString(40, y, label)
+        pdf.drawString(250, y, mark)
+        for x, figure in zip(QUARTERS[1:], figures):
+            pdf.drawRightString(x, y, figure)
+    pdf.showPage()
+    pdf.save()
+    (section,) = table_sections(path)
+    assert section.head == ["| 2025 | 2024 | 2023"]
+    assert "Fares per journey (1) | 1.92 | 1.85 | 1.80" in section.text.split("\n")
