@@ -370,6 +370,7 @@ def read_tables(lines: list[Line], page: int) -> list[_Block]:
         if not any(block.table.columns) and len(block.columns) == len(before.columns) and all(
                 a0 <= b1 and b0 <= a1 for (a0, a1), (b0, b1) in zip(before.columns, block.columns)):
             block.table.columns = list(before.table.columns)
+            block.table.header_rows = [list(h) for h in before.table.header_rows]
     for n, block in enumerate(blocks):
         table = block.table
         table.unit = unit_of([table.caption, table.stub, *table.columns])
