@@ -145,14 +145,19 @@ def prediction_of(answer: str, question: str) -> tuple[list[str], str]:
     if not text:
         return [], ""
     stated = {re.sub(r"[^\d.]", "", m) for m in _NUMBER.findall(question)}
+    figures: list[str] = []
+    scale = ""
     for match in _NUMBER.finditer(text):
         figure = match.group(0).strip()
         if re.sub(r"[^\d.]", "", figure) in stated:
             continue
-        figure, scale = _scale_of(figure)
+        figure, said = _scale_of(figure)
+        scale = scale or said
         negative = figure.startswith("(") and figure.endswith(")") or figure.startswith("-")
         figure = re.sub(r"[()$€£\s-]", "", figure)
-        return [f"-{figure}" if negative else figure], scale
+        figures.append(f"-{figure}" if negative else figure)
+    if figures:  # "the respective ..." asks for each figure; anything else for one
+        return (figures if re.search(r"\brespective", question, re.I) else figures[:1]), scale
     text = text.rstrip(".")
     items = [i.strip(" .") for i in re.split(r";|\n|, (?:and )?| and ", text) if i.strip(" .")]
     return (items if len(items) > 1 else [text]), ""
@@ -297,11 +302,14 @@ def report(path: Path, data: Path, uids: set[str] | None = None) -> None:
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     if uids is not None:
         rows = [r for r in rows if r["uid"] in uids]
-    if rows and "sources" in rows[0]:  # the evidence checks are re-applied to the passages kept
-        contexts = {c["table"]["uid"]: c for c in json.loads(data.read_text())}
-        questions = {q["uid"]: q for c in contexts.values() for q in c["questions"]}
-        for r in rows:
+    contexts = {c["table"]["uid"]: c for c in json.loads(data.read_text())}
+    questions = {q["uid"]: q for c in contexts.values() for q in c["questions"]}
+    for r in rows:  # the answer is read and scored again, the evidence checks re-applied to the passages kept
+        if "sources" in r:
             r.update(evidence_in(r["sources"], contexts[r["context"]], questions[r["uid"]]))
+        if "answer" in r:
+            r["prediction"], r["pred_scale"] = prediction_of(r["answer"], r["question"])
+            r["em"], r["f1"] = score(questions[r["uid"]], r["prediction"], r["pred_scale"])
     if not rows:
         print("no results")
         return
@@ -312,7 +320,7 @@ def report(path: Path, data: Path, uids: set[str] | None = None) -> None:
             return [len(group), f"{100 * sum(r['em'] for r in group) / len(group):.1f}",
                     f"{100 * sum(r['f1'] for r in group) / len(group):.1f}"]
         lines = [["all", *figures(rows)]]
-        for key in ("answer_type", "answer_from", "ruled"):
+        for key in ("answer_type", "answer_from", "ruled", "route"):
             groups = defaultdict(list)
             for r in rows:
                 groups[r[key]].append(r)
