@@ -335,6 +335,8 @@ def report(path: Path, data: Path, uids: set[str] | None = None) -> None:
             scales[r["scale"]][0] += 1
             scales[r["scale"]][1] += r.get("pred_scale") == r["scale"]
         print("scale right: " + ", ".join(f"{s or 'none'} {scales[s][1]}/{scales[s][0]}" for s in SCALES if s in scales))
+        unscaled = sum(1 for r in rows if r["em"] == 0 and score(questions[r["uid"]], r["prediction"], r["scale"])[0])
+        print(f"right figure with a wrong or missing scale: {unscaled}")
     else:
         def figures(group):
             cells = sum(r["cells"] for r in group)
