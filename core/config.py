@@ -55,8 +55,14 @@ class Settings:
     chunk_overlap_tokens: int = 30
     max_chunk_tokens: int = 250
 
-    # --- structured facts: PDF tables are read on short documents only
+    # --- structured facts: every PDF table read from the page layout gives row facts; pdfplumber's
+    # ruled-table reading (a second pass over every page) runs on short documents only
     max_table_pages: int = 20
+    # Rows of the tables of PDFs longer than max_table_pages as facts, so they become typed tables too
+    # (issue 23: "every PDF table is a table"). Off by default until the table route's effect on long
+    # filings (FinanceBench, Docugami end to end) is measured: their tables are still read as tables, as
+    # grids with their header and scale in every chunk, by the text route's reader.
+    long_pdf_table_facts: bool = False
     max_rows_per_answer: int = 10
     max_snippets_per_answer: int = 5
     label_similarity: float = 0.6  # embedding similarity for a column label to match a wanted one

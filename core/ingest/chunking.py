@@ -68,8 +68,13 @@ def chunk_document(
     chunks: list[Chunk] = []
     marks = dict(zip(map(id, document.sections), heading_marks(document.sections)))
     for group, is_table in _groups(document.sections, strategy):
-        units = _units(group, count_tokens, size, marks)
-        for packed in _pack(units, size, 0 if is_table else overlap):
+        room = size
+        head = group[0].head if is_table else None
+        if head:  # a PDF table: every chunk of it carries its head, in its heading (the reader's context line)
+            room = max(size // 2, size - sum(count_tokens(head)))
+            marks[id(group[0])] = ["\n".join(h for h in (mark, *head) if h) for mark in marks[id(group[0])]]
+        units = _units(group, count_tokens, room, marks)
+        for packed in _pack(units, room, 0 if is_table else overlap):
             chunks.append(_make_chunk(doc_id, len(chunks), packed))
     return chunks
 

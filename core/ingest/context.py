@@ -184,8 +184,9 @@ def heading_marks(sections: list[Section]) -> list[list[str | None]]:
     marks: list[list[str | None]] = []
     for section in sections:
         lines = section.text.split("\n")
-        if section.is_table:
-            marks.append([None] * len(lines))
+        if section.is_table:  # a PDF table sits under the page's heading in force; a sheet under none
+            in_force = " › ".join(h[:MAX_HEADING_CHARS] for h in (top, sub) if h) or None
+            marks.append([in_force if section.head else None] * len(lines))
             continue
         current: list[str | None] = []
         for raw in lines:

@@ -26,6 +26,9 @@ class Section:
     is_table: bool = False
     row_numbers: list[int] | None = None
     table: "TableBlock | None" = None  # the parsed table, for structured facts
+    # Lines every chunk of this section carries above its own (a PDF table's caption, unit and column
+    # headers), so a chunk holding only some rows still says what each cell is.
+    head: list[str] | None = None
 
 
 @dataclass

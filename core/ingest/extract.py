@@ -1,10 +1,12 @@
 """Extraction at ingest: table rows and key-value lines become typed facts.
 
 - Spreadsheets and CSV: every data row of every table (found by core.ingest.tables) is a row fact.
-- PDFs: "Label: value unit" lines and dimension statements ("Dimensions: 1722 x 1134 x 30 mm")
-  are key-value facts; on short documents (receipts, invoices, datasheets) the tables that
-  pdfplumber finds on a page become row facts. Long filings are left to text search: their
-  statements are too irregular to turn into rows reliably, and reading every page twice is slow.
+- PDFs: every table the loader read from the page layout (core/ingest/pdf_tables.py), whatever the
+  document's length, gives its rows as row facts (label column first, each figure under its headers).
+  "Label: value unit" lines and dimension statements ("Dimensions: 1722 x 1134 x 30 mm") are
+  key-value facts; on short documents (receipts, invoices, datasheets) the ruled tables pdfplumber
+  finds on a page become row facts too, in place of the layout reading of that page (reading every
+  page of a long filing twice is slow).
 """
 from __future__ import annotations
 
@@ -69,16 +71,22 @@ def typed_value(column: str, text: str) -> FactValue:
     return value
 
 
-def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = None, max_table_pages: int = 20) -> list[Fact]:
+def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = None, max_table_pages: int = 20,
+                  long_pdf_tables: bool = True) -> list[Fact]:
     facts: list[Fact] = []
+    short = document.page_count <= max_table_pages
     for section in document.sections:
         if section.table is not None:
-            facts.extend(_row_facts(section, doc_id, document.filename))
+            if short or long_pdf_tables or document.kind != "pdf":
+                facts.extend(_row_facts(section, doc_id, document.filename))
         elif _printed_page(section, document):
             facts.extend(_kv_facts(section, doc_id, document.filename))
-    short = document.page_count <= max_table_pages
     if document.kind == "pdf" and path is not None and short:
-        facts += _pdf_table_facts(path, document, doc_id)
+        ruled = _pdf_table_facts(path, document, doc_id)
+        ruled_pages = {f.page for f in ruled}
+        # A ruled table pdfplumber read is that page's table (it reads text columns too): the same rows
+        # read again from the word layout would count twice.
+        facts = [f for f in facts if f.kind != ROW or f.page not in ruled_pages] + ruled
     if short:  # line items printed without rules, on pages where no table was read
         tabled = {f.page for f in facts if f.kind == ROW}
         for section in document.sections:
@@ -86,7 +94,11 @@ def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = Non
                 facts += _item_line_facts(section, doc_id, document.filename)
     if short:  # receipts, invoices, datasheets: a page is a record
         facts = _without_repeats(facts)
-        attach_page_context(facts, {s.page: s.text for s in document.sections if s.page is not None and s.table is None})
+        prose: dict[int, list[str]] = {}
+        for s in document.sections:  # a page whose tables were read apart has several prose runs
+            if s.page is not None and s.table is None:
+                prose.setdefault(s.page, []).append(s.text)
+        attach_page_context(facts, {page: "\n".join(texts) for page, texts in prose.items()})
     if short and document.kind not in ("csv", "xlsx") and may_be_record(document):  # its header as one row
         for record in read_records(document, path):
             facts += record_facts(record, doc_id)

@@ -97,7 +97,8 @@ def _child() -> None:
 
     try:
         document = load_document(Path(path), settings, filename=filename)
-        facts = extract_facts(document, doc_id, Path(path), settings.max_table_pages)
+        facts = extract_facts(document, doc_id, Path(path), settings.max_table_pages,
+                              settings.long_pdf_table_facts)
         answer = {"document": dataclasses.asdict(document), "facts": [f.to_dict() for f in facts]}
     except IngestError as exc:
         answer = {"error": str(exc)}

@@ -16,8 +16,9 @@ from core.config import Settings
 from core.ingest.document import IngestError, LoadedDocument, Section
 from core.ingest.fields import pair_stacked_fields
 from core.ingest.ocr import load_image, ocr_pdf_pages
-from core.ingest.pdf_tables import looks_tabular, page_layout, page_text
-from core.ingest.tables import find_tables, split_pipe_tables, table_lines
+from core.ingest.pdf_tables import (PdfTable, footnotes_of, looks_tabular, markers, page_layout, page_parts, page_text,
+                                    unit_of)
+from core.ingest.tables import TableBlock, find_tables, split_pipe_tables, table_lines
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +70,8 @@ def load_pdf(path: Path, settings: Settings) -> LoadedDocument:
     failures: list[str] = []
     for parser in (_pdf_pages_pdfium, _pdf_pages_pypdf, _pdf_pages_pdfminer):
         try:
-            texts = parser(path, settings)
+            pages = parser(path, settings)
+            texts = [page if isinstance(page, str) else page[0] for page in pages]
         except FinalPdfError as exc:  # a password or the page limit: another parser agrees
             raise IngestError(str(exc)) from None
         except MemoryError:  # over the reading process's limit: the next parser would be too
@@ -86,15 +88,50 @@ def load_pdf(path: Path, settings: Settings) -> LoadedDocument:
         except Exception as exc:  # e.g. PDFium cannot load a page the fallback parser read: keep the text
             log.info("OCR skipped for %s: %s", path.name, exc)
             scanned, ocr_warnings = {}, [f"Scanned pages were not looked for ({type(exc).__name__})."]
-        sections = [
-            section for i, t in enumerate(texts)
-            for section in scanned.get(i + 1) or [Section(text=pair_stacked_fields(t.replace("\r\n", "\n")), page=i + 1)]
-        ]
+        sections = [section for i, page in enumerate(pages) for section in scanned.get(i + 1) or _page_sections(page, i + 1)]
         return LoadedDocument(path.name, "pdf", sections, page_count=len(texts), warnings=warnings + ocr_warnings)
     raise IngestError(f"The PDF is damaged and could not be read ({', '.join(failures)}).")
 
 
-def _pdf_pages_pdfium(path: Path, settings: Settings) -> list[str]:
+PageRead = "str | tuple[str, list[str | PdfTable]]"  # a page's text, and its prose and tables when read apart
+
+
+def _page_sections(page: PageRead, number: int) -> list[Section]:
+    """A page as sections: its text; or, when its tables were read, its prose runs and each table as a
+    section of its own, in reading order."""
+    if isinstance(page, str):
+        return [Section(text=pair_stacked_fields(page.replace("\r\n", "\n")), page=number)]
+    sections = []
+    for part in page[1]:
+        if isinstance(part, str):
+            sections.append(Section(text=pair_stacked_fields(part), page=number))
+        else:
+            sections.append(table_section(part))
+    return sections
+
+
+def table_section(table: PdfTable) -> Section:
+    """A PDF table as a table section: its rows as a compact grid (label, then one cell per column),
+    its footnotes after them, and its caption, unit and headers as the head every chunk of it carries.
+    The parsed table (label column first) gives its rows as structured facts."""
+    stub = table.stub.strip()
+    names_labels = stub and not unit_of([stub]) and not stub.startswith("(") and not stub.endswith(",")
+    header = [stub if names_labels else "Description",  # the label column's own header, or what it holds
+              *[c or f"column {i + 2}" for i, c in enumerate(table.columns)]]
+    rows = [[row.label, *row.values] for row in table.rows if any(row.values)]
+    notes = footnotes_of(table)
+    if notes:  # a row's footnote marker tied to its footnote: a column of the row, as a reader would look it up
+        header.append("Footnote")
+        rows = [[*row, " ".join(notes[m] for m in markers(row[0]) if m in notes)] for row in rows]
+    title = [table.caption or f"Table on page {table.page}"]
+    if table.unit and table.unit.lower() not in title[0].lower():
+        title.append(f"({table.unit})")
+    block = TableBlock(header, rows, list(range(1, len(rows) + 1)), title, list(table.notes))
+    text = "\n".join(table.grid_rows() + table.notes)
+    return Section(text=text, page=table.page, is_table=True, table=block, head=table.head())
+
+
+def _pdf_pages_pdfium(path: Path, settings: Settings) -> list[PageRead]:
     import pypdfium2 as pdfium
 
     try:
@@ -110,9 +147,7 @@ def _pdf_pages_pdfium(path: Path, settings: Settings) -> list[str]:
             page = pdf[index]
             textpage = page.get_textpage()
             text = textpage.get_text_range()
-            if looks_tabular(text):
-                text = _with_table_headers(textpage, page.get_height(), index + 1, text)
-            texts.append(text)
+            texts.append(_with_tables(textpage, page.get_height(), index + 1, text) if looks_tabular(text) else text)
             textpage.close()
             page.close()
         return texts
@@ -120,15 +155,16 @@ def _pdf_pages_pdfium(path: Path, settings: Settings) -> list[str]:
         pdf.close()
 
 
-def _with_table_headers(textpage, height: float, number: int, text: str) -> str:
-    """The page with each statement row written under its column headers; the plain text if the
-    layout cannot be read (a page the table reader trips on must not cost the file)."""
+def _with_tables(textpage, height: float, number: int, text: str) -> PageRead:
+    """The page's text with each statement row written under its column headers, and its prose and
+    tables apart; the plain text if the layout cannot be read (a page the table reader trips on must
+    not cost the file)."""
     try:
         lines, blocks = page_layout(textpage, height, number)
     except Exception as exc:
         log.info("table layout of page %d skipped: %s", number, exc)
         return text
-    return page_text(lines, blocks) if blocks else text
+    return (page_text(lines, blocks), page_parts(lines, blocks)) if blocks else text
 
 
 def _pdf_pages_pypdf(path: Path, settings: Settings) -> list[str]:

@@ -23,6 +23,7 @@ from statistics import median
 # A printed figure: 1,234 | (1,234) | 12.5% | $ signs are separate words in most filings.
 _NUMBER = re.compile(r"^\(?-?[$€£]?\(?\d(?:[\d,]*\d)?(?:\.\d+)?\)?%?\)?$")  # not "31,": a date
 _DASH = re.compile(r"^[—–\-]+$")  # "—": nil, printed in a column like a number
+_MARK_CELL = re.compile(r"^\(\d\)$")  # "(1)": a footnote mark when a whole column holds only such
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _CURRENCY = {"$", "€", "£"}
 # A text line ending in two or more figures: the cheap test for "this page holds number columns".
@@ -81,6 +82,32 @@ class PdfTable:
     stub: str  # the header over the label column, e.g. "(In millions)"
     columns: list[str]
     rows: list[PdfTableRow] = field(default_factory=list)
+    # Each column's header lines, top to bottom (what `columns` joins): where a spanning line ends.
+    header_rows: list[list[str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # footnotes printed under the table, each from its marker
+    unit: str = ""  # the scale or unit the table states ("in millions", "£k", "$'000"), "" when none
+
+    def head(self) -> list[str]:
+        """What a reader needs above any of the table's rows: the caption, the unit when the header does
+        not show it, a spanning header line ("Years Ended September 30,") when every column shares it, and
+        the column line ("(In millions) | 2019 | 2018 | 2017")."""
+        shared, columns = spanning_prefix(self.header_rows, self.columns)
+        lines = [self.caption] if self.caption else []
+        shown = " ".join([self.caption, self.stub, *self.columns]).lower()
+        if self.unit and self.unit.lower() not in shown:
+            lines.append(f"({self.unit})")
+        if shared:
+            lines.append(shared)
+        if any(columns):
+            lines.append(" | ".join([self.stub, *columns]).strip())
+        elif self.stub:
+            lines.append(self.stub)
+        return lines
+
+    def grid_rows(self) -> list[str]:
+        """Each row once, its label then one cell per column in the header's order ("" kept, so the
+        n-th cell is under the n-th header): the compact grid a reader addresses by row and column."""
+        return [" | ".join([row.label, *row.values]) if any(row.values) else row.label for row in self.rows]
 
     def row_text(self, row: PdfTableRow) -> str:
         """"LinkedIn | Three Months Ended December 31, 2022: 3,876 | ...": every figure with its header."""
@@ -92,11 +119,65 @@ class PdfTable:
         return [self.row_text(r) for r in self.rows]
 
 
+def spanning_prefix(header_rows: list[list[str]], columns: list[str]) -> tuple[str, list[str]]:
+    """The header lines every column has on top, when they span them all ("Years Ended September 30,"
+    over "2019", "2018"), and the rest of each column's header; ("", columns) when they share none.
+    Whole lines only: "April" over "27, 2019" and "28, 2018" is one header each, not a span."""
+    if len(columns) < 2 or len(header_rows) != len(columns) or not all(header_rows):
+        return "", columns
+    n = 0
+    while all(len(h) > n + 1 and h[n] == header_rows[0][n] for h in header_rows):
+        n += 1
+    if n == 0:
+        return "", columns
+    return " ".join(header_rows[0][:n]), [" ".join(h[n:]).replace(" ,", ",") for h in header_rows]
+
+
+# A scale or unit printed over a table: "(In millions)", "$ in thousands", "(£k)", "£'000", "Ml".
+_UNIT = re.compile(
+    r"(?:[$€£]\s*)?\bin\s+(?:thousands|millions|billions)(?:\s+of\s+[\w.$€£ ]+?)?(?:,?\s+except[^)]*)?(?=\)|$|,|;)"
+    r"|[$€£]\s?[’']?000s?\b|[$€£](?:k|m|bn)\b|\b(?:Ml/d|Ml|ML|kWh|MWh|GWh|tonnes)\b", re.I)
+
+
+def unit_of(texts: list[str]) -> str:
+    """The first scale or unit stated in the given texts (caption, stub, column headers)."""
+    for text in texts:
+        found = _UNIT.search(text or "")
+        if found:
+            return found.group(0).strip()
+    return ""
+
+
+# A footnote marker: "(1)", "(a)", "*", "†" at the end of a label or header, or opening a footnote line.
+_MARKER = re.compile(r"\((\d{1,2}|[a-z])\)|([*†‡]+)")
+_NOTE_START = re.compile(r"^\s*(\((?:\d{1,2}|[a-z])\)|[*†‡]+)\s*\S")
+
+
+def markers(text: str) -> list[str]:
+    """The footnote markers a label or header carries ("Other (2)" -> ["(2)"])."""
+    return [m.group(0) for m in _MARKER.finditer(text)]
+
+
+def markers_in(table: PdfTable) -> set[str]:
+    """The footnote markers the table's labels and headers carry."""
+    return {m for text in [row.label for row in table.rows] + table.columns + [table.stub] for m in markers(text)}
+
+
+def footnotes_of(table: PdfTable) -> dict[str, str]:
+    """Each footnote of the table by its marker ("(1)" -> "(1) Includes ...")."""
+    found = {}
+    for note in table.notes:
+        start = _NOTE_START.match(note)
+        if start:
+            found.setdefault(start.group(1), note)
+    return found
+
+
 @dataclass
 class _Block:
     """A run of table lines on a page, and where its header and caption were found."""
     first: int  # index of the first line that belongs to the table (header or row)
-    last: int
+    last: int  # the last row, or the last line of its footnotes
     table: PdfTable
     columns: list[tuple[float, float]]  # x spans of the figure columns
 
@@ -220,16 +301,19 @@ def _columns(rows: list[list[_Cell]]) -> list[tuple[float, float]]:
     """Column spans: figures of different rows that overlap horizontally share a column; a
     column must hold figures of a quarter of the rows (at least two), else they are figures
     inside labels ("24,000 shares authorized; 7,437 outstanding")."""
-    spans = sorted((c.x0, c.x1) for cells in rows for c in cells if not _DASH.match(c.text))
-    merged: list[list[float]] = []
-    for x0, x1 in spans:
+    spans = sorted((c.x0, c.x1, bool(_MARK_CELL.match(c.text))) for cells in rows for c in cells
+                   if not _DASH.match(c.text))
+    merged: list[list] = []
+    for x0, x1, mark in spans:
         if merged and x0 <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], x1)
             merged[-1][2] += 1
+            merged[-1][3] = merged[-1][3] and mark
         else:
-            merged.append([x0, x1, 1])
+            merged.append([x0, x1, 1, mark])
     need = max(2, len(rows) // 4) if len(rows) > 1 else 1
-    return [(x0, x1) for x0, x1, n in merged if n >= need]
+    # A column of nothing but "(1)", "(2)": footnote marks set apart after the labels, not figures.
+    return [(x0, x1) for x0, x1, n, marks in merged if n >= need and not marks]
 
 
 def _column_of(x0: float, x1: float, columns: list[tuple[float, float]], slack: float) -> int | None:
@@ -286,7 +370,33 @@ def read_tables(lines: list[Line], page: int) -> list[_Block]:
         if not any(block.table.columns) and len(block.columns) == len(before.columns) and all(
                 a0 <= b1 and b0 <= a1 for (a0, a1), (b0, b1) in zip(before.columns, block.columns)):
             block.table.columns = list(before.table.columns)
+            block.table.header_rows = [list(h) for h in before.table.header_rows]
+    for n, block in enumerate(blocks):
+        table = block.table
+        table.unit = unit_of([table.caption, table.stub, *table.columns])
+        limit = blocks[n + 1].first if n + 1 < len(blocks) else len(lines)
+        _attach_notes(block, lines, limit)
     return blocks
+
+
+def _attach_notes(block: _Block, lines: list[Line], limit: int) -> None:
+    """The footnotes right under a table whose markers its labels or headers carry ("(1) Includes ...",
+    wrapped lines joined), kept with it; the table's block then ends after them."""
+    wanted = markers_in(block.table)
+    if not wanted:
+        return
+    k = block.last + 1
+    while k < limit:
+        start = _NOTE_START.match(lines[k].text)
+        gap = lines[k].top - lines[k - 1].bottom
+        if start and start.group(1) in wanted and gap <= 2.5 * lines[k].height:
+            block.table.notes.append(lines[k].text)
+        elif block.table.notes and not start and gap <= 0.6 * lines[k].height:
+            block.table.notes[-1] += " " + lines[k].text  # a footnote wrapped onto the next line
+        else:
+            break
+        block.last = k
+        k += 1
 
 
 def _is_label_line(index: int, lines: list[Line], members: list[int], parsed, is_row: list[bool]) -> bool:
@@ -363,6 +473,7 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
     unreliable = False
     k = first - 1
     header_lines = 0
+    named = False  # whether a line naming each column on its own was read (the lowest one must)
     while k >= 0 and header_lines < 5:
         line = lines[k]
         if lines[k + 1].top - line.bottom > 2.5 * height:
@@ -378,7 +489,7 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
         if not over and not all(p.text.startswith("(") for p in stubs):
             caption = line.text  # a title at the left ("Revenue by segment"), not a units note
             break
-        if any(_NUMBER.match(p.text.split()[0]) and not _YEAR.match(p.text.split()[0]) for p in over):
+        if any(_NUMBER.match(p.text) and not _YEAR.match(p.text) for p in over):
             break  # figures above the rows: another table's rows, not a header
         centres = [(a + b) / 2 for a, b in columns]
         lone = over[0] if len(over) == 1 else None
@@ -386,10 +497,16 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
         if lone and abs((lone.x0 + lone.x1) / 2 - middle) <= spread / 4:
             for c in range(len(columns)):  # one phrase centred over the columns: it spans them all
                 headers[c].insert(0, lone.text)
-        elif header_lines == 0:
+        elif not over:  # a units line at the left only ("(in millions)" under the years): the stub's
+            stub[:0] = [p.text for p in stubs]
+            first = k
+            k -= 1
+            continue
+        elif not named and not all(p.text.startswith("(") for p in over):
             # The line right above the rows names each column on its own ("2023 2022", "Amount
             # Amortization Amount"): one phrase over each column, else the layout is not
-            # understood and the table keeps no header rather than a wrong one.
+            # understood and the table keeps no header rather than a wrong one. Remarks in brackets
+            # over some columns ("(restated, Note 3)") are read like a spanning line, above them.
             over_column = [[i for i, p in enumerate(over) if _header_distance(p, column) <= height]
                            for column in columns]
             if any(len(found) != 1 for found in over_column) or len({f[0] for f in over_column}) != len(columns):
@@ -408,11 +525,13 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
         stub[:0] = [p.text for p in stubs]
         first = k
         header_lines += 1
+        named = True
         k -= 1
     column_names = [" ".join(h).replace(" ,", ",").strip() for h in headers]
     if unreliable or not any(column_names):
-        column_names, stub, first = [""] * len(columns), [], members[0]  # header lines stay as text
-    table = PdfTable(page=page, caption=caption, stub=" ".join(stub), columns=column_names, rows=rows)
+        column_names, stub, first, headers = [""] * len(columns), [], members[0], [[] for _ in columns]
+    table = PdfTable(page=page, caption=caption, stub=" ".join(stub), columns=column_names, rows=rows,
+                     header_rows=[list(h) for h in headers])
     return _Block(first, members[-1], table, columns)
 
 
@@ -438,8 +557,31 @@ def page_text(lines: list[Line], blocks: list[_Block]) -> str:
         if block.table.stub:
             out.append(block.table.stub)
         out.extend(block.table.lines())
+        out.extend(block.table.notes)
         i = block.last + 1
     return "\n".join(out)
+
+
+def page_parts(lines: list[Line], blocks: list[_Block]) -> list[str | PdfTable]:
+    """The page in reading order: each run of lines outside the tables as one text, and each table."""
+    parts: list[str | PdfTable] = []
+    run: list[str] = []
+    by_first = {b.first: b for b in blocks}
+    i = 0
+    while i < len(lines):
+        block = by_first.get(i)
+        if block is None:
+            run.append(lines[i].text)
+            i += 1
+            continue
+        if run:
+            parts.append("\n".join(run))
+            run = []
+        parts.append(block.table)
+        i = block.last + 1
+    if run:
+        parts.append("\n".join(run))
+    return parts
 
 
 def read_pdf_tables(path: Path, pages: list[int] | None = None) -> list[PdfTable]:

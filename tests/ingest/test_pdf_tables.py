@@ -106,14 +106,19 @@ def test_only_pages_with_number_columns_are_read_as_tables(statement_pdf):
     assert not looks_tabular("A page of prose: revenue grew 12 percent in 2022.")
 
 
-def test_the_loaded_page_text_carries_the_headers_and_the_prose_around_the_table(statement_pdf):
+def test_a_loaded_page_keeps_its_prose_and_gives_the_table_a_section_of_its_own(statement_pdf):
     document = load_document(statement_pdf, Settings())
-    lines = document.sections[0].text.split("\n")
-    assert lines[0].startswith("Revenue, classified by")  # the caption stays above the rows
-    assert any(line.startswith("Revenue: LinkedIn | Three Months Ended December 31, 2022: 3,876") for line in lines)
-    assert lines[-1] == "Our cloud revenue grew because of Azure and other cloud services."
-    assert not any(line.strip() == "2022 2021 2022 2021" for line in lines)  # header lines are in the rows now
-    assert document.sections[1].text.strip() == "A page of prose: revenue grew 12 percent in 2022."
+    before, table, after, next_page = document.sections
+    assert before.text.startswith("Revenue, classified by") and not before.is_table
+    assert table.is_table and table.page == 1
+    assert table.head == ["Revenue, classified by significant product and service offerings, was as follows:",
+                          "(In millions) | Three Months Ended December 31, 2022 | Three Months Ended December 31, 2021"
+                          " | Six Months Ended December 31, 2022 | Six Months Ended December 31, 2021"]
+    assert "Revenue: LinkedIn | 3,876 | 3,531 | 7,539 | 6,667" in table.text.split("\n")  # a compact grid row
+    assert "Revenue: Devices | 1,430 | — | 2,878 | 3,771" in table.text.split("\n")  # a dash keeps its column
+    assert not any(line.strip() == "2022 2021 2022 2021" for line in table.text.split("\n"))
+    assert after.text == "Our cloud revenue grew because of Azure and other cloud services."
+    assert next_page.text.strip() == "A page of prose: revenue grew 12 percent in 2022."
 
 
 def draw_rows(path: Path, header_lines: list[list[tuple[float, str]]], rows: list[tuple[str, list[str]]]) -> Path:

@@ -1,0 +1,380 @@
+"""TAT-QA through the app: each context written as a PDF page, asked through Workspace, scored by the official rules.
+
+    # the evidence the reader would see, no model (decide table-reader changes on the tuning part)
+    DOCUCHAT_DATA_DIR=/work/kb/reports/tatqa-tune .venv/bin/python -m bench.tatqa --part tune --retrieval-only
+    # end to end with the real model (one model process at a time on this machine)
+    DOCUCHAT_DATA_DIR=/work/kb/reports/tatqa-tune flock /tmp/docuchat-model.lock \
+        .venv/bin/python -m bench.tatqa --part tune --limit 40
+    # re-report a run, also one that was stopped
+    .venv/bin/python -m bench.tatqa --report bench/results/tatqa-tune-model.jsonl
+
+- The contexts (one table and its paragraphs each) are split once, by `--seed`, into a tuning part and
+  a reporting part of equal size (`split_contexts`): tune on `tune`, report on `report`.
+- Each context is written as a PDF (reportlab): its table, ruled or unruled by a seeded choice, with
+  the header rows the set gives (a lone header cell over the figure columns spans them, as printed),
+  then its paragraphs; so the PDF table reader is part of what is measured.
+- All written documents go into the one knowledge base of DOCUCHAT_DATA_DIR; each question is asked
+  with its own document in scope (`doc_ids`).
+- Scored by TAT-QA's official rules (bench/tatqa_metric.py): the answer's number and its scale word
+  ("million", "%") are read from the app's answer text (`prediction_of`); a span answer is the answer's
+  text without its citations.
+- `--retrieval-only`: no model. For each question, whether the evidence (the paragraph text or the
+  table cells the gold answer and derivation name) is in the passages the reader would be given
+  (the same search and `build_sources` as the pipeline), and whether each table cell reaches it on a
+  line with its row label and in a passage with its column header.
+- Results are appended to bench/results/tatqa-<part>-<mode>.jsonl as they come.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import RESULTS, percentile, table  # noqa: E402
+from bench.tatqa_metric import SCALES, score  # noqa: E402
+
+# ../shared from the main checkout, ../../shared from a worktree under wt/
+DATA = next((p / "shared" / "eval-public" / "tatqa" / "tatqa_dataset_dev.json" for p in Path(__file__).resolve().parents[2:4]
+             if (p / "shared").is_dir()), Path("tatqa_dataset_dev.json"))
+SEED = 23
+TUNE, REPORT = "tune", "report"
+DOCS = Path("/work/kb/reports/tatqa-docs/v2")  # the written PDFs, kept between runs (v2: headers wrap)
+
+# --- the split -----------------------------------------------------------------------------------
+
+
+def split_contexts(contexts: list[dict], seed: int) -> dict[str, list[dict]]:
+    """Half the contexts (by a seeded shuffle of their sorted ids) to tune on, the other half to report."""
+    ids = sorted(c["table"]["uid"] for c in contexts)
+    random.Random(seed).shuffle(ids)
+    tune = set(ids[: len(ids) // 2])
+    return {TUNE: [c for c in contexts if c["table"]["uid"] in tune],
+            REPORT: [c for c in contexts if c["table"]["uid"] not in tune]}
+
+
+# --- the documents -------------------------------------------------------------------------------
+
+_FIGURE = re.compile(r"^[\s$€£(—–-]*\d[\d,.]*\s*%?\)?$")
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+
+
+def header_rows(grid: list[list[str]]) -> int:
+    """How many leading rows are column headers: rows with something over the figure columns and no
+    figure there but years ("Years Ended September 30," over "2019 | 2018 | 2017"; "As of | 2019 | 2018")."""
+    count = 0
+    for row in grid:
+        cells = [c.strip() for c in row[1:] if c.strip()]
+        if not cells or any(_FIGURE.match(c) and not _YEAR.match(c) for c in cells):
+            break
+        count += 1
+    return count
+
+
+def write_pdf(context: dict, path: Path, ruled: bool) -> Path:
+    """One context as a PDF: its table (ruled or not) and its paragraphs."""
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+    from xml.sax.saxutils import escape
+
+    grid = [[str(c) for c in row] for row in context["table"]["table"]]
+    width = max(len(r) for r in grid)
+    grid = [r + [""] * (width - len(r)) for r in grid]
+    heads = header_rows(grid)
+    style = [("FONTSIZE", (0, 0), (-1, -1), 8), ("ALIGN", (1, 0), (-1, -1), "RIGHT"),
+             ("VALIGN", (0, 0), (-1, -1), "BOTTOM"), ("FONTNAME", (0, 0), (-1, heads - 1), "Helvetica-Bold")]
+    for r in range(heads):
+        filled = [i for i, c in enumerate(grid[r]) if c.strip() and i > 0]
+        if len(filled) == 1 and width > 2:  # one header cell over several figure columns: it spans them
+            text = grid[r][filled[0]]
+            grid[r] = [grid[r][0], text] + [""] * (width - 2)
+            style += [("SPAN", (1, r), (-1, r)), ("ALIGN", (1, r), (-1, r), "CENTER")]
+    if ruled:
+        style.append(("GRID", (0, 0), (-1, -1), 0.5, colors.black))
+    body = getSampleStyleSheet()["BodyText"]
+    cell = body.clone("cell", fontSize=8, leading=9.5)
+    head = cell.clone("head", fontName="Helvetica-Bold", alignment=2)  # right, over right-aligned figures
+    spanning = head.clone("spanning", alignment=1)
+    label_width = 200 if width > 2 else 300
+    # Long labels wrap in their column, and so do long headers, as a report sets them.
+    rows = [[Paragraph(escape(r[0]), cell),
+             *[Paragraph(escape(c), spanning if i < heads and c and not any(r[2:]) and width > 2 else head)
+               if i < heads else c for c in r[1:]]] for i, r in enumerate(grid)]
+    flow = [Table(rows, colWidths=[label_width] + [(500 - label_width) / (width - 1)] * (width - 1),
+                  style=TableStyle(style), hAlign="LEFT"), Spacer(1, 12)]
+    for paragraph in sorted(context["paragraphs"], key=lambda p: p["order"]):
+        flow += [Paragraph(escape(paragraph["text"]), body), Spacer(1, 6)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    SimpleDocTemplate(str(path), pagesize=A4, invariant=1, leftMargin=40, rightMargin=40).build(flow)
+    return path
+
+
+def document_name(context: dict) -> str:
+    return f"tatqa-{context['table']['uid'][:8]}.pdf"
+
+
+# --- reading the app's answer --------------------------------------------------------------------
+
+_MARKER = re.compile(r"\[(?:Source )?\d+(?:,\s*\d+)*\]")
+_NUMBER = re.compile(r"\(?-?[$€£]?\s?\d[\d,]*(?:\.\d+)?\)?(?:\s?%|\s?(?:thousand|million|billion|percent)\b)?", re.I)
+_SCALE_WORDS = {"thousand": "thousand", "million": "million", "billion": "billion", "percent": "percent", "%": "percent"}
+
+
+def _scale_of(text: str) -> tuple[str, str]:
+    """("1,496.5", "million") from "1,496.5 million"; ("23.4", "percent") from "23.4%"."""
+    for word, scale in _SCALE_WORDS.items():
+        if text.lower().rstrip().endswith(word):
+            return text[: len(text.rstrip()) - len(word)].strip(), scale
+    return text.strip(), ""
+
+
+def prediction_of(answer: str, question: str) -> tuple[list[str], str]:
+    """The answer as TAT-QA scores it: its first figure that the question does not already state (a
+    year, a quoted amount), with its scale word; else its text without citations, split into items
+    when it lists them."""
+    text = " ".join(_MARKER.sub("", answer).split()).strip()
+    if not text:
+        return [], ""
+    stated = {re.sub(r"[^\d.]", "", m) for m in _NUMBER.findall(question)}
+    figures: list[str] = []
+    scale = ""
+    for match in _NUMBER.finditer(text):
+        figure = match.group(0).strip()
+        if re.sub(r"[^\d.]", "", figure) in stated:
+            continue
+        figure, said = _scale_of(figure)
+        scale = scale or said
+        negative = figure.startswith("(") and figure.endswith(")") or figure.startswith("-")
+        figure = re.sub(r"[()$€£\s-]", "", figure)
+        figures.append(f"-{figure}" if negative else figure)
+    if figures:  # "the respective ..." asks for each figure; anything else for one
+        return (figures if re.search(r"\brespective", question, re.I) else figures[:1]), scale
+    text = text.rstrip(".")
+    items = [i.strip(" .") for i in re.split(r";|\n|, (?:and )?| and ", text) if i.strip(" .")]
+    return (items if len(items) > 1 else [text]), ""
+
+
+# --- the evidence --------------------------------------------------------------------------------
+
+def _digits(text: str) -> str:
+    return re.sub(r"[^\d.]", "", text).strip(".")
+
+
+def evidence_cells(context: dict, question: dict) -> list[list[tuple[str, str, list[str]]]]:
+    """For each figure the gold answer or derivation takes from the table, the cells that print it:
+    (cell text, row label, its column's header texts); one of them is the cell meant."""
+    grid = context["table"]["table"]
+    heads = header_rows(grid)
+    wanted = [*question["answer"]] if isinstance(question["answer"], list) else []
+    wanted += re.findall(r"\d[\d,]*\.?\d*", question.get("derivation") or "")
+    by_figure: dict[str, list] = {}
+    for figure in dict.fromkeys(_digits(w) for w in wanted if _digits(w)):
+        for row in grid[heads:]:
+            for c, cell in enumerate(row[1:], start=1):
+                if cell.strip() and _digits(cell) == figure:
+                    headers = [grid[h][c].strip() for h in range(heads) if grid[h][c].strip()]
+                    by_figure.setdefault(figure, []).append((cell.strip(), row[0].strip(), headers))
+    return list(by_figure.values())
+
+
+def _addressed(value: str, label: str, header: list[str], sources: list[str]) -> bool:
+    """The cell is on a line of a passage with its row label, and that passage shows one of its headers."""
+    for source in sources:
+        lines = [" ".join(line.split()).lower() for line in source.split("\n")]
+        on_line = any(_digits(value) in re.sub(r"[, $]", "", line) and label.lower()[:30] in line for line in lines)
+        shown = " ".join(source.split()).lower()
+        if on_line and (not header or any(" ".join(h.split()).lower() in shown for h in header)):
+            return True
+    return False
+
+
+def evidence_in(sources: list[str], context: dict, question: dict) -> dict:
+    """Whether the reader's passages hold the evidence: every number of the derivation (or the gold
+    spans); and how many of the table figures it takes are in a passage on a line with their row label
+    and under one of their column's headers."""
+    text = "\n".join(sources)
+    flat = " ".join(text.split()).lower()
+    if question["answer_type"] in ("span", "multi-span"):
+        needed = [str(a) for a in question["answer"]]
+    else:
+        needed = re.findall(r"\d[\d,]*\.?\d*", question.get("derivation") or "") or [str(question["answer"])]
+    digit_text = re.sub(r"[, $]", "", flat)
+    present = all((" ".join(n.split()).lower() in flat) or (_digits(n) and _digits(n) in digit_text)
+                  for n in needed)
+    figures = evidence_cells(context, question) if question["answer_from"] != "text" else []
+    addressed = sum(any(_addressed(*cell, sources) for cell in cells) for cells in figures)
+    return {"evidence_present": present, "cells": len(figures), "cells_addressed": addressed}
+
+
+# --- running -------------------------------------------------------------------------------------
+
+def questions_of(contexts: list[dict], seed: int, limit: int | None) -> list[tuple[dict, dict]]:
+    """(context, question) pairs of a part, in a seeded order (a --limit sample spreads over kinds)."""
+    pairs = [(c, q) for c in contexts for q in c["questions"]]
+    random.Random(seed).shuffle(pairs)
+    return pairs[:limit] if limit else pairs
+
+
+def ingest(ws, contexts: list[dict], seed: int) -> dict[str, str]:
+    """Write and ingest the contexts' documents; the doc id of each context."""
+    paths = []
+    for context in contexts:
+        ruled = is_ruled(context, seed)
+        path = DOCS / ("ruled" if ruled else "unruled") / document_name(context)
+        paths.append(path if path.exists() else write_pdf(context, path, ruled))
+    results = ws.ingest(paths)
+    failed = [r for r in results if not r.doc_id]
+    if failed:
+        print(f"{len(failed)} documents failed: {failed[0].filename}: {failed[0].message}")
+    by_name = {r.filename: r.doc_id for r in results}
+    return {c["table"]["uid"]: by_name.get(document_name(c)) for c in contexts}
+
+
+def is_ruled(context: dict, seed: int) -> bool:
+    """Half the tables drawn with rules, half without: a seeded choice per context, whatever is sampled."""
+    return random.Random(f"{seed}:{context['table']['uid']}").random() < 0.5
+
+
+def run(args) -> Path:
+    from core.agents.reasoner import build_sources
+    from core.config import load_settings
+    from core.workspace import Workspace
+
+    contexts = json.loads(Path(args.data).read_text())
+    part = split_contexts(contexts, args.seed)[args.part]
+    pairs = questions_of(part, args.seed, args.limit)
+    needed = list({c["table"]["uid"]: c for c, _ in pairs}.values())
+    mode = "retrieval" if args.retrieval_only else "model"
+    settings = load_settings()
+    if args.retrieval_only:
+        settings = settings.replace(llm_provider="scripted")
+    ws = Workspace(settings)
+    started = time.perf_counter()
+    doc_of = ingest(ws, needed, args.seed)
+    print(f"{len(needed)} documents in {time.perf_counter() - started:.0f} s (data dir {settings.data_dir})")
+    out = Path(args.out or RESULTS / f"tatqa-{args.part}-{mode}.jsonl")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = set()
+    if out.exists() and not args.fresh:
+        done = {json.loads(line)["uid"] for line in out.read_text().splitlines() if line.strip()}
+    count = ws.kb.embedder.count_tokens
+    with out.open("a") as sink:
+        for n, (context, q) in enumerate(pairs, start=1):
+            if q["uid"] in done:
+                continue
+            doc_id = doc_of[context["table"]["uid"]]
+            row = {"uid": q["uid"], "context": context["table"]["uid"], "question": q["question"],
+                   "answer_type": q["answer_type"], "answer_from": q["answer_from"], "scale": q["scale"],
+                   "ruled": is_ruled(context, args.seed), "doc_id": doc_id}
+            begun = time.perf_counter()
+            if args.retrieval_only:
+                hits = ws.retriever.search(q["question"], top_k=settings.top_k, doc_ids=[doc_id]).hits
+                chosen = hits[: settings.reader_max_sources] if settings.reader_max_sources else hits
+                sources = build_sources(q["question"], chosen, settings.context_token_budget, count)
+                row.update(evidence_in([s.text for s in sources], context, q))
+                row["sources"] = [s.text for s in sources]
+            else:
+                response = ws.ask(q["question"], doc_ids=[doc_id])
+                prediction, scale = prediction_of(response.answer, q["question"])
+                em, f1 = score(q, prediction, scale)
+                row.update(answer=response.answer, prediction=prediction, pred_scale=scale, em=em, f1=f1,
+                           confidence=response.confidence, route=response.route,
+                           gold=q["answer"], derivation=q["derivation"])
+            row["seconds"] = round(time.perf_counter() - begun, 2)
+            sink.write(json.dumps(row) + "\n")
+            sink.flush()
+            if n % 10 == 0:
+                print(f"  {n}/{len(pairs)}", flush=True)
+    ws.close()
+    return out
+
+
+def report(path: Path, data: Path, uids: set[str] | None = None) -> None:
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if uids is not None:
+        rows = [r for r in rows if r["uid"] in uids]
+    contexts = {c["table"]["uid"]: c for c in json.loads(data.read_text())}
+    questions = {q["uid"]: q for c in contexts.values() for q in c["questions"]}
+    for r in rows:  # the answer is read and scored again, the evidence checks re-applied to the passages kept
+        if "sources" in r:
+            r.update(evidence_in(r["sources"], contexts[r["context"]], questions[r["uid"]]))
+        if "answer" in r:
+            r["prediction"], r["pred_scale"] = prediction_of(r["answer"], r["question"])
+            r["em"], r["f1"] = score(questions[r["uid"]], r["prediction"], r["pred_scale"])
+    if not rows:
+        print("no results")
+        return
+    print(f"{path} — {len(rows)} questions")
+    seconds = [r["seconds"] for r in rows]
+    if "em" in rows[0]:
+        def figures(group):
+            return [len(group), f"{100 * sum(r['em'] for r in group) / len(group):.1f}",
+                    f"{100 * sum(r['f1'] for r in group) / len(group):.1f}"]
+        lines = [["all", *figures(rows)]]
+        for key in ("answer_type", "answer_from", "ruled", "route"):
+            groups = defaultdict(list)
+            for r in rows:
+                groups[r[key]].append(r)
+            lines += [[f"{key}={k}", *figures(g)] for k, g in sorted(groups.items(), key=lambda kv: str(kv[0]))]
+        print(table(["", "n", "EM %", "F1 %"], lines))
+        wrong_high = [r for r in rows if r["em"] == 0 and r.get("confidence") == "high"]
+        print(f"wrong at high confidence: {len(wrong_high)}")
+        for r in wrong_high[:10]:
+            print(f"  {r['question']} -> {r['answer'][:120]!r} (gold {r['gold']} {r['scale']})")
+        scales = defaultdict(lambda: [0, 0])
+        for r in rows:
+            scales[r["scale"]][0] += 1
+            scales[r["scale"]][1] += r.get("pred_scale") == r["scale"]
+        print("scale right: " + ", ".join(f"{s or 'none'} {scales[s][1]}/{scales[s][0]}" for s in SCALES if s in scales))
+        unscaled = sum(1 for r in rows if r["em"] == 0 and score(questions[r["uid"]], r["prediction"], r["scale"])[0])
+        print(f"right figure with a wrong or missing scale: {unscaled}")
+    else:
+        def figures(group):
+            cells = sum(r["cells"] for r in group)
+            return [len(group), f"{100 * sum(r['evidence_present'] for r in group) / len(group):.1f}",
+                    f"{cells}", f"{100 * sum(r['cells_addressed'] for r in group) / cells:.1f}" if cells else "-"]
+        lines = [["all", *figures(rows)]]
+        for key in ("answer_from", "answer_type", "ruled"):
+            groups = defaultdict(list)
+            for r in rows:
+                groups[r[key]].append(r)
+            lines += [[f"{key}={k}", *figures(g)] for k, g in sorted(groups.items(), key=lambda kv: str(kv[0]))]
+        print(table(["", "n", "evidence %", "cells", "with label+header %"], lines))
+    print(f"seconds p50 {percentile(seconds, 50):.2f}, p95 {percentile(seconds, 95):.2f}; "
+          f"load average {[round(x, 1) for x in os.getloadavg()]}")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", default=str(DATA), help="a TAT-QA-format JSON file (the public dev set by default)")
+    p.add_argument("--part", choices=[TUNE, REPORT], default=TUNE)
+    p.add_argument("--limit", type=int, default=None, help="ask only the first N questions of the part's seeded order")
+    p.add_argument("--seed", type=int, default=SEED, help="the split, the question order and ruled/unruled")
+    p.add_argument("--retrieval-only", action="store_true", help="no model: is the evidence in the reader's passages")
+    p.add_argument("--out", default=None, help="JSONL results file (default bench/results/tatqa-PART-MODE.jsonl)")
+    p.add_argument("--fresh", action="store_true", help="start the results file again instead of resuming it")
+    p.add_argument("--report", type=Path, default=None, help="only print the figures of an existing JSONL file")
+    args = p.parse_args(argv)
+    if args.report:
+        report(args.report, Path(args.data))
+        return 0
+    if args.fresh and args.out is None:
+        (RESULTS / f"tatqa-{args.part}-{'retrieval' if args.retrieval_only else 'model'}.jsonl").unlink(missing_ok=True)
+    out = run(args)
+    contexts = json.loads(Path(args.data).read_text())
+    pairs = questions_of(split_contexts(contexts, args.seed)[args.part], args.seed, args.limit)
+    report(out, Path(args.data), {q["uid"] for _, q in pairs})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
