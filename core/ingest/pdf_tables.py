@@ -545,21 +545,9 @@ def page_layout(textpage, page_height: float, page: int) -> tuple[list[Line], li
 def page_text(lines: list[Line], blocks: list[_Block]) -> str:
     """The page as lines, each table's header and rows replaced by its rows with their headers.
     The caption stays where it was, as the line above the rows."""
-    out: list[str] = []
-    i = 0
-    by_first = {b.first: b for b in blocks}
-    while i < len(lines):
-        block = by_first.get(i)
-        if block is None:
-            out.append(lines[i].text)
-            i += 1
-            continue
-        if block.table.stub:
-            out.append(block.table.stub)
-        out.extend(block.table.lines())
-        out.extend(block.table.notes)
-        i = block.last + 1
-    return "\n".join(out)
+    return "\n".join(part if isinstance(part, str) else "\n".join([*([part.stub] if part.stub else []),
+                                                                  *part.lines(), *part.notes])
+                     for part in page_parts(lines, blocks))
 
 
 def page_parts(lines: list[Line], blocks: list[_Block]) -> list[str | PdfTable]:

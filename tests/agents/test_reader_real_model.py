@@ -11,16 +11,10 @@ from core.agents.reasoner import NO_INFORMATION, reason
 from core.agents.validator import validate
 from core.config import Settings
 from core.embedding import MiniLMEmbedder
-from core.llm.model_file import ModelFileError, part_paths
 from core.retrieval import RetrievedChunk
+from tests.real_model import requires_model
 
-try:
-    part_paths()
-    HAVE_MODEL = True
-except ModelFileError:
-    HAVE_MODEL = False
-
-pytestmark = pytest.mark.skipif(not HAVE_MODEL, reason="the Qwen2.5-Coder-1.5B model parts are not installed")
+pytestmark = requires_model
 
 SETTINGS = Settings()
 FISCAL_YEAR = (

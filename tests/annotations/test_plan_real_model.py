@@ -9,17 +9,11 @@ import pytest
 
 from bench.leaks import leaks
 from core.config import Settings
-from core.llm.model_file import ModelFileError, part_paths
 from core.workspace import Workspace
+from tests.real_model import requires_model
 from samples.documents import ORDERS_CSV, make_orders_csv
 
-try:
-    part_paths()
-    HAVE_MODEL = True
-except ModelFileError:
-    HAVE_MODEL = False
-
-pytestmark = pytest.mark.skipif(not HAVE_MODEL, reason="the Qwen2.5-Coder-1.5B model parts are not installed")
+pytestmark = requires_model
 
 # A gym's equipment register whose header is misspelled, as exported from an old system.
 EQUIPMENT = "Asset,Machine,Suplier,Bought,Price (GBP)\n" + "\n".join(
