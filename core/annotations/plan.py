@@ -672,12 +672,9 @@ def _measure_words(plan: Plan, question: str) -> str:
 
 
 def _counted_noun(question: str) -> str | None:
-    match = re.search(r"\bhow many ([a-z][a-z-]*(?: [a-z]+)?)", question.lower())
-    if not match:
-        return None
-    words = match.group(1).split()
-    return words[0] if len(words) == 1 or words[1] in ("did", "do", "does", "were", "was", "are", "is", "have", "has", "had") \
-        else words[0]
+    """What a count counts, in the question's word: "How many of the jobs ..." -> "jobs"."""
+    match = re.search(r"\bhow many (?:of (?:the|our|your|their|these|those) )?([a-z][a-z-]*)", question.lower())
+    return match.group(1) if match else None
 
 
 def _label_of(column: str, planned: PlannedQuery) -> str:
