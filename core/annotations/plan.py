@@ -354,7 +354,7 @@ _WHICH = re.compile(r"^\W*(?:which|who|whose|what|name the)\b", re.I)
 def asks_which(question: str) -> bool:
     """A question that asks which rows or values, not how many: "Which units ...", "List the ...", "Name
     every ..."."""
-    return bool(re.match(r"\W*(?:which|list|name|show|give me|what are the)\b", question, re.I)) \
+    return bool(re.match(r"\W*(?:which|who|whose|list|name|show|give me|what are the)\b", question, re.I)) \
         and not re.search(r"\bhow many\b|\bnumber of\b|\bcount\b", question, re.I)
 
 
