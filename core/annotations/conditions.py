@@ -49,6 +49,7 @@ class CellValue:
     text: str  # the question's words
     column: str  # the column holding it
     cells: tuple[str, ...]  # every stored spelling it matches ("Repair", "repair")
+    stance: str = "is"  # "is not" after "not counting", "except" ...; "any" when only said to be included
 
 
 @dataclass
@@ -179,6 +180,11 @@ _BETWEEN = re.compile(r"\bbetween\s+" + _CURRENCY_BEFORE + r"\s*" + _NUMBER + r"
                       + _CURRENCY_BEFORE + r"\s*" + _NUMBER + r"\s*" + _UNIT + r"(?![\w])", re.I)
 
 
+_POSTFIX_BOUND = re.compile(_CURRENCY_BEFORE + r"\s*" + _NUMBER + r"\s*" + _UNIT
+                            + r"\s+(or (?:more|above|over|greater|higher|longer|bigger|heavier|wider)|and (?:up|above|over)|plus"
+                            r"|or (?:less|fewer|below|under|lower|shorter|smaller|lighter|narrower))\b", re.I)
+
+
 def bounds(question: str) -> list[Bound]:
     """The numbers a question compares with, each with its operator and unit ("over £2,000",
     "bigger than 150 hp", "between 10 and 20 kg" as two bounds). A year is a period, not a bound."""
@@ -195,6 +201,11 @@ def bounds(question: str) -> list[Bound]:
         op = next(o for p, o in _BOUND_WORDS if re.fullmatch(p, phrase))
         unit = (m.group(2) or m.group(4) or "").lower() or None
         found.append(Bound(m.group(0), op, float(number.replace(",", "")), unit))
+    for m in _POSTFIX_BOUND.finditer(question):  # "21 inches or more", "£50 or less"
+        if not any(m.group(0) in b.text or b.text in m.group(0) for b in found):
+            op = "<=" if re.search(r"less|fewer|below|under|lower|shorter|smaller|lighter|narrower", m.group(4), re.I) else ">="
+            unit = (m.group(1) or m.group(3) or "").lower() or None
+            found.append(Bound(m.group(0).strip(), op, float(m.group(2).replace(",", "")), unit))
     return found
 
 
@@ -245,6 +256,19 @@ _FILLER = set("a an the of in on at to for from by with and or is are was were b
               "does has have had it its this that our we us me my per each every all any than more less over under".split())
 
 
+_EXCLUDING = {"not", "excluding", "except", "without", "counting"}  # "not counting e-bikes", "except Olga"
+_INCLUDING = {"including", "included", "incl", "plus"}  # "(e-bikes included)": no filter, the rest stay in
+
+
+def _stance(before: list[str], after: list[str]) -> str:
+    """Whether the question keeps a value's rows, leaves them out, or only says they are among the rest."""
+    if set(before) & _EXCLUDING or " ".join(before[-2:]) in ("other than", "apart from"):
+        return "is not"
+    if set(before[-1:]) & _INCLUDING or set(after) & _INCLUDING:
+        return "any"
+    return "is"
+
+
 def cell_values(question: str, columns: dict[str, list[str]]) -> list[CellValue]:
     """The cells of a table the question names: the longest phrase of the question (up to 4 words) that
     matches a cell of a text column, ignoring case, accents, plural and a small misspelling. `columns`
@@ -277,6 +301,7 @@ def cell_values(question: str, columns: dict[str, list[str]]) -> list[CellValue]
             # every spelling of the same value in that column ("Repair", "repair"), not only the matched one
             for column, cells in by_column.items():
                 variants = {c for c in columns[column] if same_value(c, gram) or same_value(c, cells[0])}
-                found.append(CellValue(gram, column, tuple(sorted(variants | set(cells)))))
+                found.append(CellValue(gram, column, tuple(sorted(variants | set(cells))),
+                                       _stance(asked[max(0, start - 3):start], asked[start + n:start + n + 1])))
             taken |= span
     return found

@@ -26,7 +26,7 @@ from core.annotations.conditions import (MONTHS, Bound, CellValue, Period, State
                                          cell_values, periods, same_value, singulars, tokens)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, text_literal
 from core.annotations.tables import ISO_DATE_NOTE, TableInfo, is_twin
-from core.annotations.units import header_unit, unit_kind
+from core.annotations.units import convert, header_unit, normal_unit, unit_kind
 from core.llm.base import ChatLLM, LLMError
 
 ANSWERS = ["count", "sum", "average", "minimum", "maximum", "list", "other", "not in table"]
@@ -107,6 +107,7 @@ class Plan:
 class PlannedQuery:
     """What the plan path did: the plan, the conditions and how each was applied, the SQL and its rows."""
     table: TableInfo
+    question: str = ""
     plan: Plan | None = None
     applied: list[Applied] = field(default_factory=list)
     sql: str = ""
@@ -141,8 +142,8 @@ def columns_of(table: TableInfo, executor: ReadOnlyExecutor) -> list[Column]:
     found: list[Column] = []
     names = table.columns
     for i, name in enumerate(names):
-        if is_twin(table, name):
-            continue
+        if is_twin(table, name) or (i and table.printed.get(name, "").startswith(table.printed.get(names[i - 1], "") + " in ")):
+            continue  # "GVWR (lb) in kg" restates the column before it in a base unit: code converts
         label = table.printed.get(name, name)
         twin = names[i + 1] if i + 1 < len(names) and table.printed.get(names[i + 1], "").endswith(ISO_DATE_NOTE) else None
         kind = "date" if twin else ("number" if table.types.get(name) == "REAL" else "text")
@@ -210,7 +211,7 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
               max_tokens: int) -> PlannedQuery:
     columns = columns_of(table, executor)
     prompt = describe(table, columns, executor) + f"\n\nQuestion: {question}\nPlan as JSON:"
-    planned = PlannedQuery(table, prompt=prompt)
+    planned = PlannedQuery(table, question, prompt=prompt)
     started = time.perf_counter()
     try:
         reply, completion = llm.complete_json([{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
@@ -226,6 +227,9 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     if planned.plan is not None and planned.plan.answer == "count" and asks_which(question) \
             and planned.plan.column is not None and planned.plan.group_by is None:
         planned.plan.answer = "list"  # "Which units fuelled up in Topeka?" names them; it does not count them
+    measured = counted_measure(question, columns) if planned.plan is not None and planned.plan.answer == "count" else None
+    if measured is not None:  # "How many gallons ..." adds up the Gallons column; it does not count rows
+        planned.plan.answer, planned.plan.column = "sum", measured
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
         planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
         planned.applied = apply_conditions(question, planned.plan, columns)
@@ -316,24 +320,35 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column]) -> list[A
         if cells:
             plan.matched[i] = cells
     # Named cell values: each is filtered on its column; several values of one column are one filter
-    # (IN), so "Riverside or Eastgate" keeps both.
-    for named in _one_per_phrase(stated.values, plan):
+    # (IN), so "Riverside or Eastgate" keeps both; "not counting e-bikes" leaves its rows out, and
+    # "(e-bikes included)" joins the values kept beside it without filtering on its own.
+    named_values = _one_per_phrase(stated.values, plan)
+    for named in sorted(named_values, key=lambda v: v.stance == "any"):
         column = next(c for c in columns if c.label == named.column)
-        if plan.column is column and plan.answer == "list" and not any(c is column for c, _, _ in plan.filters):
+        wanted = "is not" if named.stance == "is not" else "is"
+        if wanted == "is" and plan.column is column and plan.answer == "list" \
+                and not any(c is column for c, _, _ in plan.filters):
             continue  # "which of Olga, Seán ..." lists the column itself
-        index = next((i for i, (c, op, _) in enumerate(plan.filters) if c is column and op in ("is", "contains")), None)
+        index = next((i for i, (c, op, _) in enumerate(plan.filters) if c is column
+                      and (op == wanted or (wanted == "is" and op == "contains"))), None)
         if index is not None and _covers(plan, index, named):
             applied.append(Applied(named.text, column.label, "in the plan"))
             continue
-        if index is None or plan.filters[index][1] != "is":
-            plan.filters.append((column, "is", named.cells[0]))
+        if named.stance == "any" and index is None:
+            continue  # only said to be among the rows: no filter of its own
+        if index is None or plan.filters[index][1] not in ("is", "is not"):
+            plan.filters.append((column, wanted, named.cells[0]))
             index = len(plan.filters) - 1
         plan.matched[index] = tuple(dict.fromkeys([*plan.matched.get(index, ()), *named.cells]))
-        applied.append(Applied(named.text, column.label, "added by code"))
+        applied.append(Applied(named.text, column.label, "added by code",
+                               "left out" if wanted == "is not" else ""))
     # A grouping the question does not ask for ("How many gallons of X ..." grouped by fuel type, highest
     # first) answers another question: one figure is asked, so code drops it.
     if plan.group_by is not None and not asks_per_group(question):
         plan.group_by, plan.limit = None, (plan.limit if plan.order_by is not None else None)
+    # "per branch" asks for every group: a limit or an order by size belongs to "which ... most"
+    if plan.group_by is not None and _PER_GROUP.search(question) and not _TOP.search(question):
+        plan.limit, plan.order_by = None, None
     # A filter one grouping makes pointless: grouping on a column filtered to one value is one group.
     if isinstance(plan.group_by, Column) and any(c is plan.group_by and op == "is" and len({fold(v) for v in plan.matched.get(i, (value,))}) == 1
                                                  for i, (c, op, value) in enumerate(plan.filters)):
@@ -349,6 +364,25 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column]) -> list[A
 _PER_GROUP = re.compile(r"\b(?:per|each|every|by|broken down|breakdown|split)\b", re.I)
 _TOP = re.compile(r"\b(?:most|least|top|highest|lowest|best|worst|biggest|largest|smallest|busiest|fewest|more|less|fewer)\b", re.I)
 _WHICH = re.compile(r"^\W*(?:which|who|whose|what|name the)\b", re.I)
+
+
+def counted_measure(question: str, columns: list[Column]) -> Column | None:
+    """The number column a "how many <word>" names: by its header ("how many hours" over "Hrs" or "Labour
+    (h)", "how many gallons" over "Gallons") or by its unit; None when the word is the rows' own name."""
+    noun = _counted_noun(question)
+    if not noun:
+        return None
+    numbers = [c for c in columns if c.kind == "number"]
+    forms = singulars(noun)
+    by_label = [c for c in numbers if forms & {f for w in tokens(c.label) for f in singulars(w)}]
+    unit = normal_unit(noun) if len(noun) > 2 else None
+    by_unit = [c for c in numbers if unit and c.unit and normal_unit(c.unit) == unit]
+    same_kind = [c for c in numbers if unit and c.unit and unit_kind(c.unit) and unit_kind(unit)
+                 and unit_kind(c.unit)[0] == unit_kind(unit)[0]]
+    for found in (by_label, by_unit, same_kind):
+        if len(found) == 1:
+            return found[0]
+    return None
 
 
 def asks_which(question: str) -> bool:
@@ -462,6 +496,14 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
         return f"SELECT {key} AS grp, {value} AS value FROM {table.name}{clause} GROUP BY grp{ordered}{limit}"
     if value is not None and plan.answer == "count":
         return f"SELECT {value} AS value FROM {table.name}{clause}"
+    if value is not None and plan.answer in ("minimum", "maximum") and group is None:
+        # the extreme and the row that holds it ("the most expensive treatment" is named, not only priced)
+        named = [c for c in table.columns if table.types.get(c) == "TEXT" and not is_twin(table, c)][:3]
+        measured = f'"{_numeric(measure)}"'
+        shown = "".join(f', "{c}"' for c in named)
+        filled = (" AND " if clause else " WHERE ") + f"{measured} IS NOT NULL"
+        return f"SELECT {measured} AS value{shown} FROM {table.name}{clause}{filled} " \
+               f"ORDER BY {measured} {'DESC' if plan.answer == 'maximum' else 'ASC'} LIMIT 1"
     if value is not None:  # the figure, and how many rows it covers ("across 31 orders")
         return f"SELECT {value} AS value, COUNT({value.split('(', 1)[1].rstrip(')')}) AS rows_counted " \
                f"FROM {table.name}{clause}"
@@ -605,6 +647,22 @@ def conditions_text(planned: PlannedQuery) -> str:
     return ", ".join(parts)
 
 
+_MONEY_WORDS = {"pounds": "£", "pound": "£", "euros": "€", "euro": "€", "dollars": "$", "dollar": "$"}
+
+
+def asked_unit(question: str, unit: str | None) -> str | None:
+    """The unit the question wants a figure in, when it is another of the column's kind: "How many
+    kilometres ..." over miles, "in pounds" over pence, "in hours" over minutes; None otherwise."""
+    kind = unit_kind(unit)
+    if kind is None:
+        return None
+    for word in tokens(question):
+        wanted = _MONEY_WORDS.get(word) if kind[0] in ("GBP", "EUR", "USD") else (normal_unit(word) if len(word) > 2 else None)
+        if wanted and wanted != normal_unit(unit) and unit_kind(wanted) and unit_kind(wanted)[0] == kind[0]:
+            return wanted
+    return None
+
+
 def format_value(value, unit: str | None = None) -> str:
     if value is None:
         return "(blank)"
@@ -645,9 +703,18 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         if plan.answer == "count":
             noun = _counted_noun(question) or "rows"
             return f"{format_value(value)} {noun}{' match ' + conditions if conditions else ' in all'} ({where})."
-        counted = rows[0][1] if len(rows[0]) > 1 else None
+        counted = rows[0][1] if len(rows[0]) > 1 and isinstance(rows[0][1], int) else None
         across = f", across {counted:,} row{'' if counted == 1 else 's'}" if counted is not None else ""
-        return f"The {_measure_words(plan, question)}{scope} is {format_value(value, unit)}{across} ({where})."
+        wanted = asked_unit(question, unit) if isinstance(value, (int, float)) else None
+        if wanted:  # said in the unit asked for, the column's own beside it
+            shown = f"{format_value(convert(value, unit, wanted), wanted)} ({format_value(value, unit)})"
+        else:
+            shown = format_value(value, unit)
+        holder = ""
+        if plan.answer in ("minimum", "maximum") and len(rows[0]) > 1 and counted is None:
+            holder = ": " + ", ".join(f"{_label_of(c, planned)} {format_value(v)}" for c, v in
+                                      zip(planned.columns[1:], rows[0][1:]) if v not in (None, ""))
+        return f"The {_measure_words(plan, question)}{scope} is {shown}{holder}{across} ({where})."
     if not rows:
         return f"No rows of {where} match{' ' + conditions if conditions else ''}."
     shown = rows[:max_rows]
@@ -704,4 +771,7 @@ def evidence(planned: PlannedQuery) -> str:
             cells += [format_value(value, units[n] if n < len(units) else None), format_value(value, unit), str(value)]
             if n == 0 and plan.group_by is not None:
                 cells.append(group_label(plan.group_by, value) if value is not None else "(blank)")
+    wanted = asked_unit(planned.question, unit)
+    if wanted and planned.rows and isinstance(planned.rows[0][0], (int, float)):
+        cells.append(format_value(convert(planned.rows[0][0], unit, wanted), wanted))
     return " ".join([*cells, conditions_text(planned), str(len(planned.rows)), planned.table.filename])

@@ -141,3 +141,25 @@ def test_a_blank_written_as_null_is_the_blank_test(ws):
     ws.llm.script = [plan(answer="count", filters=[{"column": "Baker", "op": "is", "value": "null"}])]
     response = ws.ask("How many sales have no baker recorded?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
     assert response.structured["plan"]["filters"] == [{"column": "Baker", "op": "is blank", "value": ""}]
+
+
+def test_how_many_of_a_measured_quantity_adds_it_up(ws):
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Shop", "op": "is", "value": "Harbour"}])]
+    response = ws.ask("How many loaves did the Harbour shop sell?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    expected = sum(int(r["Loaves"]) for r in rows(ws, lambda r: r["Shop"] == "Harbour"))
+    assert response.structured["plan"]["answer"] == "sum" and f"{expected:,}" in response.answer
+
+
+def test_a_value_the_question_leaves_out_is_excluded(ws):
+    ws.llm.script = [plan(answer="count")]
+    response = ws.ask("How many sales were there, not counting sourdough?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert f"{len(rows(ws, lambda r: r['Product'].lower() != 'sourdough'))} sales" in response.answer
+
+
+def test_the_largest_figure_names_the_row_that_holds_it(ws):
+    ws.llm.script = [plan(answer="maximum", column="Takings (GBP)")]
+    response = ws.ask("What was the biggest single sale at the Station shop?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    best = max(rows(ws, lambda r: r["Shop"] == "Station"), key=lambda r: money(r["Takings (GBP)"]))
+    assert pounds(money(best["Takings (GBP)"])) in response.answer and best["Sale Ref"] in response.answer
