@@ -69,6 +69,9 @@ class Settings:
     table_query_max_tokens: int = 200  # the JSON with one query; longer is a runaway
     table_query_max_rows: int = 1000  # rows a query may return; more is cut and said so
     table_query_timeout_s: float = 5.0  # a SELECT over a laptop's tables takes milliseconds
+    # What a question asks for (core.agents.question_kind), when the rules are unsure and a table was
+    # selected: one JSON call {kind}; the reply is one enum word (~5 tokens), so 12 bounds a runaway.
+    route_kind_max_tokens: int = 12
 
     # --- document category hints
     long_document_pages: int = 20
