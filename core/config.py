@@ -70,8 +70,9 @@ class Settings:
     table_query_max_rows: int = 1000  # rows a query may return; more is cut and said so
     table_query_timeout_s: float = 5.0  # a SELECT over a laptop's tables takes milliseconds
     # What a question asks for (core.agents.question_kind), when the rules are unsure and a table was
-    # selected: one JSON call {kind}; the reply is one enum word (~5 tokens), so 12 bounds a runaway.
-    route_kind_max_tokens: int = 12
+    # selected: one JSON call {kind}. The reply '{\n  "kind": "summary"\n}' is ~12 tokens with the
+    # whitespace the constrained decoder writes (12 cut it short on dev), so 24 only bounds a runaway.
+    route_kind_max_tokens: int = 24
 
     # --- document category hints
     long_document_pages: int = 20

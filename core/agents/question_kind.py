@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.config import Settings
+
 RECORDS, TEXT, SUMMARY = "records", "text", "summary"
 KINDS = (RECORDS, TEXT, SUMMARY)
 
@@ -156,7 +158,8 @@ def by_model(question: str, llm, max_tokens: int, unsure: Kind) -> Kind:
     return Kind(kind, True, "model", f"{unsure.reason}; the model read it as {kind}")
 
 
-def classify(question: str, *, table_selected: bool, llm=None, max_tokens: int = 12) -> Kind:
+def classify(question: str, *, table_selected: bool, llm=None,
+             max_tokens: int = Settings.route_kind_max_tokens) -> Kind:
     """The kind, asking `llm` only when the rules are unsure and a table was selected (without a
     table every kind goes to the text route, so the call would change nothing). Unsure and
     unasked: records where a table was selected (it names the table), else text."""
