@@ -93,6 +93,7 @@ def main(argv=None) -> int:
                     print(f"{k:>5}: {r['label']:>7} -> {r[k]:<7} {r['question'][:110]!r}  [{r['rules_reason']}]",
                           file=sys.stderr)
     report["kinds"] = list(KINDS)
+    report["rows"] = rows  # each question with its label, the rules' kind and reason, and the model's
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / f"route_quality_{args.part}{'_model' if args.model else ''}.json"
     out.write_text(json.dumps(report, indent=1, ensure_ascii=False))
