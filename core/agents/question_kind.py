@@ -37,6 +37,9 @@ _SUMMARY = re.compile(
 # when a figure is its object ("what drove the change in margin?").
 _REASON = re.compile(
     r"^\s*(?:why|explain|describe)\b|\bwhy\b|\bwhat\s+(?:drove|caused|led\s+to|explains?)\b"
+    r"|\bhow\s+(?:does|do|did|is|are|was|were)\b.{0,120}?\brelate\b|\brelationship\b|\bcorrelat\w*"
+    r"|\bconnect(?:s|ed|ion)?\s+(?:with|between|to)\b|\balign\w*\s+with\b"
+    r"|\bcompar\w*\b.{0,120}?\b(?:discussions?|commentary|notes|narrative|strateg(?:y|ies)|plans)\b"
     r"|\b(?:what|which)\s+(?:was|were|is|are)\s+the\s+(?:\w+\s+){0,2}?(?:drivers?|reasons?|causes?|factors?)\b"
     r"|\b(?:drivers?|reasons?|causes?|factors?)\s+(?:for|behind|of)\b"
     r"|\b(?:effects?|impacts?|implications?|repercussions?)\b",
@@ -44,7 +47,7 @@ _REASON = re.compile(
 _EXPLANATION = re.compile(
     r"\b(?:explain|explanation|describe|reasons?|drove|drivers?|driving|caused?|factors?|impact(?:ed|s)?|"
     r"affect(?:ed|s)?|effects?|implications?|repercussions?|indicate|suggest|insights?|relate|relationship|"
-    r"correlat\w*|align|connection|strateg(?:y|ies)|outcome|meaning|definition|discussion|discussed|"
+    r"strateg(?:y|ies)|outcome|meaning|definition|discussion|discussed|expect(?:s|ed)?|forecasts?|guidance|outlook|"
     r"significant(?:ly)?|substantial(?:ly)?|notable|noteworthy|components?\s+of|made\s+up\s+of)\b"
     r"|\bwhat\s+(?:does|do|did|is|are)\s+(?:\w+\s+){0,6}?(?:mean|stand\s+for|include|comprise|consist|represent|"
     r"cover|refer\s+to|relate\s+to|show|involve)\b|\bwhat\s+(?:is|are)\s+(?:included|excluded|meant)\b"
@@ -110,10 +113,16 @@ def _found(pattern: re.Pattern, question: str) -> str:
     return " ".join(match.group(0).split()).lower() if match else ""
 
 
+# A later sentence that starts "If…" and is not itself a question says how to answer in a case ("If
+# the ratio is not relevant, state that and explain why."): it is not what the question asks for.
+_CONDITIONAL_INSTRUCTION = re.compile(r"(?<=[?.!])\s+If\b[^?.!]*(?:[.!]|$)", re.I)
+
+
 def by_rules(question: str, default: str = RECORDS) -> Kind:
     """The kind the rules are sure of, or `default` marked unsure. A summary request wins unless a
     computation is asked for beside it; a reason asked for outright wins unless a count or rows are;
     otherwise words of one kind decide, and words of two kinds leave the question unsure."""
+    question = _CONDITIONAL_INSTRUCTION.sub(" ", question)
     summary = _found(_SUMMARY, question)
     reason = _found(_REASON, question)
     prose = reason or _found(_EXPLANATION, question) or _found(_POLICY, question)
