@@ -104,9 +104,6 @@ class Kind:
     by: str  # "rules" | "model" | "default"
     reason: str
 
-    def trace(self) -> dict:
-        return {"kind": self.kind, "sure": self.sure, "by": self.by, "reason": self.reason}
-
 
 def _found(pattern: re.Pattern, question: str) -> str:
     match = pattern.search(question)
