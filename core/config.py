@@ -73,6 +73,9 @@ class Settings:
     # selected: one JSON call {kind}. The reply '{\n  "kind": "summary"\n}' is ~12 tokens with the
     # whitespace the constrained decoder writes (12 cut it short on dev), so 24 only bounds a runaway.
     route_kind_max_tokens: int = 24
+    # Off: on dev the call was one question worse than the rules' default (records) on the 10 unsure,
+    # and on test it said "text" for 22 of 23 unsure (6 right, the default 18; docs/routing.md).
+    route_kind_model: bool = False
 
     # --- document category hints
     long_document_pages: int = 20

@@ -96,9 +96,10 @@ class AnswerPipeline:
             plan.tables = self.tables_named(plan) if facts_available else None
             kind = None
             if plan.needs_retrieval and plan.route != planner_agent.RESULT_SET:
-                # the model is asked only where the rules are unsure and a table was selected
+                # the model is asked only where the rules are unsure and a table was selected, if enabled
                 selected = bool(plan.tables and plan.tables.selections)
-                kind = question_kind.classify(plan.question, table_selected=selected, llm=self.llm,
+                llm = self.llm if self.settings.route_kind_model else None
+                kind = question_kind.classify(plan.question, table_selected=selected, llm=llm,
                                               max_tokens=self.settings.route_kind_max_tokens)
             plan = planner_agent.choose_route(plan, plan.tables, kind)
             plan.decomposition = self._decompose(plan)
