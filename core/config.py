@@ -84,6 +84,13 @@ class Settings:
     table_plan_max_tokens: int = 160  # a plan with four filters, a group and an order fits in ~90
     table_query_max_rows: int = 1000  # rows a query may return; more is cut and said so
     table_query_timeout_s: float = 5.0  # a SELECT over a laptop's tables takes milliseconds
+    # What a question asks for (core.agents.question_kind), when the rules are unsure and a table was
+    # selected: one JSON call {kind}. The reply '{\n  "kind": "summary"\n}' is ~12 tokens with the
+    # whitespace the constrained decoder writes (12 cut it short on dev), so 24 only bounds a runaway.
+    route_kind_max_tokens: int = 24
+    # Off: on dev the call was one question worse than the rules' default (records) on the 10 unsure,
+    # and on test it said "text" for 22 of 23 unsure (6 right, the default 18; docs/routing.md).
+    route_kind_model: bool = False
 
     # --- document category hints
     long_document_pages: int = 20

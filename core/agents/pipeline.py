@@ -10,6 +10,7 @@ from typing import Callable
 
 from core.agents import decompose as decompose_agent
 from core.agents import planner as planner_agent
+from core.agents import question_kind
 from core.agents import reasoner as reasoner_agent
 from core.agents import responder as responder_agent
 from core.agents import retriever as retriever_agent
@@ -95,7 +96,14 @@ class AnswerPipeline:
             facts_available = plan.needs_retrieval and plan.route != planner_agent.RESULT_SET and (
                 self.kb.counts()["facts"] > 0)
             plan.tables = self.tables_named(plan) if facts_available else None
-            plan = planner_agent.choose_route(plan, plan.tables)
+            kind = None
+            if plan.needs_retrieval and plan.route != planner_agent.RESULT_SET:
+                # the model is asked only where the rules are unsure and a table was selected, if enabled
+                selected = bool(plan.tables and plan.tables.selections)
+                llm = self.llm if self.settings.route_kind_model else None
+                kind = question_kind.classify(plan.question, table_selected=selected, llm=llm,
+                                              max_tokens=self.settings.route_kind_max_tokens)
+            plan = planner_agent.choose_route(plan, plan.tables, kind)
             plan.decomposition = self._decompose(plan)
             event.summary = plan.describe()
             event.outputs.update(plan.trace())

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.agents.decompose import SIMPLE, classify_by_rules
+from core.agents.question_kind import RECORDS, Kind
 from core.config import Settings
 from core.retrieval.fusion import is_enumeration, semantic_weight
 from core.conversation.conditions import ValueColumns
@@ -59,6 +60,10 @@ class Plan:
     tables: object | None = None  # the tables the question names (core.annotations.route.TableRoute), if any are stored
     decomposition: object | None = None  # the split into sub-queries (core.agents.decompose.Decomposition)
     routing: object | None = None  # the documents the question is about (core.agents.router.Routing), once routed
+    # What the question asks for (core.agents.question_kind): records | text | summary, and why;
+    # "" until the route is chosen. A summary answer form reads it.
+    kind: str = ""
+    kind_reason: str = ""
 
     def describe(self) -> str:
         """One line for the live status and the trace: the route and why."""
@@ -81,6 +86,7 @@ class Plan:
             "understood": parsed.notes if parsed else None, "tables": self.tables.trace() if self.tables else None,
             "result_set": self.structured if self.route == RESULT_SET else None,
             "classification": self.classification, "enumeration": self.enumeration,
+            "kind": self.kind or None, "kind_reason": self.kind_reason or None,
             "decomposition": self.decomposition.trace() if self.decomposition else None,
         }
 
@@ -106,23 +112,34 @@ def enumeration_queries(question: str) -> list[str] | None:
     return [question, f"table of contents {topic} complete list".replace("  ", " ")]
 
 
-def choose_route(plan: Plan, tables) -> Plan:
-    """Route selection, with the table chosen first (issue 14): a question goes to the
-    tables only when it names one (its file, column labels or cell values), with text search as the
-    fallback; everything else goes to hybrid text search. `tables` is a
-    core.annotations.route.TableRoute, or None when no table is stored."""
+def choose_route(plan: Plan, tables, kind: Kind | None = None) -> Plan:
+    """Route selection, with the table chosen first (issue 14) and what the question asks for
+    (issue 22): a question goes to the tables only when it asks for records (a computation over
+    rows, a field of a record) and names a table (its file, column labels or cell values), with text
+    search as the fallback. A summary, a rule or a fact stated in prose goes to hybrid text search
+    whatever words it shares with a table. `tables` is a core.annotations.route.TableRoute, or None
+    when no table is stored; `kind` a core.agents.question_kind.Kind (None: records, as before)."""
     if not plan.needs_retrieval or plan.route == RESULT_SET:
         return plan
+    if kind is not None:
+        plan.kind, plan.kind_reason = kind.kind, kind.reason
     # Long-text search (section summaries, then their pages) found the evidence page less often
     # than hybrid search on 46 filings (bench/long_text_quality.py), so it is only the last resort.
     plan.fallbacks = [LONG_TEXT]
-    if tables is not None and tables.selections:
+    selected = tables is not None and tables.selections
+    asks = f"a {kind.kind} question ({kind.reason}; decided by {kind.by})" if kind is not None else ""
+    if selected and (kind is None or kind.kind == RECORDS):
         plan.route, plan.fallbacks, plan.structured = STRUCTURED, [HYBRID, LONG_TEXT], tables
         chosen = ", ".join(f"{s.table.filename} ({'; '.join(s.reasons)})" for s in tables.selections)
         how = ("the rule parse accounts for every word: rule fast path" if tables.fast else
                "the model writes the query")
         plan.reason = f"{plan.intent} question about the table {chosen}: {how}, then text search"
-    elif tables is not None:
+        if asks:
+            plan.reason = f"{asks}; {plan.reason}"
+    elif selected:
+        names = ", ".join(s.table.filename for s in tables.selections)
+        plan.reason += f"; {asks}: text search, not the table {names} it shares words with"
+    elif tables is not None:  # the kind changes nothing here: it is in the trace, not the reason
         plan.reason += " (names no stored table, column or value, so not the tables)"
     return plan
 

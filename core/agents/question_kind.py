@@ -1,0 +1,176 @@
+"""What a question asks for, which decides the route a person would pick (issue 22):
+
+- RECORDS: something computed over rows (a count; a sum, average, minimum or maximum; a list or
+  ranking filtered by conditions; a figure per group) or a field of a named record (an invoice's
+  total, a table cell, a reported figure);
+- TEXT: a fact stated in prose, a rule or policy, an explanation;
+- SUMMARY: a summary, the main points, the gist, an overview.
+
+Rules decide where their words are unambiguous; a question with no such words, or with words of
+two kinds ("why did the total rise?"), is unsure, and one short model call under a JSON schema
+(seed 004's route selection) decides it, where the answer matters: only when a table was selected.
+A table's words never make a question RECORDS: only what it asks for does.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.config import Settings
+
+RECORDS, TEXT, SUMMARY = "records", "text", "summary"
+KINDS = (RECORDS, TEXT, SUMMARY)
+
+# A request to condense: its words are never a computation or a single fact. "Outline" and
+# "overview" count only as a request ("outline the…", "give me an overview"): "the risks outlined
+# in the business overview" asks for the risks.
+_SUMMARY = re.compile(
+    r"\b(?:main|key)\s+(?:points?|takeaways?|messages?|themes?|findings?|highlights?|issues)\b|\bgist\b"
+    r"|\bin\s+a\s+nutshell\b|\btl;?\s*dr\b|\bsum\s+(?:it\s+|this\s+|them\s+)?up\b|\bbrief\s+me\b|\brun-?down\b"
+    r"|\brecap\b|\bwhat\s+(?:was|were|got)\s+(?:discussed|decided|agreed|covered)\b|\bwalk\s+me\s+through\b"
+    r"|(?:^|\b(?:please|you|me|us|i|we|a|an|short|brief|quick|high-level)\s+)"
+    r"(?:summari[sz]e|summary|summarising|summarizing|outline|overview)\b",
+    re.I)
+
+# Asking why or how something came about, what it means, what a rule allows: prose answers it.
+# The reasons asked for outright ("why", "what drove", "the main driver") are the question even
+# when a figure is its object ("what drove the change in margin?").
+_REASON = re.compile(
+    r"^\s*(?:why|explain|describe)\b|\bwhy\b|\bwhat\s+(?:drove|caused|led\s+to|explains?)\b"
+    r"|\bhow\s+(?:does|do|did|is|are|was|were)\b.{0,120}?\brelate\b|\brelationship\b|\bcorrelat\w*"
+    r"|\bconnect(?:s|ed|ion)?\s+(?:with|between|to)\b|\balign\w*\s+with\b"
+    r"|\bcompar\w*\b.{0,120}?\b(?:discussions?|commentary|notes|narrative|strateg(?:y|ies)|plans)\b"
+    r"|\b(?:what|which)\s+(?:was|were|is|are)\s+the\s+(?:\w+\s+){0,2}?(?:drivers?|reasons?|causes?|factors?)\b"
+    r"|\b(?:drivers?|reasons?|causes?|factors?)\s+(?:for|behind|of)\b"
+    r"|\b(?:effects?|impacts?|implications?|repercussions?)\b",
+    re.I)
+_EXPLANATION = re.compile(
+    r"\b(?:explain|explanation|describe|reasons?|drove|drivers?|driving|caused?|factors?|impact(?:ed|s)?|"
+    r"affect(?:ed|s)?|effects?|implications?|repercussions?|indicate|suggest|insights?|relate|relationship|"
+    r"strateg(?:y|ies)|outcome|meaning|definition|discussion|discussed|expect(?:s|ed)?|forecasts?|guidance|outlook|"
+    r"significant(?:ly)?|substantial(?:ly)?|notable|noteworthy|components?\s+of|made\s+up\s+of)\b"
+    r"|\bwhat\s+(?:does|do|did|is|are)\s+(?:\w+\s+){0,6}?(?:mean|stand\s+for|include|comprise|consist|represent|"
+    r"cover|refer\s+to|relate\s+to|show|involve)\b|\bwhat\s+(?:is|are)\s+(?:included|excluded|meant)\b"
+    r"|\bhow\s+(?:is|are|was|were)\s+(?:\w+\s+){0,6}?(?:determined|estimated|calculated|measured|defined|"
+    r"recogni[sz]ed|treated|accounted|divided|handled|managed)\b",
+    re.I)
+_POLICY = re.compile(
+    r"\b(?:polic(?:y|ies)|rules?|procedures?|guidelines?|regulations?|allowed|permitted|eligible|entitled|"
+    r"approv(?:e|al|als|ing)\s+(?:limits?|process|thresholds?|rules?)|requirements?|"
+    r"(?:am|are|is)\s+(?:i|we|staff|employees)\s+(?:allowed|required|permitted)|what\s+happens\s+(?:if|when)|"
+    r"how\s+(?:do|can|should|must)\s+(?:i|we|you)\b|do\s+(?:i|we)\s+need\s+to)\b",
+    re.I)
+# A yes/no question about what happened or what is so; with no computation or condition in it,
+# prose answers it ("Did the board approve the merger?", "Is the warranty transferable?").
+_YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I)
+
+# Computations over rows. "Most recent" and "latest" pick a document, not a row.
+_AGGREGATE = re.compile(
+    r"\b(?:how\s+many|how\s+much|number\s+of|count(?:ed|s)?|totals?|totall?ed|sum(?:med)?|average|avg|mean|median|"
+    r"minimum|maximum|min|max|most(?!\s+recent)|least|fewest|highest|lowest|largest|smallest|biggest|longest|"
+    r"shortest|cheapest|best|worst|top\s+(?:\d+|three|five|ten)|bottom\s+\d+|rank(?:ed|ing)?|"
+    r"altogether|all\s+told|in\s+all|combined|percent(?:age)?|ratio|proportion|share\s+of|difference|change|"
+    r"increase|decrease|growth|grew|rose|fell|declined?|drop|improv(?:e|ed|ing)|compare[sd]?|trend(?:ed|s)?|"
+    r"per|each|every|break\s+(?:\w+\s+)?down)\b",
+    re.I)
+_CONDITION = re.compile(
+    r"\b(?:more|less|fewer|greater|bigger|smaller|longer|shorter|higher|lower|larger|wider|narrower|heavier|lighter)"
+    r"\s+than\b|\b(?:over|under|above|below|at\s+least|at\s+most|no\s+more\s+than|between)\s+[£$€]?\d|"
+    r"\bbetween\s+\S+\s+and\b",
+    re.I)
+# Rows asked for ("list…", "which receipts include…", "the first…"), and a reported figure or a
+# field of a record for a period or a named record ("What was the gross margin in Q3 2023?",
+# "the Orlen invoice's due date").
+_LISTING = re.compile(
+    r"^\s*(?:list|show|find|name)\b|\b(?:first|last|earliest|oldest|newest|youngest)\b"
+    r"|\bwhich\s+(?:\w+\s+){1,3}?(?:have|has|had|were|was|are|is|did|do|does|with|from|over|under|above|below|"
+    r"include[sd]?|contain(?:s|ed)?)\b",
+    re.I)
+_FIGURE = re.compile(
+    r"\b(?:what|when|who)\s+(?:is|was|were|are)\s+(?:the\s+)?(?:[\w&'’/.-]+\s+){0,8}?"
+    r"(?:in|for|of|at|on|as\s+of|during)\s+(?:(?:the\s+)?(?:fy\s?|q[1-4]\s?|fiscal\s+(?:year\s+)?)?(?:19|20)\d\d\b|"
+    r"(?:the\s+)?[\w&'’ -]{1,40}\b(?:invoice|receipt|order|bill|statement|sheet|table|register|log|list))"
+    r"|\b(?:invoice|receipt|order)\s+(?:number|date|total|amount)\b|\bdue\s+date\b|\b(?:dated|due)\b",
+    re.I)
+# Asking for a count or for rows outright: no explanation beside it makes it a prose question.
+_COUNT_OR_ROWS = re.compile(r"\b(?:how\s+many|how\s+much|number\s+of)\b|^\s*(?:list|show)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What the question asks for; `sure` is False when the rules could not tell (see `by`)."""
+    kind: str
+    sure: bool
+    by: str  # "rules" | "model" | "default"
+    reason: str
+
+
+def _found(pattern: re.Pattern, question: str) -> str:
+    match = pattern.search(question)
+    return " ".join(match.group(0).split()).lower() if match else ""
+
+
+# A later sentence that starts "If…" and is not itself a question says how to answer in a case ("If
+# the ratio is not relevant, state that and explain why."): it is not what the question asks for.
+_CONDITIONAL_INSTRUCTION = re.compile(r"(?<=[?.!])\s+If\b[^?.!]*(?:[.!]|$)", re.I)
+
+
+def by_rules(question: str, default: str = RECORDS) -> Kind:
+    """The kind the rules are sure of, or `default` marked unsure. A summary request wins unless a
+    computation is asked for beside it; a reason asked for outright wins unless a count or rows are;
+    otherwise words of one kind decide, and words of two kinds leave the question unsure."""
+    question = _CONDITIONAL_INSTRUCTION.sub(" ", question)
+    summary = _found(_SUMMARY, question)
+    reason = _found(_REASON, question)
+    prose = reason or _found(_EXPLANATION, question) or _found(_POLICY, question)
+    computed = _found(_AGGREGATE, question) or _found(_CONDITION, question)
+    records = computed or _found(_FIGURE, question) or _found(_LISTING, question)
+    if summary and not computed:
+        return Kind(SUMMARY, True, "rules", f"a summary: “{summary}”")
+    if reason and not summary and not _COUNT_OR_ROWS.search(question):
+        return Kind(TEXT, True, "rules", f"a reason: “{reason}”")
+    if prose and not records and not summary:
+        return Kind(TEXT, True, "rules", f"an explanation or rule: “{prose}”")
+    if records and not prose and not summary:
+        return Kind(RECORDS, True, "rules", f"figures or rows: “{records}”")
+    if not (summary or prose or records) and _YES_NO.search(question):
+        return Kind(TEXT, True, "rules", "a yes/no question with no figure or condition")
+    seen = "; ".join(f"“{w}”" for w in (summary, prose, records) if w)
+    why = f"words of more than one kind ({seen})" if seen else "no words that say what it asks for"
+    return Kind(default, False, "default", f"rules unsure: {why}")
+
+
+SCHEMA = {"type": "object", "properties": {"kind": {"type": "string", "enum": list(KINDS)}}, "required": ["kind"]}
+# Short on purpose: the model reads about 36 tokens a second, and this runs before every unsure
+# question about a table. The three definitions are the module's, in as few words.
+PROMPT = ("What does the question ask for? records: a count, sum, average, min/max, a list or ranking of rows "
+          "matching conditions, a figure per group, or one value of a record or table. text: a fact, rule, "
+          "policy or explanation written in prose. summary: a summary, main points, gist or overview.\n"
+          "Question: {question}")
+
+
+def by_model(question: str, llm, max_tokens: int, unsure: Kind) -> Kind:
+    """One constrained call; a failed call keeps the rules' default, saying so."""
+    from core.llm.base import LLMError
+
+    try:
+        value, _ = llm.complete_json([{"role": "user", "content": PROMPT.format(question=question.strip())}],
+                                     SCHEMA, max_tokens=max_tokens, temperature=0.0)
+    except LLMError as exc:
+        return Kind(unsure.kind, False, "default", f"{unsure.reason}; the model could not decide ({exc})")
+    kind = value.get("kind")
+    if kind not in KINDS:
+        return Kind(unsure.kind, False, "default", f"{unsure.reason}; the model answered outside the three kinds")
+    return Kind(kind, True, "model", f"{unsure.reason}; the model read it as {kind}")
+
+
+def classify(question: str, *, table_selected: bool, llm=None,
+             max_tokens: int = Settings.route_kind_max_tokens) -> Kind:
+    """The kind, asking `llm` only when the rules are unsure and a table was selected (without a
+    table every kind goes to the text route, so the call would change nothing). Unsure and
+    unasked: records where a table was selected (it names the table), else text."""
+    default = RECORDS if table_selected else TEXT
+    kind = by_rules(question, default)
+    if kind.sure or not table_selected or llm is None:
+        return kind
+    return by_model(question, llm, max_tokens, kind)
