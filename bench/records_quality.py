@@ -123,6 +123,22 @@ def load(path: Path, part: str, types: str = "") -> list[dict]:
     return [q for q in items if (part == "all" or q["part"] == part) and (wanted is None or q["type"] in wanted)]
 
 
+def selection(args) -> dict:
+    """No model: how often the unscoped question selects one of its files' tables first."""
+    from core.config import load_settings
+    from core.workspace import Workspace
+
+    items = load(args.questions, args.part, args.types)[: args.limit or None]
+    ws = Workspace(load_settings())
+    right = 0
+    for item in items:
+        route = ws.tables_named(item["question"])
+        chosen = [s.table.filename for s in route.selections] if route else []
+        right += bool(chosen) and chosen[0] in item["files"]
+    ws.close()
+    return {"n": len(items), "selected_right_first": right}
+
+
 def run(args) -> list[dict]:
     from core.config import load_settings
     from core.workspace import Workspace
@@ -196,11 +212,16 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--resume", action="store_true", help="skip questions already in the JSONL")
     parser.add_argument("--from-jsonl", type=Path, help="only re-score a finished or stopped run")
+    parser.add_argument("--selection-only", action="store_true",
+                        help="no model: how often the question selects one of its files' tables first")
     parser.add_argument("--name", default="", help="the results file's stem (default records_<part>)")
     parser.add_argument("--keep-answers", action="store_true",
                         help="also write the answers to bench/answers/records_<part>.jsonl (committed; "
                              "tests/bench/test_leaks.py checks each for internal text)")
     args = parser.parse_args(argv)
+    if args.selection_only:
+        print(json.dumps(selection(args)))
+        return 0
     if args.from_jsonl:
         items = {q["id"]: q for q in load(args.questions, "all")}
         results = [json.loads(line) for line in args.from_jsonl.read_text().splitlines() if line.strip()]
