@@ -224,15 +224,16 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     planned.reply = reply if isinstance(reply, dict) else {}
     planned.tokens = {"prompt": getattr(completion, "prompt_tokens", 0), "completion": getattr(completion, "completion_tokens", 0)}
     planned.plan = read_plan(planned.reply, columns)
-    if planned.plan is not None and planned.plan.answer == "count" and asks_which(question) \
-            and planned.plan.column is not None and planned.plan.group_by is None:
-        planned.plan.answer = "list"  # "Which units fuelled up in Topeka?" names them; it does not count them
     measured = counted_measure(question, columns) if planned.plan is not None and planned.plan.answer == "count" else None
     if measured is not None:  # "How many gallons ..." adds up the Gallons column; it does not count rows
         planned.plan.answer, planned.plan.column = "sum", measured
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
         planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
         planned.applied = apply_conditions(question, planned.plan, columns)
+        # (after the checks, which may drop a grouping the question did not ask for)
+        if planned.plan.answer == "count" and asks_which(question) and planned.plan.column is not None \
+                and planned.plan.group_by is None:
+            planned.plan.answer = "list"  # "Which units fuelled up in Topeka?" names them; it does not count them
     return planned
 
 

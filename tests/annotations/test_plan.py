@@ -127,8 +127,10 @@ def test_no_answer_shows_sql_or_internal_names(ws):
     assert "SELECT" in response.structured["query"]  # the query belongs to the trace and the payload
 
 
-def test_which_rows_are_named_not_counted(ws):
-    ws.llm.script = [plan(answer="count", column="Sale Ref", filters=[{"column": "Shop", "op": "is", "value": "Station"}])]
+@pytest.mark.parametrize("grouped", [{}, {"group_by": "Shop"}])  # a grouping nobody asked for is dropped first
+def test_which_rows_are_named_not_counted(ws, grouped):
+    ws.llm.script = [plan(answer="count", column="Sale Ref", filters=[{"column": "Shop", "op": "is", "value": "Station"}],
+                          **grouped)]
     response = ws.ask("Which sales did the Station shop make in March 2023?", mode="pipeline",
                       doc_ids=[ws.documents()[0].doc_id])
     expected = [r["Sale Ref"] for r in rows(ws, lambda r: r["Shop"] == "Station" and r["Date"].endswith("/03/2023"))]
