@@ -528,15 +528,10 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
 
 
 def counts_distinct(question: str, column: Column | None) -> bool:
-    """ "How many customers ..." over a Customer column counts customers, not rows; "how many different
-    X" likewise. Any other count is of rows."""
-    if column is None or column.kind != "text":
-        return False
-    asked = _counted_noun(question)
-    if re.search(r"\bhow many (different|distinct|unique|separate)\b", question, re.I):
-        return True
-    stems = {w[:5] for w in tokens(column.label) if len(w) > 2}
-    return bool(asked) and asked[:5] in stems
+    """A count of a text column's different values only when the question says so ("how many different
+    customers"): "how many machines did X supply" over a Machine column of types counts the machines."""
+    return column is not None and column.kind == "text" and bool(
+        re.search(r"\bhow many (different|distinct|unique|separate)\b", question, re.I))
 
 
 def _numeric(column: Column) -> str:

@@ -50,7 +50,9 @@ def kind_calls(llm: ScriptedLLM) -> list:
 @pytest.fixture
 def ws(tmp_path, embedder, write_text):
     # the model call for unsure questions is a setting (off by default: docs/routing.md); on here
-    ws = Workspace(Settings(data_dir=tmp_path / "kb", route_kind_model=True), embedder,
+    # the records route's replies below are the free SQL writer's (table_query_form="sql"); the plan is
+    # specified in tests/annotations/test_plan.py
+    ws = Workspace(Settings(data_dir=tmp_path / "kb", route_kind_model=True, table_query_form="sql"), embedder,
                    ScriptedLLM(kind_reply(RECORDS)))
     results = ws.ingestor.ingest_paths([write_text(name, text) for name, text in [
         ("board_actions.csv", BOARD_ACTIONS), ("board_minutes_march.md", MINUTES),
