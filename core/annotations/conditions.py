@@ -7,7 +7,6 @@ Everything here is a pure function of the question (and, for values, of a table'
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 
 from core.annotations.columns import fold, one_letter_apart, without_accents

@@ -25,7 +25,7 @@ from core.annotations.columns import fold
 from core.annotations.conditions import (MONTHS, Bound, CellValue, Period, StatedConditions, bound_in, bounds,
                                          cell_values, periods, same_value, singulars, tokens)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, text_literal
-from core.annotations.tables import ISO_DATE_NOTE, TableInfo, is_twin
+from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is_twin
 from core.annotations.units import convert, header_unit, normal_unit, unit_kind
 from core.llm.base import ChatLLM, LLMError
 
@@ -660,14 +660,18 @@ def asked_unit(question: str, unit: str | None) -> str | None:
 
 
 def format_value(value, unit: str | None = None) -> str:
+    """A cell or a figure as a person writes it: 2004 not 2004.0 (a bare whole number under 10,000 is often
+    a year, so no separator), 41,193.14, a currency sign before ("€1,249"), a unit after ("372.5 gal")."""
     if value is None:
         return "(blank)"
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = float(value)
-        text = f"{value:,.0f}" if value.is_integer() else (f"{value:,.2f}" if abs(value) >= 1 else f"{value:.4g}")
-        sign = {"EUR": "€", "GBP": "£", "USD": "$"}.get((unit_kind(unit) or ("",))[0]) if unit else None
-        if sign and unit_kind(unit)[1] == 1.0:
-            return f"-{sign}{text[1:]}" if text.startswith("-") else f"{sign}{text}"
+        if value.is_integer():
+            text = str(int(value)) if abs(value) < 10_000 and not unit else f"{int(value):,}"
+        else:
+            text = f"{value:,.2f}" if abs(value) >= 1 else f"{value:.4g}"
+        if unit and unit in CURRENCY_SIGNS:
+            return f"-{unit}{text[1:]}" if text.startswith("-") else f"{unit}{text}"
         return f"{text} {unit}" if unit else text
     return " ".join(str(value).split())
 

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field, replace
 from core.annotations.conditions import periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, evidence as plan_evidence, fill_plan,
-                                  phrase as phrase_plan, run_plan)
+                                  format_value as _value, phrase as phrase_plan, run_plan)
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
 from core.annotations.sql import reads_table, write_query
-from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, PROVENANCE
+from core.annotations.tables import ISO_DATE_NOTE, PROVENANCE
 
 
 @dataclass
@@ -437,22 +437,6 @@ def provenance_ids(sql: str, tables: list, executor) -> list[str]:
     for name in names:
         ids += [r[0] for r in executor.run(f"SELECT fact_id FROM {name}", [name]).rows]
     return ids
-
-
-def _value(value, unit: str | None = None) -> str:
-    """A cell as a person writes it: 2004 not 2004.0, 41,193.14, a currency sign before, a unit after."""
-    if value is None:
-        return "(blank)"
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        value = float(value)
-        if value.is_integer():
-            text = str(int(value)) if abs(value) < 10_000 else f"{int(value):,}"
-        else:
-            text = f"{value:,.2f}" if abs(value) >= 1 else f"{value:.4g}"
-        if unit and unit in CURRENCY_SIGNS:
-            return f"-{unit}{text[1:]}" if text.startswith("-") else f"{unit}{text}"
-        return f"{text} {unit}" if unit else text
-    return str(value)
 
 
 def column_unit(column: str, tables: list) -> str | None:
