@@ -117,10 +117,11 @@ def score(item: dict, answer: str, structured: dict | None = None) -> bool:
     raise ValueError(f"unknown answer_type {kind!r}")
 
 
-def load(path: Path, part: str, types: str = "") -> list[dict]:
+def load(path: Path, part: str, types: str = "", ids: frozenset = frozenset()) -> list[dict]:
     items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     wanted = set(types.split(",")) if types else None
-    return [q for q in items if (part == "all" or q["part"] == part) and (wanted is None or q["type"] in wanted)]
+    return [q for q in items if (part == "all" or q["part"] == part) and (wanted is None or q["type"] in wanted)
+            and (not ids or q["id"] in ids)]
 
 
 def selection(args) -> dict:
@@ -128,7 +129,7 @@ def selection(args) -> dict:
     from core.config import load_settings
     from core.workspace import Workspace
 
-    items = load(args.questions, args.part, args.types)[: args.limit or None]
+    items = load(args.questions, args.part, args.types, frozenset(filter(None, args.ids.split(","))))[: args.limit or None]
     ws = Workspace(load_settings())
     right = 0
     for item in items:
@@ -143,7 +144,7 @@ def run(args) -> list[dict]:
     from core.config import load_settings
     from core.workspace import Workspace
 
-    items = load(args.questions, args.part, args.types)[: args.limit or None]
+    items = load(args.questions, args.part, args.types, frozenset(filter(None, args.ids.split(","))))[: args.limit or None]
     out = RESULTS / f"{args.name or f'records_{args.part}'}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     done = {}
@@ -209,6 +210,7 @@ def main(argv=None) -> int:
     parser.add_argument("--part", choices=["dev", "test", "all"], default="test")
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
     parser.add_argument("--types", default="", help="only these question types, comma-separated")
+    parser.add_argument("--ids", default="", help="only these question ids, comma-separated")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--resume", action="store_true", help="skip questions already in the JSONL")
     parser.add_argument("--from-jsonl", type=Path, help="only re-score a finished or stopped run")

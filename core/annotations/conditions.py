@@ -62,7 +62,10 @@ class StatedConditions:
 
 _QUARTER = re.compile(r"\b(?:q([1-4])|(first|second|third|fourth|last|final|1st|2nd|3rd|4th)\s+quarter)\b(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
 _HALF = re.compile(r"\b(?:h([12])|(first|second)\s+half)\b(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
-_MONTH_RANGE = re.compile(rf"\b(?:between|from)\s+({_MONTH})\s+(?:and|to|until|through)\s+({_MONTH})\b(?:\s+((?:19|20)\d\d))?", re.I)
+_MONTH_RANGE = re.compile(rf"\b(?:(?:between|from)\s+({_MONTH})\s+(?:and|to|until|through)|({_MONTH})\s+(?:to|until|through|-|–))"
+                          rf"\s+({_MONTH})\b(?:\s+((?:19|20)\d\d))?", re.I)
+# "between 19 and 30 August", "from 3 to 9 May", "19-30 August": days of one month
+_DAYS_OF_MONTH = re.compile(rf"\b(?:(?:between|from)\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:and|to|until|-|–)\s*(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\b(?:\s+((?:19|20)\d\d))?", re.I)
 _DAY_RANGE = re.compile(rf"\b(?:between|from)\s+(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\s+(?:and|to|until)\s+(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\b(?:\s+((?:19|20)\d\d))?", re.I)
 _MONTH_YEAR = re.compile(rf"\b({_MONTH})\b\.?(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
 _YEAR = re.compile(r"(?<![\d£$€.,])((?:19|20)\d\d)(?![\d%])")
@@ -95,6 +98,11 @@ def periods(question: str) -> list[Period]:
         if m1 and m2:
             y = year or 0
             take(m, Period(m.group(0), year, (), f"{y:04d}-{m1:02d}-{d1:02d}", f"{y:04d}-{m2:02d}-{d2:02d}"))
+    for m in _DAYS_OF_MONTH.finditer(text):
+        d1, d2, month = int(m.group(1)), int(m.group(2)), month_number(m.group(3))
+        if free(m) and month and 1 <= d1 <= d2 <= 31:
+            y = int(m.group(4)) if m.group(4) else 0
+            take(m, Period(m.group(0), y or None, (), f"{y:04d}-{month:02d}-{d1:02d}", f"{y:04d}-{month:02d}-{d2:02d}"))
     for m in _QUARTER.finditer(text):
         if free(m):
             q = int(m.group(1)) if m.group(1) else _ORDINAL[m.group(2).lower()]
@@ -105,9 +113,9 @@ def periods(question: str) -> list[Period]:
             take(m, Period(m.group(0), int(m.group(3)) if m.group(3) else None, tuple(range(6 * h - 5, 6 * h + 1))))
     for m in _MONTH_RANGE.finditer(text):
         if free(m):
-            a, b = month_number(m.group(1)), month_number(m.group(2))
+            a, b = month_number(m.group(1) or m.group(2)), month_number(m.group(3))
             if a and b and a <= b:
-                take(m, Period(m.group(0), int(m.group(3)) if m.group(3) else None, tuple(range(a, b + 1))))
+                take(m, Period(m.group(0), int(m.group(4)) if m.group(4) else None, tuple(range(a, b + 1))))
     for m in _MONTH_YEAR.finditer(text):
         word = m.group(1).lower()
         if not free(m) or (word == "may" and not _MAY_MONTH.search(text[max(0, m.start() - 8):m.end() + 5])):
@@ -161,7 +169,7 @@ def _with_year(iso: str | None, year: int) -> str | None:
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 _UNIT = (r"(hp|bhp|kw|w|mw|kg|g|lb|lbs|t|tonnes?|tons?|mm|cm|m|km|mi|miles?|in|inch(?:es)?|ft|feet|"
-         r"l|litres?|liters?|gal(?:lons?)?|m3|m³|min(?:utes?)?|h|hrs?|hours?|days?|weeks?|p|pence|%|percent|"
+         r"l|litres?|liters?|gal(?:lons?)?|m3|m³|min(?:utes?)?|h|hrs?|hours?|days?|weeks?|years?|yrs?|p|pence|%|percent|"
          r"[$€£]|eur|euros?|usd|dollars?|gbp|pounds?)?")
 _CURRENCY_BEFORE = r"([$€£])?"
 _BOUND_WORDS = [  # phrase -> op; longest first
@@ -184,9 +192,18 @@ _POSTFIX_BOUND = re.compile(_CURRENCY_BEFORE + r"\s*" + _NUMBER + r"\s*" + _UNIT
                             r"|or (?:less|fewer|below|under|lower|shorter|smaller|lighter|narrower))\b", re.I)
 
 
+_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a fortnight": 14}
+_SPELLED_TIME = re.compile(r"\b(a couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
+                           r"(minutes?|hours?|days?|weeks?|years?)\b", re.I)
+
+
 def bounds(question: str) -> list[Bound]:
     """The numbers a question compares with, each with its operator and unit ("over £2,000",
-    "bigger than 150 hp", "between 10 and 20 kg" as two bounds). A year is a period, not a bound."""
+    "bigger than 150 hp", "between 10 and 20 kg" as two bounds, "more than a week" as over 1 week).
+    A year is a period, not a bound."""
+    question = _SPELLED_TIME.sub(lambda m: f"{_NUMBER_WORDS[m.group(1).lower()]} {m.group(2)}", question)
+    question = re.sub(r"\ba fortnight\b", "14 days", question, flags=re.I)
     found: list[Bound] = []
     for m in _BETWEEN.finditer(question):
         unit = (m.group(6) or m.group(3) or m.group(1) or m.group(4) or "").lower() or None
@@ -206,6 +223,14 @@ def bounds(question: str) -> list[Bound]:
             unit = (m.group(1) or m.group(3) or "").lower() or None
             found.append(Bound(m.group(0).strip(), op, float(m.group(2).replace(",", "")), unit))
     return found
+
+
+def without_bounds(question: str) -> str:
+    """The question with its comparisons taken out: "more than 370 kW" says no "most"."""
+    text = _SPELLED_TIME.sub(lambda m: f"{_NUMBER_WORDS[m.group(1).lower()]} {m.group(2)}", question)
+    for pattern in (_BETWEEN, _BOUND, _POSTFIX_BOUND):
+        text = pattern.sub(" ", text)
+    return text
 
 
 def _is_year(number: str) -> bool:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTHS, Bound, CellValue, Period, StatedConditions, bound_in, bounds,
-                                         cell_values, periods, same_value, singulars, tokens)
+                                         cell_values, periods, same_value, singulars, tokens, without_bounds)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, text_literal
 from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is_twin
 from core.annotations.units import convert, header_unit, normal_unit, unit_kind
@@ -37,18 +37,22 @@ ORDERS = ["", "highest first", "lowest first"]
 MAX_FILTERS = 4
 VALUES_SHOWN = 12  # a column with at most this many distinct values shows them all; more would crowd the prompt
 EXAMPLES_SHOWN = 3  # otherwise, this many example cells
+MAX_SPANS = 3  # computed "days from A to B" columns: three date columns give three pairs
 NOTE_CHARS = 200  # of a note printed with the table; a longer one is prose the prompt cannot afford
 
 SYSTEM = (
     "You turn a question about a table into a query plan. Reply with JSON only.\n"
     "answer: count (how many rows), sum, average, minimum, maximum (of one number column), list (rows or "
-    "values that match), other (when the plan cannot say it: time between two dates, two tables), or "
+    "values that match), other (when the plan cannot say it: two tables), or "
     "not in table (no column holds what the question asks for).\n"
+    "A 'days from A to B' column is the time between two dates of a row (a turnaround, a wait, lateness).\n"
     "column: the column summed, averaged, counted or listed (for 'which X ...', the X column).\n"
     "filters: each condition on the rows, as column, op and value copied from the question. Leave out "
-    "dates and periods: code applies them.\n"
+    "dates and periods: code applies them. A row still open, outstanding or never returned has its end "
+    "date blank (op 'is blank').\n"
     "group_by: a column (or month, quarter, weekday) when the question asks per group.\n"
-    "order_by and order with limit: for the highest, lowest, top or first rows.\n"
+    "order_by and order with limit: for the highest, lowest, top or first rows; 'the three best-selling X' "
+    "sums per X, highest first, limit 3.\n"
     "Example: 'Which driver spent the most on fuel in May?' -> {\"answer\": \"sum\", \"column\": \"Cost\", "
     "\"filters\": [], \"group_by\": \"Driver\", \"order\": \"highest first\", \"limit\": 1}\n"
     "Example: 'List the red cars over 20,000' -> {\"answer\": \"list\", \"column\": \"Car\", \"filters\": "
@@ -65,7 +69,14 @@ class Column:
     unit: str | None = None
     date_twin: str | None = None  # the ISO twin of a date column
     cells: list[str] = field(default_factory=list)  # distinct text cells
+    expression: str | None = None  # a computed column's SQL (days between two dates); None for a stored one
 
+    @property
+    def sql(self) -> str:
+        """The column as SQL: its expression, its ISO twin for a date, else its quoted name."""
+        if self.expression:
+            return self.expression
+        return f'"{self.date_twin}"' if self.kind == "date" and self.date_twin else f'"{self.name}"'
 
 @dataclass
 class Applied:
@@ -153,12 +164,29 @@ def columns_of(table: TableInfo, executor: ReadOnlyExecutor) -> list[Column]:
                                  f'AND TRIM("{name}") <> \'\' LIMIT 400', [table.name]).rows
             column.cells = [str(c[0]) for c in cells]
         found.append(column)
+    found += time_between(table, [c for c in found if c.kind == "date"])
     seen: set[str] = set()
     for column in found:  # labels are the enum the model writes: unique
         while column.label in seen:
             column.label += " (2)"
         seen.add(column.label)
     return found
+
+
+def time_between(table: TableInfo, dates: list[Column]) -> list[Column]:
+    """Computed columns for the time from one date column to a later one ("days from Booked In to
+    Collected"), so a turnaround, a time to close or a late return is a number the plan can average,
+    bound or compare. Date columns are taken in the table's order, which is the order events happen in
+    the files we read (booked, collected; issued, due, returned); at most MAX_SPANS pairs, neighbours first."""
+    pairs = sorted(((a, b) for i, a in enumerate(dates) for b in dates[i + 1:]),
+                   key=lambda p: dates.index(p[1]) - dates.index(p[0]))[:MAX_SPANS]
+    spans = []
+    for start, end in pairs:
+        moments = [(table.dates.get(c.name) or {}).get("datetime") for c in (start, end)]
+        a, b = (f'"{m}"' for m in moments) if all(moments) else (start.sql, end.sql)
+        spans.append(Column(f"days_{start.name}_{end.name}", f"days from {start.label} to {end.label}", "number",
+                            "days", expression=f"(julianday({b}) - julianday({a}))"))
+    return spans
 
 
 def describe(table: TableInfo, columns: list[Column], executor: ReadOnlyExecutor) -> str:
@@ -168,7 +196,7 @@ def describe(table: TableInfo, columns: list[Column], executor: ReadOnlyExecutor
             span = executor.run(f'SELECT MIN("{c.date_twin}"), MAX("{c.date_twin}") FROM {table.name}', [table.name]).rows
             text = f"date, {span[0][0]} to {span[0][1]}" if span and span[0][0] else "date"
         elif c.kind == "number":
-            text = "number" + (f" in {c.unit}" if c.unit else "")
+            text = "number" + (f" in {c.unit}" if c.unit else "") + (", computed from the two dates" if c.expression else "")
         else:
             groups = table.categories.get(c.name)  # spellings of one value grouped, the commonest first
             shown = [g[0] for g in groups] if groups else list({fold(cell): cell for cell in c.cells}.values())
@@ -231,9 +259,13 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
         planned.applied = apply_conditions(question, planned.plan, columns)
         # (after the checks, which may drop a grouping the question did not ask for)
-        if planned.plan.answer == "count" and asks_which(question) and planned.plan.column is not None \
-                and planned.plan.group_by is None:
-            planned.plan.answer = "list"  # "Which units fuelled up in Topeka?" names them; it does not count them
+        plan = planned.plan
+        if plan.answer in ("count", "list") and asks_which(question) and plan.group_by is None:
+            named = asked_column(question, columns)
+            if named is not None and (plan.column is None or plan.column.kind != "text" or plan.answer == "count"):
+                plan.column = named
+            if plan.column is not None:
+                plan.answer = "list"  # "Which units fuelled up in Topeka?" names them; it does not count them
     return planned
 
 
@@ -343,6 +375,11 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column]) -> list[A
         plan.matched[index] = tuple(dict.fromkeys([*plan.matched.get(index, ()), *named.cells]))
         applied.append(Applied(named.text, column.label, "added by code",
                                "left out" if wanted == "is not" else ""))
+    # "Monthly spend", "per quarter": the period grouping the question asks for, when the model left it out
+    asked_period = period_group(question)
+    if asked_period and plan.group_by is None and plan.dated is not None and plan.answer in ("count", *_SQL_AGGREGATE):
+        plan.group_by = asked_period
+        applied.append(Applied(asked_period, plan.dated.label, "added by code", f"per {asked_period}"))
     # A grouping the question does not ask for ("How many gallons of X ..." grouped by fuel type, highest
     # first) answers another question: one figure is asked, so code drops it.
     if plan.group_by is not None and not asks_per_group(question):
@@ -362,6 +399,8 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column]) -> list[A
     return applied
 
 
+_PERIODIC = re.compile(r"\b(?:monthly|quarterly|(?:per|each|every|by) (?:month|quarter|weekday|day of the week)|"
+                       r"month by month|quarter by quarter)\b", re.I)
 _PER_GROUP = re.compile(r"\b(?:per|each|every|by|broken down|breakdown|split)\b", re.I)
 _TOP = re.compile(r"\b(?:most|least|top|highest|lowest|best|worst|biggest|largest|smallest|busiest|fewest|more|less|fewer)\b", re.I)
 _WHICH = re.compile(r"^\W*(?:which|who|whose|what|name the)\b", re.I)
@@ -396,7 +435,33 @@ def asks_which(question: str) -> bool:
 def asks_per_group(question: str) -> bool:
     """A figure per group ("per branch", "for each month", "by clinician") or the group that ranks first
     ("which driver spent the most", "who sold the most")."""
-    return bool(_PER_GROUP.search(question) or (_WHICH.search(question) and _TOP.search(question)))
+    return bool(_PER_GROUP.search(question) or _PERIODIC.search(question)
+                or (_WHICH.search(question) and _TOP.search(without_bounds(question))))
+
+
+def period_group(question: str) -> str | None:
+    """The period a question asks a figure for each of: "monthly spend", "per quarter", "by weekday"."""
+    match = _PERIODIC.search(question)
+    if not match:
+        return None
+    word = match.group(0).lower()
+    return "month" if "month" in word else "quarter" if "quarter" in word else "weekday"
+
+
+def asked_column(question: str, columns: list[Column]) -> Column | None:
+    """The column a "which X ..." or "list the X ..." names, by its header: "Which units ..." -> Unit,
+    "Which patients ..." -> Patient No, "Which e-bike models ..." -> Model (the last word is the noun)."""
+    match = re.match(r"\W*(?:which|what|list|name|show)\s+(?:(?:all|every|of)\s+)?(?:the\s+|our\s+|your\s+)?"
+                     r"([\w-]+(?:\s+[\w-]+){0,2})", question, re.I)
+    if not match:
+        return None
+    words = tokens(match.group(1))
+    for word in reversed(words):
+        forms = singulars(word)
+        found = [c for c in columns if c.kind == "text" and forms & {f for w in tokens(c.label) for f in singulars(w)}]
+        if len(found) == 1:
+            return found[0]
+    return None
 
 
 def _cells_named(value: str, column: Column) -> tuple[str, ...]:
@@ -441,6 +506,8 @@ def _apply_bound(bound: Bound, plan: Plan, columns: list[Column]) -> Applied:
     kind = unit_kind(bound.unit)
     candidates = [c for c in columns if c.kind == "number" and c.unit and kind and unit_kind(c.unit)
                   and unit_kind(c.unit)[0] == kind[0]]
+    if len(candidates) > 1:  # "more than a week" over a labour-hours column and the days between two dates:
+        candidates = [c for c in candidates if c is plan.column or c is plan.order_by]  # the one the plan measures
     if len(candidates) == 1:
         column = candidates[0]
         target = bound_in(bound, column.unit)
@@ -480,9 +547,9 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
     if plan.answer in _SQL_AGGREGATE and (measure is None or measure.kind == "text"):
         measure = None
     if plan.answer == "count":
-        value = f'COUNT(DISTINCT "{plan.column.name}")' if plan.distinct else "COUNT(*)"
+        value = f'COUNT(DISTINCT {plan.column.sql})' if plan.distinct else "COUNT(*)"
     elif plan.answer in _SQL_AGGREGATE and measure is not None:
-        value = f'{_SQL_AGGREGATE[plan.answer]}("{_numeric(measure)}")'
+        value = f'{_SQL_AGGREGATE[plan.answer]}({measure.sql})'
     else:
         value = None
     group = plan.group_by
@@ -499,30 +566,30 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
         return f"SELECT {value} AS value FROM {table.name}{clause}"
     if value is not None and plan.answer in ("minimum", "maximum") and group is None:
         # the extreme and the row that holds it ("the most expensive treatment" is named, not only priced)
-        named = [c for c in table.columns if table.types.get(c) == "TEXT" and not is_twin(table, c)][:3]
-        measured = f'"{_numeric(measure)}"'
+        named = [c for c in table.columns if table.types.get(c) == "TEXT" and not is_twin(table, c)
+                 and c not in table.dates][:3]  # what names the row (a job, its customer), not when it was
+        measured = measure.sql
         shown = "".join(f', "{c}"' for c in named)
         filled = (" AND " if clause else " WHERE ") + f"{measured} IS NOT NULL"
         return f"SELECT {measured} AS value{shown} FROM {table.name}{clause}{filled} " \
                f"ORDER BY {measured} {'DESC' if plan.answer == 'maximum' else 'ASC'} LIMIT 1"
     if value is not None:  # the figure, and how many rows it covers ("across 31 orders")
-        return f"SELECT {value} AS value, COUNT({value.split('(', 1)[1].rstrip(')')}) AS rows_counted " \
+        return f"SELECT {value} AS value, COUNT({measure.sql}) AS rows_counted " \
                f"FROM {table.name}{clause}"
     # a list: the asked column (and the order column), in order, rows with a blank asked value left out
     shown = [c for c in [plan.column, plan.order_by] if c is not None]
-    shown = list(dict.fromkeys(c.name for c in shown)) or [c for c in table.columns][:4]
-    select = ", ".join(f'"{c}"' for c in shown)
+    shown = list(dict.fromkeys(_shown(c) for c in shown)) or [f'"{c}"' for c in table.columns][:4]
+    select = ", ".join(shown)
     if plan.column is not None:
-        clause += (" AND " if clause else " WHERE ") + f'"{plan.column.name}" IS NOT NULL'
+        clause += (" AND " if clause else " WHERE ") + f'{plan.column.sql} IS NOT NULL'
     order = ""
     if plan.order_by is not None:
-        order = f' ORDER BY "{_numeric(plan.order_by) if plan.order_by.kind != "date" else plan.order_by.date_twin}" ' \
-                f'{"DESC" if plan.descending else "ASC"}'
+        order = f' ORDER BY {plan.order_by.sql} {"DESC" if plan.descending else "ASC"}'
     elif plan.answer in ("minimum", "maximum") and plan.column is not None:
-        order = f' ORDER BY "{_numeric(plan.column)}" {"DESC" if plan.answer == "maximum" else "ASC"}'
+        order = f' ORDER BY {plan.column.sql} {"DESC" if plan.answer == "maximum" else "ASC"}'
     limit = f" LIMIT {plan.limit}" if plan.limit else ""
     distinct = "DISTINCT " if plan.order_by is None and len(shown) == 1 else ""
-    return f"SELECT {distinct}{select}, MIN(source_row) AS first_row FROM {table.name}{clause} GROUP BY {select}" \
+    return f"SELECT {distinct}{select}, MIN(source_row) AS first_row FROM {table.name}{clause} GROUP BY {', '.join(str(n) for n in range(1, len(shown) + 1))}" \
            f"{order or ' ORDER BY first_row'}{limit}" if distinct else \
            f"SELECT {select} FROM {table.name}{clause}{order}{limit}"
 
@@ -534,13 +601,14 @@ def counts_distinct(question: str, column: Column | None) -> bool:
         re.search(r"\bhow many (different|distinct|unique|separate)\b", question, re.I))
 
 
-def _numeric(column: Column) -> str:
-    return column.date_twin if column.kind == "date" and column.date_twin else column.name
+def _shown(column: Column) -> str:
+    """A listed column: a stored one by name (the answer prints its header), a computed one named by its label."""
+    return f'{column.expression} AS "{column.label}"' if column.expression else f'"{column.name}"'
 
 
 def _group_key(group, plan: Plan) -> str | None:
     if isinstance(group, Column):
-        return f'"{group.date_twin}"' if group.kind == "date" else f'"{group.name}"'
+        return group.sql
     dated = plan.periods[0][1] if plan.periods else plan.dated
     if dated is None:
         return None
@@ -551,7 +619,7 @@ def _group_key(group, plan: Plan) -> str | None:
 
 def _condition(plan: Plan, index: int, item: tuple[Column, str, str]) -> str:
     column, op, value = item
-    name = f'"{_numeric(column)}"'
+    name = column.sql
     if op == "is blank":
         return f"({name} IS NULL OR TRIM({name}) = '')"
     if op == "is not blank":
@@ -639,10 +707,11 @@ def conditions_text(planned: PlannedQuery) -> str:
             parts.append(f"{column.label} {word} {format_value(_number(value), column.unit)}")
     for period, _ in plan.periods:
         text = period.text
-        parts.append(text if re.match(r"(?i)(in|on|during|between|from|after|before|since|until)\b", text) else f"in {text}")
+        parts.append(text if _PERIOD_WORD.match(text) else f"in {text}")
     return ", ".join(parts)
 
 
+_PERIOD_WORD = re.compile(r"(?i)(in|on|during|between|from|after|before|since|until)\b")
 _MONEY_WORDS = {"pounds": "£", "pound": "£", "euros": "€", "euro": "€", "dollars": "$", "dollar": "$"}
 
 
@@ -684,7 +753,7 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         held = ", ".join([table.printed.get(c, c) for c in table.columns if not is_twin(table, c)][:8])
         return f"The documents do not contain this: {where} has no column for it (it records {held})."
     conditions = conditions_text(planned)
-    scope = f" for {conditions}" if conditions else ""
+    scope = _scope(conditions)
     rows = planned.rows
     measure = plan.column
     unit = measure.unit if measure is not None and plan.answer not in ("count",) else None
@@ -729,12 +798,19 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     count = f"{len(rows)}{'+' if planned.truncated else ''}"
     more = f" Showing {len(shown)}; all {count} are in the table below and in the CSV export." if len(rows) > len(shown) else ""
     noun = labels[0] if len(planned.columns) == 1 else "rows"
-    return f"{count} {noun}{' for ' + conditions if conditions else ''} ({where}): {items}.{more}"
+    return f"{count} {noun}{_scope(conditions)} ({where}): {items}.{more}"
+
+
+def _scope(conditions: str) -> str:
+    """ " for Branch Riverside, in Q2"; a period alone reads " in Q2", not " for in Q2"."""
+    if not conditions:
+        return ""
+    return f" {conditions}" if _PERIOD_WORD.match(conditions) else f" for {conditions}"
 
 
 def _measure_words(plan: Plan, question: str) -> str:
     name = plan.column.label if plan.column is not None else "rows"
-    return {"sum": f"total {name}", "average": f"average {name}", "minimum": f"lowest {name}",
+    return {"sum": name if name.lower().startswith("total") else f"total {name}", "average": f"average {name}", "minimum": f"lowest {name}",
             "maximum": f"highest {name}", "count": "number of " + (_counted_noun(question) or "rows")}.get(plan.answer, name)
 
 

@@ -25,11 +25,13 @@ not no all any each every per as list show give me tell""".split())
 _GENERIC = _STOP | set("csv xlsx pdf txt file table sheet fields invoice receipt document data".split())
 _WORD = re.compile(r"[a-z0-9]+(?:['.][a-z0-9]+)*")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_POSSESSIVE = re.compile(r"'s$")
 
 
 def words(text: str) -> list[str]:
-    """Lower-case words without accents: "Seán" and "sean" are one word, as are "Café" and "cafe"."""
-    return _WORD.findall(_CAMEL.sub(" ", without_accents(text)).lower())
+    """Lower-case words without accents: "Seán" and "sean" are one word, as are "Café" and "cafe"; a
+    possessive is its name ("T-107's" names T-107, "Lars's" Lars)."""
+    return [_POSSESSIVE.sub("", w) for w in _WORD.findall(_CAMEL.sub(" ", without_accents(text).replace("’", "'")).lower())]
 
 
 @dataclass

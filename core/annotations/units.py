@@ -136,7 +136,7 @@ MEASURES: dict[str, tuple[str, float]] = {
     "gal": ("volume", 3.785411784),  # the US gallon: a UK one would say "imperial"
     "l/s": ("flow", 3.6), "m³/h": ("flow", 1.0),
     "s": ("duration", 1 / 3600), "min": ("duration", 1 / 60), "h": ("duration", 1.0), "d": ("duration", 24.0),
-    "wk": ("duration", 168.0),
+    "wk": ("duration", 168.0), "yr": ("duration", 8766.0),  # a year of 365.25 days
     "%": ("percent", 1.0), "V": ("voltage", 1.0), "A": ("current", 1.0),
     "€": ("EUR", 1.0), "£": ("GBP", 1.0), "p": ("GBP", 0.01), "£k": ("GBP", 1000.0), "$": ("USD", 1.0),
     "¥": ("JPY", 1.0), "₹": ("INR", 1.0), "CHF": ("CHF", 1.0), "MYR": ("MYR", 1.0), "PLN": ("PLN", 1.0),
@@ -154,6 +154,10 @@ _UNIT_ALIASES: dict[str, str] = {
     "eur": "€", "euro": "€", "euros": "€", "gbp": "£", "pence": "p", "usd": "$", "us$": "$", "jpy": "¥",
     "inr": "₹", "chf": "CHF", "rm": "MYR", "myr": "MYR", "pln": "PLN", "zł": "PLN", "gbp k": "£k",
 }
+# Units a question says in the singular or in words no header uses for its unit ("a week", "five years"):
+# read from questions only, so a "Model Year" header is not a duration.
+_SPOKEN_UNITS = {"hour": "h", "minute": "min", "second": "s", "day": "d", "week": "wk", "year": "yr", "years": "yr",
+                 "yrs": "yr"}
 _ALIAS = "|".join(re.escape(a) for a in sorted(_UNIT_ALIASES, key=len, reverse=True))
 _LONG_ALIAS = "|".join(re.escape(a) for a in sorted(_UNIT_ALIASES, key=len, reverse=True) if len(a) > 1)
 # "Power [hp]", "GVWR (lb)", "Fine (p)", "Amt (EUR)", "Private Fee (£)", "Distance_mi", "Disc %", "Tank gal",
@@ -198,7 +202,7 @@ def normal_unit(unit: str | None) -> str | None:
     if not unit:
         return None
     unit = unit.strip()
-    return unit if unit in MEASURES else _UNIT_ALIASES.get(unit.lower())
+    return unit if unit in MEASURES else _UNIT_ALIASES.get(unit.lower()) or _SPOKEN_UNITS.get(unit.lower())
 
 
 def unit_kind(unit: str | None) -> tuple[str, float] | None:

@@ -62,3 +62,20 @@ def test_cell_values_match_ignoring_case_accents_plurals_and_a_small_misspelling
 def test_short_and_filler_words_are_no_values():
     assert cell_values("How many were there in all?", {"Code": ["all", "in", "AB"]}) == []
     assert tokens("Café  Über-Brot") == ["cafe", "uber", "brot"]
+
+
+def test_days_of_one_month_and_a_month_to_month_span_are_periods():
+    days = periods("Deliveries between 4 and 17 October")[0]
+    assert (days.start, days.end) == ("0000-10-04", "0000-10-17")  # any year: code compares month and day
+    assert [p.months for p in periods("Monthly takings for March to May")] == [(3, 4, 5)]
+
+
+def test_a_spelled_out_time_is_a_bound_in_that_unit():
+    assert [(b.op, b.number, b.unit) for b in bounds("trays kept more than a week")] == [(">", 1.0, "week")]
+    assert [(b.op, b.number, b.unit) for b in bounds("ovens in use for over five years")] == [(">", 5.0, "years")]
+    assert convert(1, "week", "days") == 7.0
+
+
+def test_a_comparison_is_taken_out_before_looking_for_a_ranking():
+    from core.annotations.conditions import without_bounds
+    assert "more" not in without_bounds("Which ovens draw more than 3 kW?")

@@ -165,3 +165,63 @@ def test_the_largest_figure_names_the_row_that_holds_it(ws):
                       doc_ids=[ws.documents()[0].doc_id])
     best = max(rows(ws, lambda r: r["Shop"] == "Station"), key=lambda r: money(r["Takings (GBP)"]))
     assert pounds(money(best["Takings (GBP)"])) in response.answer and best["Sale Ref"] in response.answer
+
+
+JOBS = "Job,Booked In,Collected,Shop,Oven\n" + "\n".join(
+    f"J{i},2024-{(i % 12) + 1:02d}-{(i % 15) + 1:02d},"
+    f"{'' if i % 9 == 0 else f'2024-{(i % 12) + 1:02d}-{(i % 15) + 1 + (i * 7) % 11:02d}'},"
+    f"{['Harbour', 'Mill Lane'][i % 2]},{['Deck', 'Rack', 'Combi'][i % 3]}" for i in range(1, 121))
+
+
+@pytest.fixture
+def jobs(tmp_path, embedder, write_text):
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([write_text("oven_repairs.csv", JOBS)])
+    yield ws
+    ws.close()
+
+
+def job_rows():
+    header, *lines = JOBS.splitlines()
+    return [dict(zip(header.split(","), line.split(","))) for line in lines]
+
+
+def days_waited(row) -> int:
+    from datetime import date
+    return (date.fromisoformat(row["Collected"]) - date.fromisoformat(row["Booked In"])).days
+
+
+def test_the_time_between_two_dates_is_a_column_the_plan_can_average(jobs):
+    jobs.llm.script = [plan(answer="average", column="days from Booked In to Collected",
+                            filters=[{"column": "Shop", "op": "is", "value": "Harbour"}])]
+    response = jobs.ask("What was the average turnaround at the Harbour shop, in days?", mode="pipeline",
+                        doc_ids=[jobs.documents()[0].doc_id])
+    waits = [days_waited(r) for r in job_rows() if r["Shop"] == "Harbour" and r["Collected"]]
+    assert f"is {sum(waits) / len(waits):.2f} days" in response.answer
+    assert f"across {len(waits)} rows" in response.answer
+
+
+def test_a_wait_stated_in_weeks_bounds_the_days_between_two_dates(jobs):
+    jobs.llm.script = [plan(answer="count", column="days from Booked In to Collected")]
+    response = jobs.ask("How many ovens waited more than a week before they were collected?", mode="pipeline",
+                        doc_ids=[jobs.documents()[0].doc_id])
+    expected = sum(1 for r in job_rows() if r["Collected"] and days_waited(r) > 7)
+    assert f"{expected} ovens" in response.answer
+    how = response.structured["conditions"][0]
+    assert how["how"] == "converted by code" and how["column"] == "days from Booked In to Collected"
+
+
+def test_which_x_lists_the_column_it_names_even_when_the_plan_counted(jobs):
+    jobs.llm.script = [plan(answer="count", filters=[{"column": "Oven", "op": "is", "value": "Rack"}])]
+    response = jobs.ask("Which jobs were on a rack oven?", mode="pipeline", doc_ids=[jobs.documents()[0].doc_id])
+    expected = [r["Job"] for r in job_rows() if r["Oven"] == "Rack"]
+    assert response.structured["plan"]["answer"] == "list" and response.structured["total_matches"] == len(expected)
+
+
+def test_a_monthly_figure_is_grouped_by_month_when_the_plan_left_it_out(jobs):
+    jobs.llm.script = [plan(answer="count")]
+    response = jobs.ask("Monthly number of jobs booked in from January to March?", mode="pipeline",
+                        doc_ids=[jobs.documents()[0].doc_id])
+    for month, name in ((1, "January"), (2, "February"), (3, "March")):
+        count = sum(1 for r in job_rows() if int(r["Booked In"][5:7]) == month)
+        assert f"{name}: {count}" in response.answer
