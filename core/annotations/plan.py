@@ -377,6 +377,8 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column]) -> list[A
                                "left out" if wanted == "is not" else ""))
     # "Monthly spend", "per quarter": the period grouping the question asks for, when the model left it out
     asked_period = period_group(question)
+    if isinstance(plan.group_by, Column) and plan.group_by.kind == "date" and asked_period:
+        plan.group_by = None  # "monthly" over a column of days: the month, not each day
     if asked_period and plan.group_by is None and plan.dated is not None and plan.answer in ("count", *_SQL_AGGREGATE):
         plan.group_by = asked_period
         applied.append(Applied(asked_period, plan.dated.label, "added by code", f"per {asked_period}"))
@@ -507,10 +509,13 @@ def _apply_bound(bound: Bound, plan: Plan, columns: list[Column]) -> Applied:
     candidates = [c for c in columns if c.kind == "number" and c.unit and kind and unit_kind(c.unit)
                   and unit_kind(c.unit)[0] == kind[0]]
     if len(candidates) > 1:  # "more than a week" over a labour-hours column and the days between two dates:
-        candidates = [c for c in candidates if c is plan.column or c is plan.order_by]  # the one the plan measures
+        measured = [c for c in candidates if c is plan.column or c is plan.order_by]  # the one the plan measures,
+        candidates = measured or [c for c in candidates if not c.expression]  # else the one stored
     if len(candidates) == 1:
         column = candidates[0]
         target = bound_in(bound, column.unit)
+        # a comparison the model wrote on that column with a number that is not the bound's ("90*60") goes
+        plan.filters = [f for f in plan.filters if not (f[0] is column and f[1] in (">", ">=", "<", "<="))]
         plan.filters.append((column, bound.op, _plain(target)))
         how = "added by code" if abs(target - bound.number) < 1e-9 else "converted by code"
         return Applied(bound.text, column.label, how, f"{_plain(target)} {column.unit}")

@@ -167,10 +167,10 @@ def test_the_largest_figure_names_the_row_that_holds_it(ws):
     assert pounds(money(best["Takings (GBP)"])) in response.answer and best["Sale Ref"] in response.answer
 
 
-JOBS = "Job,Booked In,Collected,Shop,Oven\n" + "\n".join(
+JOBS = "Job,Booked In,Collected,Shop,Oven,Labour (h)\n" + "\n".join(
     f"J{i},2024-{(i % 12) + 1:02d}-{(i % 15) + 1:02d},"
     f"{'' if i % 9 == 0 else f'2024-{(i % 12) + 1:02d}-{(i % 15) + 1 + (i * 7) % 11:02d}'},"
-    f"{['Harbour', 'Mill Lane'][i % 2]},{['Deck', 'Rack', 'Combi'][i % 3]}" for i in range(1, 121))
+    f"{['Harbour', 'Mill Lane'][i % 2]},{['Deck', 'Rack', 'Combi'][i % 3]},{(i % 5) * 0.5 + 0.5}" for i in range(1, 121))
 
 
 @pytest.fixture
@@ -225,3 +225,13 @@ def test_a_monthly_figure_is_grouped_by_month_when_the_plan_left_it_out(jobs):
     for month, name in ((1, "January"), (2, "February"), (3, "March")):
         count = sum(1 for r in job_rows() if int(r["Booked In"][5:7]) == month)
         assert f"{name}: {count}" in response.answer
+
+
+def test_a_bound_goes_to_the_stored_column_of_its_unit_over_the_model_s_own_number(jobs):
+    # two duration columns (Labour (h) and the computed days between the dates); the plan measures neither
+    jobs.llm.script = [plan(answer="count", filters=[{"column": "Labour (h)", "op": ">", "value": "9060"}])]
+    response = jobs.ask("How many jobs took more than 90 minutes of labour?", mode="pipeline",
+                        doc_ids=[jobs.documents()[0].doc_id])
+    expected = sum(1 for r in job_rows() if float(r["Labour (h)"]) > 1.5)
+    assert f"{expected} jobs" in response.answer
+    assert response.structured["plan"]["filters"] == [{"column": "Labour (h)", "op": ">", "value": "1.5"}]
