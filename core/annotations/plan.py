@@ -727,7 +727,7 @@ def asked_unit(question: str, unit: str | None) -> str | None:
     if kind is None:
         return None
     for word in tokens(question):
-        wanted = _MONEY_WORDS.get(word) if kind[0] in ("GBP", "EUR", "USD") else (normal_unit(word) if len(word) > 2 else None)
+        wanted = _MONEY_WORDS.get(word) if kind[0] in ("GBP", "EUR", "USD") else (normal_unit(word, spoken=False) if len(word) > 2 else None)
         if wanted and wanted != normal_unit(unit) and unit_kind(wanted) and unit_kind(wanted)[0] == kind[0]:
             return wanted
     return None

@@ -196,13 +196,15 @@ def currency_sign(code_or_sign: str) -> str:
                  and sign in MEASURES), code_or_sign)
 
 
-def normal_unit(unit: str | None) -> str | None:
+def normal_unit(unit: str | None, spoken: bool = True) -> str | None:
     """A unit as a header or a question writes it ("kw", "lbs", "litres", "EUR") in its normalized spelling;
-    "Ml" (megalitres) stays apart from "ml"."""
+    "Ml" (megalitres) stays apart from "ml". `spoken` also reads the singular words a bound uses ("more
+    than a week"), which elsewhere in a question are no unit ("the first half of the year")."""
     if not unit:
         return None
     unit = unit.strip()
-    return unit if unit in MEASURES else _UNIT_ALIASES.get(unit.lower()) or _SPOKEN_UNITS.get(unit.lower())
+    found = unit if unit in MEASURES else _UNIT_ALIASES.get(unit.lower())
+    return found or (_SPOKEN_UNITS.get(unit.lower()) if spoken else None)
 
 
 def unit_kind(unit: str | None) -> tuple[str, float] | None:

@@ -235,3 +235,9 @@ def test_a_bound_goes_to_the_stored_column_of_its_unit_over_the_model_s_own_numb
     expected = sum(1 for r in job_rows() if float(r["Labour (h)"]) > 1.5)
     assert f"{expected} jobs" in response.answer
     assert response.structured["plan"]["filters"] == [{"column": "Labour (h)", "op": ">", "value": "1.5"}]
+
+
+def test_a_unit_is_asked_for_only_in_words_a_unit_is_written_in():
+    from core.annotations.plan import asked_unit
+    assert asked_unit("Average length of a visit in the first half of the year?", "min") is None
+    assert asked_unit("Average length of a visit, in hours?", "min") == "h"
