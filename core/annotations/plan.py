@@ -260,6 +260,11 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         planned.applied = apply_conditions(question, planned.plan, columns)
         # (after the checks, which may drop a grouping the question did not ask for)
         plan = planned.plan
+        if asks_average(question) and plan.answer != "count" and plan.group_by is None \
+                and (plan.column is None or plan.column.kind != "number"):
+            plan.answer = NOT_IN_TABLE  # an average asked, and no number column the model could average
+            return planned
+        rank_by_group(question, plan, columns)
         if plan.answer in ("count", "list") and asks_which(question) and plan.group_by is None:
             named = asked_column(question, columns)
             if named is not None and (plan.column is None or plan.column.kind != "text" or plan.answer == "count"):
@@ -389,6 +394,17 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column]) -> list[A
     # "per branch" asks for every group: a limit or an order by size belongs to "which ... most"
     if plan.group_by is not None and _PER_GROUP.search(question) and not _TOP.search(question):
         plan.limit, plan.order_by = None, None
+    # "per clinician", "for each product": the group the question names is a column by that name; a model's
+    # grouping on another column is moved to it, or, with no such column, said ("each driver" over Employee)
+    if isinstance(plan.group_by, Column) and (named_group := group_words(question)):
+        phrase, forms = named_group
+        holding = [c for c in columns if c.kind != "number" and forms & _label_forms(c)]
+        if plan.group_by not in holding and len(holding) == 1:
+            plan.group_by = holding[0]
+            applied.append(Applied(phrase, holding[0].label, "moved by code", "the column the question names"))
+        elif not holding:
+            applied.append(Applied(phrase, plan.group_by.label, "not applied",
+                                   f"no column is called that; grouped by {plan.group_by.label}"))
     # A filter one grouping makes pointless: grouping on a column filtered to one value is one group.
     if isinstance(plan.group_by, Column) and any(c is plan.group_by and op == "is" and len({fold(v) for v in plan.matched.get(i, (value,))}) == 1
                                                  for i, (c, op, value) in enumerate(plan.filters)):
@@ -441,6 +457,35 @@ def asks_per_group(question: str) -> bool:
                 or (_WHICH.search(question) and _TOP.search(without_bounds(question))))
 
 
+_GROUP_WORDS = re.compile(r"\b(?:per|each|every)\s+((?:[a-z][\w-]*\s*){1,3})", re.I)
+
+
+def group_words(question: str) -> tuple[str, set[str]] | None:
+    """("each member of staff", {member, staff, ...}): the group a question asks a figure for, in its own
+    words and their singular forms; None for a period ("per month") or a unit ("per gallon" is a rate)."""
+    match = _GROUP_WORDS.search(question)
+    if not match or _PERIODIC.search(question):
+        return None
+    found = [w for w in tokens(match.group(1)) if w not in _GROUP_FILLER][:3]
+    if not found or normal_unit(found[0]) or normal_unit(found[0] + "s") or found[0] in ("time", "one", "other"):
+        return None
+    said = match.group(0)
+    said = said[:said.lower().rfind(found[-1]) + len(found[-1])]
+    return said, {f for w in found for f in singulars(w)}
+
+
+_GROUP_FILLER = {"of", "the", "our", "a", "an", "in", "on", "for", "and", "did", "do", "does", "was", "were", "is", "are",
+                 "make", "made", "have", "has", "had", "get", "got", "take", "took", "spend", "spent", "sell", "sold"}
+
+
+def _label_forms(column: Column) -> set[str]:
+    return {f for w in tokens(column.label) for f in singulars(w)}
+
+
+def asks_average(question: str) -> bool:
+    return bool(re.search(r"\b(?:average|mean)\b", question, re.I))
+
+
 def period_group(question: str) -> str | None:
     """The period a question asks a figure for each of: "monthly spend", "per quarter", "by weekday"."""
     match = _PERIODIC.search(question)
@@ -448,6 +493,32 @@ def period_group(question: str) -> str | None:
         return None
     word = match.group(0).lower()
     return "month" if "month" in word else "quarter" if "quarter" in word else "weekday"
+
+
+_AMOUNT_RANK = re.compile(r"\b(?:most|least|fewest)\b", re.I)  # of a total; "highest", "biggest" may be one row's
+_ASCENDING = re.compile(r"\b(?:least|fewest|lowest|smallest|quietest)\b", re.I)
+_HOW_MANY_RANKED = re.compile(r"^\W*which\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\b", re.I)
+_NUMBER_WORD = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+
+
+def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
+    """"Which customer opened the most tickets?", "Which two drivers spent the most?": a ranking of the
+    groups the question names, not a list of them nor one row's extreme. A count or a total is taken per
+    named column, ordered, and the first one (or the number asked for) kept. "Which unit had the biggest
+    single fill-up?" stays one row's maximum."""
+    text = without_bounds(question)
+    named = asked_column(question, columns)
+    if named is None or plan.group_by is not None or not _TOP.search(text) or not _WHICH.search(question):
+        return
+    if plan.answer in ("maximum", "minimum") and plan.column is not None and plan.column.kind == "number" \
+            and _AMOUNT_RANK.search(text) and not re.search(r"\bsingle\b", question, re.I):
+        plan.answer = "sum"
+    if plan.answer not in ("count", "sum"):
+        return
+    many = _HOW_MANY_RANKED.match(question)
+    plan.group_by = named
+    plan.descending = not _ASCENDING.search(text)
+    plan.limit = (int(many.group(1)) if many.group(1).isdigit() else _NUMBER_WORD[many.group(1).lower()]) if many else 1
 
 
 def asked_column(question: str, columns: list[Column]) -> Column | None:
@@ -681,14 +752,22 @@ def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
 
 # --- the answer, phrased from the plan ---
 
-def group_label(group, key) -> str:
+def group_label(group, key, table: TableInfo | None = None) -> str:
+    """A group as the answer names it: a month, quarter or weekday by name; a value of a column in its
+    commonest spelling (the tables compare text ignoring case, so "Sourdough" and "sourdough" are one
+    group, shown as the table writes it most)."""
     if group == "month" and key is not None:
         return MONTHS[int(key) - 1].capitalize()
     if group == "quarter" and key is not None:
         return f"Q{int(key)}"
     if group == "weekday" and key is not None:
         return ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"][int(key)]
-    return "(blank)" if key is None else str(key)
+    if key is None:
+        return "(blank)"
+    if isinstance(group, Column) and table is not None:
+        spellings = table.categories.get(group.name) or []
+        return next((g[0] for g in spellings if fold(str(key)) in {fold(s) for s in g}), str(key))
+    return str(key)
 
 
 def conditions_text(planned: PlannedQuery) -> str:
@@ -766,10 +845,10 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         group = plan.group_by
         label = group.label if isinstance(group, Column) else group
         what = _measure_words(plan, question)
-        items = [f"{group_label(group, k)}: {format_value(v, unit)}" for k, v in rows[:max_rows]]
+        items = [f"{group_label(group, k, table)}: {format_value(v, unit)}" for k, v in rows[:max_rows]]
         more = f" (showing {max_rows} of {len(rows)})" if len(rows) > max_rows else ""
         if plan.limit == 1 and rows:
-            return f"{group_label(group, rows[0][0])} has the {'highest' if plan.descending else 'lowest'} {what}{scope}: " \
+            return f"{group_label(group, rows[0][0], table)} has the {'highest' if plan.descending else 'lowest'} {what}{scope}: " \
                    f"{format_value(rows[0][1], unit)} ({where})."
         return f"{what.capitalize()} per {label}{scope} ({where}){more}: " + "; ".join(items) + "."
     if len(rows) == 1 and planned.columns[0] == "value" and plan.answer != "list":
@@ -851,7 +930,7 @@ def evidence(planned: PlannedQuery) -> str:
         for n, value in enumerate(row):
             cells += [format_value(value, units[n] if n < len(units) else None), format_value(value, unit), str(value)]
             if n == 0 and plan.group_by is not None:
-                cells.append(group_label(plan.group_by, value) if value is not None else "(blank)")
+                cells.append(group_label(plan.group_by, value, planned.table))
     wanted = asked_unit(planned.question, unit)
     if wanted and planned.rows and isinstance(planned.rows[0][0], (int, float)):
         cells.append(format_value(convert(planned.rows[0][0], unit, wanted), wanted))

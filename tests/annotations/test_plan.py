@@ -241,3 +241,37 @@ def test_a_unit_is_asked_for_only_in_words_a_unit_is_written_in():
     from core.annotations.plan import asked_unit
     assert asked_unit("Average length of a visit in the first half of the year?", "min") is None
     assert asked_unit("Average length of a visit, in hours?", "min") == "h"
+
+
+def test_an_average_with_no_number_column_to_average_is_refused(ws):
+    ws.llm.script = [plan(answer="list", column="Shop", filters=[{"column": "Shop", "op": "is", "value": "Station"}])]
+    response = ws.ask("What is the average customer rating at the Station shop?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("The documents do not contain this")
+
+
+def test_the_group_the_question_names_is_the_column_of_that_name(ws):
+    ws.llm.script = [plan(answer="sum", column="Loaves", group_by="Baker")]
+    response = ws.ask("Loaves sold per shop?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.structured["plan"]["group_by"] == "Shop"
+    assert {"condition": "per shop", "column": "Shop", "how": "moved by code",
+            "note": "the column the question names"} in response.structured["conditions"]
+
+
+def test_a_group_no_column_is_called_is_said_and_the_answer_is_low(ws):
+    ws.llm.script = [plan(answer="sum", column="Loaves", group_by="Baker")]
+    response = ws.ask("Loaves delivered by each van driver?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.confidence == "low" and "each van driver" in response.answer
+
+
+@pytest.mark.parametrize("answer", ["count", "maximum"])
+def test_which_x_most_ranks_the_groups_it_names(ws, answer):
+    ws.llm.script = [plan(answer=answer, column="Loaves" if answer == "maximum" else "")]
+    question = "Which product sold the most loaves?" if answer == "maximum" else "Which product made the most sales?"
+    response = ws.ask(question, mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    totals = {}
+    for r in rows(ws, lambda r: True):  # "Sourdough" and "sourdough" are one product
+        name = r["Product"].capitalize()
+        totals[name] = totals.get(name, 0) + (int(r["Loaves"]) if answer == "maximum" else 1)
+    best = max(totals, key=totals.get)
+    assert response.answer.lower().startswith(f"{best.lower()} has the highest") and f"{totals[best]:,}" in response.answer
