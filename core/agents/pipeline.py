@@ -333,9 +333,12 @@ class AnswerPipeline:
             response.route = planner_agent.HYBRID if plan.needs_retrieval else "none"
         if evidence is not None and evidence.fallback_from is not None:
             response.clarification = clarification(evidence.fallback_from)
+        # the query plan's call counts too: a records answer's model time is spent there, not in a draft
+        planned = getattr(evidence.structured, "planned", None) if evidence is not None else None
+        spent = planned.tokens if planned is not None else {}
         response.tokens = {
-            "prompt": draft.prompt_tokens if draft else 0,
-            "completion": draft.completion_tokens if draft else 0,
+            "prompt": (draft.prompt_tokens if draft else 0) + spent.get("prompt", 0),
+            "completion": (draft.completion_tokens if draft else 0) + spent.get("completion", 0),
         }
         return response
 

@@ -83,7 +83,9 @@ class Applied:
     """One stated condition and how it reached the query."""
     condition: str  # as the question says it
     column: str | None  # the printed header it was applied to
-    how: str  # "in the plan" | "added by code" | "converted by code" | "not applied"
+    # "in the plan" | "added by code" | "converted by code" | "moved by code" | "dropped by code" |
+    # "not applied" | "read by the model"
+    how: str
     note: str = ""
 
     def to_dict(self) -> dict:
@@ -341,6 +343,16 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column]) -> list[A
     # column whose unit measures the same thing.
     for bound in stated.bounds:
         applied.append(_apply_bound(bound, plan, columns))
+    # A number the question does not state is no condition of it: a model's "Hrs is 48" or "at most 1,000
+    # days" would answer another question, so code drops it and says so.
+    stated_numbers = stated_figures(question) | {0.0} | {t for b in stated.bounds for c in columns if c.kind == "number"
+                                                        and (t := bound_in(b, c.unit)) is not None}
+    for column, op, value in list(plan.filters):
+        number = _number(value) if column.kind == "number" and op in _SQL_OP else None
+        if number is not None and not any(abs(number - n) <= 1e-4 * max(1.0, abs(n)) for n in stated_numbers):
+            plan.filters.remove((column, op, value))
+            applied.append(Applied(f"{column.label} {op} {value}", column.label, "dropped by code",
+                                   "the question states no such number"))
     # Filter values: matched to the cells they name; a value no cell of its column holds, but one other
     # column's cells do, moves there.
     text_columns = [c for c in columns if c.kind == "text"]
@@ -594,6 +606,16 @@ def _apply_bound(bound: Bound, plan: Plan, columns: list[Column]) -> Applied:
         plan.filters.append((plan.column, bound.op, _plain(bound.number)))
         return Applied(bound.text, plan.column.label, "added by code")
     return Applied(bound.text, None, "not applied", "no column of that unit" if bound.unit else "no single column")
+
+
+_SPELLED = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+            "ten": 10, "eleven": 11, "twelve": 12, "dozen": 12, "twenty": 20, "fifty": 50, "hundred": 100}
+
+
+def stated_figures(question: str) -> set[float]:
+    """Every number a question writes, in digits or in words ("more than one loaf", "8-hour days")."""
+    found = {float(m.replace(",", "")) for m in re.findall(r"\d[\d,]*(?:\.\d+)?", question)}
+    return found | {float(_SPELLED[w]) for w in tokens(question) if w in _SPELLED}
 
 
 def _number(text: str) -> float | None:

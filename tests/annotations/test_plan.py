@@ -275,3 +275,25 @@ def test_which_x_most_ranks_the_groups_it_names(ws, answer):
         totals[name] = totals.get(name, 0) + (int(r["Loaves"]) if answer == "maximum" else 1)
     best = max(totals, key=totals.get)
     assert response.answer.lower().startswith(f"{best.lower()} has the highest") and f"{totals[best]:,}" in response.answer
+
+
+def test_the_plans_model_call_is_counted_in_the_answers_tokens(ws):
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Baker", "op": "is", "value": "Zoe"}])]
+    response = ws.ask("How many sales did Zoe ring up?", mode="pipeline")
+    assert response.structured["plan"]["answer"] == "count"
+    assert response.tokens["prompt"] > 0 and response.tokens["completion"] > 0
+
+
+def test_a_number_the_question_does_not_state_is_dropped_from_the_plan(ws):
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Shop", "op": "is", "value": "Harbour"},
+                                                  {"column": "Loaves", "op": "is", "value": "4"}])]
+    response = ws.ask("How many sales did the Harbour shop ring up?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert f"{len(rows(ws, lambda r: r['Shop'] == 'Harbour'))} " in response.answer
+    dropped = [c for c in response.structured["conditions"] if c["how"] == "dropped by code"]
+    assert dropped and dropped[0]["column"] == "Loaves"
+
+
+def test_a_number_the_question_states_in_words_stays(ws):
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Loaves", "op": ">", "value": "1"}])]
+    response = ws.ask("How many sales were of more than one loaf?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert f"{len(rows(ws, lambda r: int(r['Loaves']) > 1))} sales" in response.answer
