@@ -37,6 +37,7 @@ ORDERS = ["", "highest first", "lowest first"]
 MAX_FILTERS = 4
 VALUES_SHOWN = 12  # a column with at most this many distinct values shows them all; more would crowd the prompt
 EXAMPLES_SHOWN = 3  # otherwise, this many example cells
+IDENTIFIER_SHARE = 0.9  # a column with a distinct value in this share of rows names rows (a sale, a job): no group
 MAX_SPANS = 3  # computed "days from A to B" columns: three date columns give three pairs
 NOTE_CHARS = 200  # of a note printed with the table; a longer one is prose the prompt cannot afford
 
@@ -259,13 +260,17 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         planned.plan.answer, planned.plan.column = "sum", measured
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
         planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
-        planned.applied = apply_conditions(question, planned.plan, columns)
+        planned.applied = apply_conditions(question, planned.plan, columns, table.row_count)
         # (after the checks, which may drop a grouping the question did not ask for)
         plan = planned.plan
         if asks_average(question) and plan.answer != "count" and plan.group_by is None \
                 and (plan.column is None or plan.column.kind != "number"):
             plan.answer = NOT_IN_TABLE  # an average asked, and no number column the model could average
             return planned
+        if asks_average(question) and plan.answer in ("minimum", "maximum") and plan.group_by is not None:
+            # "the state with the lowest average price": the average per group, ranked; not each group's minimum
+            plan.descending = plan.answer == "maximum" if plan.limit else plan.descending
+            plan.answer = "average"
         rank_by_group(question, plan, columns)
         if plan.answer in ("count", "list") and asks_which(question) and plan.group_by is None:
             named = asked_column(question, columns)
@@ -325,7 +330,7 @@ def date_column(question: str, columns: list[Column]) -> Column | None:
     return dates[0] if dates else None
 
 
-def apply_conditions(question: str, plan: Plan, columns: list[Column]) -> list[Applied]:
+def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count: int = 0) -> list[Applied]:
     stated = stated_conditions(question, columns)
     applied: list[Applied] = []
     plan.dated = date_column(question, columns)
@@ -411,10 +416,13 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column]) -> list[A
     if isinstance(plan.group_by, Column) and (named_group := group_words(question)):
         phrase, forms = named_group
         holding = [c for c in columns if c.kind != "number" and forms & _label_forms(c)]
+        # "average loaves per sale" over a Sale Ref column of one value a row: each row, not a group
+        rowwise = [c for c in holding if row_count and len(c.cells) >= IDENTIFIER_SHARE * row_count]
+        holding = [c for c in holding if c not in rowwise]
         if plan.group_by not in holding and len(holding) == 1:
             plan.group_by = holding[0]
             applied.append(Applied(phrase, holding[0].label, "moved by code", "the column the question names"))
-        elif not holding:
+        elif not holding and not rowwise:
             applied.append(Applied(phrase, plan.group_by.label, "not applied",
                                    f"no column is called that; grouped by {plan.group_by.label}"))
     # A filter one grouping makes pointless: grouping on a column filtered to one value is one group.
@@ -444,7 +452,7 @@ def counted_measure(question: str, columns: list[Column]) -> Column | None:
         return None
     numbers = [c for c in columns if c.kind == "number"]
     forms = singulars(noun)
-    by_label = [c for c in numbers if forms & {f for w in tokens(c.label) for f in singulars(w)}]
+    by_label = [c for c in numbers if (head := _head_word(c.label)) and forms & singulars(head)]
     unit = normal_unit(noun) if len(noun) > 2 else None
     by_unit = [c for c in numbers if unit and c.unit and normal_unit(c.unit) == unit]
     same_kind = [c for c in numbers if unit and c.unit and unit_kind(c.unit) and unit_kind(unit)
@@ -453,6 +461,13 @@ def counted_measure(question: str, columns: list[Column]) -> Column | None:
         if len(found) == 1:
             return found[0]
     return None
+
+
+def _head_word(label: str) -> str | None:
+    """The noun a header is about, its last word before any unit: "Job Total (EUR)" is a total (so "how
+    many jobs" counts jobs rather than adding it up), "Pages" pages, "Distance_mi" a distance."""
+    words = [w for w in tokens(re.sub(r"[\(\[].*?[\)\]]", " ", label)) if not normal_unit(w, spoken=False)]
+    return words[-1] if words else None
 
 
 def asks_which(question: str) -> bool:

@@ -297,3 +297,23 @@ def test_a_number_the_question_states_in_words_stays(ws):
     ws.llm.script = [plan(answer="count", filters=[{"column": "Loaves", "op": ">", "value": "1"}])]
     response = ws.ask("How many sales were of more than one loaf?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
     assert f"{len(rows(ws, lambda r: int(r['Loaves']) > 1))} sales" in response.answer
+
+
+def test_how_many_counts_rows_when_its_word_is_not_what_a_number_column_measures(ws):
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Shop", "op": "is", "value": "Station"}])]
+    response = ws.ask("How many oven bakes did the Station shop ring up?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert response.structured["plan"]["answer"] == "count"  # "Oven Power [hp]" measures power, not ovens
+    assert f"{len(rows(ws, lambda r: r['Shop'] == 'Station'))} oven" in response.answer
+
+
+def test_the_lowest_average_ranks_the_groups_averages(ws):
+    ws.llm.script = [plan(answer="minimum", column="Loaves", group_by="Shop", order="lowest first", limit=1)]
+    response = ws.ask("Which shop had the lowest average loaves per sale?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    averages = {}
+    for shop in ("Harbour", "Mill Lane", "Station"):
+        sold = [int(r["Loaves"]) for r in rows(ws, lambda r: r["Shop"] == shop)]
+        averages[shop] = sum(sold) / len(sold)
+    lowest = min(averages, key=averages.get)
+    assert response.answer.startswith(f"{lowest} has the lowest average Loaves")
