@@ -65,6 +65,7 @@ class StructuredQuery:
     enumeration: bool = False
     notes: list[str] = field(default_factory=list)  # what was understood, for the trace
     words: set[str] = field(default_factory=set)  # singular content words: "orders" -> "order"
+    counted: str | None = None  # what a count counts, in the question's word: "tablets"
 
     @property
     def is_structured(self) -> bool:
@@ -115,6 +116,8 @@ def parse_structured(question: str, known_values: set[str] | None = None,
     _names(text, known_values or set(), result)
     result.words = {singular(w) for w in re.findall(r"[a-z]{3,}", lowered) if w not in _STOP}
     counted = re.search(r"\bhow many\s+([a-z]+)", lowered)
+    named = counted or re.search(r"\bnumber of\s+([a-z]+)", lowered)
+    result.counted = named.group(1) if named and result.aggregate == "count" else None
     q = result.query
     unfiltered = not (q.conditions or q.text or q.date_from or q.date_to or result.group_by)
     if (known_words is not None and result.aggregate == "count" and unfiltered and counted

@@ -62,6 +62,8 @@ def run_structured(parsed: StructuredQuery, store: FactStore) -> StructuredResul
             result.rows = rows
             result.relaxed = [a.description for a in result.attempts[1:]]
             break
+    if result.rows and parsed.aggregate == "count" and parsed.counted and not parsed.group_by:
+        result.rows = counted_rows(result.rows, parsed.counted)
     if result.rows and (parsed.aggregate or parsed.group_by):
         measure = store.match_columns(parsed.measure) if parsed.measure else None
         groups = store.match_columns(parsed.group_by) if parsed.group_by else None
@@ -70,6 +72,16 @@ def run_structured(parsed: StructuredQuery, store: FactStore) -> StructuredResul
         result.measure_columns = measure or []
         result.aggregates = aggregate(result.rows, parsed.aggregate or "count", measure, groups or None)
     return result
+
+
+def counted_rows(rows: list[FactRow], counted: str) -> list[FactRow]:
+    """The rows that are what a count counts: "the number of tablets" over a table with a Tablet column
+    counts the rows with a tablet, not a last row whose Tablet is blank."""
+    wanted = singular(counted)
+    named = [label for label in rows[0].properties if singular(normalize_label(label)) == wanted]
+    if len(named) != 1:
+        return rows
+    return [r for r in rows if str(r.properties.get(named[0]) or "").strip()]
 
 
 def of_named_records(rows: list[FactRow], words: set[str]) -> list[FactRow]:

@@ -158,3 +158,14 @@ def test_spending_per_vendor_groups_receipts_by_the_name_printed_at_their_top(re
     parsed = parse_structured("What is the total per vendor?", set())
     result = run_structured(parsed, Columns(receipt_rows))
     assert {g["group"]: g["sum"] for g in result.aggregates} == {"QuickFit Tyres": 190.0, "AutoParts Direct": 45.0}
+
+
+def test_a_count_of_what_a_column_holds_leaves_out_rows_where_it_is_blank():
+    from core.annotations.route import counted_rows
+    rows = [FactRow(f"f{i}", "d", "tablets.csv", "row", None, None, i, None, "t",
+                    {"Tablet": str(i) if i < 4 else "", "Narrative": "text"}, {}) for i in range(1, 5)]
+    parsed = parse_structured("what is the number of tablets?")
+    assert parsed.aggregate == "count" and parsed.counted == "tablets"
+    assert [r.row_index for r in counted_rows(rows, parsed.counted)] == [1, 2, 3]
+    assert counted_rows(rows, "narratives") == rows  # a column every row fills: every row counts
+    assert counted_rows(rows, "orders") == rows  # no column of that name: the rows as found
