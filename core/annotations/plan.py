@@ -936,8 +936,10 @@ def _measure_words(plan: Plan, question: str) -> str:
 
 
 def _counted_noun(question: str) -> str | None:
-    """What a count counts, in the question's word: "How many of the jobs ..." -> "jobs"."""
-    match = re.search(r"\bhow many (?:of (?:the|our|your|their|these|those) )?([a-z][a-z-]*)", question.lower())
+    """What a count counts, in the question's word: "How many of the jobs ..." -> "jobs", "Number of
+    no-shows per clinician" -> "no-shows"."""
+    match = re.search(r"\b(?:how many|number of) (?:of (?:the|our|your|their|these|those) |the )?([a-z][a-z-]*)",
+                      question.lower())
     return match.group(1) if match else None
 
 

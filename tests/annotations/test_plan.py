@@ -317,3 +317,9 @@ def test_the_lowest_average_ranks_the_groups_averages(ws):
         averages[shop] = sum(sold) / len(sold)
     lowest = min(averages, key=averages.get)
     assert response.answer.startswith(f"{lowest} has the lowest average Loaves")
+
+
+def test_a_count_per_group_says_what_it_counts_in_the_questions_word(ws):
+    ws.llm.script = [plan(answer="count", group_by="Shop")]
+    response = ws.ask("Number of sales Zoe rang up per shop?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("Number of sales per Shop")
