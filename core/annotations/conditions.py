@@ -192,18 +192,24 @@ _POSTFIX_BOUND = re.compile(_CURRENCY_BEFORE + r"\s*" + _NUMBER + r"\s*" + _UNIT
                             r"|or (?:less|fewer|below|under|lower|shorter|smaller|lighter|narrower))\b", re.I)
 
 
-_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a fortnight": 14}
+# Numbers a question writes in words ("which two customers", "more than one loaf")
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                "ten": 10, "eleven": 11, "twelve": 12, "dozen": 12, "twenty": 20, "fifty": 50, "hundred": 100}
+_TIME_COUNTS = {**NUMBER_WORDS, "a": 1, "an": 1, "a couple of": 2}  # "a week", "a couple of days"
 _SPELLED_TIME = re.compile(r"\b(a couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
                            r"(minutes?|hours?|days?|weeks?|years?)\b", re.I)
+
+
+def _time_in_digits(question: str) -> str:
+    """ "more than a week" as "more than 1 week", so a bound's pattern reads it."""
+    return _SPELLED_TIME.sub(lambda m: f"{_TIME_COUNTS[m.group(1).lower()]} {m.group(2)}", question)
 
 
 def bounds(question: str) -> list[Bound]:
     """The numbers a question compares with, each with its operator and unit ("over £2,000",
     "bigger than 150 hp", "between 10 and 20 kg" as two bounds, "more than a week" as over 1 week).
     A year is a period, not a bound."""
-    question = _SPELLED_TIME.sub(lambda m: f"{_NUMBER_WORDS[m.group(1).lower()]} {m.group(2)}", question)
-    question = re.sub(r"\ba fortnight\b", "14 days", question, flags=re.I)
+    question = re.sub(r"\ba fortnight\b", "14 days", _time_in_digits(question), flags=re.I)
     found: list[Bound] = []
     for m in _BETWEEN.finditer(question):
         unit = (m.group(6) or m.group(3) or m.group(1) or m.group(4) or "").lower() or None
@@ -227,7 +233,7 @@ def bounds(question: str) -> list[Bound]:
 
 def without_bounds(question: str) -> str:
     """The question with its comparisons taken out: "more than 370 kW" says no "most"."""
-    text = _SPELLED_TIME.sub(lambda m: f"{_NUMBER_WORDS[m.group(1).lower()]} {m.group(2)}", question)
+    text = _time_in_digits(question)
     for pattern in (_BETWEEN, _BOUND, _POSTFIX_BOUND):
         text = pattern.sub(" ", text)
     return text

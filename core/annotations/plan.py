@@ -22,8 +22,8 @@ import time
 from dataclasses import dataclass, field
 
 from core.annotations.columns import fold
-from core.annotations.conditions import (MONTHS, Bound, CellValue, Period, StatedConditions, bound_in, bounds,
-                                         cell_values, periods, same_value, singulars, tokens, without_bounds)
+from core.annotations.conditions import (MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions, bound_in,
+                                         bounds, cell_values, periods, same_value, singulars, tokens, without_bounds)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, text_literal
 from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is_twin
 from core.annotations.units import convert, header_unit, normal_unit, unit_kind
@@ -263,11 +263,12 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         planned.applied = apply_conditions(question, planned.plan, columns, table.row_count)
         # (after the checks, which may drop a grouping the question did not ask for)
         plan = planned.plan
-        if asks_average(question) and plan.answer != "count" and plan.group_by is None \
+        average = asks_average(question)
+        if average and plan.answer != "count" and plan.group_by is None \
                 and (plan.column is None or plan.column.kind != "number"):
             plan.answer = NOT_IN_TABLE  # an average asked, and no number column the model could average
             return planned
-        if asks_average(question) and plan.answer in ("minimum", "maximum") and plan.group_by is not None:
+        if average and plan.answer in ("minimum", "maximum") and plan.group_by is not None:
             # "the state with the lowest average price": the average per group, ranked; not each group's minimum
             plan.descending = plan.answer == "maximum" if plan.limit else plan.descending
             plan.answer = "average"
@@ -525,7 +526,6 @@ def period_group(question: str) -> str | None:
 _AMOUNT_RANK = re.compile(r"\b(?:most|least|fewest)\b", re.I)  # of a total; "highest", "biggest" may be one row's
 _ASCENDING = re.compile(r"\b(?:least|fewest|lowest|smallest|quietest)\b", re.I)
 _HOW_MANY_RANKED = re.compile(r"^\W*which\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\b", re.I)
-_NUMBER_WORD = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
 
 def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
@@ -545,7 +545,7 @@ def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
     many = _HOW_MANY_RANKED.match(question)
     plan.group_by = named
     plan.descending = not _ASCENDING.search(text)
-    plan.limit = (int(many.group(1)) if many.group(1).isdigit() else _NUMBER_WORD[many.group(1).lower()]) if many else 1
+    plan.limit = (int(many.group(1)) if many.group(1).isdigit() else NUMBER_WORDS[many.group(1).lower()]) if many else 1
 
 
 def asked_column(question: str, columns: list[Column]) -> Column | None:
@@ -558,7 +558,7 @@ def asked_column(question: str, columns: list[Column]) -> Column | None:
     words = tokens(match.group(1))
     for word in reversed(words):
         forms = singulars(word)
-        found = [c for c in columns if c.kind == "text" and forms & {f for w in tokens(c.label) for f in singulars(w)}]
+        found = [c for c in columns if c.kind == "text" and forms & _label_forms(c)]
         if len(found) == 1:
             return found[0]
     return None
@@ -623,14 +623,10 @@ def _apply_bound(bound: Bound, plan: Plan, columns: list[Column]) -> Applied:
     return Applied(bound.text, None, "not applied", "no column of that unit" if bound.unit else "no single column")
 
 
-_SPELLED = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-            "ten": 10, "eleven": 11, "twelve": 12, "dozen": 12, "twenty": 20, "fifty": 50, "hundred": 100}
-
-
 def stated_figures(question: str) -> set[float]:
     """Every number a question writes, in digits or in words ("more than one loaf", "8-hour days")."""
     found = {float(m.replace(",", "")) for m in re.findall(r"\d[\d,]*(?:\.\d+)?", question)}
-    return found | {float(_SPELLED[w]) for w in tokens(question) if w in _SPELLED}
+    return found | {float(NUMBER_WORDS[w]) for w in tokens(question) if w in NUMBER_WORDS}
 
 
 def _number(text: str) -> float | None:
