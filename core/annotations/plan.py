@@ -333,6 +333,11 @@ def date_column(question: str, columns: list[Column]) -> Column | None:
 
 def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count: int = 0) -> list[Applied]:
     stated = stated_conditions(question, columns)
+    # A year that is a column's header ("naturalisations in 2009" over a column "2009") names that
+    # column: it is what the plan measures, not a stretch of time to filter on.
+    headers = {fold(c.label).strip() for c in columns}
+    stated.periods = [p for p in stated.periods if not (
+        p.year and not p.months and not p.start and not p.weekdays and str(p.year) in headers)]
     applied: list[Applied] = []
     plan.dated = date_column(question, columns)
     # Periods: code applies them to the date column; a date filter the model wrote for one is replaced.

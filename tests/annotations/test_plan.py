@@ -323,3 +323,18 @@ def test_a_count_per_group_says_what_it_counts_in_the_questions_word(ws):
     ws.llm.script = [plan(answer="count", group_by="Shop")]
     response = ws.ask("Number of sales Zoe rang up per shop?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
     assert response.answer.startswith("Number of sales per Shop")
+
+
+def test_a_year_that_is_a_columns_header_names_that_column_not_a_period(tmp_path, embedder, write_text):
+    visits = "Park,2019,2020,2021\n" + "\n".join(f"{p},{v},{v // 2},{v + 7}" for p, v in
+                                                  [("Elm Hollow", 420), ("Bracken Rise", 910), ("Sedge Moor", 655)])
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    try:
+        ws.ingestor.ingest_paths([write_text("park_visits.csv", visits)])
+        ws.llm.script = [plan(answer="maximum", column="2020")]
+        response = ws.ask("Which park had the most visitors in 2020?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+        assert "Bracken Rise" in response.answer and "455" in response.answer
+        assert not any(c["how"] == "not applied" for c in response.structured["conditions"])
+        assert response.confidence != "low"
+    finally:
+        ws.close()
