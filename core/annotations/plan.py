@@ -32,6 +32,7 @@ from core.llm.base import ChatLLM, LLMError
 ANSWERS = ["count", "sum", "average", "minimum", "maximum", "list", "other", "not in table"]
 FILTER_OPS = ["is", "is not", "contains", ">", ">=", "<", "<=", "is blank", "is not blank"]
 NOT_IN_TABLE = "not in table"
+NO_SUCH_GROUP = "no column is called that"
 PERIOD_GROUPS = ["month", "quarter", "weekday"]
 ORDERS = ["", "highest first", "lowest first"]
 MAX_FILTERS = 4
@@ -261,6 +262,8 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
         planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
         planned.applied = apply_conditions(question, planned.plan, columns, table.row_count)
+        if planned.refused:  # a group the question names that no column holds
+            return planned
         # (after the checks, which may drop a grouping the question did not ask for)
         plan = planned.plan
         average = asks_average(question)
@@ -429,8 +432,10 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
             plan.group_by = holding[0]
             applied.append(Applied(phrase, holding[0].label, "moved by code", "the column the question names"))
         elif not holding and not rowwise:
-            applied.append(Applied(phrase, plan.group_by.label, "not applied",
-                                   f"no column is called that; grouped by {plan.group_by.label}"))
+            # "hours per driver" over a timesheet of employees answers from another column: the records
+            # set's README scores that wrong, and a person would say the file has no drivers.
+            applied.append(Applied(phrase, plan.group_by.label, "not applied", NO_SUCH_GROUP))
+            plan.answer = NOT_IN_TABLE
     # A filter one grouping makes pointless: grouping on a column filtered to one value is one group.
     if isinstance(plan.group_by, Column) and any(c is plan.group_by and op == "is" and len({fold(v) for v in plan.matched.get(i, (value,))}) == 1
                                                  for i, (c, op, value) in enumerate(plan.filters)):
@@ -507,6 +512,7 @@ def group_words(question: str) -> tuple[str, set[str]] | None:
     return said, {f for w in found for f in singulars(w)}
 
 
+_GROUP_LEAD = re.compile(r"^(?:per|each|every|by|for each|for every)\s+", re.I)
 _GROUP_FILLER = {"of", "the", "our", "a", "an", "in", "on", "for", "and", "did", "do", "does", "was", "were", "is", "are",
                  "make", "made", "have", "has", "had", "get", "got", "take", "took", "spend", "spent", "sell", "sold"}
 
@@ -873,7 +879,8 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     where = table.filename
     if plan.answer == NOT_IN_TABLE:
         held = ", ".join([table.printed.get(c, c) for c in table.columns if not is_twin(table, c)][:8])
-        return f"The documents do not contain this: {where} has no column for it (it records {held})."
+        missing = next((_GROUP_LEAD.sub("", a.condition) for a in planned.applied if a.note == NO_SUCH_GROUP), "it")
+        return f"The documents do not contain this: {where} has no column for {missing} (it records {held})."
     conditions = conditions_text(planned)
     scope = _scope(conditions)
     rows = planned.rows

@@ -258,10 +258,12 @@ def test_the_group_the_question_names_is_the_column_of_that_name(ws):
             "note": "the column the question names"} in response.structured["conditions"]
 
 
-def test_a_group_no_column_is_called_is_said_and_the_answer_is_low(ws):
+def test_a_group_no_column_holds_is_refused_not_answered_from_another_column(ws):
     ws.llm.script = [plan(answer="sum", column="Loaves", group_by="Baker")]
     response = ws.ask("Loaves delivered by each van driver?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
-    assert response.confidence == "low" and "each van driver" in response.answer
+    assert response.answer.startswith("The documents do not contain this: bakery_sales.csv has no column for van driver")
+    assert "Zoë" not in response.answer and "Marek" not in response.answer  # no figure from the Baker column
+    assert response.confidence == "low"
 
 
 @pytest.mark.parametrize("answer", ["count", "maximum"])
