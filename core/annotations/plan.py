@@ -562,6 +562,8 @@ def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
 def asked_column(question: str, columns: list[Column]) -> Column | None:
     """The column a "which X ..." or "list the X ..." names, by its header: "Which units ..." -> Unit,
     "Which patients ..." -> Patient No, "Which e-bike models ..." -> Model (the last word is the noun)."""
+    if re.match(r"\W*(?:who|whose)\b", question, re.I):
+        return person_column(columns)
     match = re.match(r"\W*(?:which|what|list|name|show)\s+(?:(?:all|every|of)\s+)?(?:the\s+|our\s+|your\s+)?"
                      r"([\w-]+(?:\s+[\w-]+){0,2})", question, re.I)
     if not match:
@@ -572,6 +574,27 @@ def asked_column(question: str, columns: list[Column]) -> Column | None:
         found = [c for c in columns if c.kind == "text" and forms & _label_forms(c)]
         if len(found) == 1:
             return found[0]
+    return None
+
+
+# Headers that name people, in plain English (not one domain's): what "who ..." asks for.
+PERSON_WORDS = {"name", "person", "people", "employee", "staff", "worker", "member", "customer", "client", "patient",
+                "borrower", "clinician", "doctor", "dentist", "nurse", "mechanic", "technician", "engineer", "driver",
+                "agent", "rep", "salesperson", "seller", "buyer", "owner", "manager", "author", "player", "artist",
+                "athlete", "winner", "candidate", "student", "pupil", "teacher", "tutor", "assignee", "operator",
+                "rider", "coach", "director", "contact", "requester", "reporter", "user", "tenant", "supplier",
+                "vendor", "holder", "recipient", "officer", "inspector", "surveyor", "cashier", "server"}
+_IDENTIFIER_WORDS = {"id", "no", "number", "ref", "code", "key"}
+
+
+def person_column(columns: list[Column]) -> Column | None:
+    """The column "who ..." asks for: the one text column whose header names people (Employee, Clinician,
+    Borrower); of several, the one that is not an identifier ("Patient" over "Patient No")."""
+    found = [c for c in columns if c.kind == "text" and _label_forms(c) & PERSON_WORDS]
+    named = [c for c in found if not _label_forms(c) & _IDENTIFIER_WORDS]
+    for candidates in (found, named):
+        if len(candidates) == 1:
+            return candidates[0]
     return None
 
 

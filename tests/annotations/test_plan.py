@@ -340,3 +340,16 @@ def test_a_year_that_is_a_columns_header_names_that_column_not_a_period(tmp_path
         assert response.confidence != "low"
     finally:
         ws.close()
+
+
+def test_who_most_totals_per_person_not_the_single_largest_row(tmp_path, embedder, write_text):
+    # Ana has the single longest visit (9 h) but Ben the most hours in all (3 x 4 h = 12 h)
+    log = "Visit,Technician,Site,Hours\nV1,Ana,North,9\nV2,Ben,North,4\nV3,Ben,South,4\nV4,Ben,East,4\nV5,Cy,South,2\n"
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    try:
+        ws.ingestor.ingest_paths([write_text("site_visits.csv", log)])
+        ws.llm.script = [plan(answer="maximum", column="Hours")]
+        response = ws.ask("Who put in the most hours?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+        assert "Ben" in response.answer and "12" in response.answer and "Ana" not in response.answer
+    finally:
+        ws.close()
