@@ -470,10 +470,23 @@ def column_label(column: str, tables: list) -> str:
     match = _AGGREGATE_COLUMN.match(column)
     if match:
         inner = match.group(3).strip()
-        what = printed.get(inner, inner) if inner and inner != "*" else "rows"
+        what = readable(inner, printed) if inner and inner != "*" else "rows"
         op = _OP_WORDS[match.group(1).lower()]
         return what if what.lower() == op else f"{op} of {what}"  # SUM("total") is the Total, not "total of Total"
-    return printed.get(column.strip('"'), column)
+    return readable(column.strip('"'), printed)
+
+
+_ARITHMETIC_WORDS = {"+": "plus", "-": "minus", "*": "times", "/": "divided by"}
+
+
+def readable(expression: str, printed: dict[str, str]) -> str:
+    """A result column as a reader says it, never with a stored column's name: 'c_2019_m - c_2018_m' ->
+    "2019 £m minus 2018 £m" (the model may select an expression without naming it)."""
+    if expression in printed:
+        return printed[expression]
+    text = re.sub(r"\s*([-+*/])\s*", lambda m: f" {_ARITHMETIC_WORDS[m.group(1)]} ", expression)
+    text = re.sub(r'"?\b([A-Za-z_]\w*)\b"?', lambda m: printed.get(m.group(1), m.group(0).strip('"')), text)
+    return " ".join(text.replace("(", " ").replace(")", " ").split())
 
 
 _WHERE = re.compile(r"\bWHERE\s+(.+?)(?=\s+(?:GROUP|ORDER|LIMIT|HAVING)\b|$)", re.I | re.S)

@@ -19,3 +19,12 @@ def test_the_sum_of_a_total_column_is_the_total_and_other_sums_say_what_they_add
     assert column_label('SUM("total")', [FLEET]) == "Total"
     assert column_label("COUNT(*)", [FLEET]) == "number of rows"
     assert column_label("AVG(total)", [FLEET]) == "average of Total"
+
+
+def test_an_expression_the_model_selected_is_said_with_printed_headers_never_stored_names():
+    report = TableInfo("c_41", "d2", "annual_report.pdf", "Revenue", "rows", ["description", "c_2019_m", "c_2018_m"],
+                       {"description": "Description", "c_2019_m": "2019 £m", "c_2018_m": "2018 £m"},
+                       {"description": "TEXT", "c_2019_m": "REAL", "c_2018_m": "REAL"}, {}, 6)
+    assert column_label("AVG(c_2019_m + c_2018_m)", [report]) == "average of 2019 £m plus 2018 £m"
+    assert column_label('"c_2019_m" - "c_2018_m"', [report]) == "2019 £m minus 2018 £m"
+    assert column_label("c_2019_m / c_2018_m * 100", [report]) == "2019 £m divided by 2018 £m times 100"
