@@ -26,7 +26,7 @@ from core.annotations.conditions import (MONTHS, NUMBER_WORDS, Bound, CellValue,
                                          bounds, cell_values, periods, same_value, singulars, tokens, without_bounds)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, text_literal
 from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is_twin
-from core.annotations.units import convert, header_unit, normal_unit, unit_kind
+from core.annotations.units import convert, header_unit, normal_unit, stated_scale, unit_kind
 from core.llm.base import ChatLLM, LLMError
 
 ANSWERS = ["count", "sum", "average", "minimum", "maximum", "list", "other", "not in table"]
@@ -890,8 +890,9 @@ def format_value(value, unit: str | None = None) -> str:
             text = str(int(value)) if abs(value) < 10_000 and not unit else f"{int(value):,}"
         else:
             text = f"{value:,.2f}" if abs(value) >= 1 else f"{value:.4g}"
-        if unit and unit in CURRENCY_SIGNS:
-            return f"-{unit}{text[1:]}" if text.startswith("-") else f"{unit}{text}"
+        sign, _, scale = (unit or "").partition(" ") if unit and unit[0] in CURRENCY_SIGNS else ("", "", unit)
+        if sign:  # "€1,249", "-£402 million"
+            return (f"-{sign}{text[1:]}" if text.startswith("-") else f"{sign}{text}") + (f" {scale}" if scale else "")
         return f"{text} {unit}" if unit else text
     return " ".join(str(value).split())
 
@@ -986,8 +987,13 @@ def _unit_of(column: str, planned: PlannedQuery) -> str | None:
 
 
 def printed_unit(table: TableInfo, column: str) -> str | None:
-    """The unit a column's cells are in: the table's (its header's, or a currency sign its cells print)."""
-    return table.units.get(column) or label_unit(table.printed.get(column, column))
+    """The unit a column's cells are in: the table's (its header's, or a currency sign its cells print), with
+    the scale a report prints over its figures ("£m" -> "£ million"), so an answer says "£402 million"."""
+    unit = table.units.get(column) or label_unit(table.printed.get(column, column))
+    if table.types.get(column) != "REAL" or (unit and unit not in CURRENCY_SIGNS):
+        return unit
+    scale = stated_scale([table.title, *table.printed.values()])
+    return f"{unit or scale[0]} {scale[1]}".strip() if scale else unit
 
 
 def evidence(planned: PlannedQuery) -> str:

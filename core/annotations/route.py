@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from core.annotations.conditions import periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, evidence as plan_evidence, fill_plan,
-                                  format_value as _value, phrase as phrase_plan, run_plan)
+                                  format_value as _value, phrase as phrase_plan, printed_unit, run_plan)
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
@@ -453,7 +453,7 @@ def provenance_ids(sql: str, tables: list, executor) -> list[str]:
 
 def column_unit(column: str, tables: list) -> str | None:
     """The unit of a result column: its table column's, or the one an aggregate other than COUNT keeps."""
-    units = {c: u for t in tables for c, u in t.units.items()}
+    units = {c: u for t in tables for c in t.columns if (u := printed_unit(t, c))}
     match = _AGGREGATE_COLUMN.match(column)
     if match:
         return None if match.group(1).lower() == "count" else units.get(match.group(3).strip())

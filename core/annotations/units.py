@@ -219,3 +219,24 @@ def convert(value: float, unit: str, to: str) -> float | None:
     if source is None or target is None or source[0] != target[0]:
         return None
     return value * source[1] / target[1]
+
+
+# A report table's scale, as printed over it or in its headers: "(in millions)", "$'000", "US$000", "£k", "€m",
+# "(in thousands of Canadian dollars)". "Except per share amounts" leaves some rows unscaled, so it states none.
+_SCALE = re.compile(r"\bin\s+(?P<word>thousands|millions|billions)\b|(?P<sign>[$€£¥])\s?[’']?(?P<zeros>000)s?\b"
+                    r"|(?<![A-Za-z])(?:US|A|C|NZ|HK|S)?(?P<sign2>[$€£¥])\s?(?P<letter>k|m|mn|bn)\b", re.I)
+_SCALE_WORDS = {"thousands": "thousand", "millions": "million", "billions": "billion", "000": "thousand",
+                "k": "thousand", "m": "million", "mn": "million", "bn": "billion"}
+
+
+def stated_scale(texts: list[str]) -> tuple[str, str] | None:
+    """("£", "million") for a table headed "£m"; ("", "thousand") for "(in thousands)"; None when no text
+    states a scale or one says some rows are not scaled ("except per share amounts")."""
+    joined = " | ".join(t for t in texts if t)
+    if re.search(r"\bexcept\b", joined, re.I):
+        return None
+    for match in _SCALE.finditer(joined):
+        word = match.group("word") or match.group("zeros") or match.group("letter")
+        sign = match.group("sign") or match.group("sign2") or next((c for c in "$€£¥" if c in joined), "")
+        return sign, _SCALE_WORDS[word.lower()]
+    return None

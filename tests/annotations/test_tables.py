@@ -1,4 +1,5 @@
 """Every stored table becomes a typed SQLite table with provenance; a document's label lines one more."""
+import json
 import sqlite3
 
 from core.config import Settings
@@ -206,4 +207,21 @@ def test_a_table_in_a_long_pdf_is_a_typed_table_whose_cell_is_read_by_row_label_
         assert rows.fetchall() == [(297.0, 11)]
         note = conn.execute(f"SELECT footnote FROM {table.name} WHERE description LIKE 'Northgate%'").fetchone()
         assert note == ("(1) Includes school contract services.",)
+    # the scale printed over the figures is said with them: 297 thousand journeys, not 297
+    ws.llm.script = [json.dumps({"answer": "sum", "column": "Year ended 31 March 2025 Q3",
+                                 "filters": [{"column": "Description", "op": "is", "value": "Riverside depot"}]})]
+    response = ws.ask("How many passenger journeys did Riverside depot carry in Q3?", mode="pipeline",
+                      doc_ids=[table.doc_id])
+    assert "297 thousand" in response.answer, response.answer
     ws.close()
+
+
+def test_a_reports_printed_scale_goes_with_its_figures():
+    from core.annotations.plan import format_value
+    from core.annotations.units import stated_scale
+    assert stated_scale(["Segment revenue (£m)"]) == ("£", "million")
+    assert stated_scale(["Consolidated", "2019 US$000"]) == ("$", "thousand")
+    assert stated_scale(["(In thousands of Canadian dollars)"]) == ("", "thousand")
+    assert stated_scale(["(in millions, except per share amounts)"]) is None  # some rows are not scaled
+    assert stated_scale(["Staff by site", "Headcount"]) is None
+    assert format_value(402.0, "£ million") == "£402 million" and format_value(-12.5, "$ thousand") == "-$12.50 thousand"
