@@ -21,6 +21,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions, bound_in,
                                          bounds, cell_values, periods, same_value, singulars, tokens, without_bounds)
@@ -29,7 +30,7 @@ from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is
 from core.annotations.units import convert, header_unit, normal_unit, stated_scale, unit_kind
 from core.llm.base import ChatLLM, LLMError
 
-ANSWERS = ["count", "sum", "average", "minimum", "maximum", "list", "other", "not in table"]
+ANSWERS = ["count", "sum", "average", "minimum", "maximum", "list", "change", "percent change", "other", "not in table"]
 FILTER_OPS = ["is", "is not", "contains", ">", ">=", "<", "<=", "is blank", "is not blank"]
 NOT_IN_TABLE = "not in table"
 NO_SUCH_GROUP = "no column is called that"
@@ -53,6 +54,7 @@ SYSTEM = (
     "dates and periods: code applies them. A row still open, outstanding or never returned has its end "
     "date blank (op 'is blank').\n"
     "group_by: a column (or month, quarter, weekday) when the question asks per group.\n"
+    "change, percent change: of one row's figure between two year columns; filter that row by its label.\n"
     "order_by and order with limit: for the highest, lowest, top or first rows; 'the three best-selling X' "
     "sums per X, highest first, limit 3.\n"
     "Example: 'Which driver spent the most on fuel in May?' -> {\"answer\": \"sum\", \"column\": \"Cost\", "
@@ -107,6 +109,7 @@ class Plan:
     distinct: bool = False  # a count of the column's different values, not of rows
     dated: Column | None = None  # the date column periods and "per month" apply to
     matched: dict[int, tuple[str, ...]] = field(default_factory=dict)  # filter index -> the cells it matched
+    across: list[Column] = field(default_factory=list)  # a row's figures in these columns (years), oldest first
 
     def to_dict(self) -> dict:
         return {"answer": self.answer, "column": self.column.label if self.column else None,
@@ -115,7 +118,8 @@ class Plan:
                 "order_by": self.order_by.label if self.order_by else None,
                 "order": ("highest first" if self.descending else "lowest first") if self.order_by or self.limit else None,
                 "limit": self.limit,
-                "periods": [{"period": p.text, "column": c.label} for p, c in self.periods]}
+                "periods": [{"period": p.text, "column": c.label} for p, c in self.periods],
+                **({"across": [c.label for c in self.across]} if self.across else {})}
 
 
 @dataclass
@@ -264,6 +268,8 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         planned.applied = apply_conditions(question, planned.plan, columns, table.row_count)
         if planned.refused:  # a group the question names that no column holds
             return planned
+        if figures_across(question, planned.plan, columns):
+            return planned
         # (after the checks, which may drop a grouping the question did not ask for)
         plan = planned.plan
         average = asks_average(question)
@@ -283,6 +289,23 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
             if plan.column is not None:
                 plan.answer = "list"  # "Which units fuelled up in Topeka?" names them; it does not count them
     return planned
+
+
+def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
+    """"The change in X from 2018 to 2019", "the average of X for 2018 and 2019": when the years the question
+    states name number columns, the operation is over those cells of the filtered row (code reads the
+    operation from the question's words and the columns from its years, whatever the model chose)."""
+    operation = row_figures.operation_asked(question)
+    if plan.answer in ("change", "percent change") and operation not in ("change", "percent change"):
+        operation = plan.answer  # the model read a change the rules' words do not show ("from X to Y")
+    named = row_figures.columns_for_years(row_figures.stated_years(question), columns)
+    if not operation or not named or len(named) < 2 or plan.answer == "count":
+        if plan.answer in ("change", "percent change"):
+            plan.answer = "other"  # a change over rows is no plan: the free writer takes it
+        return False
+    plan.answer, plan.across = operation, row_figures.in_time_order(named)
+    plan.column, plan.group_by, plan.order_by, plan.limit = None, None, None, None
+    return True
 
 
 _BLANK_WORDS = {"", "null", "none", "empty", "blank", "nan", "n/a"}
@@ -321,6 +344,12 @@ def stated_conditions(question: str, columns: list[Column]) -> StatedConditions:
     return StatedConditions(periods(question), bounds(question), cell_values(question, text_cells))
 
 
+def _years_name_columns(text: str, columns: list[Column]) -> bool:
+    """ "in 2019", "from 2018 to 2019" over columns headed 2018 and 2019 (or "2019 £m"): columns, not dates."""
+    years = row_figures.stated_years(text)
+    return bool(years) and row_figures.columns_for_years(years, columns) is not None
+
+
 def date_column(question: str, columns: list[Column]) -> Column | None:
     """The date column a period applies to: the one whose header word the question uses ("returned in
     March" -> Returned), else the table's first date column (the date a row is dated by)."""
@@ -338,9 +367,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     stated = stated_conditions(question, columns)
     # A year that is a column's header ("naturalisations in 2009" over a column "2009") names that
     # column: it is what the plan measures, not a stretch of time to filter on.
-    headers = {fold(c.label).strip() for c in columns}
-    stated.periods = [p for p in stated.periods if not (
-        p.year and not p.months and not p.start and not p.weekdays and str(p.year) in headers)]
+    stated.periods = [p for p in stated.periods if p.months or p.weekdays or not _years_name_columns(p.text, columns)]
     applied: list[Applied] = []
     plan.dated = date_column(question, columns)
     # Periods: code applies them to the date column; a date filter the model wrote for one is replaced.
@@ -686,6 +713,10 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
     for period, column in plan.periods:
         where += _period_sql(period, column)
     clause = f" WHERE {' AND '.join(where)}" if where else ""
+    if plan.across:  # the row's label and its figures; code does the arithmetic (run_plan)
+        label = _row_label_column(table)
+        figures = ", ".join(c.sql for c in plan.across)
+        return f"SELECT {f'{chr(34)}{label}{chr(34)}, ' if label else ''}{figures} FROM {table.name}{clause} ORDER BY source_row"
     measure = plan.column
     if plan.answer in _SQL_AGGREGATE and (measure is None or measure.kind == "text"):
         measure = None
@@ -735,6 +766,12 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
     return f"SELECT {distinct}{select}, MIN(source_row) AS first_row FROM {table.name}{clause} GROUP BY {', '.join(str(n) for n in range(1, len(shown) + 1))}" \
            f"{order or ' ORDER BY first_row'}{limit}" if distinct else \
            f"SELECT {select} FROM {table.name}{clause}{order}{limit}"
+
+
+def _row_label_column(table: TableInfo) -> str | None:
+    """The column that names a report table's rows: its first text column (Description, the stub)."""
+    return next((c for c in table.columns if table.types.get(c) == "TEXT" and not is_twin(table, c)
+                 and c not in table.dates), None)
 
 
 def counts_distinct(question: str, column: Column | None) -> bool:
@@ -812,6 +849,13 @@ def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
         planned.error = f"{type(exc).__name__}: {exc}"
         return
     planned.columns, planned.rows, planned.truncated = found.columns, found.rows, found.truncated
+    if planned.plan.across:  # (result, label, figures...) a row, the result computed here, not by SQL
+        labelled = len(found.columns) > len(planned.plan.across)
+        planned.columns = ["value", *found.columns]
+        planned.rows = [(row_figures.compute(planned.plan.answer, [_number(v) if isinstance(v, str) else v
+                                                                   for v in row[int(labelled):]]), *row)
+                        for row in found.rows]
+        return
     if planned.columns and planned.columns[-1] == "first_row":  # the list's order key is not shown
         planned.columns = planned.columns[:-1]
         planned.rows = [r[:-1] for r in planned.rows]
@@ -905,6 +949,8 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         held = ", ".join([table.printed.get(c, c) for c in table.columns if not is_twin(table, c)][:8])
         missing = next((_GROUP_LEAD.sub("", a.condition) for a in planned.applied if a.note == NO_SUCH_GROUP), "it")
         return f"The documents do not contain this: {where} has no column for {missing} (it records {held})."
+    if plan.across:
+        return _phrase_across(planned, max_rows)
     conditions = conditions_text(planned)
     scope = _scope(conditions)
     rows = planned.rows
@@ -954,6 +1000,43 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     return f"{count} {noun}{_scope(conditions)} ({where}): {items}.{more}"
 
 
+def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
+    """"The change in Trade receivables from 2018 to 2019 is -£1,234 thousand (2018: £6,000 thousand; 2019:
+    £4,766 thousand)": the figure, what it covers, and the cells it was computed from."""
+    plan, where = planned.plan, planned.table.filename
+    labelled = len(planned.columns) > len(plan.across) + 1
+    unit = plan.across[0].unit
+    years = [row_figures.stated_years(c.label)[0] for c in plan.across]
+    span = (f"from {years[0]} to {years[-1]}" if plan.answer in ("change", "percent change")
+            else ", ".join(years[:-1]) + f" and {years[-1]}")
+    what = {"percent change": "percentage change", "sum": "total"}.get(plan.answer, plan.answer)
+
+    def said(row) -> str:
+        result, figures = row[0], row[1 + labelled:]
+        shown = "(not computable: a figure is blank)" if result is None else (
+            f"{result:,.2f}%" if plan.answer == "percent change" else _figure(round(result, 4), unit))
+        cells = "; ".join(f"{c.label}: {_figure(v, unit)}" for c, v in zip(plan.across, figures))
+        return f"{shown} ({cells})"
+
+    rows = planned.rows
+    if not rows:
+        conditions = conditions_text(planned)
+        return f"No rows of {where} match{' ' + conditions if conditions else ''}."
+    if len(rows) == 1:
+        row = f" in {rows[0][1]}" if labelled else ""
+        return f"The {what}{row} {span} is {said(rows[0])} ({where})."
+    items = "; ".join(f"{r[1] if labelled else n + 1}: {said(r)}" for n, r in enumerate(rows[:max_rows]))
+    more = f" Showing {max_rows} of {len(rows)}." if len(rows) > max_rows else ""
+    return f"The {what} {span}, row by row ({where}): {items}.{more}"
+
+
+def _figure(value, unit: str | None) -> str:
+    """A report's figure: 1,310, never a bare 1310 (format_value keeps that for years)."""
+    if isinstance(value, float) and value.is_integer() and not unit:
+        return f"{int(value):,}"
+    return format_value(value, unit)
+
+
 def _scope(conditions: str) -> str:
     """ " for Branch Riverside, in Q2"; a period alone reads " in Q2", not " for in Q2"."""
     if not conditions:
@@ -1000,6 +1083,8 @@ def evidence(planned: PlannedQuery) -> str:
     """Everything the phrased answer may state: the result as printed, group labels, the conditions and
     their converted bounds, the row count and the file (the Validator checks the answer against it)."""
     plan, units = planned.plan, [_unit_of(c, planned) for c in planned.columns]
+    if plan.across:  # computed by code from the cells it lists: the answer is that sentence
+        return " ".join([_phrase_across(planned, len(planned.rows)), planned.table.filename])
     unit = plan.column.unit if plan.column is not None and plan.answer != "count" else None
     cells = []
     for row in planned.rows:

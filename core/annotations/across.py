@@ -1,0 +1,74 @@
+"""Figures of one row across columns: a report's table has its items as rows and its years as columns,
+so "the change in trade receivables from 2018 to 2019" or "the average of X for 2018 and 2019" is
+arithmetic over cells of one row, which no aggregate over a column says (issue 23, item 2).
+
+The question states the years; code finds the columns they name, reads the operation from the
+question's words and computes it. The model's part is the row (a filter on the label column).
+"""
+from __future__ import annotations
+
+import re
+
+# What a question asks of a row's figures, by its words; the first that matches decides (a "percentage
+# change" is no plain change).
+OPERATIONS = [
+    ("percent change", re.compile(r"\b(?:percent(?:age)?|%)\s*(?:change|increase|decrease|growth|decline|rise|fall)\b"
+                                  r"|\bgrowth rate\b|\bby (?:what|how much) (?:percent|%)", re.I)),
+    ("change", re.compile(r"\b(?:change|increase|decrease|difference|grow|grew|growth|decline|rise|rose|fall|fell|drop)\b",
+                          re.I)),
+    ("average", re.compile(r"\b(?:average|mean)\b", re.I)),
+    ("sum", re.compile(r"\b(?:total|sum|combined|altogether|in all)\b", re.I)),
+]
+ROW_OPERATIONS = [name for name, _ in OPERATIONS]
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
+
+
+def operation_asked(question: str) -> str | None:
+    return next((name for name, words in OPERATIONS if words.search(question)), None)
+
+
+def stated_years(question: str) -> list[str]:
+    """The years a question states, in its order: "from 2018 to 2019" -> ["2018", "2019"]; "2017-2019" is
+    the three years of the span."""
+    span = re.search(r"(?<!\d)((?:19|20)\d{2})\s*(?:-|–|to|through)\s*((?:19|20)\d{2})(?!\d)", question)
+    years = list(dict.fromkeys(_YEAR.findall(question)))
+    if span and 0 < int(span.group(2)) - int(span.group(1)) <= 5 and not re.search(
+            r"\bfrom\s+" + span.group(1), question, re.I):
+        between = [str(y) for y in range(int(span.group(1)), int(span.group(2)) + 1)]
+        years = list(dict.fromkeys([*between, *years]))
+    return years
+
+
+def columns_for_years(years: list[str], columns: list) -> list | None:
+    """The number column each stated year names, one each (a "2019 in %" twin beside "2019" is not the
+    figure); None unless every year names exactly one."""
+    found = []
+    for year in years:
+        named = [c for c in columns if c.kind == "number" and _YEAR.findall(c.label) == [year]]
+        plain = [c for c in named if (c.unit or "") != "%"] or named
+        if len(plain) != 1:
+            return None
+        found.append(plain[0])
+    return found
+
+
+def in_time_order(columns: list) -> list:
+    """Earliest first, so a change is the later figure minus the earlier one, as reports state it."""
+    return sorted(columns, key=lambda c: _YEAR.findall(c.label)[0])
+
+
+def compute(operation: str, values: list[float]) -> float | None:
+    """The operation over a row's figures in time order; None when a figure is missing or a percentage
+    change starts from zero."""
+    if not values or any(v is None for v in values):
+        return None
+    if operation == "sum":
+        return sum(values)
+    if operation == "average":
+        return sum(values) / len(values)
+    first, last = values[0], values[-1]
+    if operation == "change":
+        return last - first
+    if operation == "percent change":
+        return None if first == 0 else (last - first) / abs(first) * 100
+    return None

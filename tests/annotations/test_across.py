@@ -1,0 +1,88 @@
+"""A report table has items as rows and years as columns: a change, a percentage change, an average or a
+total of one item over the years the question states is arithmetic over that row's cells, done by code.
+
+The fixture is a small charity's statement of funds (a CSV here: the PDF reader's tables reach the same
+typed table, tests/annotations/test_tables.py). The scripted model plays the real one's part: it picks the
+row; the columns come from the years the question states, and the operation from its words.
+"""
+import json
+
+import pytest
+
+from core.annotations import across
+from core.config import Settings
+from core.llm.scripted import ScriptedLLM
+from core.workspace import Workspace
+
+FUNDS = ("Description,2017,2018,2019\n"
+         "Donations,\"1,240\",\"1,310\",\"1,507\"\n"
+         "Grants,880,912,860\n"
+         "Shop income,402,,455\n"
+         "Total income,\"2,522\",\"2,222\",\"2,822\"\n")
+DONATIONS = {2017: 1240, 2018: 1310, 2019: 1507}
+
+
+@pytest.fixture
+def ws(tmp_path, embedder, write_text):
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([write_text("statement_of_funds.csv", FUNDS)])
+    yield ws
+    ws.close()
+
+
+def ask(ws, question: str, **plan) -> str:
+    ws.llm.script = [json.dumps({"column": "", "filters": [], **plan})]
+    return ws.ask(question, mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+
+
+ROW = [{"column": "Description", "op": "is", "value": "Donations"}]
+
+
+def test_a_percentage_change_between_two_stated_years_is_computed_by_code(ws):
+    response = ask(ws, "What was the percentage change in donations from 2018 to 2019?", answer="sum", column="2019",
+                   filters=ROW)
+    expected = (DONATIONS[2019] - DONATIONS[2018]) / DONATIONS[2018] * 100
+    assert f"{expected:,.2f}%" in response.answer
+    assert "2018: 1,310" in response.answer and "2019: 1,507" in response.answer  # the cells it was computed from
+    assert response.structured["plan"]["across"] == ["2018", "2019"]
+    assert "could not apply" not in response.answer and response.confidence == "medium"  # the years are columns
+
+
+def test_a_change_is_the_later_year_minus_the_earlier_whatever_order_the_question_says(ws):
+    response = ask(ws, "How much did donations change between 2019 and 2017?", answer="sum", column="2017", filters=ROW)
+    assert f"is {DONATIONS[2019] - DONATIONS[2017]}" in response.answer
+
+
+def test_an_average_over_a_span_of_years_reads_every_year_of_the_span(ws):
+    response = ask(ws, "What was the average donation income over 2017-2019?", answer="average", column="2019",
+                   filters=ROW)
+    assert f"{sum(DONATIONS.values()) / 3:,.2f}" in response.answer
+
+
+def test_a_blank_cell_is_said_not_computed_as_zero(ws):
+    response = ask(ws, "What is the total shop income for 2018 and 2019?", answer="sum", column="2019",
+                   filters=[{"column": "Description", "op": "is", "value": "Shop income"}])
+    assert "not computable" in response.answer and "857" not in response.answer and "455 (" not in response.answer
+
+
+def test_one_stated_year_is_a_cell_not_arithmetic(ws):
+    response = ask(ws, "What were grants in 2018?", answer="sum", column="2018",
+                   filters=[{"column": "Description", "op": "is", "value": "Grants"}])
+    assert "912" in response.answer and "plan" in response.structured and "across" not in response.structured["plan"]
+
+
+@pytest.mark.parametrize("question, operation", [
+    ("What was the percentage change in revenue from 2018 to 2019?", "percent change"),
+    ("By how much did revenue increase in 2019?", "change"),
+    ("What is the average of revenue for 2018 and 2019?", "average"),
+    ("What is the combined revenue for 2018 and 2019?", "sum"),
+    ("What was revenue in 2019?", None),
+])
+def test_the_operation_is_read_from_the_questions_words(question, operation):
+    assert across.operation_asked(question) == operation
+
+
+def test_years_are_read_in_order_and_a_short_span_is_every_year_in_it():
+    assert across.stated_years("from 2018 to 2019") == ["2018", "2019"]
+    assert across.stated_years("between 2017-2019") == ["2017", "2018", "2019"]
+    assert across.stated_years("in 2019 and 2018") == ["2019", "2018"]
