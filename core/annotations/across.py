@@ -19,7 +19,7 @@ OPERATIONS = [
     ("average", re.compile(r"\b(?:average|mean)\b", re.I)),
     ("sum", re.compile(r"\b(?:total|sum|combined|altogether|in all)\b", re.I)),
 ]
-ROW_OPERATIONS = [name for name, _ in OPERATIONS]
+EACH = "each"  # no operation: the row's figure in each year the question states
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 
 
@@ -61,6 +61,8 @@ def compute(operation: str, values: list[float]) -> float | None:
     """The operation over a row's figures in time order; None when a figure is missing or a percentage
     change starts from zero."""
     if not values or any(v is None for v in values):
+        return None
+    if operation == EACH:
         return None
     if operation == "sum":
         return sum(values)

@@ -299,11 +299,13 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
     if plan.answer in ("change", "percent change") and operation not in ("change", "percent change"):
         operation = plan.answer  # the model read a change the rules' words do not show ("from X to Y")
     named = row_figures.columns_for_years(row_figures.stated_years(question), columns)
+    if not operation and named and plan.answer != "count":
+        operation = row_figures.EACH  # "the respective tax credits in 2018 and 2019": each year's figure
     if not operation or not named or len(named) < 2 or plan.answer == "count":
         if plan.answer in ("change", "percent change"):
             plan.answer = "other"  # a change over rows is no plan: the free writer takes it
         return False
-    plan.answer, plan.across = operation, row_figures.in_time_order(named)
+    plan.answer, plan.across = operation, named if operation == row_figures.EACH else row_figures.in_time_order(named)
     plan.column, plan.group_by, plan.order_by, plan.limit = None, None, None, None
     return True
 
@@ -1022,6 +1024,10 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
     if not rows:
         conditions = conditions_text(planned)
         return f"No rows of {where} match{' ' + conditions if conditions else ''}."
+    if plan.answer == row_figures.EACH:
+        items = "; ".join((f"{r[1]}: " if labelled else "") + ", ".join(
+            f"{_figure(v, unit)} in {c.label}" for c, v in zip(plan.across, r[1 + labelled:])) for r in rows[:max_rows])
+        return f"{items} ({where})."
     if len(rows) == 1:
         row = f" in {rows[0][1]}" if labelled else ""
         return f"The {what}{row} {span} is {said(rows[0])} ({where})."

@@ -86,3 +86,9 @@ def test_years_are_read_in_order_and_a_short_span_is_every_year_in_it():
     assert across.stated_years("from 2018 to 2019") == ["2018", "2019"]
     assert across.stated_years("between 2017-2019") == ["2017", "2018", "2019"]
     assert across.stated_years("in 2019 and 2018") == ["2019", "2018"]
+
+
+def test_a_rows_figures_in_each_stated_year_are_given_in_the_questions_order(ws):
+    response = ask(ws, "What were the respective grants in 2019 and 2017?", answer="list", column="Description",
+                   filters=[{"column": "Description", "op": "is", "value": "Grants"}])
+    assert "Grants: 860 in 2019, 880 in 2017" in response.answer
