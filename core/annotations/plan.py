@@ -984,6 +984,10 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         if plan.answer in ("minimum", "maximum") and len(rows[0]) > 1 and counted is None:
             holder = ": " + ", ".join(f"{_label_of(c, planned)} {format_value(v)}" for c, v in
                                       zip(planned.columns[1:], rows[0][1:]) if v not in (None, ""))
+        named = [plan.matched.get(i, (v,))[0] for i, (_, op, v) in enumerate(plan.filters) if op == "is"]
+        if counted == 1 and plan.answer in _SQL_AGGREGATE and named and not plan.periods:
+            # one row's cell, named by its row and column ("Grants, 2018: 912"), not "the total 2018 for ..."
+            return f"{', '.join(named)}, {plan.column.label}: {shown} ({where})."
         return f"The {_measure_words(plan, question)}{scope} is {shown}{holder}{across} ({where})."
     if not rows:
         return f"No rows of {where} match{' ' + conditions if conditions else ''}."
