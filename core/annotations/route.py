@@ -504,6 +504,9 @@ def where_text(sql: str, tables: list) -> str:
     text = re.sub(r'"(\w+)"', lambda m: printed.get(m.group(1), m.group(1)), condition)
     text = re.sub(r"\b(\w+)\b", lambda m: printed.get(m.group(1), m.group(1)) if m.group(1) in printed else m.group(1), text)
     text = re.sub(r"lower\((.+?)\)", r"\1", text, flags=re.I)
+    # the table's row order is said as rows, never by its stored name
+    text = re.sub(r'"?\bsource_row\b"?\s+BETWEEN\s+(\d+)\s+AND\s+(\d+)', r"rows \1 to \2", text, flags=re.I)
+    text = re.sub(r'"?\bsource_row\b"?', "row", text)
     text = re.sub(r"\b(AND|OR|NOT|LIKE|IS|NULL|IN|BETWEEN)\b", lambda m: m.group(1).lower(), text)
     # operators as a reader says them: "Nation Sri Lanka", "Time under 10.5", "Item containing lamp"
     for operator, said in ((r"\s*(?:!=|<>)\s*", " not "), (r"\s*>=\s*", " at least "), (r"\s*<=\s*", " at most "),

@@ -28,3 +28,8 @@ def test_an_expression_the_model_selected_is_said_with_printed_headers_never_sto
     assert column_label("AVG(c_2019_m + c_2018_m)", [report]) == "average of 2019 £m plus 2018 £m"
     assert column_label('"c_2019_m" - "c_2018_m"', [report]) == "2019 £m minus 2018 £m"
     assert column_label("c_2019_m / c_2018_m * 100", [report]) == "2019 £m divided by 2018 £m times 100"
+
+
+def test_the_row_order_is_said_as_rows_never_by_its_stored_name():
+    assert where_text("SELECT SUM(total) FROM fleet WHERE source_row BETWEEN 1 AND 5", [FLEET]) == "rows 1 to 5"
+    assert "source_row" not in where_text("SELECT total FROM fleet WHERE source_row > 3", [FLEET])
