@@ -291,6 +291,17 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     return planned
 
 
+def figures_across_named(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> bool:
+    """Whether the question states two or more years that name the table's number columns (a report's
+    change or average over years is a plan's, whatever else its words say: "the difference between 2018
+    and 2019")."""
+    years = row_figures.stated_years(question)
+    if len(years) < 2:
+        return False
+    named = row_figures.columns_for_years(years, columns_of(table, executor))
+    return bool(named) and len(named) >= 2
+
+
 def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
     """"The change in X from 2018 to 2019", "the average of X for 2018 and 2019": when the years the question
     states name number columns, the operation is over those cells of the filtered row (code reads the
@@ -346,6 +357,34 @@ def stated_conditions(question: str, columns: list[Column]) -> StatedConditions:
     return StatedConditions(periods(question), bounds(question), cell_values(question, text_cells))
 
 
+def _year_column(columns: list[Column]) -> Column | None:
+    """A table with no dates but a number column of years ("Year", "Year built"): what a period filters."""
+    found = [c for c in columns if c.kind == "number" and not c.expression and "year" in tokens(c.label)]
+    return found[0] if len(found) == 1 else None
+
+
+def _years_as_bounds(stated: list[Period], column: Column, plan: Plan) -> list[Applied]:
+    """ "before 2000", "after 1984", "in 2009", "between 2001 and 2004" over a Year column: bounds on it,
+    replacing the model's own; a month or a day of a year is more than the column can say."""
+    applied = []
+    plan.filters = [f for f in plan.filters if f[0] is not column]
+    for period in stated:
+        whole_years = not period.months and not period.weekdays and (period.start or "-01-01").endswith("-01-01") \
+            and (period.end or "-12-31").endswith("-12-31")
+        if not whole_years or not (period.year or period.start or period.end):
+            applied.append(Applied(period.text, column.label, "not applied", "the table has years, not dates"))
+            continue
+        if period.start or period.end:
+            if period.start:
+                plan.filters.append((column, ">=", period.start[:4]))
+            if period.end:
+                plan.filters.append((column, "<=", period.end[:4]))
+        else:
+            plan.filters.append((column, "is", str(period.year)))
+        applied.append(Applied(period.text, column.label, "added by code", "as years"))
+    return applied
+
+
 def _years_name_columns(text: str, columns: list[Column]) -> bool:
     """ "in 2019", "from 2018 to 2019" over columns headed 2018 and 2019 (or "2019 £m"): columns, not dates."""
     years = row_figures.stated_years(text)
@@ -375,7 +414,9 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     # Periods: code applies them to the date column; a date filter the model wrote for one is replaced.
     if stated.periods:
         target = plan.dated
-        if target is None:
+        if target is None and _year_column(columns) is not None:
+            pass  # bounds on the Year column, after the model's unstated numbers are dropped (below)
+        elif target is None:
             applied += [Applied(p.text, None, "not applied", "the table has no dates") for p in stated.periods]
         else:
             plan.filters = [f for f in plan.filters if f[0].kind != "date"]
@@ -396,6 +437,8 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
             plan.filters.remove((column, op, value))
             applied.append(Applied(f"{column.label} {op} {value}", column.label, "dropped by code",
                                    "the question states no such number"))
+    if stated.periods and plan.dated is None and (year_column := _year_column(columns)) is not None:
+        applied += _years_as_bounds(stated.periods, year_column, plan)
     # Filter values: matched to the cells they name; a value no cell of its column holds, but one other
     # column's cells do, moves there.
     text_columns = [c for c in columns if c.kind == "text"]
@@ -1085,7 +1128,10 @@ def printed_unit(table: TableInfo, column: str) -> str | None:
     unit = table.units.get(column) or label_unit(table.printed.get(column, column))
     if table.types.get(column) != "REAL" or (unit and unit not in CURRENCY_SIGNS):
         return unit
-    scale = stated_scale([table.title, *table.printed.values()])
+    # the table's own scale (its title, or the stub over its row labels) or this column's: another column's
+    # "Viewers (millions)" says nothing of an Episodes column beside it
+    stub = table.printed.get(table.columns[0], "") if table.columns else ""
+    scale = stated_scale([table.title, stub, table.printed.get(column, column)])
     return f"{unit or scale[0]} {scale[1]}".strip() if scale else unit
 
 

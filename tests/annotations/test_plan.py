@@ -353,3 +353,24 @@ def test_who_most_totals_per_person_not_the_single_largest_row(tmp_path, embedde
         assert "Ben" in response.answer and "12" in response.answer and "Ana" not in response.answer
     finally:
         ws.close()
+
+
+@pytest.mark.parametrize("question, built", [
+    ("How many lighthouses were built before 1990?", lambda y: y < 1990),
+    ("How many lighthouses were built after 1995?", lambda y: y > 1995),
+    ("How many lighthouses were built between 1970 and 2000?", lambda y: 1970 <= y <= 2000),
+    ("How many lighthouses were built in 1989?", lambda y: y == 1989),
+])
+def test_a_period_over_a_table_with_a_year_column_and_no_dates_bounds_the_years(tmp_path, embedder, write_text,
+                                                                                question, built):
+    years = [1961, 1970, 1989, 1989, 1992, 2000, 2016]
+    lights = "Lighthouse,Year built,Height (m)\n" + "\n".join(f"Light {i},{y},{20 + i}" for i, y in enumerate(years))
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    try:
+        ws.ingestor.ingest_paths([write_text("lighthouses.csv", lights)])
+        ws.llm.script = [plan(answer="count")]
+        response = ws.ask(question, mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+        assert response.answer.startswith(f"{sum(built(y) for y in years)} lighthouses match"), response.answer
+        assert "could not apply" not in response.answer
+    finally:
+        ws.close()

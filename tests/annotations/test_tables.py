@@ -225,3 +225,16 @@ def test_a_reports_printed_scale_goes_with_its_figures():
     assert stated_scale(["(in millions, except per share amounts)"]) is None  # some rows are not scaled
     assert stated_scale(["Staff by site", "Headcount"]) is None
     assert format_value(402.0, "£ million") == "£402 million" and format_value(-12.5, "$ thousand") == "-$12.50 thousand"
+
+
+def test_a_scale_in_one_columns_header_is_that_columns_only(tmp_path, embedder, write_text):
+    from core.annotations.plan import printed_unit
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    try:
+        ws.ingestor.ingest_paths([write_text("series.csv", "Season,Episodes,Viewers (in millions)\n1,10,4.2\n2,12,5.1\n")])
+        (table,) = ws.pipeline.tables.tables()
+        by_label = {label: c for c, label in table.printed.items()}
+        assert printed_unit(table, by_label["Episodes"]) is None
+        assert printed_unit(table, by_label["Viewers (in millions)"]) == "million"
+    finally:
+        ws.close()
