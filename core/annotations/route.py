@@ -8,10 +8,12 @@ import re
 import uuid
 from dataclasses import dataclass, field, replace
 
+from core.annotations.beyond_plan import beyond_plan
 from core.annotations.conditions import periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, evidence as plan_evidence, fill_plan,
-                                  format_value as _value, phrase as phrase_plan, printed_unit, run_plan)
+                                  figures_across_named, format_value as _value, phrase as phrase_plan,
+                                  printed_unit, run_plan)
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
@@ -355,6 +357,11 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
     best = fitting(question, selections)
     if best.table.kind not in PLANNED_KINDS:
         return run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)
+    handover = beyond_plan(question)
+    if handover and not figures_across_named(question, best.table, executor):
+        result = run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)
+        result.attempts.insert(0, Attempt(f"a query plan: the question asks for {handover}, which only a query can say", 0))
+        return result
     planned = fill_plan(question, best.table, llm, executor, plan_max_tokens)
     refused = planned.plan is not None and planned.plan.answer == NOT_IN_TABLE
     if planned.plan is not None and planned.plan.answer != "other" and planned.error is None and not refused:
