@@ -74,3 +74,30 @@ def compute(operation: str, values: list[float]) -> float | None:
     if operation == "percent change":
         return None if first == 0 else (last - first) / abs(first) * 100
     return None
+
+
+# Words that name no row: question and operation words, and the years themselves.
+_NOT_ROW_WORDS = set("""a an the of in on at to for from by with and or is are was were be been what which who how
+much many did do does has have had its this that these those there their than between over during year years
+fiscal ended ending average mean total sum combined change increase decrease difference percentage percent
+growth rate respective respectively value amount figure figures company group""".split())
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"[a-z][a-z0-9]+", text.lower()) if w not in _NOT_ROW_WORDS}
+
+
+def row_named(question: str, labels: list[str]) -> str | None:
+    """The row label the question names when the model filtered no row: most of its words in the question
+    (words compared by their first five letters, so "expenses" names "Expense"), the one best match only."""
+    asked = _stems(question)
+    scored = []
+    for label in dict.fromkeys(labels):
+        words = _stems(label)
+        if words:
+            shared = len(words & asked)
+            scored.append((shared / len(words), shared, label))
+    scored.sort(reverse=True)
+    if not scored or scored[0][1] == 0 or scored[0][0] < 0.5 or (len(scored) > 1 and scored[1][:2] == scored[0][:2]):
+        return None
+    return scored[0][2]

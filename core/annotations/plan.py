@@ -318,6 +318,12 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
         return False
     plan.answer, plan.across = operation, named if operation == row_figures.EACH else row_figures.in_time_order(named)
     plan.column, plan.group_by, plan.order_by, plan.limit = None, None, None, None
+    label = next((c for c in columns if c.kind == "text"), None)
+    if label is not None and not any(c.kind == "text" for c, _, _ in plan.filters):
+        row = row_figures.row_named(question, label.cells)  # the model filtered no row: the one the question names
+        if row is not None:
+            plan.filters.append((label, "is", row))
+            plan.matched[len(plan.filters) - 1] = (row,)
     return True
 
 
@@ -1056,8 +1062,8 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
     labelled = len(planned.columns) > len(plan.across) + 1
     unit = plan.across[0].unit
     years = [row_figures.stated_years(c.label)[0] for c in plan.across]
-    span = (f"from {years[0]} to {years[-1]}" if plan.answer in ("change", "percent change")
-            else ", ".join(years[:-1]) + f" and {years[-1]}")
+    change = plan.answer in ("change", "percent change")
+    span = f"from {years[0]} to {years[-1]}" if change else "for " + ", ".join(years[:-1]) + f" and {years[-1]}"
     what = {"percent change": "percentage change", "sum": "total"}.get(plan.answer, plan.answer)
 
     def said(row) -> str:
@@ -1076,7 +1082,7 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
             f"{_figure(v, unit)} in {c.label}" for c, v in zip(plan.across, r[1 + labelled:])) for r in rows[:max_rows])
         return f"{items} ({where})."
     if len(rows) == 1:
-        row = f" in {rows[0][1]}" if labelled else ""
+        row = f" {'in' if change else 'of'} {rows[0][1]}" if labelled else ""
         return f"The {what}{row} {span} is {said(rows[0])} ({where})."
     items = "; ".join(f"{r[1] if labelled else n + 1}: {said(r)}" for n, r in enumerate(rows[:max_rows]))
     more = f" Showing {max_rows} of {len(rows)}." if len(rows) > max_rows else ""

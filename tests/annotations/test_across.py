@@ -93,3 +93,16 @@ def test_a_rows_figures_in_each_stated_year_are_given_in_the_questions_order(ws)
     response = ask(ws, "What were the respective grants in 2019 and 2017?", answer="list", column="Description",
                    filters=[{"column": "Description", "op": "is", "value": "Grants"}])
     assert "Grants: 860 in 2019, 880 in 2017" in response.answer
+
+
+def test_the_row_the_question_names_is_found_by_code_when_the_model_filtered_none(ws):
+    response = ask(ws, "What is the average of donations for 2018 and 2019?", answer="average", column="2019")
+    assert response.answer.startswith(f"The average of Donations for 2018 and 2019 is {(1310 + 1507) / 2:,.2f}")
+
+
+def test_a_row_is_named_by_most_of_its_words_and_only_when_one_fits_best():
+    labels = ["Research, development and engineering", "Selling, general and administrative", "Total operating expenses"]
+    assert across.row_named("What is the average research and development expense for 2018 and 2019?", labels) \
+        == "Research, development and engineering"
+    assert across.row_named("What were the total expenses in 2019 and 2018?", labels) == "Total operating expenses"
+    assert across.row_named("What was the average for 2018 and 2019?", labels) is None
