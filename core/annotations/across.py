@@ -20,11 +20,48 @@ OPERATIONS = [
     ("sum", re.compile(r"\b(?:total|sum|combined|altogether|in all)\b", re.I)),
 ]
 EACH = "each"  # no operation: the row's figure in each year the question states
+WHICH_YEAR, HOW_MANY_YEARS = "which year", "how many years"  # answered by the year columns themselves
+_WHICH_YEAR = re.compile(r"\b(?:in )?(?:which|what) (?:fiscal )?years?\b", re.I)
+_HOW_MANY_YEARS = re.compile(r"\bhow many (?:fiscal )?years\b", re.I)
+_LOWEST = re.compile(r"\b(?:smaller|smallest|lower|lowest|less|least|fewer|fewest|minimum|decreas\w*)\b", re.I)
+_HIGHEST = re.compile(r"\b(?:larger|largest|bigger|biggest|higher|highest|more|most|greater|greatest|maximum|increas\w*)\b",
+                      re.I)
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 
 
 def operation_asked(question: str) -> str | None:
+    if _HOW_MANY_YEARS.search(question):
+        return HOW_MANY_YEARS
+    if _WHICH_YEAR.search(question):
+        return WHICH_YEAR
     return next((name for name, words in OPERATIONS if words.search(question)), None)
+
+
+def year_columns(columns: list) -> list:
+    """Every number column a single year heads, oldest first: what "which year" chooses among."""
+    return in_time_order([c for c in columns if c.kind == "number" and len(_YEAR.findall(c.label)) == 1
+                          and (c.unit or "") != "%"])
+
+
+def years_chosen(operation: str, question: str, values: list, labels: list[str], bound) -> list[str] | int | None:
+    """ "In which year was X larger?" -> the year of the highest figure; with a stated bound ("less than
+    50%"), the years whose figure meets it; "how many years ... exceeded $5,000" -> how many meet it."""
+    pairs = [(v, label) for v, label in zip(values, labels) if v is not None]
+    if bound is not None:
+        meets = [label for v, label in pairs if _meets(v, bound.op, bound.number)]
+        return len(meets) if operation == HOW_MANY_YEARS else meets
+    if operation == HOW_MANY_YEARS or not pairs:
+        return None
+    lowest = bool(_LOWEST.search(question)) and not _HIGHEST.search(question)
+    if not lowest and not _HIGHEST.search(question):
+        return None
+    best = (min if lowest else max)(pairs, key=lambda p: p[0])
+    return [best[1]]
+
+
+def _meets(value: float, op: str, number: float) -> bool:
+    return {">": value > number, ">=": value >= number, "<": value < number, "<=": value <= number,
+            "=": value == number}.get(op, False)
 
 
 def stated_years(question: str) -> list[str]:

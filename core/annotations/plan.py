@@ -309,6 +309,16 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
     operation = row_figures.operation_asked(question)
     if plan.answer in ("change", "percent change") and operation not in ("change", "percent change"):
         operation = plan.answer  # the model read a change the rules' words do not show ("from X to Y")
+    if operation in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS):
+        # "In which year was X larger?": the answer is a column's year, over every year column
+        years = row_figures.year_columns(columns)
+        if len(years) < 2:
+            return False
+        plan.answer, plan.across = operation, years
+        plan.filters = [f for f in plan.filters if f[0].kind == "text"]  # the bound is over the years, not a column
+        plan.column, plan.group_by, plan.order_by, plan.limit = None, None, None, None
+        _name_the_row(question, plan, columns)
+        return True
     named = row_figures.columns_for_years(row_figures.stated_years(question), columns)
     if not operation and named and plan.answer != "count":
         operation = row_figures.EACH  # "the respective tax credits in 2018 and 2019": each year's figure
@@ -318,13 +328,18 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
         return False
     plan.answer, plan.across = operation, named if operation == row_figures.EACH else row_figures.in_time_order(named)
     plan.column, plan.group_by, plan.order_by, plan.limit = None, None, None, None
+    _name_the_row(question, plan, columns)
+    return True
+
+
+def _name_the_row(question: str, plan: Plan, columns: list[Column]) -> None:
+    """The model filtered no row: the one the question names by its label's words, if one fits best."""
     label = next((c for c in columns if c.kind == "text"), None)
     if label is not None and not any(c.kind == "text" for c, _, _ in plan.filters):
-        row = row_figures.row_named(question, label.cells)  # the model filtered no row: the one the question names
+        row = row_figures.row_named(question, label.cells)
         if row is not None:
             plan.filters.append((label, "is", row))
             plan.matched[len(plan.filters) - 1] = (row,)
-    return True
 
 
 _BLANK_WORDS = {"", "null", "none", "empty", "blank", "nan", "n/a"}
@@ -903,9 +918,15 @@ def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
     if planned.plan.across:  # (result, label, figures...) a row, the result computed here, not by SQL
         labelled = len(found.columns) > len(planned.plan.across)
         planned.columns = ["value", *found.columns]
-        planned.rows = [(row_figures.compute(planned.plan.answer, [_number(v) if isinstance(v, str) else v
-                                                                   for v in row[int(labelled):]]), *row)
-                        for row in found.rows]
+        plan = planned.plan
+        figures = [[_number(v) if isinstance(v, str) else v for v in row[int(labelled):]] for row in found.rows]
+        if plan.answer in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS):
+            bound = next(iter(bounds(planned.question)), None)
+            years = [row_figures.stated_years(c.label)[0] for c in plan.across]
+            planned.rows = [(row_figures.years_chosen(plan.answer, planned.question, f, years, bound), *row)
+                            for f, row in zip(figures, found.rows)]
+        else:
+            planned.rows = [(row_figures.compute(plan.answer, f), *row) for f, row in zip(figures, found.rows)]
         return
     if planned.columns and planned.columns[-1] == "first_row":  # the list's order key is not shown
         planned.columns = planned.columns[:-1]
@@ -1077,6 +1098,14 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
     if not rows:
         conditions = conditions_text(planned)
         return f"No rows of {where} match{' ' + conditions if conditions else ''}."
+    if plan.answer in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS):
+        items = []
+        for r in rows[:max_rows]:
+            chosen, cells = r[0], "; ".join(f"{c.label}: {_figure(v, unit)}" for c, v in zip(plan.across, r[1 + labelled:]))
+            said = ("no answer from these figures" if chosen is None or chosen == [] else
+                    f"{chosen} year{'' if chosen == 1 else 's'}" if isinstance(chosen, int) else " and ".join(chosen))
+            items.append(f"{(r[1] + ': ') if labelled else ''}{said} ({cells})")
+        return "; ".join(items) + f" ({where})."
     if plan.answer == row_figures.EACH:
         items = "; ".join((f"{r[1]}: " if labelled else "") + ", ".join(
             f"{_figure(v, unit)} in {c.label}" for c, v in zip(plan.across, r[1 + labelled:])) for r in rows[:max_rows])

@@ -31,6 +31,7 @@ def ws(tmp_path, embedder, write_text):
 
 
 def ask(ws, question: str, **plan) -> str:
+    ws.llm.calls.clear()  # the scripted replies are counted from the first call
     ws.llm.script = [json.dumps({"column": "", "filters": [], **plan})]
     return ws.ask(question, mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
 
@@ -106,3 +107,16 @@ def test_a_row_is_named_by_most_of_its_words_and_only_when_one_fits_best():
         == "Research, development and engineering"
     assert across.row_named("What were the total expenses in 2019 and 2018?", labels) == "Total operating expenses"
     assert across.row_named("What was the average for 2018 and 2019?", labels) is None
+
+
+def test_which_year_is_answered_by_the_year_whose_figure_is_highest_or_lowest(ws):
+    response = ask(ws, "In which year were grants lowest?", answer="minimum", column="2019",
+                   filters=[{"column": "Description", "op": "is", "value": "Grants"}])
+    assert response.answer.startswith("Grants: 2019 (2017: 880; 2018: 912; 2019: 860)")
+    response = ask(ws, "Which year had the higher donations, 2018 or 2019?", answer="maximum", column="2019", filters=ROW)
+    assert response.answer.startswith("Donations: 2019 (")
+
+
+def test_how_many_years_counts_the_years_whose_figure_meets_the_stated_bound(ws):
+    response = ask(ws, "How many years did donations exceed 1,300?", answer="count", filters=ROW)
+    assert response.answer.startswith("Donations: 2 years (")
