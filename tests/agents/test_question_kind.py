@@ -171,3 +171,13 @@ def test_a_reason_asked_for_outright_is_text_though_its_object_is_a_figure(quest
 ])
 def test_words_of_two_kinds_or_none_leave_the_rules_unsure(question):
     assert not by_rules(question).sure
+
+
+@pytest.mark.parametrize("question", ["What are OEM?", "What is a standing order?", "What are field returns?"])
+def test_a_definition_is_asked_of_the_text(question):
+    assert classify(question, table_selected=True).kind == "text"
+
+
+@pytest.mark.parametrize("question", ["What is Globex's balance?", "What is the total revenue?", "What is the due date?"])
+def test_a_figure_or_a_records_field_is_no_definition(question):
+    assert classify(question, table_selected=True).kind == "records"
