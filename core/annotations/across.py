@@ -52,10 +52,10 @@ def years_chosen(operation: str, question: str, values: list, labels: list[str],
         return len(meets) if operation == HOW_MANY_YEARS else meets
     if operation == HOW_MANY_YEARS or not pairs:
         return None
-    lowest = bool(_LOWEST.search(question)) and not _HIGHEST.search(question)
-    if not lowest and not _HIGHEST.search(question):
+    highest, lowest = bool(_HIGHEST.search(question)), bool(_LOWEST.search(question))
+    if not highest and not lowest:
         return None
-    best = (min if lowest else max)(pairs, key=lambda p: p[0])
+    best = (max if highest else min)(pairs, key=lambda p: p[0])
     return [best[1]]
 
 
@@ -89,9 +89,19 @@ def columns_for_years(years: list[str], columns: list) -> list | None:
     return found
 
 
+def years_named(text: str, columns: list) -> list | None:
+    """The columns the years a text states name, one each (columns_for_years of stated_years)."""
+    return columns_for_years(stated_years(text), columns)
+
+
+def year_of(column) -> str:
+    """The year a year column's header states ("2019 £m" -> "2019")."""
+    return _YEAR.findall(column.label)[0]
+
+
 def in_time_order(columns: list) -> list:
     """Earliest first, so a change is the later figure minus the earlier one, as reports state it."""
-    return sorted(columns, key=lambda c: _YEAR.findall(c.label)[0])
+    return sorted(columns, key=year_of)
 
 
 def compute(operation: str, values: list[float]) -> float | None:

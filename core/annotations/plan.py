@@ -295,11 +295,9 @@ def figures_across_named(question: str, table: TableInfo, executor: ReadOnlyExec
     """Whether the question states two or more years that name the table's number columns (a report's
     change or average over years is a plan's, whatever else its words say: "the difference between 2018
     and 2019")."""
-    years = row_figures.stated_years(question)
-    if len(years) < 2:
-        return False
-    named = row_figures.columns_for_years(years, columns_of(table, executor))
-    return bool(named) and len(named) >= 2
+    if len(row_figures.stated_years(question)) < 2:
+        return False  # (before reading the columns, which queries the table)
+    return len(row_figures.years_named(question, columns_of(table, executor)) or []) >= 2
 
 
 def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
@@ -319,7 +317,7 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
         plan.column, plan.group_by, plan.order_by, plan.limit = None, None, None, None
         _name_the_row(question, plan, columns)
         return True
-    named = row_figures.columns_for_years(row_figures.stated_years(question), columns)
+    named = row_figures.years_named(question, columns)
     if not operation and named and plan.answer != "count":
         operation = row_figures.EACH  # "the respective tax credits in 2018 and 2019": each year's figure
     if not operation or not named or len(named) < 2 or plan.answer == "count":
@@ -395,12 +393,11 @@ def _years_as_bounds(stated: list[Period], column: Column, plan: Plan) -> list[A
         if not whole_years or not (period.year or period.start or period.end):
             applied.append(Applied(period.text, column.label, "not applied", "the table has years, not dates"))
             continue
-        if period.start or period.end:
-            if period.start:
-                plan.filters.append((column, ">=", period.start[:4]))
-            if period.end:
-                plan.filters.append((column, "<=", period.end[:4]))
-        else:
+        if period.start:
+            plan.filters.append((column, ">=", period.start[:4]))
+        if period.end:
+            plan.filters.append((column, "<=", period.end[:4]))
+        if not (period.start or period.end):
             plan.filters.append((column, "is", str(period.year)))
         applied.append(Applied(period.text, column.label, "added by code", "as years"))
     return applied
@@ -408,8 +405,7 @@ def _years_as_bounds(stated: list[Period], column: Column, plan: Plan) -> list[A
 
 def _years_name_columns(text: str, columns: list[Column]) -> bool:
     """ "in 2019", "from 2018 to 2019" over columns headed 2018 and 2019 (or "2019 £m"): columns, not dates."""
-    years = row_figures.stated_years(text)
-    return bool(years) and row_figures.columns_for_years(years, columns) is not None
+    return bool(row_figures.stated_years(text)) and row_figures.years_named(text, columns) is not None
 
 
 def date_column(question: str, columns: list[Column]) -> Column | None:
@@ -432,12 +428,13 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     stated.periods = [p for p in stated.periods if p.months or p.weekdays or not _years_name_columns(p.text, columns)]
     applied: list[Applied] = []
     plan.dated = date_column(question, columns)
+    # a table with no dates but a Year column: its periods are bounds on it, applied after the model's
+    # unstated numbers are dropped (below)
+    year_column = _year_column(columns) if plan.dated is None else None
     # Periods: code applies them to the date column; a date filter the model wrote for one is replaced.
-    if stated.periods:
+    if stated.periods and year_column is None:
         target = plan.dated
-        if target is None and _year_column(columns) is not None:
-            pass  # bounds on the Year column, after the model's unstated numbers are dropped (below)
-        elif target is None:
+        if target is None:
             applied += [Applied(p.text, None, "not applied", "the table has no dates") for p in stated.periods]
         else:
             plan.filters = [f for f in plan.filters if f[0].kind != "date"]
@@ -458,7 +455,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
             plan.filters.remove((column, op, value))
             applied.append(Applied(f"{column.label} {op} {value}", column.label, "dropped by code",
                                    "the question states no such number"))
-    if stated.periods and plan.dated is None and (year_column := _year_column(columns)) is not None:
+    if stated.periods and year_column is not None:
         applied += _years_as_bounds(stated.periods, year_column, plan)
     # Filter values: matched to the cells they name; a value no cell of its column holds, but one other
     # column's cells do, moves there.
@@ -922,7 +919,7 @@ def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
         figures = [[_number(v) if isinstance(v, str) else v for v in row[int(labelled):]] for row in found.rows]
         if plan.answer in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS):
             bound = next(iter(bounds(planned.question)), None)
-            years = [row_figures.stated_years(c.label)[0] for c in plan.across]
+            years = [row_figures.year_of(c) for c in plan.across]
             planned.rows = [(row_figures.years_chosen(plan.answer, planned.question, f, years, bound), *row)
                             for f, row in zip(figures, found.rows)]
         else:
@@ -1082,17 +1079,19 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
     plan, where = planned.plan, planned.table.filename
     labelled = len(planned.columns) > len(plan.across) + 1
     unit = plan.across[0].unit
-    years = [row_figures.stated_years(c.label)[0] for c in plan.across]
+    years = [row_figures.year_of(c) for c in plan.across]
     change = plan.answer in ("change", "percent change")
     span = f"from {years[0]} to {years[-1]}" if change else "for " + ", ".join(years[:-1]) + f" and {years[-1]}"
     what = {"percent change": "percentage change", "sum": "total"}.get(plan.answer, plan.answer)
 
+    def cells(row) -> str:  # "2018: 1,310; 2019: 1,507", the figures a result was read from
+        return "; ".join(f"{c.label}: {_figure(v, unit)}" for c, v in zip(plan.across, row[1 + labelled:]))
+
     def said(row) -> str:
-        result, figures = row[0], row[1 + labelled:]
+        result = row[0]
         shown = "(not computable: a figure is blank)" if result is None else (
             f"{result:,.2f}%" if plan.answer == "percent change" else _figure(round(result, 4), unit))
-        cells = "; ".join(f"{c.label}: {_figure(v, unit)}" for c, v in zip(plan.across, figures))
-        return f"{shown} ({cells})"
+        return f"{shown} ({cells(row)})"
 
     rows = planned.rows
     if not rows:
@@ -1101,10 +1100,10 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
     if plan.answer in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS):
         items = []
         for r in rows[:max_rows]:
-            chosen, cells = r[0], "; ".join(f"{c.label}: {_figure(v, unit)}" for c, v in zip(plan.across, r[1 + labelled:]))
-            said = ("no answer from these figures" if chosen is None or chosen == [] else
-                    f"{chosen} year{'' if chosen == 1 else 's'}" if isinstance(chosen, int) else " and ".join(chosen))
-            items.append(f"{(r[1] + ': ') if labelled else ''}{said} ({cells})")
+            chosen = r[0]
+            answer = ("no answer from these figures" if chosen is None or chosen == [] else
+                      f"{chosen} year{'' if chosen == 1 else 's'}" if isinstance(chosen, int) else " and ".join(chosen))
+            items.append(f"{(r[1] + ': ') if labelled else ''}{answer} ({cells(r)})")
         return "; ".join(items) + f" ({where})."
     if plan.answer == row_figures.EACH:
         items = "; ".join((f"{r[1]}: " if labelled else "") + ", ".join(

@@ -460,11 +460,12 @@ def provenance_ids(sql: str, tables: list, executor) -> list[str]:
 
 def column_unit(column: str, tables: list) -> str | None:
     """The unit of a result column: its table column's, or the one an aggregate other than COUNT keeps."""
-    units = {c: u for t in tables for c in t.columns if (u := printed_unit(t, c))}
     match = _AGGREGATE_COLUMN.match(column)
-    if match:
-        return None if match.group(1).lower() == "count" else units.get(match.group(3).strip())
-    return units.get(column.strip('"'))
+    if match and match.group(1).lower() == "count":
+        return None
+    name = match.group(3).strip() if match else column.strip('"')
+    # only the named column's unit is read (printed_unit reads a header's scale); the last table's wins
+    return next((u for t in reversed(tables) if name in t.columns and (u := printed_unit(t, name))), None)
 
 
 _AGGREGATE_COLUMN = re.compile(r"^\s*(count|sum|avg|min|max|total)\s*\(\s*(distinct\s+)?\"?([^\")]*)\"?\s*\)\s*$", re.I)
