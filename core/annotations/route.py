@@ -475,6 +475,8 @@ _OP_WORDS = {"count": "number", "sum": "total", "total": "total", "avg": "averag
 def column_label(column: str, tables: list) -> str:
     """ "COUNT(*)" -> "number of rows", 'SUM("amount")' -> "total Amount", "driver" -> "Driver"."""
     printed = {c: label for t in tables for c, label in t.printed.items()}
+    while wrapped := _ROUNDED.fullmatch(column.strip()):  # ROUND(SUM(x), 2) is said as SUM(x)
+        column = wrapped.group(1)
     match = _AGGREGATE_COLUMN.match(column)
     if match:
         inner = match.group(3).strip()
@@ -484,6 +486,9 @@ def column_label(column: str, tables: list) -> str:
     return readable(column.strip('"'), printed)
 
 
+_ROUNDED = re.compile(r"(?:ROUND|ABS)\s*\(\s*(.+?)\s*(?:,\s*\d+\s*)?\)", re.I)
+_QUERY_WORDS = re.compile(r"\b(?:CASE|WHEN|THEN|ELSE|END|CAST|SELECT|DISTINCT|AND|OR|NOT|IS|NULL|IN|LIKE|BETWEEN)\b"
+                          r"|\b\w+\s*\(|'", re.I)
 _ARITHMETIC_WORDS = {"+": "plus", "-": "minus", "*": "times", "/": "divided by"}
 
 
@@ -492,6 +497,13 @@ def readable(expression: str, printed: dict[str, str]) -> str:
     "2019 £m minus 2018 £m" (the model may select an expression without naming it)."""
     if expression in printed:
         return printed[expression]
+    wrapped = _ROUNDED.fullmatch(expression.strip())  # ROUND(x, 2) and ABS(x) say x
+    if wrapped:
+        return readable(wrapped.group(1), printed)
+    if _QUERY_WORDS.search(expression):  # a CASE, a function, a condition: the query's text is never said
+        return "result"
+    if re.fullmatch(r"[a-z]\w*", expression) and expression not in printed:  # the model's own alias: "share_pct"
+        return expression.replace("_", " ")
     text = re.sub(r"\s*([-+*/])\s*", lambda m: f" {_ARITHMETIC_WORDS[m.group(1)]} ", expression)
     text = re.sub(r'"?\b([A-Za-z_]\w*)\b"?', lambda m: printed.get(m.group(1), m.group(0).strip('"')), text)
     return " ".join(text.replace("(", " ").replace(")", " ").split())

@@ -33,3 +33,11 @@ def test_an_expression_the_model_selected_is_said_with_printed_headers_never_sto
 def test_the_row_order_is_said_as_rows_never_by_its_stored_name():
     assert where_text("SELECT SUM(total) FROM fleet WHERE source_row BETWEEN 1 AND 5", [FLEET]) == "rows 1 to 5"
     assert "source_row" not in where_text("SELECT total FROM fleet WHERE source_row > 3", [FLEET])
+
+
+def test_an_expression_with_a_case_a_function_or_a_condition_is_never_said_as_query_text():
+    label = column_label("SUM(CASE WHEN fuel_type = 'DEF' THEN total ELSE 0 END) * 100 / SUM(total)", [FLEET])
+    assert label == "result"
+    assert column_label("ROUND(SUM(total), 2)", [FLEET]) == "Total"
+    assert column_label("julianday(next_service_date) - julianday('now')", [FLEET]) == "result"
+    assert column_label("share_pct", [FLEET]) == "share pct"
