@@ -6,11 +6,16 @@ Everything here is a pure function of the question (and, for values, of a table'
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
 from core.annotations.columns import fold, one_letter_apart, without_accents
 from core.annotations.units import convert
+
+# a word and its other forms share most of their letters: "cancelled"/"cancellation" share 7 of 9
+STEM_MIN_LENGTH = 5
+STEM_SHARE = 0.7
 
 MONTHS = ("january february march april may june july august september october november december").split()
 _MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -284,6 +289,37 @@ def same_value(a: str, b: str) -> bool:
 
 _FILLER = set("a an the of in on at to for from by with and or is are was were be what which who how many much did do "
               "does has have had it its this that our we us me my per each every all any than more less over under".split())
+
+
+def named_in(value: str, question: str) -> bool:
+    """Whether the question names a value a model filtered on: the value itself ("e-bikes" / "E-Bikes"), one
+    of its words in another form ("completed" / "Complete", "hygienists" / "Hygienist"), or a code that
+    abbreviates a word of it ("EMG" / "emergency"). "Channel is Phone" for "tickets closed in Q2" is not."""
+    if fold(value) and fold(value) in fold(question):
+        return True
+    asked = [w for w in tokens(question) if w not in _FILLER]
+    for word in tokens(value):
+        if word in _FILLER or len(word) < 2:
+            continue
+        for other in asked:
+            if singulars(word) & singulars(other) or _same_stem(word, other):
+                return True
+            if word.upper() in value and 2 <= len(word) <= 5 and len(other) > len(word) \
+                    and other[0] == word[0] and _subsequence(word, other):
+                return True
+    return False
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """"cancelled" / "cancellation", "complete" / "completed": a shared start of 5 letters or more that is
+    most of the shorter word."""
+    shared = len(os.path.commonprefix([a, b]))
+    return shared >= STEM_MIN_LENGTH and shared >= STEM_SHARE * min(len(a), len(b))
+
+
+def _subsequence(short: str, word: str) -> bool:
+    letters = iter(word)
+    return all(c in letters for c in short)
 
 
 _EXCLUDING = {"not", "excluding", "except", "without", "counting"}  # "not counting e-bikes", "except Olga"

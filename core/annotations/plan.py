@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions, bound_in,
-                                         bounds, cell_values, periods, same_value, singulars, tokens, without_bounds)
+                                         bounds, cell_values, named_in, periods, same_value, singulars, tokens, without_bounds)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, text_literal
 from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is_twin
 from core.annotations.units import convert, header_unit, normal_unit, stated_scale, unit_kind
@@ -110,6 +110,7 @@ class Plan:
     dated: Column | None = None  # the date column periods and "per month" apply to
     matched: dict[int, tuple[str, ...]] = field(default_factory=dict)  # filter index -> the cells it matched
     across: list[Column] = field(default_factory=list)  # a row's figures in these columns (years), oldest first
+    named_by: Column | None = None  # a name shown beside the identifiers listed or ranked ("Title" by "Book ID")
 
     def to_dict(self) -> dict:
         return {"answer": self.answer, "column": self.column.label if self.column else None,
@@ -119,7 +120,8 @@ class Plan:
                 "order": ("highest first" if self.descending else "lowest first") if self.order_by or self.limit else None,
                 "limit": self.limit,
                 "periods": [{"period": p.text, "column": c.label} for p, c in self.periods],
-                **({"across": [c.label for c in self.across]} if self.across else {})}
+                **({"across": [c.label for c in self.across]} if self.across else {}),
+                **({"named_by": self.named_by.label} if self.named_by else {})}
 
 
 @dataclass
@@ -288,7 +290,23 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                 plan.column = named
             if plan.column is not None:
                 plan.answer = "list"  # "Which units fuelled up in Topeka?" names them; it does not count them
+        listed = plan.column if plan.answer == "list" else plan.group_by if isinstance(plan.group_by, Column) else None
+        plan.named_by = name_beside(question, listed, columns)
     return planned
+
+
+_NAME_WORDS = {"name", "title", "description"}
+_ASKS_IDENTIFIER = re.compile(r"\b(?:ids?|numbers?|nos?|codes?|refs?|references?|identifiers?)\b", re.I)
+
+
+def name_beside(question: str, listed: Column | None, columns: list[Column]) -> Column | None:
+    """The column that names what an identifier column lists: "Which books ..." over a Book ID column is
+    answered with each book's Title beside its ID, unless the question asks for the IDs or codes."""
+    if listed is None or listed.kind != "text" or not _label_forms(listed) & _IDENTIFIER_WORDS \
+            or _ASKS_IDENTIFIER.search(question):
+        return None
+    names = [c for c in columns if c is not listed and c.kind == "text" and _label_forms(c) & _NAME_WORDS]
+    return names[0] if len(names) == 1 else None
 
 
 def figures_across_named(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> bool:
@@ -455,6 +473,14 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
             plan.filters.remove((column, op, value))
             applied.append(Applied(f"{column.label} {op} {value}", column.label, "dropped by code",
                                    "the question states no such number"))
+    # A value the question does not name is no condition of it either: the model's "Channel is Phone" on
+    # "tickets closed in Q2" or "Status is Completed" on "charges in Q1" answers another question.
+    for column, op, value in list(plan.filters):
+        if column.kind == "text" and op in ("is", "is not", "contains") and str(value).strip() \
+                and not named_in(str(value), question):
+            plan.filters.remove((column, op, value))
+            applied.append(Applied(f"{column.label} {op} {value}", column.label, "dropped by code",
+                                   "the question does not name it"))
     if stated.periods and year_column is not None:
         applied += _years_as_bounds(stated.periods, year_column, plan)
     # Filter values: matched to the cells they name; a value no cell of its column holds, but one other
@@ -798,7 +824,8 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
         order = "DESC" if plan.descending else "ASC"
         ordered = f" ORDER BY 2 {order}" if plan.order_by is not None or plan.limit else " ORDER BY 1"
         limit = f" LIMIT {plan.limit}" if plan.limit else ""
-        return f"SELECT {key} AS grp, {value} AS value FROM {table.name}{clause} GROUP BY grp{ordered}{limit}"
+        name = f', MIN({plan.named_by.sql}) AS "{plan.named_by.label.replace(chr(34), "")}"' if plan.named_by is not None else ""
+        return f"SELECT {key} AS grp, {value} AS value{name} FROM {table.name}{clause} GROUP BY grp{ordered}{limit}"
     if value is not None and plan.answer == "count":
         return f"SELECT {value} AS value FROM {table.name}{clause}"
     if value is not None and plan.answer in ("minimum", "maximum") and group is None:
@@ -814,7 +841,7 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
         return f"SELECT {value} AS value, COUNT({measure.sql}) AS rows_counted " \
                f"FROM {table.name}{clause}"
     # a list: the asked column (and the order column), in order, rows with a blank asked value left out
-    shown = [c for c in [plan.column, plan.order_by] if c is not None]
+    shown = [c for c in [plan.column, plan.named_by, plan.order_by] if c is not None]
     shown = list(dict.fromkeys(_shown(c) for c in shown)) or [f'"{c}"' for c in table.columns][:4]
     select = ", ".join(shown)
     if plan.column is not None:
@@ -825,7 +852,7 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
     elif plan.answer in ("minimum", "maximum") and plan.column is not None:
         order = f' ORDER BY {plan.column.sql} {"DESC" if plan.answer == "maximum" else "ASC"}'
     limit = f" LIMIT {plan.limit}" if plan.limit else ""
-    distinct = "DISTINCT " if plan.order_by is None and len(shown) == 1 else ""
+    distinct = "DISTINCT " if plan.order_by is None and len(shown) == 1 + (plan.named_by is not None) else ""
     return f"SELECT {distinct}{select}, MIN(source_row) AS first_row FROM {table.name}{clause} GROUP BY {', '.join(str(n) for n in range(1, len(shown) + 1))}" \
            f"{order or ' ORDER BY first_row'}{limit}" if distinct else \
            f"SELECT {select} FROM {table.name}{clause}{order}{limit}"
@@ -1025,14 +1052,19 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     rows = planned.rows
     measure = plan.column
     unit = measure.unit if measure is not None and plan.answer not in ("count",) else None
-    if isinstance(plan.group_by, (Column, str)) and plan.group_by is not None and rows and len(rows[0]) == 2:
+    if isinstance(plan.group_by, (Column, str)) and plan.group_by is not None and rows \
+            and len(rows[0]) == 2 + (plan.named_by is not None):
         group = plan.group_by
         label = group.label if isinstance(group, Column) else group
+
+        def named(row) -> str:  # "The Iron Harbour (HP1207)" where an identifier has a name beside it
+            key = group_label(group, row[0], table)
+            return f"{row[2]} ({key})" if plan.named_by is not None and row[2] not in (None, "") else key
         what = _measure_words(plan, question)
-        items = [f"{group_label(group, k, table)}: {format_value(v, unit)}" for k, v in rows[:max_rows]]
+        items = [f"{named(r)}: {format_value(r[1], unit)}" for r in rows[:max_rows]]
         more = f" (showing {max_rows} of {len(rows)})" if len(rows) > max_rows else ""
         if plan.limit == 1 and rows:
-            return f"{group_label(group, rows[0][0], table)} has the {'highest' if plan.descending else 'lowest'} {what}{scope}: " \
+            return f"{named(rows[0])} has the {'highest' if plan.descending else 'lowest'} {what}{scope}: " \
                    f"{format_value(rows[0][1], unit)} ({where})."
         return f"{what.capitalize()} per {label}{scope} ({where}){more}: " + "; ".join(items) + "."
     if len(rows) == 1 and planned.columns[0] == "value" and plan.answer != "list":
@@ -1063,13 +1095,16 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     units = [_unit_of(c, planned) for c in planned.columns]
     if len(planned.columns) == 1:
         items = "; ".join(format_value(r[0], units[0]) for r in shown)
+    elif plan.named_by is not None and len(planned.columns) == 2:  # "Poems of the Tower (HP1200)"
+        items = "; ".join(f"{r[1]} ({format_value(r[0], units[0])})" if r[1] not in (None, "") else format_value(r[0], units[0])
+                          for r in shown)
     else:
         items = "; ".join(", ".join(f"{labels[n]} {format_value(v, units[n])}" for n, v in enumerate(r)) for r in shown)
     if plan.limit == 1 and len(rows) == 1:
         return f"{items} ({where}{', ' + conditions if conditions else ''})."
     count = f"{len(rows)}{'+' if planned.truncated else ''}"
     more = f" Showing {len(shown)}; all {count} are in the table below and in the CSV export." if len(rows) > len(shown) else ""
-    noun = labels[0] if len(planned.columns) == 1 else "rows"
+    noun = labels[0] if len(planned.columns) == 1 or plan.named_by is not None else "rows"
     return f"{count} {noun}{_scope(conditions)} ({where}): {items}.{more}"
 
 

@@ -1,5 +1,5 @@
 """The conditions a question states, read by code: periods, bounds with units, and cell values."""
-from core.annotations.conditions import bound_in, bounds, cell_values, periods, tokens
+from core.annotations.conditions import bound_in, bounds, cell_values, named_in, periods, tokens
 from core.annotations.units import convert
 
 
@@ -79,3 +79,13 @@ def test_a_spelled_out_time_is_a_bound_in_that_unit():
 def test_a_comparison_is_taken_out_before_looking_for_a_ranking():
     from core.annotations.conditions import without_bounds
     assert "more" not in without_bounds("Which ovens draw more than 3 kW?")
+
+
+def test_a_model_filter_counts_as_stated_only_when_the_question_names_its_value():
+    assert named_in("Refunded", "How many orders were refunded in May?")  # another form of the word
+    assert named_in("Dispatcher", "Hours worked by our dispatchers")  # a plural
+    assert named_in("SRV", "How many service visits were booked?")  # a code abbreviating a word
+    assert named_in("Oat-milk", "How many oat milk lattes did we sell?")
+    assert not named_in("Email", "How many complaints were resolved in March?")
+    assert not named_in("Paid", "Total invoiced per customer")
+    assert not named_in("SXV", "How many service visits were booked?")  # not the word's letters in order

@@ -374,3 +374,53 @@ def test_a_period_over_a_table_with_a_year_column_and_no_dates_bounds_the_years(
         assert "could not apply" not in response.answer
     finally:
         ws.close()
+
+
+def test_a_value_the_question_does_not_name_is_dropped_from_the_plan(ws):
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Baker", "op": "is", "value": "Marek"}])]
+    response = ws.ask("How many sales did the shops ring up in total?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert f"{len(rows(ws, lambda r: True))} " in response.answer  # every sale, not Marek's
+    dropped = [c for c in response.structured["conditions"] if c["how"] == "dropped by code"]
+    assert dropped and dropped[0]["column"] == "Baker"
+
+
+TOOLS = "Tool Code,Name,Category,Weight (kg),Hires\n" + "\n".join(
+    f"T{100 + i},{['Hammer drill', 'Cordless drill', 'Angle grinder', 'Core drill'][i % 4]} {i},"
+    f"{['Drill', 'Drill', 'Grinder', 'Drill'][i % 4]},{1.5 + (i % 5)},{(i * 7) % 23}" for i in range(12))
+
+
+@pytest.fixture
+def hire(tmp_path, embedder, write_text):
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([write_text("tool_hire.csv", TOOLS)])
+    yield ws
+    ws.close()
+
+
+def tool_rows():
+    lines = TOOLS.splitlines()
+    return [dict(zip(lines[0].split(","), line.split(","))) for line in lines[1:]]
+
+
+def test_a_list_of_identifiers_names_each_row_beside_its_identifier(hire):
+    hire.llm.script = [plan(answer="list", column="Tool Code", filters=[{"column": "Category", "op": "is", "value": "Drill"},
+                                                                         {"column": "Weight (kg)", "op": "<", "value": "3"}])]
+    response = hire.ask("Which of our drills weigh under 3 kg?", mode="pipeline")
+    light = [r for r in tool_rows() if r["Category"] == "Drill" and float(r["Weight (kg)"]) < 3]
+    assert light and all(f"{r['Name']} ({r['Tool Code']})" in response.answer for r in light)
+    assert response.answer.startswith(f"{len(light)} ")
+
+
+def test_a_question_that_asks_for_the_codes_gets_the_codes_alone(hire):
+    hire.llm.script = [plan(answer="list", column="Tool Code", filters=[{"column": "Category", "op": "is", "value": "Grinder"}])]
+    response = hire.ask("Which tool codes are grinders?", mode="pipeline")
+    grinders = [r for r in tool_rows() if r["Category"] == "Grinder"]
+    assert all(r["Tool Code"] in response.answer and r["Name"] not in response.answer for r in grinders)
+
+
+def test_a_ranking_over_identifiers_names_the_winner(hire):
+    hire.llm.script = [plan(answer="sum", column="Hires", group_by="Tool Code", order="highest first", limit=1)]
+    response = hire.ask("Which drill was hired the most?", mode="pipeline")
+    best = max((r for r in tool_rows() if r["Category"] == "Drill"), key=lambda r: int(r["Hires"]))
+    assert response.answer.startswith(f"{best['Name']} ({best['Tool Code']})")
