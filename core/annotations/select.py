@@ -12,10 +12,11 @@ import re
 from dataclasses import dataclass, field
 
 from core.annotations.columns import without_accents
-from core.annotations.conditions import periods
+from core.annotations.conditions import bounds, periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.search import SYNONYMS
 from core.annotations.tables import TableInfo
+from core.annotations.units import header_unit, normal_unit, unit_kind
 
 # Words that say nothing about which table: question words, and what every file of a kind is called.
 _STOP = set("""a an the of in on at to for from by with and or is are was were be been what which who whom whose
@@ -62,15 +63,32 @@ def name_weights(filenames: list[str]) -> dict[str, float]:
     return {w: max(0.0, math.log(count / df) / top) for w, df in frequency.items() if df > 1}
 
 
+# Words a question uses for what a file or column is called by another word ("sold" / sales.csv): plain
+# English verbs and their nouns, not one domain's vocabulary.
+_NOUN_OF = {"sold": "sale", "sell": "sale", "selling": "sale", "bought": "purchase", "buy": "purchase",
+            "paid": "payment", "pay": "payment", "spent": "spend", "borrowed": "loan", "borrow": "loan",
+            "lent": "loan", "hired": "hire", "rented": "rental", "booked": "booking"}
+# "last year", "this year", "of the year": a period, not a column called Year
+_DURATION_UNITS = {normal_unit(u) for u in ("h", "min", "s")}
+_YEAR_PHRASE = re.compile(r"\b(?:this|last|next|that|of the|the whole)\s+year\b", re.I)
+
+
+def asked_words(question: str) -> list[str]:
+    """The question's words that can name a table: not a bound's unit ("under 55 lb" names a weight, not
+    a column headed "(lb)"; "an hour or more" a duration, not a sheet called Hours) nor a period's "year"."""
+    units = {normal_unit(b.unit) for b in bounds(question) if b.unit}
+    return [w for w in words(_YEAR_PHRASE.sub(" ", question)) if not (units and normal_unit(w) in units)]
+
+
 def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(),
                 weights: dict[str, float] | None = None) -> Selection:
     """Points for each thing the question names in the table: its name 3 a word, a cell value 2
-    (a value of several words, or a capitalised name, 3), a column word 1, and 3 for a column that
-    holds a quantity the question bounds ("no wider than 1.2 m" -> a width column, "W [m]" too)."""
-    asked = words(question)
+    (a value of several words, or a capitalised name, 3), a column word 1, a word of a cell value 1, and
+    3 for a column that holds a quantity the question bounds ("no wider than 1.2 m" -> a width column)."""
+    asked = asked_words(question)
     content = [w for w in asked if w not in _GENERIC]
-    singulars = {singular(w) for w in content}
-    asked_singulars = {singular(w) for w in asked if w not in _STOP}
+    singulars = {singular(w) for w in content} | {_NOUN_OF[w] for w in content if w in _NOUN_OF}
+    asked_singulars = {singular(w) for w in asked if w not in _STOP} | {_NOUN_OF[w] for w in asked if w in _NOUN_OF}
     selection = Selection(table, 0.0)
     name_words = file_words(table.filename) | file_words(table.sheet or "")
     named = sorted(w for w in name_words if w in content or singular(w) in singulars)
@@ -91,6 +109,17 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
         if bounded:
             selection.score += 3 * len(bounded)
             selection.reasons.append("bounds the quantity in a column: " + ", ".join(bounded))
+    if table.kind in ("rows", "measures") and not any(r.startswith("bounds") for r in selection.reasons):
+        # "an hour or more" over "Duration (min)", "more than $600" over "Total ($)": a column in a unit of
+        # the kind the question bounds
+        # ("more than five years" is a span of dates, not an hours column's: time counts in hours or less)
+        kinds = {kind[0] for b in bounds(question) if (kind := unit_kind(b.unit))
+                 and (kind[0] != unit_kind("h")[0] or normal_unit(b.unit) in _DURATION_UNITS)}
+        held = sorted(label for label in table.printed.values()
+                      if kinds and (kind := unit_kind(header_unit(label))) and kind[0] in kinds)
+        if held:
+            selection.score += 3
+            selection.reasons.append("bounds a quantity its columns are in: " + ", ".join(held[:3]))
     if _names_a_stranger(question, table):  # "the Contoso invoice" when no Contoso is stored: no other table's total
         selection.reasons.append("names something the table does not hold")
         selection.score = 0.0
@@ -116,11 +145,28 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
     selection.file_words = set(named) | {singular(w) for w in named}
     if found:
         selection.reasons.append("names values: " + ", ".join(found[:5]))
+    # "helmets" of an item "Helmet Urban": a word of a value, not the whole value, says less
+    explained = {singular(w) for v in found for w in v.split()} | set(columns) | set(named)
+    partial = sorted(({singular(w) for w in content if len(w) >= 5 and not periods(w)} - explained) & value_words(table))
+    if partial:
+        selection.score += len(partial)
+        selection.reasons.append("names words of values: " + ", ".join(partial[:5]))
     if table.kind == "fields" and not (named and (columns or found)):
         # A document's label lines answer a question naming it and a label; a quantity several documents
         # print is compared in document_measures.
         selection.score = 0.0
     return selection
+
+
+_VALUE_WORDS: dict[tuple, frozenset] = {}
+
+
+def value_words(table: TableInfo) -> frozenset:
+    """The singular words of a table's text values, once per table and its values."""
+    key = (table.name, table.doc_id, len(table.values))
+    if key not in _VALUE_WORDS:
+        _VALUE_WORDS[key] = frozenset(singular(w) for v in table.values for w in words(v) if not w.isdigit())
+    return _VALUE_WORDS[key]
 
 
 def named_values(asked: list[str], table: TableInfo, min_length: int = 3) -> dict[str, str]:
@@ -130,7 +176,10 @@ def named_values(asked: list[str], table: TableInfo, min_length: int = 3) -> dic
     `min_length` is no mention (selection: "us", "t7" say little about which table)."""
     values: dict[str, str] = {}
     for v in table.values:  # "INV/2023/03/0008" as the question's words read it
-        values.setdefault(" ".join(words(v)), v)
+        said = words(v)
+        values.setdefault(" ".join(said), v)
+        if said:  # "e-bike" names a value "E-bikes" as "e-bikes" names "E-bike"
+            values.setdefault(" ".join([*said[:-1], singular(said[-1])]), v)
     found: dict[str, str] = {}
     for n in (4, 3, 2, 1):
         for start in range(len(asked) - n + 1):

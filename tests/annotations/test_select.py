@@ -128,3 +128,33 @@ def test_a_tables_card_holds_its_names_headers_and_values():
     table = TableInfo("t", "d", "fleet_register.xlsx", "Vans", "rows", ["make"], printed={"make": "Make"},
                       values=["Ford", "Iveco"])
     assert table_card(table) == "fleet register Vans: Make. Ford, Iveco"
+
+
+GARDEN = TableInfo("garden_sales", "d4", "garden_centre_sales.csv", None, "rows", ["item", "category", "amount"],
+                   {"item": "Item", "category": "Category", "amount": "Amount (GBP)"}, {}, {}, 500,
+                   values=["Terracotta pot 30cm", "Compost bag 40L", "Seedlings", "Tools"])
+SEASONS = TableInfo("seasons", "d5", "league_seasons.csv", None, "rows", ["year", "club", "points"],
+                    {"year": "Year", "club": "Club", "points": "Points"}, {}, {}, 40, values=["Rovers", "United"])
+CLINIC = TableInfo("clinic", "d6", "clinic_treatments.csv", None, "rows", ["treatment", "length"],
+                   {"treatment": "Treatment", "length": "Length (min)"}, {}, {}, 12, values=["Scale and polish"])
+ROTA = TableInfo("rota", "d7", "staff_rota.csv", None, "rows", ["name", "hours"],
+                 {"name": "Name", "hours": "Weekly Hours"}, {}, {}, 12, values=["Ana", "Tom"])
+
+
+def test_a_word_of_a_cell_value_names_its_table():
+    # "pots" is a word of the item "Terracotta pot 30cm", not a whole value
+    assert score_table("How many pots did we sell?", GARDEN).score > score_table("How many pots did we sell?", SEASONS).score
+
+
+def test_sold_names_a_file_of_sales():
+    assert "names the file: sale" in " ".join(score_table("What was sold in June?", GARDEN).reasons)
+
+
+def test_last_year_is_a_period_not_a_year_column():
+    assert not any("year" in r for r in score_table("How much compost did we sell last year?", SEASONS).reasons)
+
+
+def test_a_bound_in_a_unit_selects_a_column_in_that_kind_of_unit_not_a_name_holding_the_unit_word():
+    question = "Which treatments take an hour or more?"
+    assert score_table(question, CLINIC).score > score_table(question, ROTA).score
+    assert any(r.startswith("bounds a quantity") for r in score_table(question, CLINIC).reasons)
