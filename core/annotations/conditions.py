@@ -16,6 +16,15 @@ from core.annotations.units import convert
 # a word and its other forms share most of their letters: "cancelled"/"cancellation" share 7 of 9
 STEM_MIN_LENGTH = 5
 STEM_SHARE = 0.7
+# a word of cells names them when it is a word (4+ letters, not a header's) of at most half a column's values
+PART_MIN_LENGTH = 4
+PART_SHARE = 0.5
+_CODE = re.compile(r"[A-Z]{2,5}")
+CODE_MIN_VALUES = 3  # a column of at least this many different codes, every cell one
+PART_CELL_LENGTH = 40  # a name or an item, not a sentence of a summary column
+_NOT_A_VALUE = set("""total totals average number count amount before after later earlier first last next previous other
+another besides between during since until more less most least same different value values""".split())
+_ASKED_NOUN = re.compile(r"\b(?:which|what|list(?: the| all)?)\s+([a-z][\w-]*)", re.I)
 
 MONTHS = ("january february march april may june july august september october november december").split()
 _MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -305,7 +314,7 @@ def named_in(value: str, question: str) -> bool:
             if singulars(word) & singulars(other) or _same_stem(word, other):
                 return True
             if word.upper() in value and 2 <= len(word) <= 5 and len(other) > len(word) \
-                    and other[0] == word[0] and _subsequence(word, other):
+                    and other[0] == word[0] and _subsequence(word, other):  # (looser than `abbreviates`: the model chose it)
                 return True
     return False
 
@@ -335,7 +344,7 @@ def _stance(before: list[str], after: list[str]) -> str:
     return "is"
 
 
-def cell_values(question: str, columns: dict[str, list[str]]) -> list[CellValue]:
+def cell_values(question: str, columns: dict[str, list[str]], label_words: set[str] = frozenset()) -> list[CellValue]:
     """The cells of a table the question names: the longest phrase of the question (up to 4 words) that
     matches a cell of a text column, ignoring case, accents, plural and a small misspelling. `columns`
     maps each text column to its distinct cells. A phrase matching cells of several columns is kept
@@ -370,4 +379,39 @@ def cell_values(question: str, columns: dict[str, list[str]]) -> list[CellValue]
                 found.append(CellValue(gram, column, tuple(sorted(variants | set(cells))),
                                        _stance(asked[max(0, start - 3):start], asked[start + n:start + n + 1])))
             taken |= span
+    # "helmets" of items "Helmet Urban" and "Helmet Kids": a word of some cells of one column, where no
+    # cell is the word itself ("every receipt with tyres"), is a condition on that column
+    # "which building ..." says what the rows are, no condition on them ("how many helmets" may be one); a
+    # bound's unit ("more than a week") is a quantity
+    kind = _ASKED_NOUN.search(question)
+    units = {w for b in bounds(question) if b.unit for w in tokens(b.unit)}
+    for start, word in enumerate(asked):
+        if start in taken or word in _FILLER or word in _NOT_A_VALUE or len(word) < PART_MIN_LENGTH or word.isdigit() \
+                or singulars(word) & (label_words | units) or periods(word) or (kind and word == tokens(kind.group(1))[0]):
+            continue
+        holding = {column: held for column, cells in columns.items()
+                   if (held := tuple(c for c in cells if len(c) <= PART_CELL_LENGTH
+                                     and singulars(word) & {f for w in tokens(c) for f in singulars(w)}))}
+        if len(holding) == 1 and len(held := next(iter(holding.values()))) <= PART_SHARE * len(columns[next(iter(holding))]):
+            column = next(iter(holding))
+            found.append(CellValue(word, column, tuple(sorted(held)),
+                                   _stance(asked[max(0, start - 3):start], asked[start + 1:start + 2])))
+            taken.add(start)
+    # "emergency" of a column of codes EMG, EXM, HYG ...: the one code that abbreviates the word
+    coded = {column: cells for column, cells in columns.items()
+             if len(cells) >= CODE_MIN_VALUES and all(_CODE.fullmatch(c) for c in cells)}
+    for start, word in enumerate(asked):
+        if start in taken or word in _FILLER or len(word) < PART_MIN_LENGTH or not coded:
+            continue
+        hits = [(column, code) for column, cells in coded.items() for code in cells if abbreviates(code, word)]
+        if len(hits) == 1:
+            found.append(CellValue(word, hits[0][0], (hits[0][1],),
+                                   _stance(asked[max(0, start - 3):start], asked[start + 1:start + 2])))
     return found
+
+
+def abbreviates(code: str, word: str) -> bool:
+    """A code stands for a word when it starts with the word's first two letters and its other letters
+    follow in the word's order: EMG emergency, HYG hygienist, EXT extraction; not EXM for "extraction"."""
+    short = code.lower()
+    return len(word) > len(short) and word[:2] == short[:2] and _subsequence(short, word)

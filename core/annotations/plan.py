@@ -265,6 +265,8 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     measured = counted_measure(question, columns) if planned.plan is not None and planned.plan.answer == "count" else None
     if measured is not None:  # "How many gallons ..." adds up the Gallons column; it does not count rows
         planned.plan.answer, planned.plan.column = "sum", measured
+    elif planned.plan is not None and planned.plan.answer == "count" and (quantity := items_counted(question, columns)):
+        planned.plan.answer, planned.plan.column = "sum", quantity  # "How many helmets did we sell?" adds up Qty
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
         planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
         planned.applied = apply_conditions(question, planned.plan, columns, table.row_count)
@@ -391,7 +393,8 @@ def read_plan(reply: dict, columns: list[Column]) -> Plan | None:
 
 def stated_conditions(question: str, columns: list[Column]) -> StatedConditions:
     text_cells = {c.label: c.cells for c in columns if c.kind == "text" and c.cells}
-    return StatedConditions(periods(question), bounds(question), cell_values(question, text_cells))
+    headers = {f for c in columns for w in tokens(c.label) for f in singulars(w)}
+    return StatedConditions(periods(question), bounds(question), cell_values(question, text_cells, headers))
 
 
 def _year_column(columns: list[Column]) -> Column | None:
@@ -588,6 +591,23 @@ def counted_measure(question: str, columns: list[Column]) -> Column | None:
         if len(found) == 1:
             return found[0]
     return None
+
+
+_QUANTITY_WORDS = {"qty", "quantity", "pcs", "pieces", "units"}
+
+
+def items_counted(question: str, columns: list[Column]) -> Column | None:
+    """The quantity column a count of things adds up: "How many helmets did we sell?" over sale lines with a
+    Qty column counts helmets, not the lines that sold them, when helmets are what some lines' cells name.
+    "How many sales ..." (no cell names a sale) counts the lines."""
+    quantities = [c for c in columns if c.kind == "number" and _label_forms(c) & _QUANTITY_WORDS]
+    noun = _counted_noun(question)
+    if len(quantities) != 1 or not noun:
+        return None
+    named = stated_conditions(question, columns).values
+    forms = singulars(fold(noun))  # "e-bikes" is the value "ebikes" or "e bikes"
+    return quantities[0] if any(forms & {f for w in [*tokens(v.text), fold(v.text)] for f in singulars(w)}
+                                for v in named) else None
 
 
 def _head_word(label: str) -> str | None:
@@ -821,6 +841,8 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
         if key is None:
             group = None
     if group is not None and value is not None:
+        if isinstance(group, Column):  # a row with no client is no client's: "(blank)" is no group of "per client"
+            clause += (" AND " if clause else " WHERE ") + f"{key} IS NOT NULL AND TRIM({key}) <> ''"
         order = "DESC" if plan.descending else "ASC"
         ordered = f" ORDER BY 2 {order}" if plan.order_by is not None or plan.limit else " ORDER BY 1"
         limit = f" LIMIT {plan.limit}" if plan.limit else ""
@@ -982,7 +1004,9 @@ def conditions_text(planned: PlannedQuery) -> str:
     plan = planned.plan
     parts = []
     for i, (column, op, value) in enumerate(plan.filters):
-        shown = plan.matched.get(i, (value,))[0]
+        # spellings of one value are said once ("Sourdough"); different values each ("Tyre 29in or Tyre 700x25c")
+        values = list({fold(v): v for v in reversed(plan.matched.get(i, (value,)))}.values())[::-1]
+        shown = " or ".join(values[:3]) + (f" and {len(values) - 3} more" if len(values) > 3 else "")
         if op == "is":
             parts.append(f"{column.label} {shown}")
         elif op == "is not":

@@ -89,3 +89,25 @@ def test_a_model_filter_counts_as_stated_only_when_the_question_names_its_value(
     assert not named_in("Email", "How many complaints were resolved in March?")
     assert not named_in("Paid", "Total invoiced per customer")
     assert not named_in("SXV", "How many service visits were booked?")  # not the word's letters in order
+
+
+def test_a_word_of_some_cells_of_one_column_is_a_condition_on_it():
+    cells = {"Product": ["Tyre 700x25c", "Tyre 29in", "Saddle Pro", "Chain", "Brake pads"], "Shop": ["North", "South"]}
+    found = cell_values("How many tyres did we sell in the North shop?", cells, {"product", "shop"})
+    assert {(v.text, v.column, v.cells) for v in found} == {("tyres", "Product", ("Tyre 29in", "Tyre 700x25c")),
+                                                           ("north", "Shop", ("North",))}
+
+
+def test_a_word_of_most_cells_or_of_a_header_or_what_the_rows_are_is_no_condition():
+    cells = {"Product": ["Tyre 700x25c", "Tyre 29in", "Tyre 26in"], "Notes": ["check the tyre again in 2 weeks", "ok", "fine", "new"]}
+    assert cell_values("How many tyres were sold?", cells, {"product", "note"}) == []  # every product is a tyre
+    assert cell_values("Which product took more than a week?", {"Product": ["Week planner", "Pen", "Ink"]}, {"product"}) == []
+    assert cell_values("Which chain is the cheapest?", {"Item": ["Chain 11-speed", "Bell", "Pump", "Lock"]}, {"item"}) == []
+
+
+def test_a_word_a_code_abbreviates_is_a_condition_on_the_column_of_codes():
+    codes = {"Visit": ["INS", "SRV", "REP", "MNT"], "Site": ["Ashby", "Corton"]}
+    found = cell_values("How many repairs at Corton in May?", codes, {"visit", "site"})
+    assert {(v.column, v.cells) for v in found} == {("Visit", ("REP",)), ("Site", ("Corton",))}
+    assert cell_values("How many visits were inspections or maintenance?", codes, {"visit"}) != []
+    assert cell_values("How many repairs were filed?", {"Visit": ["REP", "RER", "INS"]}, set()) == []  # two codes fit

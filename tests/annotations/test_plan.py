@@ -424,3 +424,39 @@ def test_a_ranking_over_identifiers_names_the_winner(hire):
     response = hire.ask("Which drill was hired the most?", mode="pipeline")
     best = max((r for r in tool_rows() if r["Category"] == "Drill"), key=lambda r: int(r["Hires"]))
     assert response.answer.startswith(f"{best['Name']} ({best['Tool Code']})")
+
+
+def test_rows_with_no_value_form_no_group(tmp_path, embedder, write_text):
+    lines = ["Week,Client,Hours"] + [f"2024-03-{d:02d},{['Arden Ltd', '', 'Bexley Co'][d % 3]},{d % 5 + 1}" for d in range(1, 22)]
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    try:
+        ws.ingestor.ingest_paths([write_text("timesheet.csv", "\n".join(lines))])
+        ws.llm.script = [plan(answer="sum", column="Hours", group_by="Client")]
+        response = ws.ask("Hours per client?", mode="pipeline")
+        totals = {}
+        for line in lines[1:]:
+            _, client, hours = line.split(",")
+            totals[client] = totals.get(client, 0) + int(hours)
+        assert f"Arden Ltd: {totals['Arden Ltd']}" in response.answer and f"Bexley Co: {totals['Bexley Co']}" in response.answer
+        assert "blank" not in response.answer and str(totals[""]) + " " not in response.answer
+    finally:
+        ws.close()
+
+
+SHOP = "Line,Date,Item,Qty,Amount\n" + "\n".join(
+    f"L{i},2024-0{i % 9 + 1}-1{i % 9},{['Tyre 700x25c', 'Tyre 29in', 'Saddle Pro', 'Chain', 'Bell', 'Pump'][i % 6]},"
+    f"{i % 4 + 1},{10 + i}" for i in range(60))
+
+
+def test_how_many_of_a_thing_some_cells_name_adds_up_the_quantity_column(tmp_path, embedder, write_text):
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    try:
+        ws.ingestor.ingest_paths([write_text("shop_lines.csv", SHOP)])
+        lines = [line.split(",") for line in SHOP.splitlines()[1:]]
+        ws.llm.script = [plan(answer="count")]
+        scope = [ws.documents()[0].doc_id]
+        response = ws.ask("How many tyres did we sell?", mode="pipeline", doc_ids=scope)
+        assert f" is {sum(int(q) for _, _, item, q, _ in lines if item.startswith('Tyre'))}," in response.answer
+        assert "Tyre 29in or Tyre 700x25c" in response.answer  # both tyres, said
+    finally:
+        ws.close()
