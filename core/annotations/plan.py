@@ -672,7 +672,8 @@ def period_group(question: str) -> str | None:
 
 _AMOUNT_RANK = re.compile(r"\b(?:most|least|fewest)\b", re.I)  # of a total; "highest", "biggest" may be one row's
 _ASCENDING = re.compile(r"\b(?:least|fewest|lowest|smallest|quietest)\b", re.I)
-_HOW_MANY_RANKED = re.compile(r"^\W*which\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\b", re.I)
+_HOW_MANY_RANKED = re.compile(r"^\W*(?:which|(?:what|who)(?:\s+(?:are|were|is|was))?(?:\s+(?:the|our|your))?(?:\s+top)?)\s+"
+                              r"(\d+|two|three|four|five|six|seven|eight|nine|ten)\b", re.I)
 
 
 def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
@@ -682,6 +683,14 @@ def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
     single fill-up?" stays one row's maximum."""
     text = without_bounds(question)
     named = asked_column(question, columns)
+    if plan.answer == "list" and plan.group_by is None and _WHICH.search(question) \
+            and (named is not None or (plan.column is not None and plan.column.kind == "text")):
+        # "our three best-selling accessories by revenue": the listed things ranked by what they sold
+        # (accessories may be a Category's value, not a column: then the listed column is ranked)
+        measure = ranking_measure(question, columns)
+        if measure is not None or _POPULAR.search(question):
+            named = named or plan.column
+            plan.answer, plan.column = ("sum", measure) if measure is not None else ("count", named)
     if named is None or plan.group_by is not None or not _TOP.search(text) or not _WHICH.search(question):
         return
     if plan.answer in ("maximum", "minimum") and plan.column is not None and plan.column.kind == "number" \
@@ -695,12 +704,33 @@ def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
     plan.limit = (int(many.group(1)) if many.group(1).isdigit() else NUMBER_WORDS[many.group(1).lower()]) if many else 1
 
 
+_POPULAR = re.compile(r"\b(?:best|worst|top|most|least)[- ](?:selling|sold|popular|borrowed|booked|ordered|used|hired)\b", re.I)
+_MONEY_MEASURES = {"revenue", "value", "sale", "sales", "spend", "money", "income", "takings", "turnover", "amount", "earnings"}
+
+
+def ranking_measure(question: str, columns: list[Column]) -> Column | None:
+    """What "best-selling ... by revenue" ranks by: the number column "by" names (by its header, or the one
+    money column for a word of money), else the quantity column ("best-selling" counts units); None: rows."""
+    numbers = [c for c in columns if c.kind == "number"]
+    said = re.search(r"\bby (?:total |their |its )?([a-z]+)", question.lower())
+    if said:
+        forms = singulars(said.group(1))
+        for found in ([c for c in numbers if forms & _label_forms(c)],
+                      [c for c in numbers if forms & _MONEY_MEASURES and c.unit and c.unit in CURRENCY_SIGNS]):
+            if len(found) == 1:
+                return found[0]
+    if not _POPULAR.search(question):
+        return None  # "by clinician" names a group, not a measure
+    quantities = [c for c in numbers if _label_forms(c) & _QUANTITY_WORDS]
+    return quantities[0] if len(quantities) == 1 else None
+
+
 def asked_column(question: str, columns: list[Column]) -> Column | None:
     """The column a "which X ..." or "list the X ..." names, by its header: "Which units ..." -> Unit,
     "Which patients ..." -> Patient No, "Which e-bike models ..." -> Model (the last word is the noun)."""
     if re.match(r"\W*(?:who|whose)\b", question, re.I):
-        return person_column(columns)
-    match = re.match(r"\W*(?:which|what|list|name|show)\s+(?:(?:all|every|of)\s+)?(?:the\s+|our\s+|your\s+)?"
+        return person_column(columns, question)
+    match = re.match(r"\W*(?:which|what(?:\s+(?:are|were|is|was))?|list|name|show)\s+(?:(?:all|every|of)\s+)?(?:the\s+|our\s+|your\s+)?"
                      r"([\w-]+(?:\s+[\w-]+){0,2})", question, re.I)
     if not match:
         return None
@@ -721,14 +751,22 @@ PERSON_WORDS = {"name", "person", "people", "employee", "staff", "worker", "memb
                 "rider", "coach", "director", "contact", "requester", "reporter", "user", "tenant", "supplier",
                 "vendor", "holder", "recipient", "officer", "inspector", "surveyor", "cashier", "server"}
 _IDENTIFIER_WORDS = {"id", "no", "number", "ref", "code", "key"}
+# of the people a table names, those who do the work its rows record (not the client or patient it is for)
+WORKER_WORDS = {"employee", "staff", "worker", "member", "technician", "mechanic", "engineer", "clinician", "doctor",
+                "dentist", "nurse", "agent", "driver", "rep", "salesperson", "seller", "cashier", "operator",
+                "assignee", "officer", "inspector", "surveyor", "server", "manager", "coach", "teacher", "tutor"}
 
 
-def person_column(columns: list[Column]) -> Column | None:
+def person_column(columns: list[Column], question: str = "") -> Column | None:
     """The column "who ..." asks for: the one text column whose header names people (Employee, Clinician,
-    Borrower); of several, the one that is not an identifier ("Patient" over "Patient No")."""
+    Borrower); of several, the one that is not an identifier ("Patient" over "Patient No"), the one the
+    question names ("which borrower"), or the one naming who does the work ("Employee" over "Client")."""
     found = [c for c in columns if c.kind == "text" and _label_forms(c) & PERSON_WORDS]
     named = [c for c in found if not _label_forms(c) & _IDENTIFIER_WORDS]
-    for candidates in (found, named):
+    asked = {f for w in tokens(question) for f in singulars(w)}
+    said = [c for c in named if _label_forms(c) & asked]
+    working = [c for c in named if _label_forms(c) & WORKER_WORDS]
+    for candidates in (found, named, said, working):
         if len(candidates) == 1:
             return candidates[0]
     return None

@@ -594,6 +594,10 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
             found = query.rows[0][visible[0]] or 0
             text = (f"{'Yes' if found else 'No'}: {value} row{'' if found == 1 else 's'}"
                     f"{' with ' + condition if condition else ''} (from {where}). {cite}")
+        elif labels[0] == "result":  # an expression only the query can say: the figure, in the unit asked for
+            percent = " %" if re.search(r"\b(?:percent(?:age)?|share|proportion)\b|%", result.parsed_question or "", re.I) \
+                and "%" not in value else ""
+            text = f"The answer is {value}{percent}{' for ' + condition if condition else ''} (from {where}). {cite}"
         else:
             text = f"The {labels[0]}{' for ' + condition if condition else ''} is {value} (from {where}). {cite}"
     elif not query.rows:

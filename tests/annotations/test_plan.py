@@ -460,3 +460,27 @@ def test_how_many_of_a_thing_some_cells_name_adds_up_the_quantity_column(tmp_pat
         assert "Tyre 29in or Tyre 700x25c" in response.answer  # both tyres, said
     finally:
         ws.close()
+
+
+def test_the_three_best_selling_things_of_a_kind_rank_the_listed_column_by_the_measure_named(tmp_path, embedder, write_text):
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    try:
+        ws.ingestor.ingest_paths([write_text("shop_lines.csv", SHOP)])
+        lines = [line.split(",") for line in SHOP.splitlines()[1:]]
+        ws.llm.script = [plan(answer="list", column="Item")]
+        response = ws.ask("What were our two best-selling items by amount?", mode="pipeline",
+                          doc_ids=[ws.documents()[0].doc_id])
+        totals = {}
+        for _, _, item, _, amount in lines:
+            totals[item] = totals.get(item, 0) + int(amount)
+        top = sorted(totals, key=totals.get, reverse=True)
+        assert all(item in response.answer for item in top[:2]) and not any(item in response.answer for item in top[2:])
+    finally:
+        ws.close()
+
+
+def test_who_over_a_table_of_workers_and_clients_is_the_worker_unless_the_client_is_named():
+    from core.annotations.plan import Column, person_column
+    columns = [Column("employee", "Employee", "text"), Column("client", "Client", "text"), Column("hrs", "Hrs", "number")]
+    assert person_column(columns, "Who logged the most hours?").label == "Employee"
+    assert person_column(columns, "Which client took the most hours?").label == "Client"
