@@ -3,7 +3,7 @@ question needs more than the plan can say, free SQL may follow; decide the split
 
 A plan filters rows, aggregates one column, groups and orders. It has no row order (the one after X, the
 last on the list), no difference between two rows' figures, no comparison of one row with another named
-row, and no runs of rows. The free writer has those (`source_row`, subqueries) and their checks
+row, no runs of rows, and no arithmetic across columns (a ratio of two totals, hours at their rates). The free writer has those (`source_row`, subqueries) and their checks
 (`sql.second_look`). A stated amount or time ("after 2000", "more than a week before they were
 collected") is a bound or a period the plan applies, not row order.
 """
@@ -28,6 +28,11 @@ CUES: list[tuple[str, re.Pattern]] = [
         r"|\b(?:more|less|fewer|higher|lower|larger|smaller|longer|shorter|better|worse|earlier|later)\b[^?]*,[^?]*\bor\b",
         re.I)),
     ("a run of rows", re.compile(r"\bconsecutive\b|\bin a row\b|\bstreak\b", re.I)),
+    # a plan aggregates one column: a ratio of two totals or a product of columns is a query's
+    ("arithmetic across columns", re.compile(
+        r"\b(?:divided by|multiplied by|ratio of|at the (?:rates?|prices?)\b)"
+        r"|\bwhat (?:percentage|percent|share|proportion|fraction) of\b|\b(?:percentage|share|proportion) of (?:all|the|our|total)\b",
+        re.I)),
 ]
 
 

@@ -17,6 +17,9 @@ from core.annotations.beyond_plan import beyond_plan
     ("Which bakery sold more loaves than Mill Lane?", "a comparison with another row"),
     ("Which singer is the same age as Ana?", "a comparison with another row"),
     ("How many consecutive seasons did the club stay up?", "a run of rows"),
+    ("What was the cost per mile, total fuel spend divided by total miles?", "arithmetic across columns"),
+    ("What did the contractors' hours come to at the rates on the sheet?", "arithmetic across columns"),
+    ("What percentage of calls were answered within a minute?", "arithmetic across columns"),
 ])
 def test_what_a_plan_cannot_say_goes_to_the_query_writer(question, reason):
     assert beyond_plan(question) == reason
