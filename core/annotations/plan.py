@@ -1132,7 +1132,7 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     if len(rows) == 1 and planned.columns[0] == "value" and plan.answer != "list":
         value = rows[0][0]
         if plan.answer == "count":
-            noun = _counted_noun(question) or "rows"
+            noun = counted_phrase(question) or "rows"
             return f"{format_value(value)} {noun}{' match ' + conditions if conditions else ' in all'} ({where})."
         counted = rows[0][1] if len(rows[0]) > 1 and isinstance(rows[0][1], int) else None
         across = f", across {counted:,} row{'' if counted == 1 else 's'}" if counted is not None else ""
@@ -1232,6 +1232,26 @@ def _measure_words(plan: Plan, question: str) -> str:
     name = plan.column.label if plan.column is not None else "rows"
     return {"sum": name if name.lower().startswith("total") else f"total {name}", "average": f"average {name}", "minimum": f"lowest {name}",
             "maximum": f"highest {name}", "count": "number of " + (_counted_noun(question) or "rows")}.get(plan.answer, name)
+
+
+_PHRASE_END = set("""did do does is are was were have has had will would can could should that which who with in on at
+for from by of to into since during before after than this these those we our us you your they their it its per each
+came went got took sold made ran saw left paid spent bought gave kept""".split())
+
+
+def counted_phrase(question: str) -> str | None:
+    """What a count counts, said as the question says it: "How many emergency appointments did we have" ->
+    "emergency appointments" (up to three words, to the verb or preposition that ends the phrase)."""
+    noun = _counted_noun(question)
+    if not noun:
+        return None
+    rest = question.lower()[question.lower().find(noun) + len(noun):]
+    words = [noun]
+    for word in re.findall(r"[a-z][a-z-]*|\S", rest)[:2]:
+        if word in _PHRASE_END or not word[0].isalpha() or word.endswith("ed"):
+            break
+        words.append(word)
+    return " ".join(words)
 
 
 def _counted_noun(question: str) -> str | None:
