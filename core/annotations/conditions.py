@@ -19,11 +19,12 @@ STEM_SHARE = 0.7
 # a word of cells names them when it is a word (4+ letters, not a header's) of at most half a column's values
 PART_MIN_LENGTH = 4
 PART_SHARE = 0.5
-_CODE = re.compile(r"[A-Z]{2,5}")
+_CODE = re.compile(r"[A-Z]{3,5}")  # (two letters, a state's MO or a unit's KG, abbreviate too many words)
 CODE_MIN_VALUES = 3  # a column of at least this many different codes, every cell one
 PART_CELL_LENGTH = 40  # a name or an item, not a sentence of a summary column
 _NOT_A_VALUE = set("""total totals average number count amount before after later earlier first last next previous other
-another besides between during since until more less most least same different value values""".split())
+another besides between during since until more less most least same different value values highest lowest
+biggest largest smallest best worst top""".split())
 _ASKED_NOUN = re.compile(r"\b(?:which|what|list(?: the| all)?)\s+([a-z][\w-]*)", re.I)
 
 MONTHS = ("january february march april may june july august september october november december").split()
@@ -401,7 +402,8 @@ def cell_values(question: str, columns: dict[str, list[str]], label_words: set[s
     coded = {column: cells for column, cells in columns.items()
              if len(cells) >= CODE_MIN_VALUES and all(_CODE.fullmatch(c) for c in cells)}
     for start, word in enumerate(asked):
-        if start in taken or word in _FILLER or len(word) < PART_MIN_LENGTH or not coded:
+        if start in taken or word in _FILLER or word in _NOT_A_VALUE or len(word) < PART_MIN_LENGTH or not coded \
+                or singulars(word) & (label_words | units) or periods(word):
             continue
         hits = [(column, code) for column, cells in coded.items() for code in cells if abbreviates(code, word)]
         if len(hits) == 1:

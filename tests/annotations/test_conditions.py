@@ -111,3 +111,8 @@ def test_a_word_a_code_abbreviates_is_a_condition_on_the_column_of_codes():
     assert {(v.column, v.cells) for v in found} == {("Visit", ("REP",)), ("Site", ("Corton",))}
     assert cell_values("How many visits were inspections or maintenance?", codes, {"visit"}) != []
     assert cell_values("How many repairs were filed?", {"Visit": ["REP", "RER", "INS"]}, set()) == []  # two codes fit
+
+
+def test_two_letter_codes_and_ranking_words_are_never_read_as_abbreviations():
+    states = {"State": ["MO", "KS", "NE", "IA"], "Fuel": ["Diesel", "Petrol"]}
+    assert {v.column for v in cell_values("Which driver pumped the most diesel monthly?", states, {"state", "fuel"})} == {"Fuel"}
