@@ -1129,7 +1129,7 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
             return f"{named(rows[0])} has the {'highest' if plan.descending else 'lowest'} {what}{scope}: " \
                    f"{format_value(rows[0][1], unit)} ({where})."
         if plan.limit and plan.limit > 1:  # "the three Items with the highest total Amt (EUR)"
-            return f"The {plan.limit} {label} with the {'highest' if plan.descending else 'lowest'} {what}{scope} " \
+            return f"The {plan.limit} {label}{'' if label.endswith('s') else 's'} with the {'highest' if plan.descending else 'lowest'} {what}{scope} " \
                    f"({where}): " + "; ".join(items) + "."
         return f"{what[:1].upper()}{what[1:]} per {label}{scope} ({where}){more}: " + "; ".join(items) + "."
     if len(rows) == 1 and planned.columns[0] == "value" and plan.answer != "list":
