@@ -109,8 +109,9 @@ for event in events:
     elif event["kind"] == "validation":
         outputs = event["outputs"]
         st.subheader("Validation")
+        passed = outputs.get("is_valid")
         checks = {
-            "Valid": outputs.get("is_valid"),
+            "Passed every check": "—" if passed is None else "yes" if passed else "no",
             "Confidence": outputs.get("confidence"),
             "Average similarity of cited sources": outputs.get("average_similarity"),
             "Sources cited": ", ".join(map(str, outputs.get("cited", []))) or "none",
@@ -119,10 +120,12 @@ for event in events:
             "Flags": ", ".join(outputs.get("safety_flags", [])) or "none",
             "Reason": outputs.get("reason"),
         }
-        st.table(pd.DataFrame({"Check": list(checks), "Result": [str(v) for v in checks.values()]}))
+        st.table(pd.DataFrame({"Check": list(checks), "Result": ["—" if v in (None, "") else str(v) for v in checks.values()]}))
     elif event["kind"] == "reflection":
-        st.info(f"Reflection: the first answer mentioned {', '.join(event['outputs'].get('unsupported', []))}, "
-                "which the sources did not contain, so retrieval was refined and the answer rewritten.", icon=":material/autorenew:")
+        missing = ", ".join(event["outputs"].get("unsupported") or [])
+        said = f"mentioned {missing}, which the sources did not contain" if missing else "was not supported by its sources"
+        st.info(f"Reflection: the first answer {said}, so retrieval was refined and the answer rewritten.",
+                icon=":material/autorenew:")
 
 with st.expander("Raw trace (JSON)"):
     st.json(turn["trace"], expanded=False)

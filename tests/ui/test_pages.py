@@ -128,6 +128,9 @@ def test_trace_page_shows_the_timeline_candidates_prompt_and_validation(app):
     candidates = app.dataframe[1].value
     assert {"Keyword rank", "Vector rank", "Fused score", "Used in answer"} <= set(candidates.columns)
     assert any("You are a helpful assistant" in c.value for c in app.code)
+    validation = app.table[-1].value  # in words a reader uses: no Python True, False or None
+    assert "Passed every check" in list(validation["Check"])
+    assert not {"True", "False", "None"} & set(validation["Result"])
 
 
 def test_an_answer_cut_off_by_a_crash_shows_in_the_trace_as_interrupted(app, tmp_path, embedder, write_text):
