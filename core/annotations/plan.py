@@ -265,11 +265,11 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     measured = counted_measure(question, columns) if planned.plan is not None and planned.plan.answer == "count" else None
     if measured is not None:  # "How many gallons ..." adds up the Gallons column; it does not count rows
         planned.plan.answer, planned.plan.column = "sum", measured
-    elif planned.plan is not None and planned.plan.answer == "count" and (quantity := items_counted(question, columns)):
+    elif planned.plan is not None and planned.plan.answer == "count" and (quantity := items_counted(question, columns, name_words(table))):
         planned.plan.answer, planned.plan.column = "sum", quantity  # "How many helmets did we sell?" adds up Qty
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
         planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
-        planned.applied = apply_conditions(question, planned.plan, columns, table.row_count)
+        planned.applied = apply_conditions(question, planned.plan, columns, table.row_count, name_words(table))
         if planned.refused:  # a group the question names that no column holds
             return planned
         if figures_across(question, planned.plan, columns):
@@ -391,9 +391,17 @@ def read_plan(reply: dict, columns: list[Column]) -> Plan | None:
 
 # --- code checks that every stated condition reached the plan ---
 
-def stated_conditions(question: str, columns: list[Column]) -> StatedConditions:
+def name_words(table: TableInfo) -> frozenset:
+    """The words of a table's file and sheet names, in their singular forms: they name the table, not its rows."""
+    name = f"{table.filename.rsplit('.', 1)[0]} {table.sheet or ''}".replace("_", " ")
+    return frozenset(f for w in tokens(name) for f in singulars(w))
+
+
+def stated_conditions(question: str, columns: list[Column], table_words: frozenset = frozenset()) -> StatedConditions:
+    """What the question states: periods, bounds and cell values. A word of a header or of the table's name
+    ("library fines" over library_loans.csv) is never a word of some cells to filter on."""
     text_cells = {c.label: c.cells for c in columns if c.kind == "text" and c.cells}
-    headers = {f for c in columns for w in tokens(c.label) for f in singulars(w)}
+    headers = {f for c in columns for w in tokens(c.label) for f in singulars(w)} | table_words
     return StatedConditions(periods(question), bounds(question), cell_values(question, text_cells, headers))
 
 
@@ -442,8 +450,9 @@ def date_column(question: str, columns: list[Column]) -> Column | None:
     return dates[0] if dates else None
 
 
-def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count: int = 0) -> list[Applied]:
-    stated = stated_conditions(question, columns)
+def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count: int = 0,
+                     table_words: frozenset = frozenset()) -> list[Applied]:
+    stated = stated_conditions(question, columns, table_words)
     # A year that is a column's header ("naturalisations in 2009" over a column "2009") names that
     # column: it is what the plan measures, not a stretch of time to filter on.
     stated.periods = [p for p in stated.periods if p.months or p.weekdays or not _years_name_columns(p.text, columns)]
@@ -596,7 +605,7 @@ def counted_measure(question: str, columns: list[Column]) -> Column | None:
 _QUANTITY_WORDS = {"qty", "quantity", "pcs", "pieces", "units"}
 
 
-def items_counted(question: str, columns: list[Column]) -> Column | None:
+def items_counted(question: str, columns: list[Column], table_words: frozenset = frozenset()) -> Column | None:
     """The quantity column a count of things adds up: "How many helmets did we sell?" over sale lines with a
     Qty column counts helmets, not the lines that sold them, when helmets are what some lines' cells name.
     "How many sales ..." (no cell names a sale) counts the lines."""
@@ -604,7 +613,7 @@ def items_counted(question: str, columns: list[Column]) -> Column | None:
     noun = _counted_noun(question)
     if len(quantities) != 1 or not noun:
         return None
-    named = stated_conditions(question, columns).values
+    named = stated_conditions(question, columns, table_words).values
     forms = singulars(fold(noun))  # "e-bikes" is the value "ebikes" or "e bikes"
     return quantities[0] if any(forms & {f for w in [*tokens(v.text), fold(v.text)] for f in singulars(w)}
                                 for v in named) else None

@@ -484,3 +484,18 @@ def test_who_over_a_table_of_workers_and_clients_is_the_worker_unless_the_client
     columns = [Column("employee", "Employee", "text"), Column("client", "Client", "text"), Column("hrs", "Hrs", "number")]
     assert person_column(columns, "Who logged the most hours?").label == "Employee"
     assert person_column(columns, "Which client took the most hours?").label == "Client"
+
+
+def test_a_word_of_the_files_name_is_no_condition_on_cells_that_share_it(tmp_path, embedder, write_text):
+    lines = ["Loan,Title,Fine (p)"] + [f"L{i},{['The Library Cat', 'Sea Glass', 'Night Library', 'Ferns'][i % 4]},{i * 10}"
+                                        for i in range(1, 13)]
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    try:
+        ws.ingestor.ingest_paths([write_text("library_loans.csv", "\n".join(lines))])
+        ws.llm.script = [plan(answer="sum", column="Fine (p)")]
+        response = ws.ask("How much have we taken in library fines altogether?", mode="pipeline",
+                          doc_ids=[ws.documents()[0].doc_id])
+        assert f"{sum(i * 10 for i in range(1, 13))} p" in response.answer  # every loan's fine, not the titles with Library
+        assert "Title" not in response.answer
+    finally:
+        ws.close()
