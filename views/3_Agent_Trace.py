@@ -56,6 +56,9 @@ timeline = pd.DataFrame(
     for e in events
 )
 agents = ["Planner", "Retriever", "Reasoner", "Validator", "Responder"]
+agents += [a for a in timeline["Agent"].unique() if a not in agents]  # agent mode's own steps
+# calm colours, none of them red: a bar's colour names its agent, never a failure
+PALETTE = ["#4e79a7", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9c755f", "#bab0ac", "#f28e2b"]
 chart = (
     alt.Chart(timeline)
     .mark_bar(cornerRadius=3, height=18)
@@ -63,7 +66,8 @@ chart = (
         x=alt.X("Start (ms):Q", title="milliseconds since the question"),
         x2="End (ms):Q",
         y=alt.Y("Agent:N", sort=agents, title=None),
-        color=alt.Color("Agent:N", sort=agents, legend=None),
+        color=alt.Color("Agent:N", sort=agents, legend=None,
+                        scale=alt.Scale(domain=agents, range=(PALETTE * 2)[:len(agents)])),
         tooltip=["Agent", "Step", "Duration (ms)", "Summary"],
     )
     .properties(height=220)
@@ -95,6 +99,7 @@ for event in events:
                     "vector_rank": "Vector rank", "fused_score": "Fused score", "similarity": "Similarity",
                     "used": "Used in answer",
                 })[["File", "Page", "Sheet", "Keyword rank", "Vector rank", "Fused score", "Similarity", "Used in answer"]]
+                table = table.astype(object).where(table.notna(), "")  # blank, as the caption says, not "None"
                 st.dataframe(table, hide_index=True, width="stretch")
     elif event["kind"] == "llm_call":
         outputs = event["outputs"]

@@ -127,6 +127,7 @@ def test_trace_page_shows_the_timeline_candidates_prompt_and_validation(app):
     assert "Language model call" in headings
     candidates = app.dataframe[1].value
     assert {"Keyword rank", "Vector rank", "Fused score", "Used in answer"} <= set(candidates.columns)
+    assert not candidates.isin(["None"]).any().any() and not candidates.isna().any().any()  # blank is blank
     assert any("You are a helpful assistant" in c.value for c in app.code)
     validation = app.table[-1].value  # in words a reader uses: no Python True, False or None
     assert "Passed every check" in list(validation["Check"])
