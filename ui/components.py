@@ -35,10 +35,8 @@ def page_header(tab: str, title: str, caption: str) -> None:
 
 
 def match_summary(structured: dict) -> str:
-    """ "6 matching records (9 facts)": counts are of records, the table lists the facts."""
-    total = structured["total_matches"]
-    records = structured.get("total_records", total)
-    return f"{records} matching records" + (f" ({total} facts)" if records != total else "")
+    """ "6 matching records": what the answer counted, in the reader's word (the stored facts are internal)."""
+    return f"{structured.get('total_records', structured['total_matches'])} matching records"
 
 def where(citation: dict) -> str:
     return location(citation.get("page"), citation.get("sheet"), citation.get("rows"))
@@ -184,7 +182,7 @@ def structured_table(response: dict) -> None:
         return
     shown, total = min(structured["rows_shown"], len(rows)), len(rows)
     show_records(rows[:shown])
-    st.caption(f"Showing {shown} of {total} matching facts; {match_summary(structured)}." if total > shown
+    st.caption(f"{match_summary(structured)}. Showing {shown} of {total} rows; the CSV has all of them." if total > shown
                else f"{match_summary(structured)}.")
     name = export_filename(response.get("question", ""), [r.filename for r in rows], today())
     data, _ = ws.export_result_set(structured["result_set_id"])
