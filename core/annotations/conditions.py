@@ -346,11 +346,46 @@ def _stance(before: list[str], after: list[str]) -> str:
 
 
 def cell_values(question: str, columns: dict[str, list[str]], label_words: set[str] = frozenset()) -> list[CellValue]:
-    """The cells of a table the question names: the longest phrase of the question (up to 4 words) that
-    matches a cell of a text column, ignoring case, accents, plural and a small misspelling. `columns`
-    maps each text column to its distinct cells. A phrase matching cells of several columns is kept
-    once per column (the plan or the caller decides which applies)."""
+    """The cells of a table the question names. `columns` maps each text column to its distinct cells;
+    `label_words` are the singular words of its headers and name, which name columns, not cells.
+    - Whole values first: the longest phrase of the question (up to 4 words) that matches a cell, ignoring
+      case, accents, plural and a small misspelling; a phrase matching cells of several columns is kept
+      once per column (the plan or the caller decides which applies).
+    - Then a word of some cells of one column ("helmets" of "Helmet Urban": "every receipt with tyres").
+    - Then a word a column of codes abbreviates ("emergency" EMG)."""
     asked = tokens(question)
+    found, taken = _whole_values(asked, columns)
+    kind = _ASKED_NOUN.search(question)  # "which building ..." says what the rows are, no condition on them
+    # a bound's unit ("more than a week") is a quantity, not a word of cells
+    named = label_words | {w for b in bounds(question) if b.unit for w in tokens(b.unit)}
+    free = [(start, word) for start, word in enumerate(asked) if start not in taken and _may_name_cells(word, named)
+            and not (kind and word == tokens(kind.group(1))[0])]
+    for start, word in free:
+        holding = {column: held for column, cells in columns.items()
+                   if (held := tuple(c for c in cells if len(c) <= PART_CELL_LENGTH
+                                     and singulars(word) & {f for w in tokens(c) for f in singulars(w)}))}
+        column, held = next(iter(holding.items())) if len(holding) == 1 else (None, ())
+        if column is not None and len(held) <= PART_SHARE * len(columns[column]):
+            found.append(CellValue(word, column, tuple(sorted(held)), _stance(asked[max(0, start - 3):start], asked[start + 1:start + 2])))
+            taken.add(start)
+    coded = {column: cells for column, cells in columns.items()
+             if len(cells) >= CODE_MIN_VALUES and all(_CODE.fullmatch(c) for c in cells)}
+    for start, word in free:
+        hits = [(column, code) for column, cells in coded.items() for code in cells if abbreviates(code, word)]
+        if start not in taken and len(hits) == 1:
+            found.append(CellValue(word, hits[0][0], (hits[0][1],), _stance(asked[max(0, start - 3):start], asked[start + 1:start + 2])))
+    return found
+
+
+def _may_name_cells(word: str, named: set[str]) -> bool:
+    """A word that may name some cells: not a function, ranking or period word, not short, and not a
+    header's, a file's or a unit's word."""
+    return not (word in _FILLER or word in _NOT_A_VALUE or len(word) < PART_MIN_LENGTH or word.isdigit()
+                or singulars(word) & named or periods(word))
+
+
+def _whole_values(asked: list[str], columns: dict[str, list[str]]) -> tuple[list[CellValue], set[int]]:
+    """The whole cells the question's phrases name, and which of its words they take."""
     index: dict[str, list[tuple[str, str]]] = {}
     for column, cells in columns.items():
         for cell in cells:
@@ -380,36 +415,7 @@ def cell_values(question: str, columns: dict[str, list[str]], label_words: set[s
                 found.append(CellValue(gram, column, tuple(sorted(variants | set(cells))),
                                        _stance(asked[max(0, start - 3):start], asked[start + n:start + n + 1])))
             taken |= span
-    # "helmets" of items "Helmet Urban" and "Helmet Kids": a word of some cells of one column, where no
-    # cell is the word itself ("every receipt with tyres"), is a condition on that column
-    # "which building ..." says what the rows are, no condition on them ("how many helmets" may be one); a
-    # bound's unit ("more than a week") is a quantity
-    kind = _ASKED_NOUN.search(question)
-    units = {w for b in bounds(question) if b.unit for w in tokens(b.unit)}
-    for start, word in enumerate(asked):
-        if start in taken or word in _FILLER or word in _NOT_A_VALUE or len(word) < PART_MIN_LENGTH or word.isdigit() \
-                or singulars(word) & (label_words | units) or periods(word) or (kind and word == tokens(kind.group(1))[0]):
-            continue
-        holding = {column: held for column, cells in columns.items()
-                   if (held := tuple(c for c in cells if len(c) <= PART_CELL_LENGTH
-                                     and singulars(word) & {f for w in tokens(c) for f in singulars(w)}))}
-        if len(holding) == 1 and len(held := next(iter(holding.values()))) <= PART_SHARE * len(columns[next(iter(holding))]):
-            column = next(iter(holding))
-            found.append(CellValue(word, column, tuple(sorted(held)),
-                                   _stance(asked[max(0, start - 3):start], asked[start + 1:start + 2])))
-            taken.add(start)
-    # "emergency" of a column of codes EMG, EXM, HYG ...: the one code that abbreviates the word
-    coded = {column: cells for column, cells in columns.items()
-             if len(cells) >= CODE_MIN_VALUES and all(_CODE.fullmatch(c) for c in cells)}
-    for start, word in enumerate(asked):
-        if start in taken or word in _FILLER or word in _NOT_A_VALUE or len(word) < PART_MIN_LENGTH or not coded \
-                or singulars(word) & (label_words | units) or periods(word):
-            continue
-        hits = [(column, code) for column, cells in coded.items() for code in cells if abbreviates(code, word)]
-        if len(hits) == 1:
-            found.append(CellValue(word, hits[0][0], (hits[0][1],),
-                                   _stance(asked[max(0, start - 3):start], asked[start + 1:start + 2])))
-    return found
+    return found, taken
 
 
 def abbreviates(code: str, word: str) -> bool:
