@@ -30,6 +30,21 @@ def ws(tmp_path, embedder, write_text):
     ws.close()
 
 
+@pytest.fixture
+def kb_of(tmp_path, embedder, write_text):
+    """A knowledge base of one file, with the scripted model: `kb_of("name.csv", text)`."""
+    opened = []
+
+    def open_kb(filename: str, text: str) -> Workspace:
+        ws = Workspace(Settings(data_dir=tmp_path / f"kb{len(opened)}"), embedder, ScriptedLLM([]))
+        opened.append(ws)
+        ws.ingestor.ingest_paths([write_text(filename, text)])
+        return ws
+    yield open_kb
+    for ws in opened:
+        ws.close()
+
+
 def rows(ws, where):
     """The expected rows, computed in Python from the fixture (never from the code under test)."""
     lines = [dict(zip(SALES.splitlines()[0].split(","), _split(line))) for line in SALES.splitlines()[1:]]
@@ -174,11 +189,8 @@ JOBS = "Job,Booked In,Collected,Shop,Oven,Labour (h)\n" + "\n".join(
 
 
 @pytest.fixture
-def jobs(tmp_path, embedder, write_text):
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
-    ws.ingestor.ingest_paths([write_text("oven_repairs.csv", JOBS)])
-    yield ws
-    ws.close()
+def jobs(kb_of):
+    return kb_of("oven_repairs.csv", JOBS)
 
 
 def job_rows():
@@ -327,32 +339,24 @@ def test_a_count_per_group_says_what_it_counts_in_the_questions_word(ws):
     assert response.answer.startswith("Number of sales per Shop")
 
 
-def test_a_year_that_is_a_columns_header_names_that_column_not_a_period(tmp_path, embedder, write_text):
+def test_a_year_that_is_a_columns_header_names_that_column_not_a_period(kb_of):
     visits = "Park,2019,2020,2021\n" + "\n".join(f"{p},{v},{v // 2},{v + 7}" for p, v in
                                                   [("Elm Hollow", 420), ("Bracken Rise", 910), ("Sedge Moor", 655)])
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
-    try:
-        ws.ingestor.ingest_paths([write_text("park_visits.csv", visits)])
-        ws.llm.script = [plan(answer="maximum", column="2020")]
-        response = ws.ask("Which park had the most visitors in 2020?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
-        assert "Bracken Rise" in response.answer and "455" in response.answer
-        assert not any(c["how"] == "not applied" for c in response.structured["conditions"])
-        assert response.confidence != "low"
-    finally:
-        ws.close()
+    ws = kb_of("park_visits.csv", visits)
+    ws.llm.script = [plan(answer="maximum", column="2020")]
+    response = ws.ask("Which park had the most visitors in 2020?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert "Bracken Rise" in response.answer and "455" in response.answer
+    assert not any(c["how"] == "not applied" for c in response.structured["conditions"])
+    assert response.confidence != "low"
 
 
-def test_who_most_totals_per_person_not_the_single_largest_row(tmp_path, embedder, write_text):
+def test_who_most_totals_per_person_not_the_single_largest_row(kb_of):
     # Ana has the single longest visit (9 h) but Ben the most hours in all (3 x 4 h = 12 h)
     log = "Visit,Technician,Site,Hours\nV1,Ana,North,9\nV2,Ben,North,4\nV3,Ben,South,4\nV4,Ben,East,4\nV5,Cy,South,2\n"
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
-    try:
-        ws.ingestor.ingest_paths([write_text("site_visits.csv", log)])
-        ws.llm.script = [plan(answer="maximum", column="Hours")]
-        response = ws.ask("Who put in the most hours?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
-        assert "Ben" in response.answer and "12" in response.answer and "Ana" not in response.answer
-    finally:
-        ws.close()
+    ws = kb_of("site_visits.csv", log)
+    ws.llm.script = [plan(answer="maximum", column="Hours")]
+    response = ws.ask("Who put in the most hours?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert "Ben" in response.answer and "12" in response.answer and "Ana" not in response.answer
 
 
 @pytest.mark.parametrize("question, built", [
@@ -361,19 +365,14 @@ def test_who_most_totals_per_person_not_the_single_largest_row(tmp_path, embedde
     ("How many lighthouses were built between 1970 and 2000?", lambda y: 1970 <= y <= 2000),
     ("How many lighthouses were built in 1989?", lambda y: y == 1989),
 ])
-def test_a_period_over_a_table_with_a_year_column_and_no_dates_bounds_the_years(tmp_path, embedder, write_text,
-                                                                                question, built):
+def test_a_period_over_a_table_with_a_year_column_and_no_dates_bounds_the_years(kb_of, question, built):
     years = [1961, 1970, 1989, 1989, 1992, 2000, 2016]
     lights = "Lighthouse,Year built,Height (m)\n" + "\n".join(f"Light {i},{y},{20 + i}" for i, y in enumerate(years))
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
-    try:
-        ws.ingestor.ingest_paths([write_text("lighthouses.csv", lights)])
-        ws.llm.script = [plan(answer="count")]
-        response = ws.ask(question, mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
-        assert response.answer.startswith(f"{sum(built(y) for y in years)} lighthouses match"), response.answer
-        assert "could not apply" not in response.answer
-    finally:
-        ws.close()
+    ws = kb_of("lighthouses.csv", lights)
+    ws.llm.script = [plan(answer="count")]
+    response = ws.ask(question, mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith(f"{sum(built(y) for y in years)} lighthouses match"), response.answer
+    assert "could not apply" not in response.answer
 
 
 def test_a_value_the_question_does_not_name_is_dropped_from_the_plan(ws):
@@ -391,11 +390,8 @@ TOOLS = "Tool Code,Name,Category,Weight (kg),Hires\n" + "\n".join(
 
 
 @pytest.fixture
-def hire(tmp_path, embedder, write_text):
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
-    ws.ingestor.ingest_paths([write_text("tool_hire.csv", TOOLS)])
-    yield ws
-    ws.close()
+def hire(kb_of):
+    return kb_of("tool_hire.csv", TOOLS)
 
 
 def tool_rows():
@@ -426,21 +422,17 @@ def test_a_ranking_over_identifiers_names_the_winner(hire):
     assert response.answer.startswith(f"{best['Name']} ({best['Tool Code']})")
 
 
-def test_rows_with_no_value_form_no_group(tmp_path, embedder, write_text):
+def test_rows_with_no_value_form_no_group(kb_of):
     lines = ["Week,Client,Hours"] + [f"2024-03-{d:02d},{['Arden Ltd', '', 'Bexley Co'][d % 3]},{d % 5 + 1}" for d in range(1, 22)]
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
-    try:
-        ws.ingestor.ingest_paths([write_text("timesheet.csv", "\n".join(lines))])
-        ws.llm.script = [plan(answer="sum", column="Hours", group_by="Client")]
-        response = ws.ask("Hours per client?", mode="pipeline")
-        totals = {}
-        for line in lines[1:]:
-            _, client, hours = line.split(",")
-            totals[client] = totals.get(client, 0) + int(hours)
-        assert f"Arden Ltd: {totals['Arden Ltd']}" in response.answer and f"Bexley Co: {totals['Bexley Co']}" in response.answer
-        assert "blank" not in response.answer and str(totals[""]) + " " not in response.answer
-    finally:
-        ws.close()
+    ws = kb_of("timesheet.csv", "\n".join(lines))
+    ws.llm.script = [plan(answer="sum", column="Hours", group_by="Client")]
+    response = ws.ask("Hours per client?", mode="pipeline")
+    totals = {}
+    for line in lines[1:]:
+        _, client, hours = line.split(",")
+        totals[client] = totals.get(client, 0) + int(hours)
+    assert f"Arden Ltd: {totals['Arden Ltd']}" in response.answer and f"Bexley Co: {totals['Bexley Co']}" in response.answer
+    assert "blank" not in response.answer and str(totals[""]) + " " not in response.answer
 
 
 SHOP = "Line,Date,Item,Qty,Amount\n" + "\n".join(
@@ -448,35 +440,27 @@ SHOP = "Line,Date,Item,Qty,Amount\n" + "\n".join(
     f"{i % 4 + 1},{10 + i}" for i in range(60))
 
 
-def test_how_many_of_a_thing_some_cells_name_adds_up_the_quantity_column(tmp_path, embedder, write_text):
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
-    try:
-        ws.ingestor.ingest_paths([write_text("shop_lines.csv", SHOP)])
-        lines = [line.split(",") for line in SHOP.splitlines()[1:]]
-        ws.llm.script = [plan(answer="count")]
-        scope = [ws.documents()[0].doc_id]
-        response = ws.ask("How many tyres did we sell?", mode="pipeline", doc_ids=scope)
-        assert f" is {sum(int(q) for _, _, item, q, _ in lines if item.startswith('Tyre'))}," in response.answer
-        assert "Tyre 29in or Tyre 700x25c" in response.answer  # both tyres, said
-    finally:
-        ws.close()
+def test_how_many_of_a_thing_some_cells_name_adds_up_the_quantity_column(kb_of):
+    ws = kb_of("shop_lines.csv", SHOP)
+    lines = [line.split(",") for line in SHOP.splitlines()[1:]]
+    ws.llm.script = [plan(answer="count")]
+    scope = [ws.documents()[0].doc_id]
+    response = ws.ask("How many tyres did we sell?", mode="pipeline", doc_ids=scope)
+    assert f" is {sum(int(q) for _, _, item, q, _ in lines if item.startswith('Tyre'))}," in response.answer
+    assert "Tyre 29in or Tyre 700x25c" in response.answer  # both tyres, said
 
 
-def test_the_three_best_selling_things_of_a_kind_rank_the_listed_column_by_the_measure_named(tmp_path, embedder, write_text):
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
-    try:
-        ws.ingestor.ingest_paths([write_text("shop_lines.csv", SHOP)])
-        lines = [line.split(",") for line in SHOP.splitlines()[1:]]
-        ws.llm.script = [plan(answer="list", column="Item")]
-        response = ws.ask("What were our two best-selling items by amount?", mode="pipeline",
-                          doc_ids=[ws.documents()[0].doc_id])
-        totals = {}
-        for _, _, item, _, amount in lines:
-            totals[item] = totals.get(item, 0) + int(amount)
-        top = sorted(totals, key=totals.get, reverse=True)
-        assert all(item in response.answer for item in top[:2]) and not any(item in response.answer for item in top[2:])
-    finally:
-        ws.close()
+def test_the_three_best_selling_things_of_a_kind_rank_the_listed_column_by_the_measure_named(kb_of):
+    ws = kb_of("shop_lines.csv", SHOP)
+    lines = [line.split(",") for line in SHOP.splitlines()[1:]]
+    ws.llm.script = [plan(answer="list", column="Item")]
+    response = ws.ask("What were our two best-selling items by amount?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    totals = {}
+    for _, _, item, _, amount in lines:
+        totals[item] = totals.get(item, 0) + int(amount)
+    top = sorted(totals, key=totals.get, reverse=True)
+    assert all(item in response.answer for item in top[:2]) and not any(item in response.answer for item in top[2:])
 
 
 def test_who_over_a_table_of_workers_and_clients_is_the_worker_unless_the_client_is_named():
@@ -486,16 +470,12 @@ def test_who_over_a_table_of_workers_and_clients_is_the_worker_unless_the_client
     assert person_column(columns, "Which client took the most hours?").label == "Client"
 
 
-def test_a_word_of_the_files_name_is_no_condition_on_cells_that_share_it(tmp_path, embedder, write_text):
+def test_a_word_of_the_files_name_is_no_condition_on_cells_that_share_it(kb_of):
     lines = ["Loan,Title,Fine (p)"] + [f"L{i},{['The Library Cat', 'Sea Glass', 'Night Library', 'Ferns'][i % 4]},{i * 10}"
                                         for i in range(1, 13)]
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
-    try:
-        ws.ingestor.ingest_paths([write_text("library_loans.csv", "\n".join(lines))])
-        ws.llm.script = [plan(answer="sum", column="Fine (p)")]
-        response = ws.ask("How much have we taken in library fines altogether?", mode="pipeline",
-                          doc_ids=[ws.documents()[0].doc_id])
-        assert f"{sum(i * 10 for i in range(1, 13))} p" in response.answer  # every loan's fine, not the titles with Library
-        assert "Title" not in response.answer
-    finally:
-        ws.close()
+    ws = kb_of("library_loans.csv", "\n".join(lines))
+    ws.llm.script = [plan(answer="sum", column="Fine (p)")]
+    response = ws.ask("How much have we taken in library fines altogether?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert f"{sum(i * 10 for i in range(1, 13))} p" in response.answer  # every loan's fine, not the titles with Library
+    assert "Title" not in response.answer
