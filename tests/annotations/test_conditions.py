@@ -86,6 +86,7 @@ def test_a_model_filter_counts_as_stated_only_when_the_question_names_its_value(
     assert named_in("Dispatcher", "Hours worked by our dispatchers")  # a plural
     assert named_in("SRV", "How many service visits were booked?")  # a code abbreviating a word
     assert named_in("Oat-milk", "How many oat milk lattes did we sell?")
+    assert named_in("4.5/5", "Which cafés were rated 4.5?")  # a number the question states
     assert not named_in("Email", "How many complaints were resolved in March?")
     assert not named_in("Paid", "Total invoiced per customer")
     assert not named_in("SXV", "How many service visits were booked?")  # not the word's letters in order
