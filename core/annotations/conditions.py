@@ -19,6 +19,7 @@ STEM_SHARE = 0.7
 # a word of cells names them when it is a word (4+ letters, not a header's) of at most half a column's values
 PART_MIN_LENGTH = 4
 PART_SHARE = 0.5
+_TOTAL_CELL = re.compile(r"\s*(?:grand |sub)?totals?\b", re.I)
 _CODE = re.compile(r"[A-Z]{3,5}")  # (two letters, a state's MO or a unit's KG, abbreviate too many words)
 CODE_MIN_VALUES = 3  # a column of at least this many different codes, every cell one
 PART_CELL_LENGTH = 40  # a name or an item, not a sentence of a summary column
@@ -366,10 +367,13 @@ def cell_values(question: str, columns: dict[str, list[str]], label_words: set[s
     named = label_words | {w for b in bounds(question) if b.unit for w in tokens(b.unit)}
     free = [(start, word) for start, word in enumerate(asked) if start not in taken and _may_name_cells(word, named)
             and not (kind and word == tokens(kind.group(1))[0])]
+    # a column the question already names a whole value of ("Riverside depot") is not filtered again on a
+    # word ("journeys" of the row "Total journeys"); a total's row is no record of what it totals
+    valued = {v.column for v in found}
     for start, word in free:
-        holding = {column: held for column, cells in columns.items()
-                   if (held := tuple(c for c in cells if len(c) <= PART_CELL_LENGTH
-                                     and singulars(word) & {f for w in tokens(c) for f in singulars(w)}))}
+        holding = {column: held for column, cells in columns.items() if column not in valued
+                   and (held := tuple(c for c in cells if len(c) <= PART_CELL_LENGTH and not _TOTAL_CELL.match(c)
+                                      and singulars(word) & {f for w in tokens(c) for f in singulars(w)}))}
         column, held = next(iter(holding.items())) if len(holding) == 1 else (None, ())
         if column is not None and len(held) <= PART_SHARE * len(columns[column]):
             found.append(CellValue(word, column, tuple(sorted(held)), _stance(asked[max(0, start - 3):start], asked[start + 1:start + 2])))

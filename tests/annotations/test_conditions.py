@@ -1,5 +1,5 @@
 """The conditions a question states, read by code: periods, bounds with units, and cell values."""
-from core.annotations.conditions import bound_in, bounds, cell_values, named_in, periods, tokens
+from core.annotations.conditions import CellValue, bound_in, bounds, cell_values, named_in, periods, tokens
 from core.annotations.units import convert
 
 
@@ -117,3 +117,11 @@ def test_a_word_a_code_abbreviates_is_a_condition_on_the_column_of_codes():
 def test_two_letter_codes_and_ranking_words_are_never_read_as_abbreviations():
     states = {"State": ["MO", "KS", "NE", "IA"], "Fuel": ["Diesel", "Petrol"]}
     assert {v.column for v in cell_values("Which driver pumped the most diesel monthly?", states, {"state", "fuel"})} == {"Fuel"}
+
+
+def test_a_word_of_a_total_row_or_of_a_column_already_named_is_no_condition():
+    rows = {"Description": ["Northgate depot", "Riverside depot", "Total journeys"], "Area": ["North", "South"]}
+    assert [(v.text, v.column) for v in cell_values("How many journeys did Riverside depot carry?", rows, set())] \
+        == [("riverside depot", "Description")]
+    assert cell_values("How many journeys were there?", {"Description": ["Bus journeys x", "Total journeys", "A", "B"]}, set()) \
+        == [CellValue("journeys", "Description", ("Bus journeys x",), "is")]
