@@ -352,6 +352,11 @@ def _stance(before: list[str], after: list[str]) -> str:
     return "is"
 
 
+def _stance_at(asked: list[str], start: int, length: int) -> str:
+    """The stance of the value the `length` words from `start` name, read from the words around them."""
+    return _stance(asked[max(0, start - 3):start], asked[start + length:start + length + 1])
+
+
 def cell_values(question: str, columns: dict[str, list[str]], label_words: set[str] = frozenset()) -> list[CellValue]:
     """The cells of a table the question names. `columns` maps each text column to its distinct cells;
     `label_words` are the singular words of its headers and name, which name columns, not cells.
@@ -376,14 +381,14 @@ def cell_values(question: str, columns: dict[str, list[str]], label_words: set[s
                                       and singulars(word) & {f for w in tokens(c) for f in singulars(w)}))}
         column, held = next(iter(holding.items())) if len(holding) == 1 else (None, ())
         if column is not None and len(held) <= PART_SHARE * len(columns[column]):
-            found.append(CellValue(word, column, tuple(sorted(held)), _stance(asked[max(0, start - 3):start], asked[start + 1:start + 2])))
+            found.append(CellValue(word, column, tuple(sorted(held)), _stance_at(asked, start, 1)))
             taken.add(start)
     coded = {column: cells for column, cells in columns.items()
              if len(cells) >= CODE_MIN_VALUES and all(_CODE.fullmatch(c) for c in cells)}
     for start, word in free:
         hits = [(column, code) for column, cells in coded.items() for code in cells if abbreviates(code, word)]
         if start not in taken and len(hits) == 1:
-            found.append(CellValue(word, hits[0][0], (hits[0][1],), _stance(asked[max(0, start - 3):start], asked[start + 1:start + 2])))
+            found.append(CellValue(word, hits[0][0], (hits[0][1],), _stance_at(asked, start, 1)))
     return found
 
 
@@ -422,8 +427,7 @@ def _whole_values(asked: list[str], columns: dict[str, list[str]]) -> tuple[list
             # every spelling of the same value in that column ("Repair", "repair"), not only the matched one
             for column, cells in by_column.items():
                 variants = {c for c in columns[column] if same_value(c, gram) or same_value(c, cells[0])}
-                found.append(CellValue(gram, column, tuple(sorted(variants | set(cells))),
-                                       _stance(asked[max(0, start - 3):start], asked[start + n:start + n + 1])))
+                found.append(CellValue(gram, column, tuple(sorted(variants | set(cells))), _stance_at(asked, start, n)))
             taken |= span
     return found, taken
 

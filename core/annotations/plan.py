@@ -262,14 +262,15 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     planned.reply = reply if isinstance(reply, dict) else {}
     planned.tokens = {"prompt": getattr(completion, "prompt_tokens", 0), "completion": getattr(completion, "completion_tokens", 0)}
     planned.plan = read_plan(planned.reply, columns)
+    table_words = name_words(table)
     measured = counted_measure(question, columns) if planned.plan is not None and planned.plan.answer == "count" else None
     if measured is not None:  # "How many gallons ..." adds up the Gallons column; it does not count rows
         planned.plan.answer, planned.plan.column = "sum", measured
-    elif planned.plan is not None and planned.plan.answer == "count" and (quantity := items_counted(question, columns, name_words(table))):
+    elif planned.plan is not None and planned.plan.answer == "count" and (quantity := items_counted(question, columns, table_words)):
         planned.plan.answer, planned.plan.column = "sum", quantity  # "How many helmets did we sell?" adds up Qty
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
         planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
-        planned.applied = apply_conditions(question, planned.plan, columns, table.row_count, name_words(table))
+        planned.applied = apply_conditions(question, planned.plan, columns, table.row_count, table_words)
         if planned.refused:  # a group the question names that no column holds
             return planned
         if figures_across(question, planned.plan, columns):
@@ -609,14 +610,19 @@ def items_counted(question: str, columns: list[Column], table_words: frozenset =
     """The quantity column a count of things adds up: "How many helmets did we sell?" over sale lines with a
     Qty column counts helmets, not the lines that sold them, when helmets are what some lines' cells name.
     "How many sales ..." (no cell names a sale) counts the lines."""
-    quantities = [c for c in columns if c.kind == "number" and _label_forms(c) & _QUANTITY_WORDS]
-    noun = _counted_noun(question)
-    if len(quantities) != 1 or not noun:
+    quantity, noun = quantity_column(columns), _counted_noun(question)
+    if quantity is None or not noun:
         return None
     named = stated_conditions(question, columns, table_words).values
     forms = singulars(fold(noun))  # "e-bikes" is the value "ebikes" or "e bikes"
-    return quantities[0] if any(forms & {f for w in [*tokens(v.text), fold(v.text)] for f in singulars(w)}
-                                for v in named) else None
+    return quantity if any(forms & {f for w in [*tokens(v.text), fold(v.text)] for f in singulars(w)}
+                           for v in named) else None
+
+
+def quantity_column(columns: list[Column]) -> Column | None:
+    """The one number column that counts units (Qty, Quantity, Pieces), or None."""
+    quantities = [c for c in columns if c.kind == "number" and _label_forms(c) & _QUANTITY_WORDS]
+    return quantities[0] if len(quantities) == 1 else None
 
 
 def _head_word(label: str) -> str | None:
@@ -730,8 +736,7 @@ def ranking_measure(question: str, columns: list[Column]) -> Column | None:
                 return found[0]
     if not _POPULAR.search(question):
         return None  # "by clinician" names a group, not a measure
-    quantities = [c for c in numbers if _label_forms(c) & _QUANTITY_WORDS]
-    return quantities[0] if len(quantities) == 1 else None
+    return quantity_column(columns)
 
 
 def asked_column(question: str, columns: list[Column]) -> Column | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 from core.annotations.columns import without_accents
@@ -73,11 +74,18 @@ _DURATION_UNITS = {normal_unit(u) for u in ("h", "min", "s")}
 _YEAR_PHRASE = re.compile(r"\b(?:this|last|next|that|of the|the whole)\s+year\b", re.I)
 
 
-def asked_words(question: str) -> list[str]:
+@lru_cache(maxsize=64)
+def stated_bounds(question: str) -> tuple:
+    """The question's bounds, read once for all the tables it is scored against."""
+    return tuple(bounds(question))
+
+
+@lru_cache(maxsize=64)
+def asked_words(question: str) -> tuple[str, ...]:
     """The question's words that can name a table: not a bound's unit ("under 55 lb" names a weight, not
     a column headed "(lb)"; "an hour or more" a duration, not a sheet called Hours) nor a period's "year"."""
-    units = {normal_unit(b.unit) for b in bounds(question) if b.unit}
-    return [w for w in words(_YEAR_PHRASE.sub(" ", question)) if not (units and normal_unit(w) in units)]
+    units = {normal_unit(b.unit) for b in stated_bounds(question) if b.unit}
+    return tuple(w for w in words(_YEAR_PHRASE.sub(" ", question)) if not (units and normal_unit(w) in units))
 
 
 def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(),
@@ -113,7 +121,7 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
         # "an hour or more" over "Duration (min)", "more than $600" over "Total ($)": a column in a unit of
         # the kind the question bounds
         # ("more than five years" is a span of dates, not an hours column's: time counts in hours or less)
-        kinds = {kind[0] for b in bounds(question) if (kind := unit_kind(b.unit))
+        kinds = {kind[0] for b in stated_bounds(question) if (kind := unit_kind(b.unit))
                  and (kind[0] != unit_kind("h")[0] or normal_unit(b.unit) in _DURATION_UNITS)}
         held = sorted(label for label in table.printed.values()
                       if kinds and (kind := unit_kind(header_unit(label))) and kind[0] in kinds)
