@@ -152,6 +152,13 @@ class Settings:
     llm_context_tokens: int = 4096
     llm_omp_wait_policy: str = "PASSIVE"
     llm_timeout_s: float = 300.0
+    # The embedded model keeps earlier prompts' KV state in RAM and restores the longest shared prefix
+    # (a table's description, the reader's instructions) unless the slot's own prompt already shares this
+    # share of the new one. llama.cpp's default, 0.1, kept the slot whenever the fixed instructions were
+    # half of it, so a question back on an earlier table re-read the table: 380 of 662 tokens cached,
+    # against 642 at 0.9 (records dev, seconds p50 12.8 -> 8.2 with compact JSON: docs/tables.md).
+    llm_slot_prompt_similarity: float = 0.9
+    llm_prompt_cache_mib: int = 512  # RAM for those states (~28 KB a token: about 25 prompts of 700 tokens)
     # Prompt tokens read per second until the provider has timed one of its own calls (DESIGN.md:
     # Qwen2.5-Coder-1.5B Q4_K_M, 2 threads, idle machine: 36): the chat page's first wait estimate.
     llm_prompt_tokens_per_second: float = 36.0

@@ -224,13 +224,14 @@ def _time_in_digits(question: str) -> str:
 def bounds(question: str) -> list[Bound]:
     """The numbers a question compares with, each with its operator and unit ("over £2,000",
     "bigger than 150 hp", "between 10 and 20 kg" as two bounds, "more than a week" as over 1 week).
-    A year is a period, not a bound."""
+    A year is a period, not a bound, and so are days of a month ("between 19 and 30 August")."""
+    day_ranges = [p.text for p in periods(question) if p.start]
     question = re.sub(r"\ba fortnight\b", "14 days", _time_in_digits(question), flags=re.I)
     found: list[Bound] = []
     for m in _BETWEEN.finditer(question):
         unit = (m.group(6) or m.group(3) or m.group(1) or m.group(4) or "").lower() or None
         low, high = float(m.group(2).replace(",", "")), float(m.group(5).replace(",", ""))
-        if not (_is_year(m.group(2)) and _is_year(m.group(5))):
+        if not (_is_year(m.group(2)) and _is_year(m.group(5))) and not any(m.group(0) in text for text in day_ranges):
             found += [Bound(m.group(0), ">=", low, unit), Bound(m.group(0), "<=", high, unit)]
     for m in _BOUND.finditer(question):
         if any(m.group(0) in b.text for b in found):

@@ -550,20 +550,23 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     if plan.group_by is not None and _PER_GROUP.search(question) and not _TOP.search(question):
         plan.limit, plan.order_by = None, None
     # "per clinician", "for each product": the group the question names is a column by that name; a model's
-    # grouping on another column is moved to it, or, with no such column, said ("each driver" over Employee)
-    if isinstance(plan.group_by, Column) and (named_group := group_words(question)):
+    # grouping on another column is moved to it, one the model left out is added, and with no such column
+    # it is said ("each driver" over Employee)
+    ungrouped_figure = plan.group_by is None and plan.answer in ("count", *_SQL_AGGREGATE)
+    if (isinstance(plan.group_by, Column) or ungrouped_figure) and (named_group := group_words(question)):
         phrase, forms = named_group
         holding = [c for c in columns if c.kind != "number" and forms & _label_forms(c)]
         # "average loaves per sale" over a Sale Ref column of one value a row: each row, not a group
         rowwise = [c for c in holding if row_count and len(c.cells) >= IDENTIFIER_SHARE * row_count]
         holding = [c for c in holding if c not in rowwise]
         if plan.group_by not in holding and len(holding) == 1:
+            applied.append(Applied(phrase, holding[0].label, "added by code" if plan.group_by is None else "moved by code",
+                                   "the column the question names"))
             plan.group_by = holding[0]
-            applied.append(Applied(phrase, holding[0].label, "moved by code", "the column the question names"))
         elif not holding and not rowwise:
             # "hours per driver" over a timesheet of employees answers from another column: the records
             # set's README scores that wrong, and a person would say the file has no drivers.
-            applied.append(Applied(phrase, plan.group_by.label, "not applied", NO_SUCH_GROUP))
+            applied.append(Applied(phrase, plan.group_by.label if plan.group_by else None, "not applied", NO_SUCH_GROUP))
             plan.answer = NOT_IN_TABLE
     # A filter one grouping makes pointless: grouping on a column filtered to one value is one group.
     if isinstance(plan.group_by, Column) and any(c is plan.group_by and op == "is" and len({fold(v) for v in plan.matched.get(i, (value,))}) == 1
@@ -698,13 +701,15 @@ def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
     single fill-up?" stays one row's maximum."""
     text = without_bounds(question)
     named = asked_column(question, columns)
-    if plan.answer == "list" and plan.group_by is None and _WHICH.search(question) \
+    listed = named or plan.column
+    if plan.answer == "list" and plan.group_by in (None, listed) and _WHICH.search(question) \
             and (named is not None or (plan.column is not None and plan.column.kind == "text")):
         # "our three best-selling accessories by revenue": the listed things ranked by what they sold
-        # (accessories may be a Category's value, not a column: then the listed column is ranked)
+        # (accessories may be a Category's value, not a column: then the listed column is ranked); a model's
+        # grouping on the listed column is that ranking's, and is set below
         measure = ranking_measure(question, columns)
         if measure is not None or _POPULAR.search(question):
-            named = named or plan.column
+            named, plan.group_by = listed, None
             plan.answer, plan.column = ("sum", measure) if measure is not None else ("count", named)
     if named is None or plan.group_by is not None or not _TOP.search(text) or not _WHICH.search(question):
         return
@@ -1068,7 +1073,7 @@ def conditions_text(planned: PlannedQuery) -> str:
         elif op == "is blank":
             parts.append(f"no {column.label}")
         elif op == "is not blank":
-            parts.append(f"with a {column.label}")
+            parts.append(f"any {column.label}")
         else:
             word = {">": "over", ">=": "at least", "<": "under", "<=": "at most"}[op]
             parts.append(f"{column.label} {word} {format_value(_number(value), column.unit)}")

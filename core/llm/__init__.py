@@ -26,6 +26,7 @@ def make_llm(settings: Settings) -> ChatLLM:
         return EmbeddedLLM(
             settings.llm_model_path, cache_dir=settings.cache_dir, threads=settings.llm_threads,
             context_tokens=settings.llm_context_tokens, omp_wait_policy=settings.llm_omp_wait_policy,
-            timeout=settings.llm_timeout_s,
+            timeout=settings.llm_timeout_s, slot_prompt_similarity=settings.llm_slot_prompt_similarity,
+            prompt_cache_mib=settings.llm_prompt_cache_mib,
         )
     raise ValueError(f"Unknown LLM provider {provider!r}: use auto, embedded, ollama or scripted.")

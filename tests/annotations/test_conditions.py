@@ -43,6 +43,12 @@ def test_bounds_keep_their_units_and_operators():
     assert [(b.op, b.number) for b in bounds("trays between 40 and 60 cm")] == [(">=", 40.0), ("<=", 60.0)]
 
 
+def test_days_of_a_month_are_a_period_not_two_bounds():
+    question = "How many deliveries were there between 3 and 14 May, over 20 kg?"
+    assert [(p.start, p.end) for p in periods(question)][0][0].endswith("-05-03")
+    assert [(b.op, b.number, b.unit) for b in bounds(question)] == [(">", 20.0, "kg")]
+
+
 def test_a_bound_is_converted_into_its_columns_unit():
     motor = bounds("mixers with motors over 2 hp")[0]
     assert round(bound_in(motor, "kW"), 3) == 1.491

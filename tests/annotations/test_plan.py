@@ -278,6 +278,17 @@ def test_a_group_no_column_holds_is_refused_not_answered_from_another_column(ws)
     assert response.confidence == "low"
 
 
+def test_a_group_the_question_names_and_the_plan_left_out_is_added_or_refused(ws):
+    ws.llm.script = [plan(answer="sum", column="Loaves"), plan(answer="sum", column="Loaves")]
+    scope = [ws.documents()[0].doc_id]
+    grouped = ws.ask("Loaves sold by each shop?", mode="pipeline", doc_ids=scope)
+    assert grouped.structured["plan"]["group_by"] == "Shop"
+    assert {"condition": "each shop", "column": "Shop", "how": "added by code",
+            "note": "the column the question names"} in grouped.structured["conditions"]
+    refused = ws.ask("Loaves delivered by each van driver?", mode="pipeline", doc_ids=scope)
+    assert refused.answer.startswith("The documents do not contain this: bakery_sales.csv has no column for van driver")
+
+
 @pytest.mark.parametrize("answer", ["count", "maximum"])
 def test_which_x_most_ranks_the_groups_it_names(ws, answer):
     ws.llm.script = [plan(answer=answer, column="Loaves" if answer == "maximum" else "")]
@@ -453,14 +464,17 @@ def test_how_many_of_a_thing_some_cells_name_adds_up_the_quantity_column(kb_of):
 def test_the_three_best_selling_things_of_a_kind_rank_the_listed_column_by_the_measure_named(kb_of):
     ws = kb_of("shop_lines.csv", SHOP)
     lines = [line.split(",") for line in SHOP.splitlines()[1:]]
-    ws.llm.script = [plan(answer="list", column="Item")]
-    response = ws.ask("What were our two best-selling items by amount?", mode="pipeline",
-                      doc_ids=[ws.documents()[0].doc_id])
     totals = {}
     for _, _, item, _, amount in lines:
         totals[item] = totals.get(item, 0) + int(amount)
     top = sorted(totals, key=totals.get, reverse=True)
-    assert all(item in response.answer for item in top[:2]) and not any(item in response.answer for item in top[2:])
+    # the model listing the items, or grouping them without a measure: both are the items ranked by amount
+    ws.llm.script = [plan(answer="list", column="Item"),
+                     plan(answer="list", column="Item", group_by="Item", order="highest first", limit=2)]
+    for _ in range(2):
+        response = ws.ask("What were our two best-selling items by amount?", mode="pipeline",
+                          doc_ids=[ws.documents()[0].doc_id])
+        assert all(item in response.answer for item in top[:2]) and not any(item in response.answer for item in top[2:])
 
 
 def test_who_over_a_table_of_workers_and_clients_is_the_worker_unless_the_client_is_named():

@@ -43,6 +43,29 @@ def test_json_output_is_constrained_by_a_schema(llm):
     assert isinstance(value["colour"], str)
 
 
+def test_json_is_written_on_one_line(llm):
+    schema = {"type": "object", "properties": {"colours": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+                                               "count": {"type": "integer"}}, "required": ["colours", "count"]}
+    value, completion = llm.complete_json([{"role": "user", "content": "List three colours as JSON, with their count."}],
+                                          schema, max_tokens=60)
+    assert isinstance(value["colours"], list)
+    assert "\n" not in completion.text and "  " not in completion.text  # no indentation tokens
+
+
+def test_an_earlier_prompt_is_restored_from_the_prompt_cache(llm):
+    """A question back on the first table reuses that table's description, though another table came between
+    behind the same instructions. (llama.cpp's default similarity, 0.1, kept the slot's own prompt whenever
+    the instructions were half of it, and re-read the table.)"""
+    system = {"role": "system", "content": "Answer from the table. " + " ".join(f"Rule {i}: be brief." for i in range(50))}
+    first = "Table of fruit. " + " ".join(f"apple{i} costs {i} pence;" for i in range(25))
+    second = "Table of tools. " + " ".join(f"hammer{i} weighs {i} grams;" for i in range(25))
+    for table, question in ((first, "Which apple costs 7 pence?"), (second, "Which hammer weighs 3 grams?")):
+        llm.complete([system, {"role": "user", "content": f"{table}\n{question}"}], max_tokens=4, temperature=0.0)
+    again = llm.complete([system, {"role": "user", "content": f"{first}\nWhich apple costs 9 pence?"}], max_tokens=4,
+                         temperature=0.0)
+    assert again.cached_tokens > 0.9 * again.prompt_tokens
+
+
 def test_a_call_over_its_time_limit_is_stopped(llm):
     llm.timeout = 0.05
     try:
