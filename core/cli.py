@@ -217,7 +217,8 @@ def _ask(workspace, args) -> int:
     label = "[{}]" if response.mode == "agent" else "[Source {}]"
     for c in (c for c in response.citations if c.cited or not any(x.cited for x in response.citations)):
         where = location(c.page, c.sheet, c.rows)
-        print(f"{label.format(c.number)} {c.filename} {where} (similarity {c.score:.3f})")
+        found = "rows the query matched" if c.matched else f"similarity {c.score:.3f}"
+        print(f"{label.format(c.number)} {c.filename} {where} ({found})")
     for gap in response.insufficiencies:
         print(f"missing: {gap['section']}: {gap['missing']}" if gap["section"] else f"missing: {gap['missing']}")
     flags = f"; flags: {', '.join(response.safety_flags)}" if response.safety_flags else ""

@@ -89,8 +89,12 @@ def source_anchor(response: dict, number: int) -> str:
 
 def _source_label(c: dict) -> str:
     label = f"[{c['number']}] {escape_markdown(c['filename'])}"  # expander labels render Markdown
-    location = where(c)
-    return f"{label} · {location} · similarity {c['score']:.3f}" if location else f"{label} · similarity {c['score']:.3f}"
+    return " · ".join(p for p in (label, where(c), how_found(c)) if p)
+
+
+def how_found(c: dict) -> str:
+    """"similarity 0.612" for a passage search found; rows a records query matched are exact, not similar."""
+    return "rows the query matched" if c.get("matched") else f"similarity {c['score']:.3f}"
 
 
 def citations(response: dict) -> None:

@@ -487,7 +487,7 @@ def phrase_structured(
         chunk = by_id.get(row.chunk_id or "") or RetrievedChunk(
             row.fact_id, row.doc_id, row.filename, 0, "; ".join(f"{k}: {v}" for k, v in row.properties.items()),
             str(row.page) if row.page else None, row.sheet, str(row.row_index) if row.row_index else None,
-            score=1.0, vector_score=1.0, used=True,
+            score=1.0, vector_score=1.0, used=True, matched=True,
         )
         sources.append(Source(number, chunk, chunk.text))
     if on_token:

@@ -27,6 +27,7 @@ class Citation:
     rows: str | None = None
     snippet: str = ""
     cited: bool = False  # referenced by a [Source N] in the answer
+    matched: bool = False  # rows a records query matched: shown as such, not as "similarity 1.000"
 
 
 @dataclass
@@ -98,7 +99,7 @@ def respond(plan: Plan, draft: Draft | None, validation: Validation | None) -> R
         Citation(
             number=s.number, doc_id=s.chunk.doc_id, filename=s.chunk.filename, page=s.chunk.page,
             sheet=s.chunk.sheet, chunk_id=s.chunk.chunk_id, score=round(s.chunk.similarity, 3),
-            rows=s.chunk.rows, snippet=s.text, cited=s.number in cited,
+            rows=s.chunk.rows, snippet=s.text, cited=s.number in cited, matched=s.chunk.matched,
         )
         for s in draft.sources
     ]

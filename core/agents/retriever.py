@@ -185,7 +185,7 @@ def _chunks_holding(rows, kb: KnowledgeBase, limit: int = 20) -> list[RetrievedC
     records = kb.chunks(chunk_ids)
     return [
         RetrievedChunk(c.chunk_id, c.doc_id, c.filename, c.chunk_index, c.text, c.page_label, c.sheet,
-                       c.rows_label, score=1.0, vector_score=1.0, used=True)
+                       c.rows_label, score=1.0, vector_score=1.0, used=True, matched=True)
         for c in (records[i] for i in chunk_ids if i in records)
     ]
 

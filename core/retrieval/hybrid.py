@@ -35,6 +35,7 @@ class RetrievedChunk:
     vector_rank: int | None = None  # 1-based rank in that retriever, None if it did not find it
     bm25_rank: int | None = None
     used: bool = False  # within top_k, i.e. handed on to the answer
+    matched: bool = False  # a row a records query matched: exact, so its 1.0 is no similarity
     expanded_from: str | None = None  # set on neighbours added by the sliding window
     # Which document and section the chunk is from ("Apple Inc. · Form 10-Q · quarter ended ...
     # — Item 2. ..."), as indexed with it; the Reasoner shows it above the chunk's passage.

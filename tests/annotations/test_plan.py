@@ -302,6 +302,12 @@ def test_which_x_most_ranks_the_groups_it_names(ws, answer):
     assert response.answer.lower().startswith(f"{best.lower()} has the highest") and f"{totals[best]:,}" in response.answer
 
 
+def test_a_records_answers_sources_are_the_rows_its_query_matched(ws):
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Shop", "op": "is", "value": "Harbour"}])]
+    response = ws.ask("How many sales did the Harbour shop make?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.citations and all(c.matched for c in response.citations)
+
+
 def test_the_plans_model_call_is_counted_in_the_answers_tokens(ws):
     ws.llm.script = [plan(answer="count", filters=[{"column": "Baker", "op": "is", "value": "Zoe"}])]
     response = ws.ask("How many sales did Zoe ring up?", mode="pipeline")

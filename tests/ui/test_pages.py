@@ -171,6 +171,8 @@ def test_a_question_about_records_is_answered_from_every_row_with_a_table_and_do
     assert answer_markdown(answer).startswith("20 records")  # all 60 rows counted
     assert answer.dataframe[0].value.shape[0] == 10  # max_rows_per_answer shown inline
     assert answer.get("download_button")[0].label == "Download all 20 as CSV"
+    sources = [e.label for e in answer.expander]  # exact rows: no "similarity 1.000"
+    assert sources and all("rows the query matched" in s and "similarity" not in s for s in sources)
 
     open_page(app, "4_Structured_Results.py")
     results = app.tabs[0]

@@ -108,5 +108,5 @@ def _citation(number: int, hit: SearchHit, cited: bool, snippet_only: bool) -> C
     return Citation(
         number=number, doc_id=chunk.doc_id, filename=chunk.filename, page=chunk.page, sheet=chunk.sheet,
         chunk_id=chunk.chunk_id, score=round(chunk.similarity, 3), rows=chunk.rows,
-        snippet=hit.snippet if snippet_only else chunk.text, cited=cited,
+        snippet=hit.snippet if snippet_only else chunk.text, cited=cited, matched=chunk.matched,
     )

@@ -260,7 +260,7 @@ class AgentTools:
                 handle = f"R{len(state.hits) + 1}"
                 chunk = RetrievedChunk(record.chunk_id, record.doc_id, record.filename, record.chunk_index,
                                        record.text, record.page_label, record.sheet, record.rows_label,
-                                       score=1.0, vector_score=1.0, used=True)
+                                       score=1.0, vector_score=1.0, used=True, matched=True)
                 state.hits[handle] = SearchHit(handle, chunk, query, snippet(cells, self.settings.agent_snippet_chars))
             place = ", ".join(p for p in (row.filename, row.location()) if p)
             lines.append(f"  {handle or '-'} {place}: {snippet(cells, self.settings.agent_snippet_chars)}")
