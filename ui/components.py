@@ -153,12 +153,16 @@ def records_frame(rows: list[dict]) -> pd.DataFrame:
     """Flat record rows as a table: the records' own columns, then where each is (File, Sheet, Page,
     Row), leaving out a file or sheet the whole table shares (its title names it) and a page or row
     column with nothing in it. Blank, never "None"; text throughout (Arrow refuses a column that
-    mixes page numbers and blanks)."""
+    mixes page numbers and blanks). A document's record is no row of a table (its row is 0), and one
+    that lists its own Pages needs no Page beside them."""
     table = pd.DataFrame(rows).drop(columns=["doc_id", "chunk_id", "fact_id"], errors="ignore")
     table = table.astype(object).where(table.notna(), "").astype(str)
+    if "row" in table:
+        table["row"] = table["row"].where(table["row"] != "0", "")
     shared = [c for c in ("filename", "sheet") if c in table and table[c].nunique() == 1]
     empty = [c for c in ("page", "row") if c in table and (table[c] == "").all()]
-    return table.drop(columns=shared + empty).rename(columns=PROVENANCE)
+    own_pages = ["page"] if "page" in table and any(c.lower() == "pages" for c in table.columns) else []
+    return table.drop(columns=list(dict.fromkeys(shared + empty + own_pages))).rename(columns=PROVENANCE)
 
 
 def show_records(rows) -> None:

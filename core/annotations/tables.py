@@ -41,6 +41,9 @@ FIELD_COLUMNS = ["label", "value", "number", "date"]
 # A column is numeric when at least this share of its filled cells read as numbers: WikiTableQuestions
 # columns mix a stray "—" or "n/a" into numbers; lower lets text columns with a few numbers turn numeric.
 NUMERIC_SHARE = 0.8
+# A dash in a column of figures is a nil, as reports print it: neither a number nor text when the column is
+# typed ("(0.9)", "-", "(0.4)", "-" under a year was a text column, and its year's figures unreadable).
+NIL_MARKS = {"-", "–", "—", "−"}
 CURRENCY_SIGNS = "$€£¥₹"
 ISO_DATE_NOTE = "as an ISO date (YYYY-MM-DD)"  # the label of a date column's ISO twin, which follows it
 DATETIME_NOTE = "as an ISO date and time (YYYY-MM-DD HH:MM:SS)"  # and of its date-time twin, after that
@@ -48,7 +51,7 @@ DATETIME_NOTE = "as an ISO date and time (YYYY-MM-DD HH:MM:SS)"  # and of its da
 # values are listed on the table (TableInfo.categories) for a query's prompt and for matching a question's
 # value to its cells. More is a column of names or references, listed by nobody.
 MAX_CATEGORIES = 30
-BUILD_VERSION = "12"  # bump when the tables built from the same facts change shape: the file is rebuilt
+BUILD_VERSION = "13"  # bump when the tables built from the same facts change shape: the file is rebuilt
 
 
 @dataclass
@@ -258,7 +261,8 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
         texts = pd.Series([c[0] if c else None for c in raw], dtype="object")
         numbers = pd.Series([c[1] if c else None for c in raw], dtype="float64")
         filled = texts.notna() & (texts.str.strip() != "")
-        numeric = filled.sum() > 0 and numbers[filled].notna().mean() >= NUMERIC_SHARE
+        typed = filled & ~texts.str.strip().isin(NIL_MARKS)
+        numeric = typed.sum() > 0 and numbers[typed].notna().mean() >= NUMERIC_SHARE
         columns.append((label, column, raw, texts, filled, numeric))
     # Numeric dates are read in one order per column; a column whose values do not say takes its table's.
     orders = {column: numeric_order(list(texts[filled])) for _, column, _, texts, filled, numeric in columns

@@ -148,6 +148,14 @@ def unit_of(texts: list[str]) -> str:
     return ""
 
 
+def is_scale_line(text: str) -> bool:
+    """A line that only states the table's scale ("(In thousands)" under the year headers): no section label
+    of the rows below it."""
+    bare = text.strip().strip("()").strip()
+    found = _UNIT.search(bare)
+    return found is not None and found.group(0).strip() == bare
+
+
 # A footnote marker: "(1)", "(a)", "*", "†" at the end of a label or header, or opening a footnote line.
 _MARKER = re.compile(r"\((\d{1,2}|[a-z])\)|([*†‡]+)")
 _NOTE_START = re.compile(r"^\s*(\((?:\d{1,2}|[a-z])\)|[*†‡]+)\s*\S")
@@ -373,7 +381,7 @@ def read_tables(lines: list[Line], page: int) -> list[_Block]:
             block.table.header_rows = [list(h) for h in before.table.header_rows]
     for n, block in enumerate(blocks):
         table = block.table
-        table.unit = unit_of([table.caption, table.stub, *table.columns])
+        table.unit = unit_of([table.caption, table.stub, *table.columns]) or table.unit
         limit = blocks[n + 1].first if n + 1 < len(blocks) else len(lines)
         _attach_notes(block, lines, limit)
     return blocks
@@ -430,11 +438,15 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
     rows: list[PdfTableRow] = []
     group = ""  # a section label ("Current assets:") in force over the rows below it
     pending = ""  # the first line of a label that wraps onto the row's line
+    scale = ""  # a line of its own stating the scale: the table's unit, not a label
     width = len(columns)
     for m in members:
         label_words, cells = parsed[m]
         if not is_row[m]:
             text = lines[m].text
+            if is_scale_line(text) and not scale:
+                scale = unit_of([text])
+                continue
             if pending:  # two label lines in a row: the first stands alone ("Commitments and contingencies")
                 rows.append(PdfTableRow(pending, [""] * width))
                 pending = ""
@@ -531,7 +543,7 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
     if unreliable or not any(column_names):
         column_names, stub, first, headers = [""] * len(columns), [], members[0], [[] for _ in columns]
     table = PdfTable(page=page, caption=caption, stub=" ".join(stub), columns=column_names, rows=rows,
-                     header_rows=[list(h) for h in headers])
+                     header_rows=[list(h) for h in headers], unit=scale)
     return _Block(first, members[-1], table, columns)
 
 

@@ -238,3 +238,16 @@ def test_a_scale_in_one_columns_header_is_that_columns_only(tmp_path, embedder, 
         assert printed_unit(table, by_label["Viewers (in millions)"]) == "million"
     finally:
         ws.close()
+
+
+def test_a_dash_for_nil_leaves_a_column_of_figures_a_number_column(tmp_path, embedder, write_text):
+    lines = ["Item,2019 £m,2018 £m", "Profit before tax,(42.7),20.9", "Non-deductible items,(0.9),-0.1",
+             "Other items,-,-0.4", "Goodwill,-,-0.8", "Share-based payments,(0.4),-0.6"]
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([write_text("tax.csv", "\n".join(lines) + "\n")])
+    (table,) = ws.pipeline.tables.tables()
+    assert table.types["c_2019_m"] == "REAL"  # two dashes of five cells: a nil each, not a word
+    with sqlite3.connect(ws.pipeline.tables.path) as conn:
+        assert conn.execute("SELECT c_2019_m FROM tax ORDER BY source_row").fetchall() == [
+            (-42.7,), (-0.9,), (None,), (None,), (-0.4,)]
+    ws.close()

@@ -121,7 +121,8 @@ def test_a_loaded_page_keeps_its_prose_and_gives_the_table_a_section_of_its_own(
     assert next_page.text.strip() == "A page of prose: revenue grew 12 percent in 2022."
 
 
-def draw_rows(path: Path, header_lines: list[list[tuple[float, str]]], rows: list[tuple[str, list[str]]]) -> Path:
+def draw_rows(path: Path, header_lines: list[list[tuple[float, str]]], rows: list[tuple[str, list[str]]],
+              caption: str = "The following table summarizes loss from operations (in millions):") -> Path:
     """A table whose header lines are (x centre, text) pairs and whose figures are right-aligned
     at COLUMNS."""
     from reportlab.lib.pagesizes import A4
@@ -130,7 +131,7 @@ def draw_rows(path: Path, header_lines: list[list[tuple[float, str]]], rows: lis
     pdf = canvas.Canvas(str(path), pagesize=A4, invariant=1)
     pdf.setFont("Helvetica", 9)
     y = 780
-    pdf.drawString(40, y, "The following table summarizes loss from operations (in millions):")
+    pdf.drawString(40, y, caption)
     for line in header_lines:
         y -= 11
         for x, text in line:
@@ -155,6 +156,16 @@ def test_a_year_line_with_words_at_its_left_is_the_header(tmp_path):
     assert table.columns == ["2023", "2022", "2021", "2020"]
     assert table.stub == "Years ended December 31,"
     assert table.row_text(table.rows[1]) == "Global services | 2023: 2,727 | 2022: 2,017 | 2021: 450 | 2020: 1,200"
+
+
+def test_a_line_of_its_own_stating_the_scale_is_the_tables_unit_not_a_label_of_the_rows_below(tmp_path):
+    path = draw_rows(tmp_path / "scale.pdf", [[(330, "2023"), (400, "2022"), (480, "2021"), (550, "2020")]],
+                     [("(In thousands)", []), ("Revenues", ["68,024", "67,314", "60,100", "58,000"]),
+                      ("Income from operations", ["12,491", "9,587", "8,000", "7,500"])], caption="North America")
+    (table,) = read_pdf_tables(path)
+    assert table.unit == "In thousands"
+    assert [row.label for row in table.rows] == ["Revenues", "Income from operations"]
+    assert "(In thousands)" in table.head()
 
 
 def test_a_header_line_that_does_not_name_each_column_gives_no_header_rather_than_a_wrong_one(tmp_path):

@@ -121,6 +121,13 @@ def test_records_show_their_own_columns_with_blank_page_and_sheet_cells(app):
     # no File column (one file, named above the table), no empty Page or Sheet, no internal ids
 
 
+def test_a_documents_record_shows_no_row_0_and_no_page_beside_its_own_pages():
+    from ui.components import records_frame
+    invoices = [{"Issuer": "Meridian Labs", "Total": "1,204.00", "Pages": "1-2", "filename": f"inv{n}.pdf", "page": 1,
+                 "sheet": None, "row": 0, "doc_id": "d", "chunk_id": "c", "fact_id": "f"} for n in (1, 2)]
+    assert list(records_frame(invoices).columns) == ["Issuer", "Total", "Pages", "File"]
+
+
 def test_records_from_different_tables_are_each_shown_in_their_own_columns(app):
     app.button[0].click().run()  # the samples: a spreadsheet of two makers' panels and a PDF of datasheets
     ask(app, "List all panels with a width of at most 1.2 m")  # read whole by the rule fast path: no model
