@@ -26,6 +26,11 @@ def location(page: int | str | None = None, sheet: str | None = None, rows: str 
     return ", ".join(p for p in parts if p)
 
 
+def how_found(matched: bool, score: float) -> str:
+    """ "similarity 0.612" for a passage a search found; rows a records query matched are exact, not similar."""
+    return "rows the query matched" if matched else f"similarity {score:.3f}"
+
+
 def cited_numbers(answer: str) -> list[int]:
     """The source numbers an answer cites with "[Source N]", each once, in order."""
     return sorted({int(n) for n in SOURCE_MARKER.findall(answer)})

@@ -10,7 +10,7 @@ import logging
 import sys
 from pathlib import Path
 
-from core.citations import location
+from core.citations import how_found, location
 from core.config import load_settings
 
 
@@ -217,8 +217,7 @@ def _ask(workspace, args) -> int:
     label = "[{}]" if response.mode == "agent" else "[Source {}]"
     for c in (c for c in response.citations if c.cited or not any(x.cited for x in response.citations)):
         where = location(c.page, c.sheet, c.rows)
-        found = "rows the query matched" if c.matched else f"similarity {c.score:.3f}"
-        print(f"{label.format(c.number)} {c.filename} {where} ({found})")
+        print(f"{label.format(c.number)} {c.filename} {where} ({how_found(c.matched, c.score)})")
     for gap in response.insufficiencies:
         print(f"missing: {gap['section']}: {gap['missing']}" if gap["section"] else f"missing: {gap['missing']}")
     flags = f"; flags: {', '.join(response.safety_flags)}" if response.safety_flags else ""

@@ -9,7 +9,7 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
-from core.citations import location, place_citations
+from core.citations import how_found, location, place_citations
 from core.exports import export_filename, record_tables
 
 CONFIDENCE_COLOURS = {"high": "green", "medium": "orange", "low": "red"}
@@ -89,12 +89,7 @@ def source_anchor(response: dict, number: int) -> str:
 
 def _source_label(c: dict) -> str:
     label = f"[{c['number']}] {escape_markdown(c['filename'])}"  # expander labels render Markdown
-    return " · ".join(p for p in (label, where(c), how_found(c)) if p)
-
-
-def how_found(c: dict) -> str:
-    """"similarity 0.612" for a passage search found; rows a records query matched are exact, not similar."""
-    return "rows the query matched" if c.get("matched") else f"similarity {c['score']:.3f}"
+    return " · ".join(p for p in (label, where(c), how_found(c.get("matched", False), c["score"])) if p)
 
 
 def citations(response: dict) -> None:
