@@ -303,7 +303,12 @@ _FILLER = set("a an the of in on at to for from by with and or is are was were b
               "does has have had it its this that our we us me my per each every all any than more less over under".split())
 
 
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_FIGURE = re.compile(_NUMBER)
+
+
+def figures(text: str) -> set[float]:
+    """Every number a text writes in digits ("1,250" is 1250)."""
+    return {float(n.replace(",", "")) for n in _FIGURE.findall(text)}
 
 
 def named_in(value: str, question: str) -> bool:
@@ -312,8 +317,7 @@ def named_in(value: str, question: str) -> bool:
     abbreviates a word of it ("EMG" / "emergency"). "Channel is Phone" for "tickets closed in Q2" is not."""
     if fold(value) and fold(value) in fold(question):
         return True
-    said = {float(n) for n in _NUMBER.findall(question.replace(",", ""))}
-    if said & {float(n) for n in _NUMBER.findall(value.replace(",", ""))}:  # "IMDb 7.5/10" for "scored a 7.5"
+    if figures(question) & figures(value):  # "IMDb 7.5/10" for "scored a 7.5"
         return True
     asked = [w for w in tokens(question) if w not in _FILLER]
     for word in tokens(value):

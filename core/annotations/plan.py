@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions, bound_in,
-                                         bounds, cell_values, named_in, periods, same_value, singulars, tokens, without_bounds)
+                                         bounds, cell_values, figures, named_in, periods, same_value, singulars, tokens,
+                                         without_bounds)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, text_literal
 from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is_twin
 from core.annotations.units import convert, header_unit, normal_unit, stated_scale, unit_kind
@@ -852,8 +853,7 @@ def _apply_bound(bound: Bound, plan: Plan, columns: list[Column]) -> Applied:
 
 def stated_figures(question: str) -> set[float]:
     """Every number a question writes, in digits or in words ("more than one loaf", "8-hour days")."""
-    found = {float(m.replace(",", "")) for m in re.findall(r"\d[\d,]*(?:\.\d+)?", question)}
-    return found | {float(NUMBER_WORDS[w]) for w in tokens(question) if w in NUMBER_WORDS}
+    return figures(question) | {float(NUMBER_WORDS[w]) for w in tokens(question) if w in NUMBER_WORDS}
 
 
 def _number(text: str) -> float | None:

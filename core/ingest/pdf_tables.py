@@ -148,12 +148,12 @@ def unit_of(texts: list[str]) -> str:
     return ""
 
 
-def is_scale_line(text: str) -> bool:
-    """A line that only states the table's scale ("(In thousands)" under the year headers): no section label
-    of the rows below it."""
+def scale_line(text: str) -> str:
+    """The scale a line states when that is all it states ("(In thousands)" under the year headers: no section
+    label of the rows below it), else ""."""
     bare = text.strip().strip("()").strip()
     found = _UNIT.search(bare)
-    return found is not None and found.group(0).strip() == bare
+    return bare if found is not None and found.group(0).strip() == bare else ""
 
 
 # A footnote marker: "(1)", "(a)", "*", "†" at the end of a label or header, or opening a footnote line.
@@ -444,8 +444,8 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
         label_words, cells = parsed[m]
         if not is_row[m]:
             text = lines[m].text
-            if is_scale_line(text) and not scale:
-                scale = unit_of([text])
+            if not scale and (stated := scale_line(text)):
+                scale = stated
                 continue
             if pending:  # two label lines in a row: the first stands alone ("Commitments and contingencies")
                 rows.append(PdfTableRow(pending, [""] * width))
