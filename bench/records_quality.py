@@ -125,7 +125,8 @@ def load(path: Path, part: str, types: str = "", ids: frozenset = frozenset()) -
 
 
 def selection(args) -> dict:
-    """No model: how often the unscoped question selects one of its files' tables first."""
+    """How often the unscoped question selects one of its files' tables first: by the words alone, or
+    (--model-choice) with the model choosing where they could not."""
     from core.config import load_settings
     from core.workspace import Workspace
 
@@ -133,7 +134,7 @@ def selection(args) -> dict:
     ws = Workspace(load_settings())
     right = 0
     for item in items:
-        route = ws.tables_named(item["question"])
+        route = ws.tables_named(item["question"], with_model=args.model_choice)
         chosen = [s.table.filename for s in route.selections] if route else []
         right += bool(chosen) and chosen[0] in item["files"]
     ws.close()
@@ -215,7 +216,9 @@ def main(argv=None) -> int:
     parser.add_argument("--resume", action="store_true", help="skip questions already in the JSONL")
     parser.add_argument("--from-jsonl", type=Path, help="only re-score a finished or stopped run")
     parser.add_argument("--selection-only", action="store_true",
-                        help="no model: how often the question selects one of its files' tables first")
+                        help="how often the question selects one of its files' tables first (no model unless --model-choice)")
+    parser.add_argument("--model-choice", action="store_true",
+                        help="with --selection-only: the model chooses where the words could not tell tables apart")
     parser.add_argument("--name", default="", help="the results file's stem (default records_<part>)")
     parser.add_argument("--keep-answers", action="store_true",
                         help="also write the answers to bench/answers/records_<part>.jsonl (committed; "

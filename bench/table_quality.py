@@ -192,12 +192,12 @@ def run_one(args, rows, ws, docs, calls: CallLog, out: Path, system: str) -> lis
                 continue
             filename = file_of(row["context"])
             record = {"id": row["id"], "question": row["utterance"], "reference": row["targetValue"], "file": filename}
-            # (b) unscoped: which table the question selects among all of them (selection is code, no model)
-            route = ws.tables_named(row["utterance"])
+            # (b) unscoped: which table the question selects among all of them (code; the model only with --model-choice)
+            route = ws.tables_named(row["utterance"], with_model=args.model_choice)
             ranked = route.ranked if route else []
             record["unscoped_top"] = ranked[0].table.filename if ranked else None
             record["unscoped_selected"] = [s.table.filename for s in route.selections] if route else []
-            if args.selection_only:  # (b) only: code, no model
+            if args.selection_only:  # (b) only
                 record.update(answer="", route=None, confidence=None, query=None, path=None, attempts=None,
                               seconds=0.0, query_failed=False, retried=False, match=False)
                 results.append(record)
@@ -267,6 +267,8 @@ def main(argv=None) -> int:
     parser.add_argument("--resume", action="store_true", help="skip questions already in the JSONL")
     parser.add_argument("--selection-only", action="store_true",
                         help="measure only (b), which table the unscoped question selects (no model, fast)")
+    parser.add_argument("--model-choice", action="store_true",
+                        help="the unscoped selection asks the model where the words could not tell tables apart")
     parser.add_argument("--examples-differ", action="store_true",
                         help="only the questions whose example rows the question changes (the first_rows A/B)")
     parser.add_argument("--from-jsonl", type=Path, help="only report a finished or stopped run")

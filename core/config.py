@@ -76,6 +76,17 @@ class Settings:
     table_similarity_weight: float = 8.0
     table_similarity_floor: float = 0.1
     table_max_selected: int = 2  # tables one query may join; more is a question about several files
+    table_close: float = 0.8  # a table within this share of the best score is selected beside it
+    # When the words cannot tell tables apart (none reached table_min_score though one scored
+    # table_choice_floor, or a table of another file is within table_close of the best), one JSON call
+    # picks among the best table_choice_candidates files from their headers and a few values
+    # (core.annotations.choose). Records dev: the right table first for 53 of 60 questions by the
+    # rules, 57 with the call, asked for 9 (docs/tables.md, session 11).
+    table_choice_model: bool = True
+    table_choice_floor: float = 1.5
+    table_choice_candidates: int = 4
+    table_choice_values: int = 8  # values shown per candidate: a value or two of each categorical column
+    table_choice_max_tokens: int = 12  # '{"table": 2}' is 7 tokens
     table_example_rows: int = 3  # rows shown under each CREATE TABLE (the text-to-SQL form Qwen-Coder knows)
     table_query_max_tokens: int = 200  # the JSON with one query; longer is a runaway
     # How the model asks a table (issue 22): "plan" fills a query plan over the real columns under a JSON

@@ -149,13 +149,14 @@ class Workspace:
 
     # --- facts ------------------------------------------------------------------------------
 
-    def tables_named(self, question: str):
+    def tables_named(self, question: str, with_model: bool = False):
         """The stored tables a question would be answered from (a core.annotations.route.TableRoute:
         selected and ranked tables, the rule parse, the record lookup), without answering it: the
-        table route's first step, which the benchmarks score on its own. None when no table is stored."""
+        table route's first step, which the benchmarks score on its own. None when no table is stored.
+        `with_model`: as an answer chooses, asking the model where the words could not tell tables apart."""
         from core.agents.planner import Plan
 
-        return self.pipeline.tables_named(Plan(question=question, needs_retrieval=True))
+        return self.pipeline.tables_named(Plan(question=question, needs_retrieval=True), with_model=with_model)
 
     def typed_tables(self) -> list:
         """The typed tables questions about records are answered from (core.annotations.tables.TableInfo:

@@ -22,6 +22,7 @@ from core.agents.responder import PIPELINE, Response
 from core.agents.router import DocumentRouter
 from core.agents.turn import Turn
 from core.agents.validator import Validation
+from core.annotations import choose
 from core.annotations.query import parse_structured, unexplained_words
 from core.annotations.route import (TableRoute, payload, run_planned_query, run_record_lookup, run_structured,
                                     run_table_query, save_result_set)
@@ -109,9 +110,10 @@ class AnswerPipeline:
             event.outputs.update(plan.trace())
         return plan
 
-    def tables_named(self, plan: Plan) -> TableRoute | None:
+    def tables_named(self, plan: Plan, with_model: bool = True) -> TableRoute | None:
         """The tables the question names (or, scoped by the user, the tables of those documents), and
-        whether the rule parse accounts for the whole question on them (the fast path)."""
+        whether the rule parse accounts for the whole question on them (the fast path). `with_model`:
+        the model chooses where the words could not (core.annotations.choose)."""
         tables = self.tables.tables()
         if not tables:
             return None
@@ -134,12 +136,16 @@ class AnswerPipeline:
                 shared = set().union(*(file_words(f) for f in named))
                 tables = [t for t in tables if t.filename in named or file_words(t.filename) & shared]
             selected, ranked = select_tables(plan.question, tables, s.table_min_score, s.table_max_selected,
-                                             measured=measured, similarity=self._similarities(plan.question, tables),
+                                             s.table_close, measured=measured,
+                                             similarity=self._similarities(plan.question, tables),
                                              weight=s.table_similarity_weight, floor=s.table_similarity_floor)
+        choice = ""
+        if with_model and s.table_choice_model and not plan.doc_ids:
+            selected, choice = self._choose_table(plan.question, selected, ranked)
         if not selected:
-            return TableRoute([], ranked, None)
+            return TableRoute([], ranked, None, choice=choice)
         accounted = set().union(*(x.file_words for x in selected))
-        route = TableRoute(selected, ranked, parsed, unexplained_words(plan.question, parsed, accounted))
+        route = TableRoute(selected, ranked, parsed, unexplained_words(plan.question, parsed, accounted), choice=choice)
         # the record of a selected document, even when two of its other tables outscored it
         documents = {x.table.doc_id for x in selected}
         if any(x.table.kind == "records" for x in selected):  # and the one record whose value the question names
@@ -147,6 +153,24 @@ class AnswerPipeline:
                           and any(r.startswith("names values") for r in x.reasons)}
         route.lookup = record_lookup(plan.question, [x for x in ranked if x.table.doc_id in documents])
         return route
+
+    def _choose_table(self, question: str, selected: list[Selection], ranked: list[Selection]) -> tuple[list, str]:
+        """(the selection, what the model was asked and chose, or "" when the rules were sure). Only a
+        question that may ask for records is worth the call: a summary or a rule goes to text anyway, and
+        where no table was selected, only one the rules are sure asks for records (an unsure one goes to
+        text, as question_kind.classify sends it)."""
+        s = self.settings
+        doubt = choose.unsure(selected, ranked, close=s.table_close, floor=s.table_choice_floor,
+                              max_candidates=s.table_choice_candidates)
+        default = question_kind.RECORDS if selected else question_kind.TEXT
+        if doubt is None or question_kind.by_rules(question, default).kind != question_kind.RECORDS:
+            return selected, ""
+        chosen, why = choose.choose(question, doubt, self.llm, max_tokens=s.table_choice_max_tokens,
+                                    max_values=s.table_choice_values)
+        if chosen is None:
+            return [], why
+        chosen.reasons.append("chosen by the model among close tables")
+        return [chosen, *[x for x in selected if x is not chosen]][: s.table_max_selected], why
 
     def _similarities(self, question: str, tables: list) -> dict[str, float]:
         """Cosine similarity of the question and each table's card, the cards embedded once per build."""

@@ -82,7 +82,12 @@ _MONTH_RANGE = re.compile(rf"\b(?:(?:between|from)\s+({_MONTH})\s+(?:and|to|unti
                           rf"\s+({_MONTH})\b(?:\s+((?:19|20)\d\d))?", re.I)
 # "between 19 and 30 August", "from 3 to 9 May", "19-30 August": days of one month
 _DAYS_OF_MONTH = re.compile(rf"\b(?:(?:between|from)\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:and|to|until|-|–)\s*(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\b(?:\s+((?:19|20)\d\d))?", re.I)
-_DAY_RANGE = re.compile(rf"\b(?:between|from)\s+(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\s+(?:and|to|until)\s+(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\b(?:\s+((?:19|20)\d\d))?", re.I)
+# "between 3 June and 9 July", "from November 27 to December 24, 2024", "Nov 27 - Dec 24": a day of one month
+# to a day of another, the day on either side of its month
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_DATE = rf"(?:{_DAY}\s+(?:of\s+)?({_MONTH})|({_MONTH})\.?\s+{_DAY}(?![\d:]))"
+_DAY_RANGE = re.compile(rf"\b(?:(?:between|from)\s+)?{_DATE}\s*(?:and|to|until|through|-|–)\s*{_DATE}\b"
+                        rf"(?:,?\s+((?:19|20)\d\d))?", re.I)
 _MONTH_YEAR = re.compile(rf"\b({_MONTH})\b\.?(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
 _YEAR = re.compile(r"(?<![\d£$€.,])((?:19|20)\d\d)(?![\d%])")
 _YEAR_RANGE = re.compile(r"\b(?:between|from)\s+((?:19|20)\d\d)\s+(?:and|to|through|until|-)\s+((?:19|20)\d\d)\b", re.I)
@@ -109,9 +114,11 @@ def periods(question: str) -> list[Period]:
         found.append(period)
 
     for m in _DAY_RANGE.finditer(text):
-        year = int(m.group(5)) if m.group(5) else None
-        d1, m1, d2, m2 = int(m.group(1)), month_number(m.group(2)), int(m.group(3)), month_number(m.group(4))
-        if m1 and m2:
+        g = m.groups()
+        year = int(g[8]) if g[8] else None
+        d1, m1 = int(g[0] or g[3]), month_number(g[1] or g[2])
+        d2, m2 = int(g[4] or g[7]), month_number(g[5] or g[6])
+        if m1 and m2 and 1 <= d1 <= 31 and 1 <= d2 <= 31:
             y = year or 0
             take(m, Period(m.group(0), year, (), f"{y:04d}-{m1:02d}-{d1:02d}", f"{y:04d}-{m2:02d}-{d2:02d}"))
     for m in _DAYS_OF_MONTH.finditer(text):

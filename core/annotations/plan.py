@@ -287,6 +287,8 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
             # "the state with the lowest average price": the average per group, ranked; not each group's minimum
             plan.descending = plan.answer == "maximum" if plan.limit else plan.descending
             plan.answer = "average"
+        if plan.answer == "average" and asks_median(question):
+            plan.answer = "median"  # the schema offers the model no median (a word it would then misuse); code reads it
         rank_by_group(question, plan, columns)
         if plan.answer in ("count", "list") and asks_which(question) and plan.group_by is None:
             named = asked_column(question, columns)
@@ -564,7 +566,8 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
             applied.append(Applied(phrase, holding[0].label, "added by code" if plan.group_by is None else "moved by code",
                                    "the column the question names"))
             plan.group_by = holding[0]
-        elif not holding and not rowwise:
+        elif not holding and not rowwise and not singulars(phrase.split()[-1].lower()) & _ROW_NOUNS:
+            # ("per transaction", "per timesheet line": what every row is, no column: each row, not a group)
             # "hours per driver" over a timesheet of employees answers from another column: the records
             # set's README scores that wrong, and a person would say the file has no drivers.
             applied.append(Applied(phrase, plan.group_by.label if plan.group_by else None, "not applied", NO_SUCH_GROUP))
@@ -667,6 +670,7 @@ def group_words(question: str) -> tuple[str, set[str]] | None:
     return said, {f for w in found for f in singulars(w)}
 
 
+_ROW_NOUNS = {"row", "line", "entry", "record", "transaction"}  # what any table's row is called
 _GROUP_LEAD = re.compile(r"^(?:per|each|every|by|for each|for every)\s+", re.I)
 _GROUP_FILLER = {"of", "the", "our", "a", "an", "in", "on", "for", "and", "did", "do", "does", "was", "were", "is", "are",
                  "make", "made", "have", "has", "had", "get", "got", "take", "took", "spend", "spent", "sell", "sold"}
@@ -677,7 +681,11 @@ def _label_forms(column: Column) -> set[str]:
 
 
 def asks_average(question: str) -> bool:
-    return bool(re.search(r"\b(?:average|mean)\b", question, re.I))
+    return bool(re.search(r"\b(?:average|mean|median)\b", question, re.I))
+
+
+def asks_median(question: str) -> bool:
+    return bool(re.search(r"\bmedian\b", question, re.I))
 
 
 def period_group(question: str) -> str | None:
@@ -870,7 +878,7 @@ def _plain(number: float) -> str:
 
 # --- code compiles the plan ---
 
-_SQL_AGGREGATE = {"sum": "SUM", "average": "AVG", "minimum": "MIN", "maximum": "MAX"}
+_SQL_AGGREGATE = {"sum": "SUM", "average": "AVG", "median": "MEDIAN", "minimum": "MIN", "maximum": "MAX"}
 _SQL_OP = {"is": "=", "is not": "<>", ">": ">", ">=": ">=", "<": "<", "<=": "<="}
 
 
@@ -1252,7 +1260,7 @@ def _scope(conditions: str) -> str:
 
 def _measure_words(plan: Plan, question: str) -> str:
     name = plan.column.label if plan.column is not None else "rows"
-    return {"sum": name if name.lower().startswith("total") else f"total {name}", "average": f"average {name}", "minimum": f"lowest {name}",
+    return {"sum": name if name.lower().startswith("total") else f"total {name}", "average": f"average {name}", "median": f"median {name}", "minimum": f"lowest {name}",
             "maximum": f"highest {name}", "count": "number of " + (_counted_noun(question) or "rows")}.get(plan.answer, name)
 
 

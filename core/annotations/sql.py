@@ -78,6 +78,24 @@ _ACTIONS = ("CREATE_INDEX CREATE_TABLE CREATE_TEMP_INDEX CREATE_TEMP_TABLE CREAT
 _ACTION_NAMES = {getattr(sqlite3, "SQLITE_" + n): n.lower().replace("_", " ") for n in _ACTIONS if hasattr(sqlite3, "SQLITE_" + n)}
 
 
+class Median:
+    """MEDIAN(x), which SQLite lacks: the middle of the non-null numbers, the mean of the two middle ones."""
+
+    def __init__(self) -> None:
+        self.values: list[float] = []
+
+    def step(self, value) -> None:
+        if isinstance(value, (int, float)):
+            self.values.append(value)
+
+    def finalize(self) -> float | None:
+        values = sorted(self.values)
+        middle = len(values) // 2
+        if not values:
+            return None
+        return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
 class ReadOnlyExecutor:
     """Runs one SELECT over the named tables of the tables file, and nothing else."""
 
@@ -106,6 +124,7 @@ class ReadOnlyExecutor:
         try:
             stored = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
             stored.add("sqlite_master")
+            conn.create_aggregate("MEDIAN", 1, Median)
             conn.set_authorizer(authorize)
             deadline = started + self.timeout_s
             conn.set_progress_handler(lambda: 1 if time.perf_counter() > deadline else 0, 10_000)

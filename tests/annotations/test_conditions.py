@@ -20,6 +20,11 @@ def test_a_month_word_is_a_month_only_where_it_can_be_one():
 def test_ranges_of_days_years_and_open_ended_years():
     day_range = periods("Bookings between 3 June and 9 July 2023")[0]
     assert (day_range.start, day_range.end) == ("2023-06-03", "2023-07-09")
+    us_order = periods("Deliveries from October 28 to November 3, 2022")[0]  # month before day, a year after a comma
+    assert (us_order.start, us_order.end) == ("2022-10-28", "2022-11-03")
+    short = periods("Takings 28 Oct - 3 Nov")[0]
+    assert (short.start, short.end) == ("0000-10-28", "0000-11-03")  # no year: the table's
+    assert [p.months for p in periods("Bookings in March 2024")] == [(3,)]  # "March 20(24)" is no day
     years = periods("Sales from 2019 to 2021")[0]
     assert (years.start, years.end) == ("2019-01-01", "2021-12-31")
     assert periods("Shops opened after 2018")[0].start == "2019-01-01"

@@ -213,6 +213,17 @@ def test_the_time_between_two_dates_is_a_column_the_plan_can_average(jobs):
     assert f"across {len(waits)} rows" in response.answer
 
 
+def test_a_median_asked_is_the_median_even_when_the_plan_said_average(jobs):
+    from statistics import median
+
+    jobs.llm.script = [plan(answer="average", column="days from Booked In to Collected")]
+    response = jobs.ask("What was the median turnaround, in days?", mode="pipeline",
+                        doc_ids=[jobs.documents()[0].doc_id])
+    waits = [days_waited(r) for r in job_rows() if r["Collected"]]
+    assert response.structured["plan"]["answer"] == "median"
+    assert f"median days from Booked In to Collected is {median(waits):g} days" in response.answer
+
+
 def test_a_wait_stated_in_weeks_bounds_the_days_between_two_dates(jobs):
     jobs.llm.script = [plan(answer="count", column="days from Booked In to Collected")]
     response = jobs.ask("How many ovens waited more than a week before they were collected?", mode="pipeline",
@@ -287,6 +298,15 @@ def test_a_group_the_question_names_and_the_plan_left_out_is_added_or_refused(ws
             "note": "the column the question names"} in grouped.structured["conditions"]
     refused = ws.ask("Loaves delivered by each van driver?", mode="pipeline", doc_ids=scope)
     assert refused.answer.startswith("The documents do not contain this: bakery_sales.csv has no column for van driver")
+
+
+def test_per_line_or_per_transaction_is_each_row_not_a_group(ws):
+    ws.llm.script = [plan(answer="average", column="Loaves")]
+    response = ws.ask("What is the average number of loaves per transaction?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    loaves = [float(r["Loaves"]) for r in rows(ws, lambda r: True)]
+    assert response.structured["plan"]["group_by"] is None
+    assert f"{sum(loaves) / len(loaves):.2f}" in response.answer
 
 
 @pytest.mark.parametrize("answer", ["count", "maximum"])

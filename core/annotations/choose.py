@@ -1,0 +1,84 @@
+"""The model chooses between tables the words could not tell apart (issue 22).
+
+Table selection (core.annotations.select) scores what a question names. Office users often name
+neither file nor header ("which trucks had a single fill-up over $600" is about the fuel log, not
+the fleet register that also lists trucks and dollars), and then two tables score alike, or none
+reaches the bar. Only then one short call under a JSON schema whose only values are the candidates'
+numbers reads each candidate's headers and a few values and picks the table whose rows answer it.
+The rules' choice stands where they were sure, and where the model's call fails.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.annotations.select import Selection
+from core.annotations.tables import TableInfo, is_twin
+
+
+@dataclass(frozen=True)
+class Unsure:
+    """Why the words could not choose: the candidates the model reads, best first."""
+    candidates: list
+    why: str
+
+
+def unsure(selected: list[Selection], ranked: list[Selection], *, close: float, floor: float,
+           max_candidates: int) -> Unsure | None:
+    """The candidates when the rules are unsure: nothing reached the bar though a table scored at
+    least `floor`, or the runner-up of another file scored at least `close` of the best."""
+    if not ranked or ranked[0].table.kind not in ("rows", "measures"):
+        return None  # a document's own tables (an invoice's fields, its line items) are chosen by naming it
+    candidates, files = [], set()
+    for s in ranked:  # one table a file: two sheets of one workbook are its query's to join
+        if s.table.kind in ("rows", "measures") and s.table.filename not in files:
+            candidates.append(s)
+            files.add(s.table.filename)
+    candidates = candidates[:max_candidates]
+    if len(candidates) < 2 and selected:
+        return None
+    if not candidates or candidates[0].score < floor:
+        return None
+    if not selected:
+        return Unsure(candidates, f"no table reached the bar (best {candidates[0].score:.1f})")
+    if candidates[1].score >= close * candidates[0].score:
+        return Unsure(candidates, f"{candidates[1].table.filename} scored {candidates[1].score:.1f} "
+                                  f"against {candidates[0].score:.1f}")
+    return None
+
+
+def card(table: TableInfo, max_values: int) -> str:
+    """A table as the model reads it: file (and sheet), its printed headers, and a few of its values."""
+    printed = [" ".join(table.printed.get(c, c).split()) for c in table.columns if not is_twin(table, c)]
+    # ("Power [hp] in W" restates "Power [hp]" in base units)
+    headers = [h for h in printed if not any(h.startswith(f"{other} in ") for other in printed if other != h)]
+    # a value or two of each categorical column, the fewest-valued first: "Completed", "DNA" say what rows are
+    columns = sorted(table.categories.values(), key=len)
+    values = [" ".join(groups[i][0].split()) for i in range(2) for groups in columns if i < len(groups)][:max_values]
+    name = table.filename + (f" [{table.sheet}]" if table.sheet else "")
+    return f"{name}: {', '.join(headers)}" + (f" (values: {', '.join(values)})" if values else "")
+
+
+PROMPT = ("Which table has the rows that answer the question? Reply with its number, or 0 if none of them "
+          "records what it asks about.\n{cards}\nQuestion: {question}")
+
+
+def choose(question: str, doubt: Unsure, llm, *, max_tokens: int, max_values: int) -> tuple[Selection | None, str]:
+    """(the chosen candidate or None for none of them, what happened, for the trace). A call that
+    fails returns the rules' best, saying so."""
+    from core.llm.base import LLMError
+
+    cards = "\n".join(f"{n}. {card(s.table, max_values)}" for n, s in enumerate(doubt.candidates, start=1))
+    schema = {"type": "object", "properties": {"table": {"type": "integer", "enum": list(range(len(doubt.candidates) + 1))}},
+              "required": ["table"], "additionalProperties": False}
+    try:
+        value, _ = llm.complete_json([{"role": "user", "content": PROMPT.format(cards=cards, question=question.strip())}],
+                                     schema, max_tokens=max_tokens, temperature=0.0)
+    except LLMError as exc:
+        return doubt.candidates[0], f"{doubt.why}; the model could not choose ({exc}), so the best score stands"
+    number = value.get("table")
+    if not isinstance(number, int) or not 0 <= number <= len(doubt.candidates):
+        return doubt.candidates[0], f"{doubt.why}; the model answered outside the candidates, so the best score stands"
+    if number == 0:
+        return None, f"{doubt.why}; the model read none of them as recording it"
+    chosen = doubt.candidates[number - 1]
+    return chosen, f"{doubt.why}; the model chose {chosen.table.filename}"
