@@ -35,6 +35,7 @@ ANSWERS = ["count", "sum", "average", "minimum", "maximum", "list", "change", "p
 FILTER_OPS = ["is", "is not", "contains", ">", ">=", "<", "<=", "is blank", "is not blank"]
 NOT_IN_TABLE = "not in table"
 NO_SUCH_GROUP = "no column is called that"
+NO_ROWS_THEN = "the table has no rows dated then"
 PERIOD_GROUPS = ["month", "quarter", "weekday"]
 ORDERS = ["", "highest first", "lowest first"]
 MAX_FILTERS = 4
@@ -670,6 +671,7 @@ def group_words(question: str) -> tuple[str, set[str]] | None:
     return said, {f for w in found for f in singulars(w)}
 
 
+_PERIOD_LEAD = re.compile(r"^(?:in|during|for|of)\s+", re.I)
 _ROW_NOUNS = {"row", "line", "entry", "record", "transaction"}  # what any table's row is called
 _GROUP_LEAD = re.compile(r"^(?:per|each|every|by|for each|for every)\s+", re.I)
 _GROUP_FILLER = {"of", "the", "our", "a", "an", "in", "on", "for", "and", "did", "do", "does", "was", "were", "is", "are",
@@ -1018,7 +1020,31 @@ def _period_sql(period: Period, column: Column) -> list[str]:
     return parts
 
 
+def dated_outside(planned: PlannedQuery, executor: ReadOnlyExecutor) -> tuple[Period, Column, str, str] | None:
+    """(period, its column, first and last date) when a year the question states holds no row of the table
+    at all: "how many sick days in 2024" over a table of 1990s matches is not "0", it is not recorded."""
+    for period, column in planned.plan.periods:
+        if not (period.year or (period.start and not period.start.startswith("0000"))) or not column.date_twin:
+            continue
+        twin = f'"{column.date_twin}"'
+        sql = (f"SELECT COUNT(*), MIN({twin}), MAX({twin}), SUM({' AND '.join(_period_sql(period, column))}) "
+               f"FROM {planned.table.name} WHERE {twin} IS NOT NULL")
+        try:
+            dated, first, last, inside = executor.run(sql, [planned.table.name]).rows[0]
+        except Exception:  # the check is a courtesy: the query itself says what it finds
+            continue
+        if dated and not inside:
+            return period, column, str(first)[:10], str(last)[:10]
+    return None
+
+
 def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
+    if (outside := dated_outside(planned, executor)) is not None:
+        period, column, first, last = outside
+        planned.applied.append(Applied(period.text, column.label, "not applied",
+                                       f"{NO_ROWS_THEN}: its {column.label} runs from {first} to {last}"))
+        planned.plan.answer = NOT_IN_TABLE
+        return
     planned.sql = compile_plan(planned.plan, planned.table)
     try:
         found = executor.run(planned.sql, [planned.table.name])
@@ -1132,6 +1158,9 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     where = table.filename
     if plan.answer == NOT_IN_TABLE:
         held = ", ".join([table.printed.get(c, c) for c in table.columns if not is_twin(table, c)][:8])
+        if (then := next((a for a in planned.applied if a.note.startswith(NO_ROWS_THEN)), None)) is not None:
+            return (f"The documents do not contain this: {where} has no rows dated {_PERIOD_LEAD.sub('', then.condition)} "
+                    f"({then.note[len(NO_ROWS_THEN) + 2:]}).")
         missing = next((_GROUP_LEAD.sub("", a.condition) for a in planned.applied if a.note == NO_SUCH_GROUP), "it")
         return f"The documents do not contain this: {where} has no column for {missing} (it records {held})."
     if plan.across:

@@ -368,6 +368,7 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
     refused = planned.plan is not None and planned.plan.answer == NOT_IN_TABLE
     if planned.plan is not None and planned.plan.answer != "other" and planned.error is None and not refused:
         run_plan(planned, executor)
+        refused = planned.refused  # a stated year the table holds no row of
     if not refused and (planned.plan is None or planned.plan.answer == "other" or planned.error is not None
                         or not planned.sql):
         result = run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)
@@ -575,7 +576,7 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
     queried = [t for t in tables if reads_table(query.sql, t)]
     if result.planned is not None:
         text = phrase_plan(result.planned, result.parsed_question, max_rows)
-        if result.doubts:
+        if result.doubts and not result.planned.refused:  # a refusal already says what the table lacks
             text += " I could not apply " + "; ".join(f"“{d}”" for d in result.doubts) + ", so this may cover more than you asked."
         text += f" {cite}"
         evidence = plan_evidence(result.planned) + " " + " ".join(_row_text(r) for r in sources)

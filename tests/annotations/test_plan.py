@@ -300,6 +300,15 @@ def test_a_group_the_question_names_and_the_plan_left_out_is_added_or_refused(ws
     assert refused.answer.startswith("The documents do not contain this: bakery_sales.csv has no column for van driver")
 
 
+def test_a_stated_year_the_table_holds_no_row_of_is_said_not_counted_as_zero(ws):
+    ws.llm.script = [plan(answer="sum", column="Loaves")]
+    response = ws.ask("How many loaves did we sell in 2019?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    dates = sorted(f"{d[6:]}-{d[3:5]}-{d[:2]}" for d in (r["Date"] for r in rows(ws, lambda r: True)))
+    assert response.answer == (f"The documents do not contain this: bakery_sales.csv has no rows dated 2019 "
+                               f"(its Date runs from {dates[0]} to {dates[-1]}).")
+    assert response.confidence == "low"
+
+
 def test_per_line_or_per_transaction_is_each_row_not_a_group(ws):
     ws.llm.script = [plan(answer="average", column="Loaves")]
     response = ws.ask("What is the average number of loaves per transaction?", mode="pipeline",
