@@ -139,7 +139,7 @@ class AnswerPipeline:
                                              s.table_close, measured=measured,
                                              similarity=self._similarities(plan.question, tables),
                                              weight=s.table_similarity_weight, floor=s.table_similarity_floor)
-        choice = ""
+        choice = None
         if with_model and s.table_choice_model and not plan.doc_ids:
             selected, choice = self._choose_table(plan.question, selected, ranked)
         if not selected:
@@ -154,8 +154,9 @@ class AnswerPipeline:
         route.lookup = record_lookup(plan.question, [x for x in ranked if x.table.doc_id in documents])
         return route
 
-    def _choose_table(self, question: str, selected: list[Selection], ranked: list[Selection]) -> tuple[list, str]:
-        """(the selection, what the model was asked and chose, or "" when the rules were sure). Only a
+    def _choose_table(self, question: str, selected: list[Selection],
+                      ranked: list[Selection]) -> tuple[list, choose.Choice | None]:
+        """(the selection, the model's choice or None when the rules were sure). Only a
         question that may ask for records is worth the call: a summary or a rule goes to text anyway, and
         where no table was selected, only one the rules are sure asks for records (an unsure one goes to
         text, as question_kind.classify sends it)."""
@@ -164,13 +165,13 @@ class AnswerPipeline:
                               max_candidates=s.table_choice_candidates)
         default = question_kind.RECORDS if selected else question_kind.TEXT
         if doubt is None or question_kind.by_rules(question, default).kind != question_kind.RECORDS:
-            return selected, ""
-        chosen, why = choose.choose(question, doubt, self.llm, max_tokens=s.table_choice_max_tokens,
-                                    max_values=s.table_choice_values)
-        if chosen is None:
-            return [], why
-        chosen.reasons.append("chosen by the model among close tables")
-        return [chosen, *[x for x in selected if x is not chosen]][: s.table_max_selected], why
+            return selected, None
+        choice = choose.choose(question, doubt, self.llm, max_tokens=s.table_choice_max_tokens,
+                               max_values=s.table_choice_values)
+        if choice.table is None:
+            return [], choice
+        choice.table.reasons.append("chosen by the model among close tables")
+        return [choice.table, *[x for x in selected if x is not choice.table]][: s.table_max_selected], choice
 
     def _similarities(self, question: str, tables: list) -> dict[str, float]:
         """Cosine similarity of the question and each table's card, the cards embedded once per build."""
@@ -359,10 +360,11 @@ class AnswerPipeline:
             response.clarification = clarification(evidence.fallback_from)
         # the query plan's call counts too: a records answer's model time is spent there, not in a draft
         planned = getattr(evidence.structured, "planned", None) if evidence is not None else None
-        spent = planned.tokens if planned is not None else {}
+        # and so does the call that chose the table
+        calls = [planned.tokens if planned is not None else {}, plan.tables.choice_tokens if plan.tables else {}]
         response.tokens = {
-            "prompt": (draft.prompt_tokens if draft else 0) + spent.get("prompt", 0),
-            "completion": (draft.completion_tokens if draft else 0) + spent.get("completion", 0),
+            "prompt": (draft.prompt_tokens if draft else 0) + sum(c.get("prompt", 0) for c in calls),
+            "completion": (draft.completion_tokens if draft else 0) + sum(c.get("completion", 0) for c in calls),
         }
         return response
 

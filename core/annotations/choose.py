@@ -62,23 +62,39 @@ PROMPT = ("Which table has the rows that answer the question? Reply with its num
           "records what it asks about.\n{cards}\nQuestion: {question}")
 
 
-def choose(question: str, doubt: Unsure, llm, *, max_tokens: int, max_values: int) -> tuple[Selection | None, str]:
-    """(the chosen candidate or None for none of them, what happened, for the trace). A call that
-    fails returns the rules' best, saying so."""
+@dataclass(frozen=True)
+class Choice:
+    table: Selection | None  # None: the model read none of the candidates as recording it
+    why: str  # why the model was asked and what it chose, for the trace
+    tokens: dict  # {"prompt", "completion"} the call spent
+
+
+def choose(question: str, doubt: Unsure, llm, *, max_tokens: int, max_values: int) -> Choice:
+    """The model's choice among the candidates. A call that fails keeps the rules' best, saying so."""
     from core.llm.base import LLMError
 
     cards = "\n".join(f"{n}. {card(s.table, max_values)}" for n, s in enumerate(doubt.candidates, start=1))
     schema = {"type": "object", "properties": {"table": {"type": "integer", "enum": list(range(len(doubt.candidates) + 1))}},
               "required": ["table"], "additionalProperties": False}
     try:
-        value, _ = llm.complete_json([{"role": "user", "content": PROMPT.format(cards=cards, question=question.strip())}],
-                                     schema, max_tokens=max_tokens, temperature=0.0)
+        value, completion = llm.complete_json(
+            [{"role": "user", "content": PROMPT.format(cards=cards, question=question.strip())}],
+            schema, max_tokens=max_tokens, temperature=0.0)
     except LLMError as exc:
-        return doubt.candidates[0], f"{doubt.why}; the model could not choose ({exc}), so the best score stands"
+        spent = getattr(exc, "completion", None)
+        return Choice(doubt.candidates[0], f"{doubt.why}; the model could not choose ({exc}), so the best score stands",
+                      _tokens(spent))
     number = value.get("table")
     if not isinstance(number, int) or not 0 <= number <= len(doubt.candidates):
-        return doubt.candidates[0], f"{doubt.why}; the model answered outside the candidates, so the best score stands"
+        return Choice(doubt.candidates[0], f"{doubt.why}; the model answered outside the candidates, so the best "
+                                           "score stands", _tokens(completion))
     if number == 0:
-        return None, f"{doubt.why}; the model read none of them as recording it"
+        return Choice(None, f"{doubt.why}; the model read none of them as recording it", _tokens(completion))
     chosen = doubt.candidates[number - 1]
-    return chosen, f"{doubt.why}; the model chose {chosen.table.filename}"
+    return Choice(chosen, f"{doubt.why}; the model chose {chosen.table.filename}", _tokens(completion))
+
+
+def _tokens(completion) -> dict:
+    if completion is None:
+        return {"prompt": 0, "completion": 0}
+    return {"prompt": completion.prompt_tokens or 0, "completion": completion.completion_tokens or 0}

@@ -266,7 +266,11 @@ class TableRoute:
     parsed: StructuredQuery | None  # the rule parse, run on the fast path
     unexplained: list[str] = field(default_factory=list)  # words the rule parse left over
     lookup: tuple | None = None  # (Selection, column): one field of one named invoice or receipt
-    choice: str = ""  # why the model chose among close tables, and what (core.annotations.choose)
+    choice: object = None  # core.annotations.choose.Choice: the model's pick where the words could not tell
+
+    @property
+    def choice_tokens(self) -> dict:
+        return self.choice.tokens if self.choice is not None else {}
 
     @property
     def fast(self) -> bool:
@@ -282,7 +286,7 @@ class TableRoute:
         return {"selected": [s.trace() for s in self.selections], "candidates": [s.trace() for s in self.ranked[:5]],
                 "rule_parse": self.parsed.notes if self.parsed else None, "unexplained_words": self.unexplained,
                 "record_lookup": [self.lookup[0].table.name, self.lookup[1]] if self.lookup else None,
-                "model_choice": self.choice or None,
+                "model_choice": self.choice.why if self.choice is not None else None,
                 "path": "rules" if self.fast else "model"}
 
 

@@ -224,7 +224,10 @@ def _names_a_stranger(question: str, table: TableInfo) -> bool:
     # a month, weekday or quarter is a period the question states, and a capitalised word before a number
     # ("Year 7", "Unit 12") a label with its number: neither is a name the table must hold
     labelled = {m.group(1) for m in re.finditer(r"\b([A-Z][a-z]+)\s+\d", question)}
-    names = [n for n in proper_names(question) if not periods(n) and n not in labelled]
+    # ("May" is a month only in its context: "in May", not the word alone)
+    stated = {w for p in periods(question) for w in words(p.text)}
+    names = [n for n in proper_names(question) if not periods(n) and n not in labelled
+             and not set(words(n)) <= stated]
     held = {w for v in table.values for w in words(v)} | {w for c in table.printed.values() for w in words(c)}
     held |= {w for v in table.values for w in words(v.rsplit(".", 1)[0])} | set(words(table.filename.rsplit(".", 1)[0]))
     held |= set(words(table.sheet or ""))

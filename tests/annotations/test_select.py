@@ -29,6 +29,11 @@ def test_cell_values_and_columns_select_the_table_that_holds_them():
     assert names("How many orders did ACME place in 2024?")[0] == "orders"
 
 
+def test_a_month_is_no_stranger_name_even_may():
+    assert names("How many orders did ACME place in May?")[0] == "orders"  # "May" alone is no month, "in May" is
+    assert names("How many orders did ACME place in March?")[0] == "orders"
+
+
 def test_a_question_naming_no_table_selects_none():
     assert names("What investment did the company disclose in September 2023?") == []
     assert names("What did the site survey find about the roof?") == []
