@@ -77,11 +77,10 @@ class Settings:
     table_similarity_floor: float = 0.1
     table_max_selected: int = 2  # tables one query may join; more is a question about several files
     table_close: float = 0.8  # a table within this share of the best score is selected beside it
-    # When the words cannot tell tables apart (none reached table_min_score though one scored
-    # table_choice_floor, or a table of another file is within table_close of the best), one JSON call
-    # picks among the best table_choice_candidates files from their headers and a few values
-    # (core.annotations.choose). Records dev: the right table first for 53 of 60 questions by the
-    # rules, 57 with the call, asked for 9 (docs/tables.md, session 11).
+    # When no table reached table_min_score though one scored table_choice_floor, for a question the
+    # rules are sure asks for records, one JSON call picks among the best table_choice_candidates files
+    # from their headers and a few values (core.annotations.choose). Right table first, dev: records
+    # 53 -> 55 of 60, WikiTableQuestions 79 -> 80 of 118 (docs/tables.md, session 11).
     table_choice_model: bool = True
     table_choice_floor: float = 1.5
     table_choice_candidates: int = 4

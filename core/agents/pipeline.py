@@ -156,22 +156,21 @@ class AnswerPipeline:
 
     def _choose_table(self, question: str, selected: list[Selection],
                       ranked: list[Selection]) -> tuple[list, choose.Choice | None]:
-        """(the selection, the model's choice or None when the rules were sure). Only a
-        question that may ask for records is worth the call: a summary or a rule goes to text anyway, and
-        where no table was selected, only one the rules are sure asks for records (an unsure one goes to
-        text, as question_kind.classify sends it)."""
+        """(the selection, the model's choice or None when it was not asked). Only a question the rules
+        are sure asks for records is worth the call: a summary or a rule goes to text anyway, and so does
+        an unsure question that selected no table (question_kind.classify), which the call would send
+        to a table: the model names a table for almost any question."""
         s = self.settings
-        doubt = choose.unsure(selected, ranked, close=s.table_close, floor=s.table_choice_floor,
-                              max_candidates=s.table_choice_candidates)
-        default = question_kind.RECORDS if selected else question_kind.TEXT
-        if doubt is None or question_kind.by_rules(question, default).kind != question_kind.RECORDS:
+        doubt = choose.unsure(selected, ranked, floor=s.table_choice_floor, max_candidates=s.table_choice_candidates)
+        if doubt is None or not (kind := question_kind.by_rules(question, question_kind.TEXT)).sure \
+                or kind.kind != question_kind.RECORDS:
             return selected, None
         choice = choose.choose(question, doubt, self.llm, max_tokens=s.table_choice_max_tokens,
                                max_values=s.table_choice_values)
         if choice.table is None:
             return [], choice
         choice.table.reasons.append("chosen by the model among close tables")
-        return [choice.table, *[x for x in selected if x is not choice.table]][: s.table_max_selected], choice
+        return [choice.table], choice
 
     def _similarities(self, question: str, tables: list) -> dict[str, float]:
         """Cosine similarity of the question and each table's card, the cards embedded once per build."""

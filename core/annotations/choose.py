@@ -1,11 +1,12 @@
-"""The model chooses between tables the words could not tell apart (issue 22).
+"""The model chooses a table where the words named none well enough (issue 22).
 
 Table selection (core.annotations.select) scores what a question names. Office users often name
-neither file nor header ("which trucks had a single fill-up over $600" is about the fuel log, not
-the fleet register that also lists trucks and dollars), and then two tables score alike, or none
-reaches the bar. Only then one short call under a JSON schema whose only values are the candidates'
-numbers reads each candidate's headers and a few values and picks the table whose rows answer it.
-The rules' choice stands where they were sure, and where the model's call fails.
+neither file nor header ("How many books came back late?" names a column word of the catalogue and
+of the loans log, and no value), and then no table reaches the bar and the text route answers a
+question about records. Only then one short call under a JSON schema whose only values are the
+candidates' numbers reads each candidate's headers and a few values and picks the table whose rows
+answer it, or none. Where a table did reach the bar, the rules' choice stands: asked also between two
+close tables, the model overrode right choices as often as wrong ones (docs/tables.md, session 11).
 """
 from __future__ import annotations
 
@@ -22,28 +23,17 @@ class Unsure:
     why: str
 
 
-def unsure(selected: list[Selection], ranked: list[Selection], *, close: float, floor: float,
-           max_candidates: int) -> Unsure | None:
-    """The candidates when the rules are unsure: nothing reached the bar though a table scored at
-    least `floor`, or the runner-up of another file scored at least `close` of the best."""
-    if not ranked or ranked[0].table.kind not in ("rows", "measures"):
-        return None  # a document's own tables (an invoice's fields, its line items) are chosen by naming it
+def unsure(selected: list[Selection], ranked: list[Selection], *, floor: float, max_candidates: int) -> Unsure | None:
+    """The candidates when no table reached the bar though one scored at least `floor` (what any
+    table shares with any question scores less): one table per file, best first."""
+    if selected or not ranked or ranked[0].table.kind not in ("rows", "measures") or ranked[0].score < floor:
+        return None  # (a document's own tables, an invoice's fields or line items, are chosen by naming it)
     candidates, files = [], set()
     for s in ranked:  # one table a file: two sheets of one workbook are its query's to join
         if s.table.kind in ("rows", "measures") and s.table.filename not in files:
             candidates.append(s)
             files.add(s.table.filename)
-    candidates = candidates[:max_candidates]
-    if len(candidates) < 2 and selected:
-        return None
-    if not candidates or candidates[0].score < floor:
-        return None
-    if not selected:
-        return Unsure(candidates, f"no table reached the bar (best {candidates[0].score:.1f})")
-    if candidates[1].score >= close * candidates[0].score:
-        return Unsure(candidates, f"{candidates[1].table.filename} scored {candidates[1].score:.1f} "
-                                  f"against {candidates[0].score:.1f}")
-    return None
+    return Unsure(candidates[:max_candidates], f"no table reached the bar (best {ranked[0].score:.1f})")
 
 
 def card(table: TableInfo, max_values: int) -> str:
