@@ -60,7 +60,8 @@ class Choice:
 
 
 def choose(question: str, doubt: Unsure, llm, *, max_tokens: int, max_values: int) -> Choice:
-    """The model's choice among the candidates. A call that fails keeps the rules' best, saying so."""
+    """The model's choice among the candidates. A call that fails, or a reply outside them, leaves the
+    rules' answer (no table), saying so."""
     from core.llm.base import LLMError
 
     cards = "\n".join(f"{n}. {card(s.table, max_values)}" for n, s in enumerate(doubt.candidates, start=1))
@@ -72,12 +73,10 @@ def choose(question: str, doubt: Unsure, llm, *, max_tokens: int, max_values: in
             schema, max_tokens=max_tokens, temperature=0.0)
     except LLMError as exc:
         spent = getattr(exc, "completion", None)
-        return Choice(doubt.candidates[0], f"{doubt.why}; the model could not choose ({exc}), so the best score stands",
-                      _tokens(spent))
+        return Choice(None, f"{doubt.why}; the model could not choose ({exc}), so no table", _tokens(spent))
     number = value.get("table")
     if not isinstance(number, int) or not 0 <= number <= len(doubt.candidates):
-        return Choice(doubt.candidates[0], f"{doubt.why}; the model answered outside the candidates, so the best "
-                                           "score stands", _tokens(completion))
+        return Choice(None, f"{doubt.why}; the model answered outside the candidates, so no table", _tokens(completion))
     if number == 0:
         return Choice(None, f"{doubt.why}; the model read none of them as recording it", _tokens(completion))
     chosen = doubt.candidates[number - 1]

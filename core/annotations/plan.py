@@ -1181,11 +1181,12 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         what = _measure_words(plan, question)
         items = [f"{named(r)}: {format_value(r[1], unit)}" for r in rows[:max_rows]]
         more = f" (showing {max_rows} of {len(rows)})" if len(rows) > max_rows else ""
+        ranked = "highest" if plan.descending else "lowest"
+        ranked_what = what.removeprefix(f"{ranked} ")  # "the lowest Airdate", not "the lowest lowest Airdate"
         if plan.limit == 1 and rows:
-            return f"{named(rows[0])} has the {'highest' if plan.descending else 'lowest'} {what}{scope}: " \
-                   f"{format_value(rows[0][1], unit)} ({where})."
+            return f"{named(rows[0])} has the {ranked} {ranked_what}{scope}: {format_value(rows[0][1], unit)} ({where})."
         if plan.limit and plan.limit > 1:  # "the three Items with the highest total Amt (EUR)"
-            return f"The {plan.limit} {label}{'' if label.endswith('s') else 's'} with the {'highest' if plan.descending else 'lowest'} {what}{scope} " \
+            return f"The {plan.limit} {label}{'' if label.endswith('s') else 's'} with the {ranked} {ranked_what}{scope} " \
                    f"({where}): " + "; ".join(items) + "."
         return f"{what[:1].upper()}{what[1:]} per {label}{scope} ({where}){more}: " + "; ".join(items) + "."
     if len(rows) == 1 and planned.columns[0] == "value" and plan.answer != "list":

@@ -64,13 +64,12 @@ def test_none_of_them_is_an_answer_too():
     assert choice.table is None and "none of them" in choice.why
 
 
-def test_a_failed_or_stray_reply_keeps_the_best_score():
-    fleet, fuel = Selection(FLEET, 2.3), Selection(FUEL, 2.2)
-    doubt = unsure([], [fleet, fuel], **AT)
+def test_a_failed_or_stray_reply_leaves_the_rules_answer_no_table():
+    doubt = unsure([], [Selection(FLEET, 2.3), Selection(FUEL, 2.2)], **AT)
     choice = choose("q", doubt, ScriptedLLM(fail_with=LLMError("timed out")), max_tokens=12, max_values=8)
-    assert choice.table is fleet and "could not choose" in choice.why
+    assert choice.table is None and "could not choose (timed out), so no table" in choice.why
     choice = choose("q", doubt, picks('{"table": 7}'), max_tokens=12, max_values=8)
-    assert choice.table is fleet and "outside the candidates" in choice.why
+    assert choice.table is None and "outside the candidates" in choice.why
 
 
 # --- through the pipeline ---

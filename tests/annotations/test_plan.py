@@ -331,6 +331,13 @@ def test_which_x_most_ranks_the_groups_it_names(ws, answer):
     assert response.answer.lower().startswith(f"{best.lower()} has the highest") and f"{totals[best]:,}" in response.answer
 
 
+def test_a_ranking_of_each_groups_lowest_says_lowest_once(ws):
+    ws.llm.script = [plan(answer="minimum", column="Loaves", group_by="Shop", order="lowest first", limit=1)]
+    response = ws.ask("Which shop had the smallest single sale, in loaves?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert " has the lowest Loaves: " in response.answer and "lowest lowest" not in response.answer
+
+
 def test_a_records_answers_sources_are_the_rows_its_query_matched(ws):
     ws.llm.script = [plan(answer="count", filters=[{"column": "Shop", "op": "is", "value": "Harbour"}])]
     response = ws.ask("How many sales did the Harbour shop make?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
