@@ -80,7 +80,7 @@ class Settings:
     # When no table reached table_min_score though one scored table_choice_floor, for a question the
     # rules are sure asks for records, one JSON call picks among the best table_choice_candidates files
     # from their headers and a few values (core.annotations.choose). Right table first, dev: records
-    # 53 -> 55 of 60, WikiTableQuestions 79 -> 80 of 118 (docs/tables.md, session 11).
+    # 53 -> 55 of 60, WikiTableQuestions 79 -> 81 of 118 (docs/tables.md, session 11).
     table_choice_model: bool = True
     table_choice_floor: float = 1.5
     table_choice_candidates: int = 4

@@ -169,7 +169,7 @@ class AnswerPipeline:
                                max_values=s.table_choice_values)
         if choice.table is None:
             return [], choice
-        choice.table.reasons.append("chosen by the model among close tables")
+        choice.table.reasons.append("chosen by the model: no table reached the bar")
         return [choice.table], choice
 
     def _similarities(self, question: str, tables: list) -> dict[str, float]:

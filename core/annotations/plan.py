@@ -671,7 +671,6 @@ def group_words(question: str) -> tuple[str, set[str]] | None:
     return said, {f for w in found for f in singulars(w)}
 
 
-_PERIOD_LEAD = re.compile(r"^(?:in|during|for|of)\s+", re.I)
 _ROW_NOUNS = {"row", "line", "entry", "record", "transaction"}  # what any table's row is called
 _GROUP_LEAD = re.compile(r"^(?:per|each|every|by|for each|for every)\s+", re.I)
 _GROUP_FILLER = {"of", "the", "our", "a", "an", "in", "on", "for", "and", "did", "do", "does", "was", "were", "is", "are",
@@ -1159,8 +1158,8 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     if plan.answer == NOT_IN_TABLE:
         held = ", ".join([table.printed.get(c, c) for c in table.columns if not is_twin(table, c)][:8])
         if (then := next((a for a in planned.applied if a.note.startswith(NO_ROWS_THEN)), None)) is not None:
-            return (f"The documents do not contain this: {where} has no rows dated {_PERIOD_LEAD.sub('', then.condition)} "
-                    f"({then.note[len(NO_ROWS_THEN) + 2:]}).")
+            span = then.note.partition(": ")[2]  # "its Date runs from ... to ..."
+            return f"The documents do not contain this: {where} has no rows dated {then.condition} ({span})."
         missing = next((_GROUP_LEAD.sub("", a.condition) for a in planned.applied if a.note == NO_SUCH_GROUP), "it")
         return f"The documents do not contain this: {where} has no column for {missing} (it records {held})."
     if plan.across:

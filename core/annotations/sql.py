@@ -14,6 +14,7 @@ import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
+from statistics import median
 from pathlib import Path
 
 from core.annotations.documents import total_label
@@ -89,11 +90,7 @@ class Median:
             self.values.append(value)
 
     def finalize(self) -> float | None:
-        values = sorted(self.values)
-        middle = len(values) // 2
-        if not values:
-            return None
-        return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+        return median(self.values) if self.values else None
 
 
 class ReadOnlyExecutor:

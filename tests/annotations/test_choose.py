@@ -1,4 +1,4 @@
-"""Where the words cannot tell tables apart, the model chooses among the close ones, and only there."""
+"""Where no table reaches the bar for a question about records, the model chooses among the best ones, and only there."""
 import json
 
 from core.annotations.choose import card, choose, unsure
