@@ -8,6 +8,7 @@ and writes the answer, so no figure in it was produced by the model.
 """
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -137,3 +138,63 @@ def render(calculation: Calculation, model_answer: str, sources: list[int]) -> s
     text = calculation.text[0].upper() + calculation.text[1:]
     cited = " ".join(f"[Source {n}]" for n in sources)
     return f"{lead.group(1).capitalize() + '. ' if lead else ''}{text}. {cited}".strip()
+
+
+# Arithmetic the reader wrote out in its answer ("42,607 - 40,446 = 2,161", "(5,463 - 2,962) / 2,962 * 100 =
+# 84.4%"): figures, operators and brackets, "=", a result. Code checks the result; the reader is a 1.5B model.
+_TERM = r"[$£€]?\s*\d[\d,]*(?:\.\d+)?"
+_EXPRESSION = re.compile(
+    rf"(?P<expr>\(*\s*[-−–]?{_TERM}\s*\)*(?:\s*[-−–+*×/÷]\s*\(*\s*{_TERM}\s*\)*)+)\s*=\s*"
+    rf"(?P<result>[-−–]?\s*[$£€]?\s*[-−–]?\d[\d,]*(?:\.\d+)?)(?P<percent>\s*%)?")
+_OPERATORS = {"−": "-", "–": "-", "×": "*", "÷": "/"}
+
+
+def _evaluate(expression: str) -> float | None:
+    """The value of figures joined by + - * / and brackets, by Python's own precedence; None otherwise."""
+    text = re.sub(r"[$£€,\s]", "", "".join(_OPERATORS.get(c, c) for c in expression))
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return None
+    allowed = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Add, ast.Sub, ast.Mult, ast.Div,
+               ast.USub, ast.UAdd)
+    if not all(isinstance(node, allowed) for node in ast.walk(tree)):
+        return None
+    try:
+        return float(eval(compile(tree, "<answer>", "eval"), {"__builtins__": {}}))
+    except (ZeroDivisionError, OverflowError):
+        return None
+
+
+def settle_expressions(answer: str) -> tuple[str, list[str], list[str]]:
+    """The answer with each worked sum the model wrote checked by code and its result said first:
+    "is 42,607 - 40,446 = 2,161" becomes "is 2,161 (42,607 - 40,446)", as a person writes it and as a
+    reader takes the first figure for the answer. A wrong result is replaced by code's ("3 + 4 = 8" ->
+    "7 (3 + 4)"). Returns the answer, each result code computed (evidence for the answer's figures) and
+    each replacement (said in the trace)."""
+    computed: list[str] = []
+    corrected: list[str] = []
+
+    def settle(match: re.Match) -> str:
+        lead = match.group(0)[:len(match.group(0)) - len(match.group(0).lstrip())]
+        expression, stated = match.group("expr").strip(), match.group("result")
+        while expression.startswith("(") and expression.endswith(")") and _evaluate(expression[1:-1]) is not None:
+            expression = expression[1:-1].strip()  # "(12,186 - 2,246) = 9,940" is said in one pair of brackets
+        value = _evaluate(expression)
+        if value is None:
+            return match.group(0)
+        percent = bool(match.group("percent"))
+        if percent and not re.search(r"\*\s*100\b|×\s*100\b", expression):
+            value *= 100  # "(b - a) / a = 5.2%": the share, said as a percent
+        said = float(re.sub(r"[$£€,\s]", "", "".join(_OPERATORS.get(c, c) for c in stated)))
+        decimals = len(stated.rpartition(".")[2]) if "." in stated else 0
+        if abs(value - said) > max(0.5 * 10 ** -decimals, 1e-9 * abs(value)):
+            corrected.append(f"{expression} = {stated.strip()}{'%' if percent else ''} corrected to {_number(value)}")
+            sign = next((c for c in "$£€" if c in stated), "")
+            result = f"{'-' if value < 0 else ''}{sign}{_number(abs(value))}"
+        else:
+            result = stated.strip()
+        computed.append(f"{expression} = {result}")
+        return f"{lead}{result}{'%' if percent else ''} ({expression})"
+
+    return _EXPRESSION.sub(settle, answer), computed, corrected

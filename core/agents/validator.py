@@ -498,6 +498,9 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         elif quoted_in != draft.quote_source:  # copied right, numbered wrong: cite where the quote is
             answer = render_quoted(_CITATION.sub("", answer).strip(), quoted_in)
             cited, average = _cited_similarity(draft, answer)
+    worked, corrected = [], []
+    if calculation is None:  # sums the reader wrote out itself: checked by code, the result said first
+        answer, worked, corrected = calculate.settle_expressions(answer)
     restated = bool(draft.question) and restates_question(draft.question, answer)
     if restated and quoted_in is not None and draft.quote:
         # The model's answer adds nothing to the question, but its quote is on the page and about the
@@ -515,7 +518,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
     grounding = valid_cited or draft.sources
     unsupported = unsupported_claims(
         answer, "\n".join(_source_text(s) for s in grounding) + "\n" + draft.evidence
-        + ("\n" + calculation.text if calculation else "")
+        + ("\n" + calculation.text if calculation else "") + "".join(f"\n{w}" for w in worked)
     )
     confidence = assess_confidence(average, answer, settings)
     if quoted_in is not None and confidence == "low" and not doubts(answer):
@@ -524,9 +527,11 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         # in docs/reader.md), so only the similarity rule makes a quoted answer high.
         confidence = "medium"
     misreading = None
-    if calculation is not None:
+    if calculation is not None or worked:
         # Code did the arithmetic, but the model chose the figures and the operation: never high.
         confidence = "medium" if confidence == "high" else confidence
+    if corrected:
+        flags.append("arithmetic_corrected")
     elif quoted_in is not None:
         misreading = misread(draft.question, draft.quote or "", answer, settings.quote_key_word_share)
         if misreading:
@@ -554,7 +559,8 @@ def validate(draft: Draft, settings: Settings) -> Validation:
     return Validation(True, confidence, flags, "Validation passed", None, average, cited, invalid, unsupported,
                       quote_found=True if quoted_in is not None else None,
                       answer=answer if answer != draft.answer.strip() else None, unsupported_figures=figures,
-                      calculation=calculation.text if calculation else None, misread=misreading)
+                      calculation=calculation.text if calculation else "; ".join(corrected or worked) or None,
+                      misread=misreading)
 
 
 def _calculate(draft: Draft) -> tuple[calculate.Calculation | None, list[int], str | None]:

@@ -43,3 +43,19 @@ def test_the_rendered_answer_states_only_the_inputs_and_the_result_with_their_so
     text = render(c, "Yes, the ratio is 3.1", [1, 2])
     assert text == "Yes. Total assets ($8,000) / total liabilities ($4,000) = 2. [Source 1] [Source 2]"
     assert "3.1" not in text  # the model's own arithmetic is not shown
+
+
+def test_a_sum_the_reader_wrote_out_is_checked_by_code_and_its_result_said_first():
+    from core.agents.calculate import settle_expressions
+    answer, computed, corrected = settle_expressions("The increase is 4,105,000 - 4,556,500 = -451,500. [Source 2]")
+    assert answer == "The increase is -451,500 (4,105,000 - 4,556,500). [Source 2]" and corrected == []
+    assert computed == ["4,105,000 - 4,556,500 = -451,500"]
+    answer, _, corrected = settle_expressions("Growth was (5,463 - 2,962) / 2,962 = 80%.")
+    assert answer == "Growth was 84.44% ((5,463 - 2,962) / 2,962)." and len(corrected) == 1  # code's figure, as a percent
+    assert settle_expressions("$1,200 + $300 = $1,600 in all")[0] == "$1,500 ($1,200 + $300) in all"
+
+
+def test_words_that_only_look_like_sums_are_left_alone():
+    from core.agents.calculate import settle_expressions
+    for text in ("Sales grew in 2018-2019 = a record", "Revenue 2019: 4,105 (2018: 3,900)", "1/3 of staff"):
+        assert settle_expressions(text)[0] == text

@@ -421,3 +421,12 @@ def test_a_stem_of_one_or_two_letters_is_the_start_of_no_word():
 
     assert not about_the_question("How did sales develop?", "Globex's plants are in the north.")
     assert about_the_question("How did sales develop?", "Globex's sales grew.")
+
+
+def test_arithmetic_written_in_an_answer_is_checked_by_code_and_never_high():
+    texts = ("Revenue was 4,200 in 2019 and 3,900 in 2018.",)
+    v = validate(draft("Revenue grew by 4,200 - 3,900 = 400 [Source 1].", texts), S)
+    assert v.answer.startswith("Revenue grew by 300 (4,200 - 3,900)") and "arithmetic_corrected" in v.safety_flags
+    assert v.confidence == "medium" and "unsupported_figure" not in v.safety_flags
+    right = validate(draft("Revenue grew by 4,200 - 3,900 = 300 [Source 1].", texts), S)
+    assert right.answer.startswith("Revenue grew by 300 (4,200 - 3,900)") and "arithmetic_corrected" not in right.safety_flags
