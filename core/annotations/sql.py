@@ -245,7 +245,7 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
             written.error = str(exc)
             written.attempts.append(Attempt("", str(exc), round(time.perf_counter() - started, 3)))
             return written
-        sql = clean_sql(str(reply.get("sql", "")))
+        sql = nearest_row(question, clean_sql(str(reply.get("sql", ""))))
         try:
             if KEPT in sql:
                 sql = judge_values(sql, reply.get("judge"), reply.get("table", ""), tables, llm, executor, written)
@@ -318,6 +318,22 @@ def row_direction(question: str, sql: str) -> str | None:
         return ("The question asks for a row after another, but source_row < (...) reads the rows before it: "
                 "use source_row > (SELECT source_row ...) ORDER BY source_row LIMIT 1.")
     return None
+
+
+_ROW_ORDER = re.compile(r"\bORDER\s+BY\s+source_row(?:\s+(?:ASC|DESC))?\b", re.I)
+_LIMIT_ONE = re.compile(r"\bLIMIT\s+1\s*;?\s*$", re.I)
+
+
+def nearest_row(question: str, sql: str) -> str:
+    """The row right before another is the last of the rows before it (source_row < (...) ORDER BY source_row
+    DESC LIMIT 1), the row right after it the first of those after: code sets the order, which the model wrote
+    ascending for "who was picked right before X" and so answered with the table's first row."""
+    compared, order = _ROW_COMPARED.search(sql), _ROW_ORDER.search(sql)
+    before, after = bool(_BEFORE.search(question or "")), bool(_AFTER.search(question or ""))
+    if not compared or not order or not _LIMIT_ONE.search(sql) or before == after:
+        return sql
+    wanted = "ORDER BY source_row DESC" if compared.group(1) == "<" else "ORDER BY source_row"
+    return sql[:order.start()] + wanted + sql[order.end():]
 
 
 _HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.I)

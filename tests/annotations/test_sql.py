@@ -353,3 +353,12 @@ def test_a_row_before_another_read_with_source_row_greater_goes_back_once(execut
     assert sql_module.row_direction("Who ran after A5?", after) is None
     assert sql_module.row_direction("Who ran before 2009?", "SELECT athlete FROM races WHERE time_s < 2009") is None
     assert "a row after another" in sql_module.row_direction("Who came next after A5?", before)
+
+
+def test_the_row_right_before_another_is_the_last_of_those_before_it_whatever_order_the_model_wrote(executor):
+    first_row = "SELECT athlete FROM races WHERE source_row < (SELECT source_row FROM races WHERE athlete = 'A5') ORDER BY source_row LIMIT 1"
+    written = write_query("Who ran right before A5?", [TABLE], ScriptedLLM([json.dumps({"sql": first_row})]), executor, 3, 200)
+    assert written.result.rows == [("A4",)] and len(written.attempts) == 1  # set by code, no second call
+    descending = "SELECT athlete FROM races WHERE source_row > (SELECT source_row FROM races WHERE athlete = 'A5') ORDER BY source_row DESC LIMIT 1"
+    assert sql_module.nearest_row("Who ran next after A5?", descending).endswith("ORDER BY source_row LIMIT 1")
+    assert sql_module.nearest_row("Who ran before or after A5?", first_row) == first_row  # both ways: left alone
