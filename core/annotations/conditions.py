@@ -199,7 +199,7 @@ _BOUND_WORDS = [  # phrase -> op; longest first
     (r"no (?:more|greater|bigger|larger|wider|longer|taller|heavier|higher) than|not more than|at most|up to|maximum of|a maximum of", "<="),
     (r"no (?:less|fewer|smaller|narrower|shorter|lighter|lower) than|not less than|at least|minimum of|a minimum of", ">="),
     (r"more than|greater than|bigger than|larger than|wider than|longer than|taller than|heavier than|higher than|"
-     r"over|above|exceeding|exceeds?|in excess of|beyond", ">"),
+     r"over|above|exceeding|exceed(?:s|ed)?|surpass(?:es|ed|ing)?|in excess of|beyond", ">"),
     (r"less than|fewer than|smaller than|narrower than|shorter than|lighter than|lower than|under|below|beneath", "<"),
     (r"exactly|equal to", "="),
 ]

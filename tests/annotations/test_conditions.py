@@ -46,6 +46,7 @@ def test_bounds_keep_their_units_and_operators():
     assert [(b.op, b.number, b.unit) for b in bounds("vans no heavier than 3.5 t")] == [("<=", 3.5, "t")]
     assert [(b.op, b.number, b.unit) for b in bounds("invoices of at least £1,250")] == [(">=", 1250.0, "£")]
     assert [(b.op, b.number) for b in bounds("trays between 40 and 60 cm")] == [(">=", 40.0), ("<=", 60.0)]
+    assert [(b.op, b.number) for b in bounds("years when grants exceeded £900")] == [(">", 900.0)]
 
 
 def test_days_of_a_month_are_a_period_not_two_bounds():
