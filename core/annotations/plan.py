@@ -343,6 +343,13 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
         _name_the_row(question, plan, columns)
         return True
     named = row_figures.years_named(question, columns)
+    if operation in ("average", "change", "percent change") and not row_figures.stated_years(question) \
+            and plan.answer != "count" and _names_a_row(question, plan, columns):
+        # "the average interest expense" over a report's 2018 and 2019 columns states no year: it is over the
+        # years the table shows (a change: from the one to the other, so two of them)
+        shown = row_figures.year_columns(columns)
+        if 2 <= len(shown) <= (2 if operation != "average" else 3):
+            named = shown
     if not operation and named and plan.answer != "count":
         operation = row_figures.EACH  # "the respective tax credits in 2018 and 2019": each year's figure
     if not operation or not named or len(named) < 2 or plan.answer == "count":
@@ -353,6 +360,13 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
     plan.column, plan.group_by, plan.order_by, plan.limit = None, None, None, None
     _name_the_row(question, plan, columns)
     return True
+
+
+def _names_a_row(question: str, plan: Plan, columns: list[Column]) -> bool:
+    """Whether the plan filters a row by its label, or the question's words name one."""
+    label = next((c for c in columns if c.kind == "text"), None)
+    return label is not None and (any(c is label for c, _, _ in plan.filters)
+                                  or row_figures.row_named(question, label.cells) is not None)
 
 
 def _name_the_row(question: str, plan: Plan, columns: list[Column]) -> None:
@@ -498,6 +512,15 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
             plan.filters.remove((column, op, value))
             applied.append(Applied(f"{column.label} {op} {value}", column.label, "dropped by code",
                                    "the question does not name it"))
+    # "What did the fuel cards cost us, DEF included?": a value only said to be included, with no other of
+    # its column kept, narrows nothing; the model's "Fuel Type is DEF" would answer for DEF alone.
+    kept = {v.column for v in stated.values if v.stance == "is"}
+    for named in (v for v in stated.values if v.stance == "any" and v.column not in kept):
+        cells = {fold(c) for c in named.cells}
+        for column, op, value in list(plan.filters):
+            if column.label == named.column and op == "is" and fold(str(value)) in cells:
+                plan.filters.remove((column, op, value))
+                applied.append(Applied(named.text, column.label, "dropped by code", "only said to be included"))
     if stated.periods and year_column is not None:
         applied += _years_as_bounds(stated.periods, year_column, plan)
     # Filter values: matched to the cells they name; a value no cell of its column holds, but one other
@@ -516,6 +539,16 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
                                        f"no {column.label} is {value}"))
         if cells:
             plan.matched[i] = cells
+    # Two "is" filters on one column ("Tel Aviv", "Center") would keep no row, a cell holding one value: the
+    # question ("in either the Tel Aviv or Center districts") means either, one filter (IN) of both.
+    for j in range(len(plan.filters) - 1, -1, -1):
+        column, op, value = plan.filters[j]
+        first = next(i for i, (c, o, _) in enumerate(plan.filters) if c is column and o == op)
+        if first < j and op == "is" and column.kind == "text":
+            plan.matched[first] = tuple(dict.fromkeys([*plan.matched.get(first, (plan.filters[first][2],)),
+                                                       *plan.matched.get(j, (value,))]))
+            del plan.filters[j]
+            plan.matched = {(i - (i > j)): cells for i, cells in plan.matched.items() if i != j}
     # Named cell values: each is filtered on its column; several values of one column are one filter
     # (IN), so "Riverside or Eastgate" keeps both; "not counting e-bikes" leaves its rows out, and
     # "(e-bikes included)" joins the values kept beside it without filtering on its own.
@@ -718,9 +751,15 @@ def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
         # (accessories may be a Category's value, not a column: then the listed column is ranked); a model's
         # grouping on the listed column is that ranking's, and is set below
         measure = ranking_measure(question, columns)
-        if measure is not None or _POPULAR.search(question):
+        if measure is not None or _POPULAR.search(question) or _FREQUENT.search(question):
             named, plan.group_by = listed, None
             plan.answer, plan.column = ("sum", measure) if measure is not None else ("count", named)
+    if plan.answer in ("maximum", "minimum") and plan.group_by is None and plan.column is not None \
+            and plan.column.kind == "text" and (_POPULAR.search(question) or _FREQUENT.search(question)):
+        # "the most borrowed book" as the largest Book ID: a text column has no size; its values are ranked by
+        # their rows, or by the units sold where there is a quantity ("the best-selling product")
+        measure = ranking_measure(question, columns)
+        named, plan.answer, plan.column = plan.column, *(("sum", measure) if measure is not None else ("count", plan.column))
     if named is None or plan.group_by is not None or not _TOP.search(text) or not _WHICH.search(question):
         return
     if plan.answer in ("maximum", "minimum") and plan.column is not None and plan.column.kind == "number" \
@@ -735,6 +774,10 @@ def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
 
 
 _POPULAR = re.compile(r"\b(?:best|worst|top|most|least)[- ](?:selling|sold|popular|borrowed|booked|ordered|used|hired)\b", re.I)
+# "the most common", "listed the most", "appears most often": how many rows hold a value, not a size
+_FREQUENT = re.compile(r"\b(?:most|least)[- ](?:common|frequent(?:ly)?|often|visited|requested|rented)\b"
+                       r"|\b(?:listed|appears?|appeared|occurs?|occurred|mentioned|featured)\s+(?:the\s+)?(?:most|least)\b"
+                       r"|\bmost times\b", re.I)
 _MONEY_MEASURES = {"revenue", "value", "sale", "sales", "spend", "money", "income", "takings", "turnover", "amount", "earnings"}
 
 
@@ -1208,7 +1251,9 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         if counted == 1 and plan.answer in _SQL_AGGREGATE and named and not plan.periods:
             # one row's cell, named by its row and column ("Grants, 2018: 912"), not "the total 2018 for ..."
             return f"{', '.join(named)}, {plan.column.label}: {shown} ({where})."
-        return f"The {_measure_words(plan, question)}{scope} is {shown}{holder}{across} ({where})."
+        # the figure right after what it measures, then what it covers: a reader (and a scorer) takes the
+        # first figure as the answer, and a converted bound ("Frame (cm) at least 53.34 cm") is not it
+        return f"The {_measure_words(plan, question)} is {shown}{scope}{holder}{across} ({where})."
     if not rows:
         return f"No rows of {where} match{' ' + conditions if conditions else ''}."
     shown = rows[:max_rows]
@@ -1259,18 +1304,27 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
             chosen = r[0]
             answer = ("no answer from these figures" if chosen is None or chosen == [] else
                       f"{chosen} year{'' if chosen == 1 else 's'}" if isinstance(chosen, int) else " and ".join(chosen))
-            items.append(f"{(r[1] + ': ') if labelled else ''}{answer} ({cells(r)})")
+            items.append(f"{(_unmarked(r[1]) + ': ') if labelled else ''}{answer} ({cells(r)})")
         return "; ".join(items) + f" ({where})."
     if plan.answer == row_figures.EACH:
-        items = "; ".join((f"{r[1]}: " if labelled else "") + ", ".join(
+        items = "; ".join((f"{_unmarked(r[1])}: " if labelled else "") + ", ".join(
             f"{_figure(v, unit)} in {c.label}" for c, v in zip(plan.across, r[1 + labelled:])) for r in rows[:max_rows])
         return f"{items} ({where})."
     if len(rows) == 1:
-        row = f" {'in' if change else 'of'} {rows[0][1]}" if labelled else ""
+        row = f" {'in' if change else 'of'} {_unmarked(rows[0][1])}" if labelled else ""
         return f"The {what}{row} {span} is {said(rows[0])} ({where})."
-    items = "; ".join(f"{r[1] if labelled else n + 1}: {said(r)}" for n, r in enumerate(rows[:max_rows]))
+    items = "; ".join(f"{_unmarked(r[1]) if labelled else n + 1}: {said(r)}" for n, r in enumerate(rows[:max_rows]))
     more = f" Showing {max_rows} of {len(rows)}." if len(rows) > max_rows else ""
     return f"The {what} {span}, row by row ({where}): {items}.{more}"
+
+
+# A footnote mark closing a printed row label ("Recorded investment (1)"): the table's, not the answer's.
+_TRAILING_MARK = re.compile(r"\s*(\((\d{1,2}|[a-z])\)|[*†‡]+)\s*$")
+
+
+def _unmarked(label) -> str:
+    """A row label as said in a sentence: without its footnote mark, which would read as a figure."""
+    return _TRAILING_MARK.sub("", str(label)) or str(label)
 
 
 def _figure(value, unit: str | None) -> str:

@@ -120,3 +120,9 @@ def test_which_year_is_answered_by_the_year_whose_figure_is_highest_or_lowest(ws
 def test_how_many_years_counts_the_years_whose_figure_meets_the_stated_bound(ws):
     response = ask(ws, "How many years did donations exceed 1,300?", answer="count", filters=ROW)
     assert response.answer.startswith("Donations: 2 years (")
+
+
+def test_an_average_that_states_no_year_is_over_the_years_the_table_shows(ws):
+    response = ask(ws, "What was the average grant income?", answer="average", column="2019",
+                   filters=[{"column": "Description", "op": "is", "value": "Grants"}])
+    assert response.answer.startswith(f"The average of Grants for 2017, 2018 and 2019 is {(880 + 912 + 860) // 3} (2017: 880;")

@@ -109,6 +109,14 @@ def test_a_bound_in_other_units_is_converted_into_the_columns_unit(ws):
     assert how["how"] == "converted by code" and how["column"] == "Oven Power [hp]"
 
 
+def test_a_total_says_its_figure_before_the_converted_bound_it_covers(ws):
+    ws.llm.script = [plan(answer="sum", column="Loaves", filters=[{"column": "Oven Power [hp]", "op": ">", "value": "1.5"}])]
+    response = ws.ask("How many loaves were baked in ovens over 1.5 kW?", mode="pipeline")
+    expected = sum(int(r["Loaves"]) for r in rows(ws, lambda r: float(r["Oven Power [hp]"]) * 0.7457 > 1.5))
+    # the first figure a reader meets is the answer, not the bound in the column's unit (2.01 hp)
+    assert response.answer.startswith(f"The total Loaves is {expected:,} for Oven Power [hp] over 2.01"), response.answer
+
+
 def test_a_bound_with_no_column_of_its_unit_is_not_applied_and_the_answer_is_low(ws):
     ws.llm.script = [plan(answer="count")]
     response = ws.ask("How many sales came in trays heavier than 3 kg?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
@@ -172,6 +180,36 @@ def test_a_value_the_question_leaves_out_is_excluded(ws):
     response = ws.ask("How many sales were there, not counting sourdough?", mode="pipeline",
                       doc_ids=[ws.documents()[0].doc_id])
     assert f"{len(rows(ws, lambda r: r['Product'].lower() != 'sourdough'))} sales" in response.answer
+
+
+def test_two_values_the_model_filtered_on_one_column_each_mean_either(ws):
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Shop", "op": "is", "value": "Harbour"},
+                                                   {"column": "Shop", "op": "is", "value": "Station"}])]
+    response = ws.ask("How many sales were made in either the Harbour or Station shops?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert f"{len(rows(ws, lambda r: r['Shop'] in ('Harbour', 'Station')))} sales" in response.answer, response.answer
+
+
+def test_a_value_only_said_to_be_included_narrows_nothing(ws):
+    ws.llm.script = [plan(answer="sum", column="Loaves", filters=[{"column": "Product", "op": "is", "value": "Bap"}])]
+    response = ws.ask("How many loaves did the Harbour shop sell, baps included?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    expected = sum(int(r["Loaves"]) for r in rows(ws, lambda r: r["Shop"] == "Harbour"))
+    assert f"is {expected:,}" in response.answer
+    assert {"condition": "baps", "column": "Product", "how": "dropped by code",
+            "note": "only said to be included"} in response.structured["conditions"]
+
+
+def test_the_most_popular_value_of_a_text_column_is_the_one_with_most_rows_not_the_last_alphabetically(kb_of):
+    titles = ["Atlas", "Zephyr", "Moth", "Atlas", "Moth", "Atlas", "Quill", "Atlas", "Moth", "Zephyr"]
+    ws = kb_of("loans.csv", "Loan,Title,Pupil\n" + "\n".join(f"L{i},{t},P{i % 4}" for i, t in enumerate(titles)))
+    ws.llm.script = [plan(answer="maximum", column="Title")]
+    response = ws.ask("What was the most borrowed title?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.structured["plan"]["group_by"] == "Title" and response.structured["plan"]["answer"] == "count"
+    assert response.answer.startswith("Atlas has the highest") and "4" in response.answer, response.answer
+    ws.llm.script.append(plan(answer="list", column="Title", limit=1))  # "listed the most": counted, not the first listed
+    response = ws.ask("Which title is listed the most?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("Atlas has the highest"), response.answer
 
 
 def test_the_largest_figure_names_the_row_that_holds_it(ws):
@@ -499,7 +537,7 @@ def test_how_many_of_a_thing_some_cells_name_adds_up_the_quantity_column(kb_of):
     ws.llm.script = [plan(answer="count")]
     scope = [ws.documents()[0].doc_id]
     response = ws.ask("How many tyres did we sell?", mode="pipeline", doc_ids=scope)
-    assert f" is {sum(int(q) for _, _, item, q, _ in lines if item.startswith('Tyre'))}," in response.answer
+    assert f" is {sum(int(q) for _, _, item, q, _ in lines if item.startswith('Tyre'))} " in response.answer
     assert "Tyre 29in or Tyre 700x25c" in response.answer  # both tyres, said
 
 
