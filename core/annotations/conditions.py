@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 
 from core.annotations.columns import fold, one_letter_apart, without_accents
 from core.annotations.units import convert
@@ -88,6 +89,13 @@ _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _DATE = rf"(?:{_DAY}\s+(?:of\s+)?({_MONTH})|({_MONTH})\.?\s+{_DAY}(?![\d:]))"
 _DAY_RANGE = re.compile(rf"\b(?:(?:between|from)\s+)?{_DATE}\s*(?:and|to|until|through|-|–)\s*{_DATE}\b"
                         rf"(?:,?\s+((?:19|20)\d\d))?", re.I)
+# "after April 21, 2012", "by 31 December 2024": one side of a stretch of days. ("As of December 31, 2019" is
+# left to the year it names: a report's balance at that date is its 2019 column, not every year up to it.)
+_DATE_EDGE = re.compile(rf"\b(on or after|on or before|after|since|from|before|until|till|by|up to)\s+"
+                        rf"(?:the\s+)?{_DATE}(?!\s*(?:and|to|until|through|-|–)\s*\d)(?:,?\s+((?:19|20)\d\d))?", re.I)
+_EDGE_SHIFT = {"after": ("start", 1), "on or after": ("start", 0), "since": ("start", 0), "from": ("start", 0),
+               "before": ("end", -1), "on or before": ("end", 0), "until": ("end", 0), "till": ("end", 0),
+               "by": ("end", 0), "up to": ("end", 0)}
 _MONTH_YEAR = re.compile(rf"\b({_MONTH})\b\.?(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
 _YEAR = re.compile(r"(?<![\d£$€.,])((?:19|20)\d\d)(?![\d%])")
 _YEAR_RANGE = re.compile(r"\b(?:between|from)\s+((?:19|20)\d\d)\s+(?:and|to|through|until|-)\s+((?:19|20)\d\d)\b", re.I)
@@ -121,6 +129,18 @@ def periods(question: str) -> list[Period]:
         if m1 and m2 and 1 <= d1 <= 31 and 1 <= d2 <= 31:
             y = year or 0
             take(m, Period(m.group(0), year, (), f"{y:04d}-{m1:02d}-{d1:02d}", f"{y:04d}-{m2:02d}-{d2:02d}"))
+    for m in _DATE_EDGE.finditer(text):
+        g = m.groups()
+        day, month = int(g[1] or g[4]), month_number(g[2] or g[3])
+        if free(m) and month and 1 <= day <= 31:
+            side, shift = _EDGE_SHIFT[" ".join(g[0].lower().split())]
+            year = int(g[5]) if g[5] else None
+            try:  # (a leap year stands in for a date with no year, so 29 February is a date)
+                edge = date(year or 2000, month, day) + timedelta(days=shift)
+            except ValueError:
+                continue
+            iso = f"{edge.year if year else 0:04d}-{edge.month:02d}-{edge.day:02d}"
+            take(m, Period(m.group(0), None, (), iso if side == "start" else None, iso if side == "end" else None))
     for m in _DAYS_OF_MONTH.finditer(text):
         d1, d2, month = int(m.group(1)), int(m.group(2)), month_number(m.group(3))
         if free(m) and month and 1 <= d1 <= d2 <= 31:
@@ -155,8 +175,10 @@ def periods(question: str) -> list[Period]:
             start = {"after": f"{year + 1}-01-01", "since": f"{year}-01-01", "from": f"{year}-01-01"}.get(word)
             end = {"before": f"{year - 1}-12-31", "until": f"{year}-12-31"}.get(word)
             take(m, Period(m.group(0), None, (), start, end))
+    # "between 1800 and 1900" compares with two numbers: its 1900 alone is no year
+    compared = [m.span() for m in _BETWEEN.finditer(text) if not (_is_year(m.group(2)) and _is_year(m.group(5)))]
     for m in _YEAR.finditer(text):
-        if free(m):
+        if free(m) and not any(a <= m.start() and m.end() <= b for a, b in compared):
             take(m, Period(m.group(0), int(m.group(1))))
     days = tuple(sorted({_WEEKDAY_NUMBER[m.group(1).lower()] for m in _WEEKDAY.finditer(text)}))
     if days:

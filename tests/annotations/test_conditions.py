@@ -49,6 +49,21 @@ def test_bounds_keep_their_units_and_operators():
     assert [(b.op, b.number) for b in bounds("years when grants exceeded £900")] == [(">", 900.0)]
 
 
+def test_a_date_after_before_or_by_is_one_side_of_a_stretch_of_days():
+    def edges(question):
+        return [(p.start, p.end) for p in periods(question)]
+    assert edges("How many repairs were booked after March 3, 2023?") == [("2023-03-04", None)]
+    assert edges("Which loans were open by 30 June 2024?") == [(None, "2024-06-30")]
+    assert edges("orders before 1 Jan 2020") == [(None, "2019-12-31")]
+    assert edges("visits since 29 February") == [("0000-02-29", None)]  # no year: any year's day
+    assert edges("the balance as of December 31, 2019") == [(None, None)]  # a report's year column, not a cut-off
+
+
+def test_numbers_between_that_are_not_both_years_are_two_bounds_and_no_year():
+    question = "How many mills were built between 1750 and 1900?"
+    assert periods(question) == [] and [(b.op, b.number) for b in bounds(question)] == [(">=", 1750.0), ("<=", 1900.0)]
+
+
 def test_days_of_a_month_are_a_period_not_two_bounds():
     question = "How many deliveries were there between 3 and 14 May, over 20 kg?"
     assert [(p.start, p.end) for p in periods(question)][0][0].endswith("-05-03")
