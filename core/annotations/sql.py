@@ -295,12 +295,35 @@ def second_look(question: str, sql: str, result: QueryResult, tables: list[Table
     counted as a nation, or taken as the largest), and a row before another read the wrong way."""
     return (counted_quantity(question, sql, tables, executor) or unfiltered_aggregate(question, sql, tables, executor)
             or ungrouped_aggregate(question, sql) or totals_row_result(sql, result, tables, executor)
-            or row_direction(question, sql))
+            or row_direction(question, sql) or share_of_itself(sql, result))
 
 
 _BEFORE = re.compile(r"\b(before|previous|preceding|prior|above)\b", re.I)
 _AFTER = re.compile(r"\b(after|next|following|below)\b", re.I)
 _ROW_COMPARED = re.compile(r"\bsource_row\s*([<>])=?\s*\(\s*SELECT\b", re.I)
+
+
+_CASE_WHEN = re.compile(r"\bCASE\s+WHEN\s+(.+?)\s+THEN\b", re.I | re.S)
+_WHERE_CLAUSE = re.compile(r"\bWHERE\b(.*?)(?:\bGROUP\s+BY\b|\bORDER\s+BY\b|\bLIMIT\b|$)", re.I | re.S)
+
+
+def share_of_itself(sql: str, result: QueryResult) -> str | None:
+    """A share computed as SUM(CASE WHEN c ...) / SUM(...) over rows the WHERE already limits to c: every
+    row meets c, so the share is 100 % (or 1) whatever the data ("What share of our fuel spend went on DEF"
+    answered 100 %). The condition belongs to the CASE alone."""
+    where = _WHERE_CLAUSE.search(sql)
+    if where is None or "/" not in _LITERAL.sub("''", sql) or len(result.rows) != 1 or len(result.rows[0]) != 1:
+        return None
+    value = result.rows[0][0]
+    if not isinstance(value, (int, float)) or not any(abs(value - whole) < 1e-9 for whole in (1, 100)):
+        return None
+    spaced = " ".join(where.group(1).lower().split())
+    for condition in _CASE_WHEN.findall(sql):
+        if " ".join(condition.lower().split()) in spaced:
+            return (f"The share is {value:g} because the WHERE keeps only the rows where {condition.strip()}: every "
+                    "row counted meets the condition the share is about. Keep that condition in the CASE only "
+                    "and leave it out of the WHERE.")
+    return None
 
 
 def row_direction(question: str, sql: str) -> str | None:

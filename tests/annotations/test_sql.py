@@ -362,3 +362,14 @@ def test_the_row_right_before_another_is_the_last_of_those_before_it_whatever_or
     descending = "SELECT athlete FROM races WHERE source_row > (SELECT source_row FROM races WHERE athlete = 'A5') ORDER BY source_row DESC LIMIT 1"
     assert sql_module.nearest_row("Who ran next after A5?", descending).endswith("ORDER BY source_row LIMIT 1")
     assert sql_module.nearest_row("Who ran before or after A5?", first_row) == first_row  # both ways: left alone
+
+
+def test_a_share_over_rows_the_where_already_limits_to_its_condition_goes_back_once(executor):
+    itself = ("SELECT SUM(CASE WHEN nation = 'Kenya' THEN time_s ELSE 0 END) * 100 / SUM(time_s) FROM races "
+              "WHERE nation = 'Kenya'")
+    share = "SELECT SUM(CASE WHEN nation = 'Kenya' THEN time_s ELSE 0 END) * 100 / SUM(time_s) FROM races"
+    llm = ScriptedLLM([json.dumps({"sql": itself}), json.dumps({"sql": share})])
+    written = write_query("What share of the total time did Kenyans run, as a percentage?", [TABLE], llm, executor, 3, 200)
+    kenya = sum(100.0 + i for i in range(50) if i % 2)
+    assert abs(written.result.rows[0][0] - kenya * 100 / sum(100.0 + i for i in range(50))) < 1e-9
+    assert "leave it out of the WHERE" in llm.calls[1][-1]["content"]
