@@ -198,3 +198,66 @@ def settle_expressions(answer: str) -> tuple[str, list[str], list[str]]:
         return f"{lead}{result}{'%' if percent else ''} ({expression})"
 
     return _EXPRESSION.sub(settle, answer), computed, corrected
+
+
+# A figure as the reader writes it, and a year beside it: "$2,246 in 2017", "in 2018 was $14,740", "2019: 1,910"
+_FIGURE = (r"\(?[-−–]?\s*(?:US\$|\$|€|£)?\s*(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?\s*%?"
+           r"(?:\s*(?:thousand|million|billion|mn|bn)\b)?")
+_FIGURE_YEAR = re.compile(rf"({_FIGURE})\s+(?:in|for|during|at the end of|as of)\s+(?:the\s+)?(?:fiscal\s+(?:year\s+)?|FY\s*)?"
+                          r"((?:19|20)\d\d)\b", re.I)
+_YEAR_FIGURE = re.compile(r"\b((?:19|20)\d\d)\b\s*(?::|,)?\s*(?:was|were|is|amounted to|stood at|totall?ed|of)?\s*"
+                          rf"({_FIGURE})", re.I)
+_RESPECTIVELY = re.compile(rf"({_FIGURE})\s+and\s+({_FIGURE}),?\s+respectively", re.I)
+_ACROSS = {"change": "difference", "percent change": "percent_change", "average": "average", "sum": "sum"}
+
+
+def _figures_by_year(answer: str, years: list[str]) -> dict[str, Figure] | None:
+    """Each stated year's one figure in the reader's answer, or None when a year has none or two."""
+    found: dict[str, set[str]] = {y: set() for y in years}
+    together = _RESPECTIVELY.search(answer)
+    if together and len(years) == 2:  # "were 12,749 and 11,875, respectively": in the question's order
+        answer = answer[:together.start()] + answer[together.end():]
+        for year, figure in zip(years, together.groups()):
+            found[year].add(figure.strip())
+    for figure, year in _FIGURE_YEAR.findall(answer):
+        if year in found:
+            found[year].add(figure.strip())
+    for year, figure in _YEAR_FIGURE.findall(answer):
+        if year in found and not re.fullmatch(r"(?:19|20)\d\d", figure.strip()):
+            found[year].add(figure.strip())
+    figures = {}
+    for year, printed in found.items():
+        parsed = {(f.value, f.scale) for p in printed if (f := parse_figure(year, p)) is not None}
+        if len(parsed) != 1:
+            return None
+        figures[year] = parse_figure(year, sorted(printed, key=len)[-1])
+    return figures
+
+
+def across_years(operation: str, years: list[str], answer: str) -> Calculation | None:
+    """"What was the change in sales from 2017 to 2018?" answered "sales went from $2,246 in 2017 to $12,186 in
+    2018": the reader read the figures, code does the arithmetic the question asks over the years it states
+    (a change from the earlier year to the later). None unless each year has exactly one figure."""
+    if operation not in _ACROSS or len(years) < 2 or (operation != "average" and operation != "sum" and len(years) != 2):
+        return None
+    figures = _figures_by_year(answer, years)
+    if figures is None:
+        return None
+    ordered = [figures[y] for y in sorted(years)]
+    if operation == "change":
+        ordered = ordered[::-1]  # later minus earlier
+    return calculate(_ACROSS[operation], ordered)
+
+
+def render_across(operation: str, years: list[str], calculation: Calculation, sources: list[int]) -> str:
+    """"The change from 2017 to 2018 is $9,940 (2017: $2,246; 2018: $12,186). [Source 1]": the figure first,
+    then the years it spans and the figures it was computed from."""
+    ordered = sorted(years)
+    span = f"from {ordered[0]} to {ordered[-1]}" if operation in ("change", "percent change") \
+        else "for " + ", ".join(ordered[:-1]) + f" and {ordered[-1]}"
+    what = {"percent change": "percentage change", "sum": "total"}.get(operation, operation)
+    value = (f"{_number(calculation.result)}%" if operation == "percent change"
+             else _amount(calculation.result, calculation.figures))
+    shown = "; ".join(f"{f.label}: {f.printed}" for f in sorted(calculation.figures, key=lambda f: f.label))
+    cited = " ".join(f"[Source {n}]" for n in sources)
+    return f"The {what} {span} is {value} ({shown}). {cited}".strip()

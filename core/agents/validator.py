@@ -13,6 +13,7 @@ from difflib import SequenceMatcher
 from core.agents import calculate
 from core.agents.confidence import assess_confidence, doubts, lower
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
+from core.annotations.across import operation_asked, stated_years
 from core.citations import SOURCE_MARKER as _CITATION, cited_numbers
 from core.config import Settings
 from core.safety import find_injection
@@ -501,6 +502,13 @@ def validate(draft: Draft, settings: Settings) -> Validation:
     worked, corrected = [], []
     if calculation is None:  # sums the reader wrote out itself: checked by code, the result said first
         answer, worked, corrected = calculate.settle_expressions(answer)
+    operation, years = operation_asked(draft.question or ""), stated_years(draft.question or "")
+    if calculation is None and not worked and quoted_in is not None and (
+            across := calculate.across_years(operation, years, answer)) is not None:
+        # "the change in X from 2017 to 2018" answered with each year's figure: code does the arithmetic asked
+        calculation = across
+        answer = calculate.render_across(operation, years, across, [quoted_in])
+        cited, average = _cited_similarity(draft, answer)
     restated = bool(draft.question) and restates_question(draft.question, answer)
     if restated and quoted_in is not None and draft.quote:
         # The model's answer adds nothing to the question, but its quote is on the page and about the

@@ -430,3 +430,22 @@ def test_arithmetic_written_in_an_answer_is_checked_by_code_and_never_high():
     assert v.confidence == "medium" and "unsupported_figure" not in v.safety_flags
     right = validate(draft("Revenue grew by 4,200 - 3,900 = 300 [Source 1].", texts), S)
     assert right.answer.startswith("Revenue grew by 300 (4,200 - 3,900)") and "arithmetic_corrected" not in right.safety_flags
+
+
+def test_a_change_over_stated_years_is_computed_by_code_from_the_figures_the_reader_gave_for_each():
+    texts = ("Net sales in Canada were $2,246 in 2017 and $12,186 in 2018.",)
+    d = quoted("Sales in Canada rose from $2,246 in 2017 to $12,186 in 2018.", "Net sales in Canada were $2,246 in 2017",
+               texts=texts)
+    d.question = "What was the change in sales in Canada between 2017 and 2018?"
+    v = validate(d, S)
+    assert v.answer.startswith("The change from 2017 to 2018 is $9,940 (2017: $2,246; 2018: $12,186)."), v.answer
+    assert v.calculation and v.confidence != "high" and "unsupported_figure" not in v.safety_flags
+    d.question = "What were sales in Canada in 2017 and 2018?"  # no operation asked: the reader's answer stands
+    assert validate(d, S).answer is None
+
+
+def test_figures_for_each_year_said_respectively_are_taken_in_the_questions_order():
+    from core.agents.calculate import across_years
+    found = across_years("average", ["2019", "2018"], "Orders for 2019 and 2018 were 12,749 and 11,875, respectively.")
+    assert found.result == (12749 + 11875) / 2
+    assert across_years("change", ["2018", "2019"], "Orders were 120 in 2019, or 118 in 2019 by another count.") is None
