@@ -1288,11 +1288,13 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
     def cells(row) -> str:  # "2018: 1,310; 2019: 1,507", the figures a result was read from
         return "; ".join(f"{c.label}: {_figure(v, unit)}" for c, v in zip(plan.across, row[1 + labelled:]))
 
-    def said(row) -> str:
+    def shown(row) -> str:
         result = row[0]
-        shown = "(not computable: a figure is blank)" if result is None else (
+        return "(not computable: a figure is blank)" if result is None else (
             f"{result:,.2f}%" if plan.answer == "percent change" else _figure(round(result, 4), unit))
-        return f"{shown} ({cells(row)})"
+
+    def said(row) -> str:
+        return f"{shown(row)} ({cells(row)})"
 
     rows = planned.rows
     if not rows:
@@ -1312,7 +1314,8 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
         return f"{items} ({where})."
     if len(rows) == 1:
         row = f" {'in' if change else 'of'} {_unmarked(rows[0][1])}" if labelled else ""
-        return f"The {what}{row} {span} is {said(rows[0])} ({where})."
+        # the figure before the years it spans: a question that states none reads them first otherwise
+        return f"The {what}{row} is {shown(rows[0])} {span} ({cells(rows[0])}) ({where})."
     items = "; ".join(f"{_unmarked(r[1]) if labelled else n + 1}: {said(r)}" for n, r in enumerate(rows[:max_rows]))
     more = f" Showing {max_rows} of {len(rows)}." if len(rows) > max_rows else ""
     return f"The {what} {span}, row by row ({where}): {items}.{more}"
