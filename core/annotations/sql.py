@@ -245,7 +245,7 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
             written.error = str(exc)
             written.attempts.append(Attempt("", str(exc), round(time.perf_counter() - started, 3)))
             return written
-        sql = nearest_row(question, clean_sql(str(reply.get("sql", ""))))
+        sql = share_of_all(nearest_row(question, clean_sql(str(reply.get("sql", "")))))
         try:
             if KEPT in sql:
                 sql = judge_values(sql, reply.get("judge"), reply.get("table", ""), tables, llm, executor, written)
@@ -324,6 +324,22 @@ def share_of_itself(sql: str, result: QueryResult) -> str | None:
                     "row counted meets the condition the share is about. Keep that condition in the CASE only "
                     "and leave it out of the WHERE.")
     return None
+
+
+def share_of_all(sql: str) -> str:
+    """The share query with its condition kept in the CASE alone: "SUM(CASE WHEN fuel_type = 'DEF' ...) * 100 /
+    SUM(total) ... WHERE fuel_type = 'DEF'" loses the WHERE's copy of the condition (code sets what the model,
+    told once, wrote again). A WHERE that is not a plain AND of conditions is left to share_of_itself."""
+    where = _WHERE_CLAUSE.search(sql)
+    if where is None or "/" not in _LITERAL.sub("''", sql) or re.search(r"\bOR\b|\(", where.group(1), re.I):
+        return sql
+    shared = {" ".join(c.lower().split()) for c in _CASE_WHEN.findall(sql)}
+    parts = re.split(r"\s+AND\s+", where.group(1).strip(), flags=re.I)
+    kept = [p for p in parts if " ".join(p.lower().split()) not in shared]
+    if len(kept) == len(parts):
+        return sql
+    clause = f" WHERE {' AND '.join(kept)} " if kept else " "
+    return (sql[:where.start()].rstrip() + clause + sql[where.end(1):].lstrip()).strip()
 
 
 def row_direction(question: str, sql: str) -> str | None:
