@@ -13,7 +13,7 @@ from core.annotations.conditions import periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, evidence as plan_evidence, fill_plan,
                                   figures_across_named, format_value as _value, phrase as phrase_plan,
-                                  printed_unit, run_plan)
+                                  plan_by_rules, printed_unit, run_plan)
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
@@ -368,9 +368,15 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
         result = run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)
         result.attempts.insert(0, Attempt(f"a query plan: the question asks for {handover}, which only a query can say", 0))
         return result
-    planned = fill_plan(question, best.table, llm, executor, plan_max_tokens)
+    planned = plan_by_rules(question, best.table, executor)
+    if planned is not None:  # a report row across stated years: read whole by code, no model call
+        run_plan(planned, executor)
+        if planned.error is not None or not planned.rows:
+            planned = None
+    planned = planned or fill_plan(question, best.table, llm, executor, plan_max_tokens)
     refused = planned.plan is not None and planned.plan.answer == NOT_IN_TABLE
-    if planned.plan is not None and planned.plan.answer != "other" and planned.error is None and not refused:
+    if planned.plan is not None and planned.plan.answer != "other" and planned.error is None and not refused \
+            and not planned.sql:
         run_plan(planned, executor)
         refused = planned.refused  # a stated year the table holds no row of
     if not refused and (planned.plan is None or planned.plan.answer == "other" or planned.error is not None
@@ -380,16 +386,19 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
                                           if planned.plan is not None and planned.plan.answer == "other"
                                           else planned.error or "none"), 0))
         return result
+    by_rules = not planned.prompt  # plan_by_rules: no model call
     query = TableQuery([best], sql=planned.sql, columns=planned.columns, rows=planned.rows, truncated=planned.truncated,
-                       path="plan", prompt=planned.prompt,
+                       path="rules plan" if by_rules else "plan", prompt=planned.prompt,
                        attempts=[{"sql": planned.sql, "error": None, "seconds": planned.seconds}])
     notes = [f"table {best.table.filename}" + (f" ({'; '.join(best.reasons)})" if best.reasons else "")]
     result = StructuredResult(StructuredQuery(FactQuery(doc_ids=[best.table.doc_id]), notes=notes), [])
     result.table_query, result.planned, result.parsed_question = query, planned, question
-    result.attempts.append(Attempt(f"a query plan over {best.table.filename}", len(planned.rows)))
+    result.attempts.append(Attempt(f"a query plan{' read by the rules' if by_rules else ''} over {best.table.filename}",
+                                   len(planned.rows)))
     result.rows = facts.rows_by_id(provenance_ids(planned.sql, [best.table], executor)) if planned.sql else []
-    # The model chose the columns and the operation: an answer from its plan is at most medium.
-    result.relaxed.append("a plan filled by the model")
+    # The model chose the columns and the operation, or the rules read the row from the question's words:
+    # an answer from a plan is at most medium.
+    result.relaxed.append("a plan read by the rules" if by_rules else "a plan filled by the model")
     result.doubts = [f"{a.condition} ({a.note})" if a.note else a.condition for a in planned.unapplied]
     return result
 

@@ -126,3 +126,11 @@ def test_an_average_that_states_no_year_is_over_the_years_the_table_shows(ws):
     response = ask(ws, "What was the average grant income?", answer="average", column="2019",
                    filters=[{"column": "Description", "op": "is", "value": "Grants"}])
     assert response.answer.startswith(f"The average of Grants is {(880 + 912 + 860) // 3} for 2017, 2018 and 2019 (2017: 880;")
+
+
+def test_a_row_the_question_names_across_stated_years_is_read_by_the_rules_without_the_model(ws):
+    ws.llm.calls.clear()
+    ws.llm.script = []  # any model call fails the test
+    response = ws.ask("What was the change in grants from 2018 to 2019?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("The change in Grants is -52 from 2018 to 2019 (2018: 912; 2019: 860)"), response.answer
+    assert ws.llm.calls == [] and response.structured["query_path"] == "rules plan" and response.confidence == "medium"
