@@ -90,7 +90,7 @@ class Applied:
     condition: str  # as the question says it
     column: str | None  # the printed header it was applied to
     # "in the plan" | "added by code" | "converted by code" | "moved by code" | "dropped by code" |
-    # "not applied" | "read by the model"
+    # "not applied" | "read by the model" | "read by the rules"
     how: str
     note: str = ""
 
