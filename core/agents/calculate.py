@@ -143,9 +143,11 @@ def render(calculation: Calculation, model_answer: str, sources: list[int]) -> s
 # Arithmetic the reader wrote out in its answer ("42,607 - 40,446 = 2,161", "(5,463 - 2,962) / 2,962 * 100 =
 # 84.4%"): figures, operators and brackets, "=", a result. Code checks the result; the reader is a 1.5B model.
 _TERM = r"[$£€]?\s*\d[\d,]*(?:\.\d+)?"
-_EXPRESSION = re.compile(
-    rf"(?P<expr>\(*\s*[-−–]?{_TERM}\s*\)*(?:\s*[-−–+*×/÷]\s*\(*\s*{_TERM}\s*\)*)+)\s*=\s*"
-    rf"(?P<result>[-−–]?\s*[$£€]?\s*[-−–]?\d[\d,]*(?:\.\d+)?)(?P<percent>\s*%)?")
+_WORKED = rf"\(*\s*[-−–]?{_TERM}\s*\)*(?:\s*[-−–+*×/÷]\s*\(*\s*{_TERM}\s*\)*)+"
+_RESULT = r"[-−–]?\s*[$£€]?\s*[-−–]?\d[\d,]*(?:\.\d+)?"
+_EXPRESSION = re.compile(rf"(?P<expr>{_WORKED})\s*=\s*(?P<result>{_RESULT})(?P<percent>\s*%)?")
+# ... or the result first and its working in brackets: "66.67% (882.6 / 565.9 - 1)"
+_RESULT_FIRST = re.compile(rf"(?<![\w.,])(?P<result>{_RESULT})(?P<percent>\s*%)?\s*\((?P<expr>{_WORKED})\)")
 _OPERATORS = {"−": "-", "–": "-", "×": "*", "÷": "/"}
 
 
@@ -197,7 +199,8 @@ def settle_expressions(answer: str) -> tuple[str, list[str], list[str]]:
         computed.append(f"{expression} = {result}")
         return f"{lead}{result}{'%' if percent else ''} ({expression})"
 
-    return _EXPRESSION.sub(settle, answer), computed, corrected
+    settled = _RESULT_FIRST.sub(settle, _EXPRESSION.sub(settle, answer))  # (the first form's output is the second's)
+    return settled, list(dict.fromkeys(computed)), corrected
 
 
 # A figure as the reader writes it, and a year beside it: "$2,246 in 2017", "in 2018 was $14,740", "2019: 1,910"

@@ -53,6 +53,8 @@ def test_a_sum_the_reader_wrote_out_is_checked_by_code_and_its_result_said_first
     answer, _, corrected = settle_expressions("Growth was (5,463 - 2,962) / 2,962 = 80%.")
     assert answer == "Growth was 84.44% ((5,463 - 2,962) / 2,962)." and len(corrected) == 1  # code's figure, as a percent
     assert settle_expressions("$1,200 + $300 = $1,600 in all")[0] == "$1,500 ($1,200 + $300) in all"
+    answer, computed, corrected = settle_expressions("The change is 66.67% (882.6 / 565.9 - 1).")  # result first
+    assert answer == "The change is 55.96% (882.6 / 565.9 - 1)." and computed == ["882.6 / 565.9 - 1 = 55.96"]
 
 
 def test_words_that_only_look_like_sums_are_left_alone():
