@@ -113,6 +113,7 @@ class Plan:
     matched: dict[int, tuple[str, ...]] = field(default_factory=dict)  # filter index -> the cells it matched
     across: list[Column] = field(default_factory=list)  # a row's figures in these columns (years), oldest first
     named_by: Column | None = None  # a name shown beside the identifiers listed or ranked ("Title" by "Book ID")
+    day_hours: float | None = None  # "how many 8-hour days": a total of time said in days of this many hours
 
     def to_dict(self) -> dict:
         return {"answer": self.answer, "column": self.column.label if self.column else None,
@@ -123,7 +124,8 @@ class Plan:
                 "limit": self.limit,
                 "periods": [{"period": p.text, "column": c.label} for p, c in self.periods],
                 **({"across": [c.label for c in self.across]} if self.across else {}),
-                **({"named_by": self.named_by.label} if self.named_by else {})}
+                **({"named_by": self.named_by.label} if self.named_by else {}),
+                **({"day_hours": self.day_hours} if self.day_hours else {})}
 
 
 @dataclass
@@ -266,6 +268,10 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     planned.plan = read_plan(planned.reply, columns)
     table_words = name_words(table)
     measured = counted_measure(question, columns) if planned.plan is not None and planned.plan.answer == "count" else None
+    if planned.plan is not None and planned.plan.answer in ("count", "sum"):
+        work_days(question, planned.plan, columns)
+    if planned.plan is not None and planned.plan.day_hours:
+        measured = None
     if measured is not None:  # "How many gallons ..." adds up the Gallons column; it does not count rows
         planned.plan.answer, planned.plan.column = "sum", measured
     elif planned.plan is not None and planned.plan.answer == "count" and (quantity := items_counted(question, columns, table_words)):
@@ -382,6 +388,22 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
     plan.column, plan.group_by, plan.order_by, plan.limit = None, None, None, None
     _name_the_row(question, plan, columns)
     return True
+
+
+_WORK_DAY = re.compile(r"\bhow many (\d+(?:\.\d+)?)[- ]hours? (?:working |work )?(?:days?|shifts?)\b", re.I)
+
+
+def work_days(question: str, plan: Plan, columns: list[Column]) -> None:
+    """"How many 8-hour days did Mila spend on X?": the total of the one column of time, said in days of 8
+    hours. The model read the 8 as a bound ("Hrs over 8") and counted rows; code sums and divides."""
+    asked = _WORK_DAY.search(question)
+    timed = [c for c in columns if c.kind == "number" and not c.expression and c.unit
+             and (unit_kind(c.unit) or ("",))[0] == unit_kind("h")[0]]
+    if asked is None or len(timed) != 1:
+        return
+    hours = float(asked.group(1))
+    plan.answer, plan.column, plan.day_hours = "sum", timed[0], hours
+    plan.filters = [f for f in plan.filters if not (f[0] is timed[0] and _number(f[2]) == hours)]
 
 
 def _names_a_row(question: str, plan: Plan, columns: list[Column]) -> bool:
@@ -1261,7 +1283,10 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         counted = rows[0][1] if len(rows[0]) > 1 and isinstance(rows[0][1], int) else None
         across = f", across {counted:,} row{'' if counted == 1 else 's'}" if counted is not None else ""
         wanted = asked_unit(question, unit) if isinstance(value, (int, float)) else None
-        if wanted:  # said in the unit asked for, the column's own beside it
+        if plan.day_hours and isinstance(value, (int, float)):  # "79.63 8-hour days (637 h)"
+            days = round(convert(value, unit, "h") / plan.day_hours, 2)
+            shown = f"{format_value(days)} {plan.day_hours:g}-hour days ({format_value(value, unit)})"
+        elif wanted:  # said in the unit asked for, the column's own beside it
             shown = f"{format_value(convert(value, unit, wanted), wanted)} ({format_value(value, unit)})"
         else:
             shown = format_value(value, unit)

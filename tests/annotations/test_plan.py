@@ -212,6 +212,18 @@ def test_the_most_popular_value_of_a_text_column_is_the_one_with_most_rows_not_t
     assert response.answer.startswith("Atlas has the highest"), response.answer
 
 
+def test_how_many_n_hour_days_is_the_total_time_in_days_of_n_hours(kb_of):
+    lines = [(f"2024-03-{d:02d}", ["Ana", "Ben"][d % 2], ["Relaunch", "Support"][d % 3 == 0], d % 9 + 1) for d in range(1, 29)]
+    ws = kb_of("timesheet.csv", "Date,Employee,Project,Hours (h)\n" + "\n".join(",".join(map(str, r)) for r in lines))
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Employee", "op": "is", "value": "Ana"},
+                                                   {"column": "Project", "op": "is", "value": "Relaunch"},
+                                                   {"column": "Hours (h)", "op": ">", "value": "8"}])]
+    response = ws.ask("How many 8-hour days did Ana spend on Relaunch?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    hours = sum(h for _, who, project, h in lines if who == "Ana" and project == "Relaunch")
+    assert f"is {hours / 8:,.2f} 8-hour days ({hours} h)" in response.answer, response.answer
+    assert response.structured["plan"]["day_hours"] == 8 and response.structured["plan"]["answer"] == "sum"
+
+
 def test_the_largest_figure_names_the_row_that_holds_it(ws):
     ws.llm.script = [plan(answer="maximum", column="Takings (GBP)")]
     response = ws.ask("What was the biggest single sale at the Station shop?", mode="pipeline",
