@@ -270,6 +270,8 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     measured = counted_measure(question, columns) if planned.plan is not None and planned.plan.answer == "count" else None
     if planned.plan is not None and planned.plan.answer in ("count", "sum"):
         work_days(question, planned.plan, columns)
+    if planned.plan is not None and planned.plan.answer in ("count", "list", "sum", "average"):
+        late_rows(question, planned.plan, columns)
     if planned.plan is not None and planned.plan.day_hours:
         measured = None
     if measured is not None:  # "How many gallons ..." adds up the Gallons column; it does not count rows
@@ -404,6 +406,24 @@ def work_days(question: str, plan: Plan, columns: list[Column]) -> None:
     hours = float(asked.group(1))
     plan.answer, plan.column, plan.day_hours = "sum", timed[0], hours
     plan.filters = [f for f in plan.filters if not (f[0] is timed[0] and _number(f[2]) == hours)]
+
+
+_LATE = re.compile(r"\b(?:late|overdue|after (?:the|its|their) due date|past (?:the|its|their) due date)\b", re.I)
+_SPAN = re.compile(r"days from (.+?) to (.+)$")  # time_between's label: from the first date to the second
+_STILL_OPEN = re.compile(r"\b(?:still|not yet|never|outstanding|unreturned|not returned|open)\b", re.I)
+
+
+def late_rows(question: str, plan: Plan, columns: list[Column]) -> None:
+    """"How many books came back late?": the rows whose end date falls after their due date, the one span
+    from a Due column to a later date ("days from Due to Returned") over 0. The model read "late" as a
+    blank Returned date. A row still out ("still overdue", "not yet returned") is the model's to say."""
+    spans = [c for c in columns if c.expression and (m := _SPAN.match(c.label)) and re.search(r"\bdue\b", m.group(1), re.I)]
+    if not _LATE.search(question) or _STILL_OPEN.search(question) or len(spans) != 1:
+        return
+    span = spans[0]
+    end = _SPAN.match(span.label).group(2)
+    plan.filters = [f for f in plan.filters if not (f[0].label == end and f[1] == "is blank") and f[0] is not span]
+    plan.filters.append((span, ">", "0"))
 
 
 def _names_a_row(question: str, plan: Plan, columns: list[Column]) -> bool:

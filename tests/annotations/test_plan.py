@@ -224,6 +224,17 @@ def test_how_many_n_hour_days_is_the_total_time_in_days_of_n_hours(kb_of):
     assert response.structured["plan"]["day_hours"] == 8 and response.structured["plan"]["answer"] == "sum"
 
 
+def test_rows_that_came_back_late_end_after_their_due_date(kb_of):
+    rows = [(f"L{i}", f"2024-03-{i + 1:02d}", f"2024-03-{i + 15:02d}",
+             "" if i % 5 == 0 else f"2024-03-{i + 10 + (i % 9):02d}") for i in range(1, 15)]
+    ws = kb_of("loans.csv", "Loan,Issued,Due,Returned\n" + "\n".join(",".join(r) for r in rows))
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Returned", "op": "is blank", "value": ""}])]
+    response = ws.ask("How many loans came back late?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    late = [r for r in rows if r[3] and r[3] > r[2]]
+    assert response.answer.startswith(f"{len(late)} loans"), response.answer
+    assert {"column": "days from Due to Returned", "op": ">", "value": "0"} in response.structured["plan"]["filters"]
+
+
 def test_the_largest_figure_names_the_row_that_holds_it(ws):
     ws.llm.script = [plan(answer="maximum", column="Takings (GBP)")]
     response = ws.ask("What was the biggest single sale at the Station shop?", mode="pipeline",
