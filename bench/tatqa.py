@@ -264,7 +264,9 @@ def run(args) -> Path:
     out = Path(args.out or RESULTS / f"tatqa-{args.part}-{mode}.jsonl")
     out.parent.mkdir(parents=True, exist_ok=True)
     done = set()
-    if out.exists() and not args.fresh:
+    if args.fresh:
+        out.unlink(missing_ok=True)  # (an --out file too: appended to, it held a stopped run's answers twice)
+    elif out.exists():
         done = {json.loads(line)["uid"] for line in out.read_text().splitlines() if line.strip()}
     count = ws.kb.embedder.count_tokens
     with out.open("a") as sink:
@@ -367,8 +369,6 @@ def main(argv=None) -> int:
     if args.report:
         report(args.report, Path(args.data))
         return 0
-    if args.fresh and args.out is None:
-        (RESULTS / f"tatqa-{args.part}-{'retrieval' if args.retrieval_only else 'model'}.jsonl").unlink(missing_ok=True)
     out = run(args)
     contexts = json.loads(Path(args.data).read_text())
     pairs = questions_of(split_contexts(contexts, args.seed)[args.part], args.seed, args.limit)
