@@ -148,6 +148,11 @@ def unit_of(texts: list[str]) -> str:
     return ""
 
 
+# A scale the text around a table states in brackets: "(in thousands)", "(dollars in millions)"; not one with an
+# exception ("(in thousands, except per share data)": some rows are not scaled)
+_PAGE_SCALE = re.compile(r"\((?:[a-z$€£ ]*\s)?in (thousands|millions|billions)(?:\s+of\s+[a-z$€£.]+)?\)", re.I)
+
+
 def scale_line(text: str) -> str:
     """The scale a line states when that is all it states ("(In thousands)" under the year headers: no section
     label of the rows below it), else ""."""
@@ -384,6 +389,14 @@ def read_tables(lines: list[Line], page: int) -> list[_Block]:
         table.unit = unit_of([table.caption, table.stub, *table.columns]) or table.unit
         limit = blocks[n + 1].first if n + 1 < len(blocks) else len(lines)
         _attach_notes(block, lines, limit)
+    if len(blocks) == 1 and not blocks[0].table.unit:
+        # The page's one table, its scale said only in the text around it ("... are as follows (in
+        # thousands):"): the text's scale, when it states one kind and no exception.
+        only = blocks[0]
+        stated = {m.group(1).lower() for k, line in enumerate(lines) if not only.first <= k <= only.last
+                  for m in _PAGE_SCALE.finditer(line.text)}
+        if len(stated) == 1:
+            only.table.unit = f"in {stated.pop()}"
     return blocks
 
 

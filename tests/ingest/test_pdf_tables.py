@@ -122,9 +122,9 @@ def test_a_loaded_page_keeps_its_prose_and_gives_the_table_a_section_of_its_own(
 
 
 def draw_rows(path: Path, header_lines: list[list[tuple[float, str]]], rows: list[tuple[str, list[str]]],
-              caption: str = "The following table summarizes loss from operations (in millions):") -> Path:
+              caption: str = "The following table summarizes loss from operations (in millions):", after: str = "") -> Path:
     """A table whose header lines are (x centre, text) pairs and whose figures are right-aligned
-    at COLUMNS."""
+    at COLUMNS, and a line of text `after` it."""
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen import canvas
 
@@ -141,6 +141,8 @@ def draw_rows(path: Path, header_lines: list[list[tuple[float, str]]], rows: lis
         pdf.drawString(40, y, label)
         for x, figure in zip(COLUMNS, figures):
             pdf.drawRightString(x, y, figure)
+    if after:
+        pdf.drawString(40, y - 30, after)
     pdf.showPage()
     pdf.save()
     return path
@@ -166,6 +168,19 @@ def test_a_line_of_its_own_stating_the_scale_is_the_tables_unit_not_a_label_of_t
     assert table.unit == "In thousands"
     assert [row.label for row in table.rows] == ["Revenues", "Income from operations"]
     assert "(In thousands)" in table.head()
+
+
+def test_the_scale_the_text_around_a_pages_one_table_states_is_the_tables(tmp_path):
+    rows = [("Revenues", ["68,024", "67,314", "60,100", "58,000"]), ("Income from operations", ["12,491", "9,587", "8,000", "7,500"])]
+    header = [[(330, "2023"), (400, "2022"), (480, "2021"), (550, "2020")]]
+    path = draw_rows(tmp_path / "around.pdf", header, rows, caption="North America",
+                     after="Our segment results are as follows (in thousands):")
+    (table,) = read_pdf_tables(path)
+    assert table.unit == "in thousands"
+    path = draw_rows(tmp_path / "except.pdf", header, rows, caption="North America",
+                     after="Our segment results (in thousands, except per share data):")
+    (table,) = read_pdf_tables(path)
+    assert table.unit == ""  # some rows are not scaled: no scale for all
 
 
 def test_a_header_line_that_does_not_name_each_column_gives_no_header_rather_than_a_wrong_one(tmp_path):
