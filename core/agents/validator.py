@@ -502,13 +502,13 @@ def validate(draft: Draft, settings: Settings) -> Validation:
     worked, corrected = [], []
     if calculation is None:  # sums the reader wrote out itself: checked by code, the result said first
         answer, worked, corrected = calculate.settle_expressions(answer)
-    operation, years = operation_asked(draft.question or ""), stated_years(draft.question or "")
-    if calculation is None and not worked and quoted_in is not None and (
-            across := calculate.across_years(operation, years, answer)) is not None:
+    if calculation is None and not worked and quoted_in is not None:
         # "the change in X from 2017 to 2018" answered with each year's figure: code does the arithmetic asked
-        calculation = across
-        answer = calculate.render_across(operation, years, across, [quoted_in])
-        cited, average = _cited_similarity(draft, answer)
+        operation, years = operation_asked(draft.question or ""), stated_years(draft.question or "")
+        if (across := calculate.across_years(operation, years, answer)) is not None:
+            calculation = across
+            answer = calculate.render_across(operation, years, across, [quoted_in])
+            cited, average = _cited_similarity(draft, answer)
     restated = bool(draft.question) and restates_question(draft.question, answer)
     if restated and quoted_in is not None and draft.quote:
         # The model's answer adds nothing to the question, but its quote is on the page and about the
@@ -538,8 +538,6 @@ def validate(draft: Draft, settings: Settings) -> Validation:
     if calculation is not None or worked:
         # Code did the arithmetic, but the model chose the figures and the operation: never high.
         confidence = "medium" if confidence == "high" else confidence
-    if corrected:
-        flags.append("arithmetic_corrected")
     elif quoted_in is not None:
         misreading = misread(draft.question, draft.quote or "", answer, settings.quote_key_word_share)
         if misreading:
@@ -547,6 +545,8 @@ def validate(draft: Draft, settings: Settings) -> Validation:
             confidence = "low"
         elif near and confidence == "high":
             confidence = "medium"  # the quote was not copied exactly: its reading is less sure
+    if corrected:
+        flags.append("arithmetic_corrected")
     if near:
         flags.append("near_quote")
     if restated:
