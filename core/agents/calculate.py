@@ -151,9 +151,14 @@ _RESULT_FIRST = re.compile(rf"(?<![\w.,])(?P<result>{_RESULT})(?P<percent>\s*%)?
 _OPERATORS = {"−": "-", "–": "-", "×": "*", "÷": "/"}
 
 
+def _plain(text: str) -> str:
+    """Written arithmetic as Python reads it: "$4,105 − 3,900" -> "4105-3900"."""
+    return re.sub(r"[$£€,\s]", "", "".join(_OPERATORS.get(c, c) for c in text))
+
+
 def _evaluate(expression: str) -> float | None:
     """The value of figures joined by + - * / and brackets, by Python's own precedence; None otherwise."""
-    text = re.sub(r"[$£€,\s]", "", "".join(_OPERATORS.get(c, c) for c in expression))
+    text = _plain(expression)
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError:
@@ -188,7 +193,7 @@ def settle_expressions(answer: str) -> tuple[str, list[str], list[str]]:
         percent = bool(match.group("percent"))
         if percent and not re.search(r"\*\s*100\b|×\s*100\b", expression):
             value *= 100  # "(b - a) / a = 5.2%": the share, said as a percent
-        said = float(re.sub(r"[$£€,\s]", "", "".join(_OPERATORS.get(c, c) for c in stated)))
+        said = float(_plain(stated))
         decimals = len(stated.rpartition(".")[2]) if "." in stated else 0
         if abs(value - said) > max(0.5 * 10 ** -decimals, 1e-9 * abs(value)):
             corrected.append(f"{expression} = {stated.strip()}{'%' if percent else ''} corrected to {_number(value)}")

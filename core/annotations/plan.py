@@ -315,9 +315,11 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     words: "the change in sales in Mexico between 2017 and 2018" needs no model call. The model's plans for
     such questions failed on the TAT-QA tuning part (the text route answered 9 of 40 with the two figures or
     not at all), and a plan code can read whole is exact and fast. None when the question names no one row."""
-    if not figures_across_named(question, table, executor):
-        return None
+    if len(row_figures.stated_years(question)) < 2:
+        return None  # (before reading the columns, which queries the table)
     columns = columns_of(table, executor)
+    if not _two_years_named(question, columns):
+        return None
     label = next((c for c in columns if c.kind == "text"), None)
     row = row_figures.row_named(question, label.cells) if label is not None else None
     if row is None:
@@ -352,7 +354,11 @@ def figures_across_named(question: str, table: TableInfo, executor: ReadOnlyExec
     and 2019")."""
     if len(row_figures.stated_years(question)) < 2:
         return False  # (before reading the columns, which queries the table)
-    return len(row_figures.years_named(question, columns_of(table, executor)) or []) >= 2
+    return _two_years_named(question, columns_of(table, executor))
+
+
+def _two_years_named(question: str, columns: list[Column]) -> bool:
+    return len(row_figures.years_named(question, columns) or []) >= 2
 
 
 def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
@@ -417,11 +423,11 @@ def late_rows(question: str, plan: Plan, columns: list[Column]) -> None:
     """"How many books came back late?": the rows whose end date falls after their due date, the one span
     from a Due column to a later date ("days from Due to Returned") over 0. The model read "late" as a
     blank Returned date. A row still out ("still overdue", "not yet returned") is the model's to say."""
-    spans = [c for c in columns if c.expression and (m := _SPAN.match(c.label)) and re.search(r"\bdue\b", m.group(1), re.I)]
+    spans = [(c, m.group(2)) for c in columns
+             if c.expression and (m := _SPAN.match(c.label)) and re.search(r"\bdue\b", m.group(1), re.I)]
     if not _LATE.search(question) or _STILL_OPEN.search(question) or len(spans) != 1:
         return
-    span = spans[0]
-    end = _SPAN.match(span.label).group(2)
+    (span, end), = spans
     plan.filters = [f for f in plan.filters if not (f[0].label == end and f[1] == "is blank") and f[0] is not span]
     plan.filters.append((span, ">", "0"))
 

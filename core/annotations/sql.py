@@ -307,6 +307,11 @@ _CASE_WHEN = re.compile(r"\bCASE\s+WHEN\s+(.+?)\s+THEN\b", re.I | re.S)
 _WHERE_CLAUSE = re.compile(r"\bWHERE\b(.*?)(?:\bGROUP\s+BY\b|\bORDER\s+BY\b|\bLIMIT\b|$)", re.I | re.S)
 
 
+def _spaced(text: str) -> str:
+    """SQL text compared as written, whatever its case and spacing."""
+    return " ".join(text.lower().split())
+
+
 def share_of_itself(sql: str, result: QueryResult) -> str | None:
     """A share computed as SUM(CASE WHEN c ...) / SUM(...) over rows the WHERE already limits to c: every
     row meets c, so the share is 100 % (or 1) whatever the data ("What share of our fuel spend went on DEF"
@@ -317,9 +322,9 @@ def share_of_itself(sql: str, result: QueryResult) -> str | None:
     value = result.rows[0][0]
     if not isinstance(value, (int, float)) or not any(abs(value - whole) < 1e-9 for whole in (1, 100)):
         return None
-    spaced = " ".join(where.group(1).lower().split())
+    spaced = _spaced(where.group(1))
     for condition in _CASE_WHEN.findall(sql):
-        if " ".join(condition.lower().split()) in spaced:
+        if _spaced(condition) in spaced:
             return (f"The share is {value:g} because the WHERE keeps only the rows where {condition.strip()}: every "
                     "row counted meets the condition the share is about. Keep that condition in the CASE only "
                     "and leave it out of the WHERE.")
@@ -333,9 +338,9 @@ def share_of_all(sql: str) -> str:
     where = _WHERE_CLAUSE.search(sql)
     if where is None or "/" not in _LITERAL.sub("''", sql) or re.search(r"\bOR\b|\(", where.group(1), re.I):
         return sql
-    shared = {" ".join(c.lower().split()) for c in _CASE_WHEN.findall(sql)}
+    shared = {_spaced(c) for c in _CASE_WHEN.findall(sql)}
     parts = re.split(r"\s+AND\s+", where.group(1).strip(), flags=re.I)
-    kept = [p for p in parts if " ".join(p.lower().split()) not in shared]
+    kept = [p for p in parts if _spaced(p) not in shared]
     if len(kept) == len(parts):
         return sql
     clause = f" WHERE {' AND '.join(kept)} " if kept else " "
