@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from core.annotations.plan import NOT_IN_TABLE, schema_for, columns_of
+from core.annotations.plan import NOT_IN_TABLE, Column, columns_of, schema_for, without_periods
 from core.config import Settings
 from core.llm.scripted import ScriptedLLM
 from core.workspace import Workspace
@@ -72,7 +72,9 @@ def test_the_plan_schema_admits_only_the_tables_real_columns(ws):
     names = schema["properties"]["column"]["enum"]
     assert "Takings (GBP)" in names and "Baker" in names and "" in names
     assert not any("ISO date" in n for n in names)  # a date's ISO twin is code's, not the model's
-    assert schema["properties"]["filters"]["items"]["properties"]["column"]["enum"] == [c for c in names if c]
+    filters = schema["properties"]["filters"]["items"]["anyOf"]
+    assert sorted(filters[0]["properties"]["column"]["enum"] + filters[1]["properties"]["column"]["enum"]) == sorted(c for c in names if c)
+    assert filters[1]["properties"]["column"]["enum"] == ["Date"] and filters[1]["properties"]["op"]["enum"] == ["is blank", "is not blank"]
 
 
 def test_a_stated_year_the_plan_left_out_is_added_by_code_and_said(ws):
@@ -596,3 +598,11 @@ def test_a_word_of_the_files_name_is_no_condition_on_cells_that_share_it(kb_of):
                       doc_ids=[ws.documents()[0].doc_id])
     assert f"{sum(i * 10 for i in range(1, 13))} p" in response.answer  # every loan's fine, not the titles with Library
     assert "Title" not in response.answer
+
+
+def test_the_model_reads_the_question_without_the_periods_code_applies():
+    dated = [Column("d", "Date", "date", date_twin="d_date"), Column("amt", "Amount", "number")]
+    assert without_periods("What did the Riverside shop take in the second quarter?", dated) == "What did the Riverside shop take?"
+    assert without_periods("How many visits between April and June went ahead?", dated) == "How many visits went ahead?"
+    by_year = [Column("item", "Item", "text"), Column("y2019", "2019", "number"), Column("y2018", "2018", "number")]
+    assert without_periods("What was revenue in 2019?", by_year) == "What was revenue in 2019?"  # a column, not a period
