@@ -681,8 +681,9 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     # first) answers another question: one figure is asked, so code drops it.
     if plan.group_by is not None and not asks_per_group(question):
         plan.group_by, plan.limit = None, (plan.limit if plan.order_by is not None else None)
-    # "per branch" asks for every group: a limit or an order by size belongs to "which ... most"
-    if plan.group_by is not None and _PER_GROUP.search(question) and not _TOP.search(question):
+    # "per branch", "monthly spend" ask for every group: a limit or an order by size belongs to "which ... most"
+    if plan.group_by is not None and (_PER_GROUP.search(question) or (asked_period and plan.group_by == asked_period)) \
+            and not _TOP.search(question):
         plan.limit, plan.order_by = None, None
     # "per clinician", "for each product": the group the question names is a column by that name; a model's
     # grouping on another column is moved to it, one the model left out is added, and with no such column

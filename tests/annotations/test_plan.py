@@ -313,6 +313,15 @@ def test_a_monthly_figure_is_grouped_by_month_when_the_plan_left_it_out(jobs):
         assert f"{name}: {count}" in response.answer
 
 
+def test_a_monthly_figure_keeps_every_month_when_the_plan_ranked_and_cut_them(jobs):
+    jobs.llm.script = [plan(answer="count", group_by="month", order="highest first", limit=1)]
+    response = jobs.ask("Monthly number of jobs booked in from January to March?", mode="pipeline",
+                        doc_ids=[jobs.documents()[0].doc_id])
+    for month, name in ((1, "January"), (2, "February"), (3, "March")):
+        count = sum(1 for r in job_rows() if int(r["Booked In"][5:7]) == month)
+        assert f"{name}: {count}" in response.answer
+
+
 def test_a_bound_goes_to_the_stored_column_of_its_unit_over_the_model_s_own_number(jobs):
     # two duration columns (Labour (h) and the computed days between the dates); the plan measures neither
     jobs.llm.script = [plan(answer="count", filters=[{"column": "Labour (h)", "op": ">", "value": "9060"}])]
