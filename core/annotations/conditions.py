@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from calendar import monthrange
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -96,6 +97,11 @@ _DATE_EDGE = re.compile(rf"\b(on or after|on or before|after|since|from|before|u
 _EDGE_SHIFT = {"after": ("start", 1), "on or after": ("start", 0), "since": ("start", 0), "from": ("start", 0),
                "before": ("end", -1), "on or before": ("end", 0), "until": ("end", 0), "till": ("end", 0),
                "by": ("end", 0), "up to": ("end", 0)}
+# "on 5 March 2024", "on March 5": one day (said with "on"; "as of December 31, 2019" is a report's year)
+_ON_DAY = re.compile(rf"\bon\s+(?:the\s+)?{_DATE}(?:,?\s+((?:19|20)\d\d))?", re.I)
+# "from November 2023 to February 2024": every day between the first of the one month and the last of the other
+_MONTH_YEAR_RANGE = re.compile(rf"\b(?:(?:between|from)\s+)?({_MONTH})\.?\s+((?:19|20)\d\d)\s*(?:and|to|until|through|-|–)\s*"
+                               rf"({_MONTH})\.?\s+((?:19|20)\d\d)\b", re.I)
 _MONTH_YEAR = re.compile(rf"\b({_MONTH})\b\.?(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
 _YEAR = re.compile(r"(?<![\d£$€.,])((?:19|20)\d\d)(?![\d%])")
 _YEAR_RANGE = re.compile(r"\b(?:between|from)\s+((?:19|20)\d\d)\s+(?:and|to|through|until|-)\s+((?:19|20)\d\d)\b", re.I)
@@ -141,6 +147,17 @@ def periods(question: str) -> list[Period]:
                 continue
             iso = f"{edge.year if year else 0:04d}-{edge.month:02d}-{edge.day:02d}"
             take(m, Period(m.group(0), None, (), iso if side == "start" else None, iso if side == "end" else None))
+    for m in _ON_DAY.finditer(text):
+        g = m.groups()
+        day, month = int(g[0] or g[3]), month_number(g[1] or g[2])
+        if free(m) and month and 1 <= day <= 31:
+            iso = f"{int(g[4]) if g[4] else 0:04d}-{month:02d}-{day:02d}"
+            take(m, Period(m.group(0), int(g[4]) if g[4] else None, (), iso, iso))
+    for m in _MONTH_YEAR_RANGE.finditer(text):
+        (m1, y1), (m2, y2) = (month_number(m.group(1)), int(m.group(2))), (month_number(m.group(3)), int(m.group(4)))
+        if free(m) and m1 and m2 and (y1, m1) <= (y2, m2):
+            take(m, Period(m.group(0), None, (), f"{y1:04d}-{m1:02d}-01",
+                           f"{y2:04d}-{m2:02d}-{monthrange(y2, m2)[1]:02d}"))
     for m in _DAYS_OF_MONTH.finditer(text):
         d1, d2, month = int(m.group(1)), int(m.group(2)), month_number(m.group(3))
         if free(m) and month and 1 <= d1 <= d2 <= 31:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 from core.annotations import across as row_figures
@@ -53,9 +54,10 @@ SYSTEM = (
     "not in table (no column holds what the question asks for).\n"
     "A 'days from A to B' column is the time between two dates of a row (a turnaround, a wait, lateness).\n"
     "column: the column summed, averaged, counted or listed (for 'which X ...', the X column).\n"
-    "filters: each condition on the rows, as column, op and value copied from the question. Leave out "
-    "dates and periods: code applies them. A row still open, outstanding or never returned has its end "
-    "date blank (op 'is blank').\n"
+    "period: the dates or period the question states, copied as its words ('in the second quarter', 'after "
+    "2020'), or ''. Code applies it: dates are never filters.\n"
+    "filters: each condition on the rows, as column, op and value copied from the question. A row still open, "
+    "outstanding or never returned has its end date blank (op 'is blank').\n"
     "group_by: a column (or month, quarter, weekday) when the question asks per group.\n"
     "change, percent change: of one row's figure between two year columns; filter that row by its label.\n"
     "order_by and order with limit: for the highest, lowest, top or first rows; 'the three best-selling X' "
@@ -232,59 +234,52 @@ def _short(value: str) -> str:
     return " ".join(str(value).split())[:30]
 
 
-def schema_for(columns: list[Column]) -> dict:
+# Words of a question about rows with a date still blank ("never collected", "still on loan", "open tickets"):
+# only then may the model's filters name a date column, and only to test it for a blank.
+_BLANK_DATE_ASKED = re.compile(r"\b(?:never|not yet|still|outstanding|open|un\w+(?:ed|id)|pending|missing|blank|empty|"
+                               r"without|no|overdue|on loan|out|current(?:ly)?|active|awaiting|waiting)\b", re.I)
+
+
+def schema_for(columns: list[Column], question: str = "") -> dict:
+    """The plan's JSON schema: every column an enum of the table's real labels. A stated period is code's to
+    apply (apply_conditions): the model copies its words into "period" (~5 tokens). Without that outlet, and
+    with date columns among the filters, it wrote each period as two dated filters (~45 tokens of output,
+    ~5 s here) or, with dates barred, as filters on other columns (a Time, a City)."""
     labels = [c.label for c in columns]
-    # A date column admits only the blank tests ("never returned"): a stated period is code's to apply
-    # (apply_conditions), and the model wrote one anyway as two dated filters, some 45 tokens of output
-    # (~5 s here) that code then replaced.
-    undated = [c.label for c in columns if c.kind != "date"]
-    dated = [c.label for c in columns if c.kind == "date"]
+    blank_dates = [c.label for c in columns if c.kind == "date"] if _BLANK_DATE_ASKED.search(question) else []
     filter_item = {"type": "object", "properties": {
-        "column": {"type": "string", "enum": undated},
+        "column": {"type": "string", "enum": [c.label for c in columns if c.kind != "date"]},
         "op": {"type": "string", "enum": FILTER_OPS},
         "value": {"type": "string"}}, "required": ["column", "op", "value"]}
-    if dated:
+    if blank_dates:
         blank_test = {"type": "object", "properties": {
-            "column": {"type": "string", "enum": dated},
+            "column": {"type": "string", "enum": blank_dates},
             "op": {"type": "string", "enum": BLANK_OPS},
             "value": {"type": "string", "enum": [""]}}, "required": ["column", "op", "value"]}
         filter_item = {"anyOf": [filter_item, blank_test]}
     return {"type": "object", "properties": {
         "answer": {"type": "string", "enum": ANSWERS},
         "column": {"type": "string", "enum": [*labels, ""]},
+        "period": {"type": "string"},
         "filters": {"type": "array", "maxItems": MAX_FILTERS, "items": filter_item},
         "group_by": {"type": "string", "enum": ["", *labels, *PERIOD_GROUPS]},
         "order_by": {"type": "string", "enum": ["", *labels]},
         "order": {"type": "string", "enum": ORDERS},
         "limit": {"type": "integer"}},
-        "required": ["answer", "column", "filters"]}
+        "required": ["answer", "column", "period", "filters"]}
 
 
 # --- the model fills the plan ---
 
-def without_periods(question: str, columns: list[Column]) -> str:
-    """The question as the model reads it: a period that code applies to the table's date column is left
-    out ("... in the second quarter?" -> "...?"). Told to leave periods to code, the model still wrote
-    each as two dated filters (~45 tokens of output, ~5 s here); a year that names a column stays."""
-    if not any(c.kind == "date" for c in columns):
-        return question
-    shown = question
-    for period in periods(question):
-        if period.months or period.weekdays or not _years_name_columns(period.text, columns):
-            shown = re.sub(rf"(?:\b(?:in|during|for|within|over|of|from|on)\s+)?(?:the\s+)?{re.escape(period.text)}",
-                           "", shown, count=1, flags=re.I)
-    return " ".join(shown.split()).replace(" ?", "?").replace(" ,", ",").replace(" .", ".")
-
-
 def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyExecutor,
               max_tokens: int) -> PlannedQuery:
     columns = columns_of(table, executor)
-    prompt = describe(table, columns, executor) + f"\n\nQuestion: {without_periods(question, columns)}\nPlan as JSON:"
+    prompt = describe(table, columns, executor) + f"\n\nQuestion: {question}\nPlan as JSON:"
     planned = PlannedQuery(table, question, prompt=prompt)
     started = time.perf_counter()
     try:
         reply, completion = llm.complete_json([{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
-                                              schema_for(columns), max_tokens=max_tokens, temperature=0.0)
+                                              schema_for(columns, question), max_tokens=max_tokens, temperature=0.0)
     except LLMError as exc:
         planned.error = str(exc)
         return planned
@@ -670,6 +665,15 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         plan.matched[index] = tuple(dict.fromkeys([*plan.matched.get(index, ()), *named.cells]))
         applied.append(Applied(named.text, column.label, "added by code",
                                "left out" if wanted == "is not" else ""))
+    # "takings broken down by how the customer paid (card, cash, voucher)": the values a question lists for
+    # a breakdown are its groups; the model filtered on them and grouped nothing, which sums them together
+    listed = Counter(v.column for v in stated.values if v.stance == "is")
+    broken_down = [c for c in columns if listed[c.label] >= 2]
+    if plan.group_by is None and plan.answer in ("count", *_SQL_AGGREGATE) and _BREAKDOWN.search(question) \
+            and len(broken_down) == 1:
+        plan.group_by = broken_down[0]
+        applied.append(Applied(_BREAKDOWN.search(question).group(0), broken_down[0].label, "added by code",
+                               "the values the question lists, each a group"))
     # "Monthly spend", "per quarter": the period grouping the question asks for, when the model left it out
     asked_period = period_group(question)
     if isinstance(plan.group_by, Column) and plan.group_by.kind == "date" and asked_period:
@@ -719,6 +723,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
 
 _PERIODIC = re.compile(r"\b(?:monthly|quarterly|(?:per|each|every|by) (?:month|quarter|weekday|day of the week)|"
                        r"month by month|quarter by quarter)\b", re.I)
+_BREAKDOWN = re.compile(r"\b(?:broken down|breakdown|split|separately|respectively|each)\b", re.I)
 _PER_GROUP = re.compile(r"\b(?:per|each|every|by|broken down|breakdown|split)\b", re.I)
 _TOP = re.compile(r"\b(?:most|least|top|highest|lowest|best|worst|biggest|largest|smallest|busiest|fewest|more|less|fewer)\b", re.I)
 _WHICH = re.compile(r"^\W*(?:which|who|whose|what|name the)\b", re.I)
@@ -1205,6 +1210,11 @@ def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
                             for f, row in zip(figures, found.rows)]
         else:
             planned.rows = [(row_figures.compute(plan.answer, f), *row) for f, row in zip(figures, found.rows)]
+        if labelled and len(planned.rows) > 1:
+            # the model's "contains Property, plant and equipment" kept the gross and the net rows; the question
+            # names one of them ("..., Net"): that row is the answer, not every row the filter kept
+            named = row_figures.row_named(planned.question, [str(r[1]) for r in planned.rows])
+            planned.rows = [r for r in planned.rows if str(r[1]) == named][:1] or planned.rows
         return
     if planned.columns and planned.columns[-1] == "first_row":  # the list's order key is not shown
         planned.columns = planned.columns[:-1]

@@ -101,6 +101,22 @@ def test_the_row_the_question_names_is_found_by_code_when_the_model_filtered_non
     assert response.answer.startswith(f"The average of Donations is {(1310 + 1507) / 2:,.2f} for 2018 and 2019 (2018: 1,310;")
 
 
+ASSETS = ("Description,2018,2019\n"
+          "\"Property, plant and equipment, gross\",\"9,398\",\"9,480\"\n"
+          "\"Property, plant and equipment, net\",\"3,544\",\"3,621\"\n"
+          "Total assets,\"20,386\",\"20,694\"\n")
+
+
+def test_of_the_rows_the_model_s_filter_kept_the_one_the_question_names_is_the_answer(ws, write_text):
+    ws.ingestor.ingest_paths([write_text("assets.csv", ASSETS)])
+    ws.llm.calls.clear()
+    ws.llm.script = [json.dumps({"answer": "change", "column": "", "filters": [
+        {"column": "Description", "op": "contains", "value": "Property, plant and equipment"}]})]  # gross and net
+    assets = next(d.doc_id for d in ws.documents() if d.filename == "assets.csv")
+    response = ws.ask("How did property, plant and equipment, net change in 2019 from 2018?", mode="pipeline", doc_ids=[assets])
+    assert response.answer.startswith("The change in Property, plant and equipment, net is 77 from 2018 to 2019"), response.answer
+
+
 def test_a_row_is_named_by_most_of_its_words_and_only_when_one_fits_best():
     labels = ["Research, development and engineering", "Selling, general and administrative", "Total operating expenses"]
     assert across.row_named("What is the average research and development expense for 2018 and 2019?", labels) \

@@ -59,6 +59,16 @@ def test_a_date_after_before_or_by_is_one_side_of_a_stretch_of_days():
     assert edges("the balance as of December 31, 2019") == [(None, None)]  # a report's year column, not a cut-off
 
 
+def test_a_day_said_with_on_is_that_day_and_a_span_of_months_of_years_is_every_day_in_it():
+    def days(question):
+        return [(p.start, p.end) for p in periods(question)]
+    assert days("How many loans were issued on 5 March 2024?") == [("2024-03-05", "2024-03-05")]  # not all March
+    assert days("What did we take on March 5?") == [("0000-03-05", "0000-03-05")]
+    assert days("Sales from March 2024 to May 2024 per month") == [("2024-03-01", "2024-05-31")]  # April too
+    assert days("orders between November 2023 and February 2024") == [("2023-11-01", "2024-02-29")]
+    assert [p.months for p in periods("Bookings in March 2024")] == [(3,)]
+
+
 def test_numbers_between_that_are_not_both_years_are_two_bounds_and_no_year():
     question = "How many mills were built between 1750 and 1900?"
     assert periods(question) == [] and [(b.op, b.number) for b in bounds(question)] == [(">=", 1750.0), ("<=", 1900.0)]

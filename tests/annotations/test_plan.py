@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from core.annotations.plan import NOT_IN_TABLE, Column, columns_of, schema_for, without_periods
+from core.annotations.plan import NOT_IN_TABLE, columns_of, schema_for
 from core.config import Settings
 from core.llm.scripted import ScriptedLLM
 from core.workspace import Workspace
@@ -68,13 +68,20 @@ def pounds(amount: float) -> str:
 def test_the_plan_schema_admits_only_the_tables_real_columns(ws):
     table = ws.pipeline.tables.tables()[0]
     columns = columns_of(table, ws.pipeline.executor)
-    schema = schema_for(columns)
+    schema = schema_for(columns, "What did the Harbour shop take in March?")
     names = schema["properties"]["column"]["enum"]
     assert "Takings (GBP)" in names and "Baker" in names and "" in names
     assert not any("ISO date" in n for n in names)  # a date's ISO twin is code's, not the model's
-    filters = schema["properties"]["filters"]["items"]["anyOf"]
-    assert sorted(filters[0]["properties"]["column"]["enum"] + filters[1]["properties"]["column"]["enum"]) == sorted(c for c in names if c)
-    assert filters[1]["properties"]["column"]["enum"] == ["Date"] and filters[1]["properties"]["op"]["enum"] == ["is blank", "is not blank"]
+    assert "period" in schema["required"]  # the model copies the period's words; code applies it
+    filters = schema["properties"]["filters"]["items"]
+    assert filters["properties"]["column"]["enum"] == [c for c in names if c and c != "Date"]  # dates are no filters
+
+
+def test_a_date_column_is_a_filter_only_to_test_it_for_a_blank_when_the_question_asks_so(ws):
+    columns = columns_of(ws.pipeline.tables.tables()[0], ws.pipeline.executor)
+    undated, blank = schema_for(columns, "Which sales were never delivered?")["properties"]["filters"]["items"]["anyOf"]
+    assert "Date" not in undated["properties"]["column"]["enum"]
+    assert blank["properties"]["column"]["enum"] == ["Date"] and blank["properties"]["op"]["enum"] == ["is blank", "is not blank"]
 
 
 def test_a_stated_year_the_plan_left_out_is_added_by_code_and_said(ws):
@@ -311,6 +318,15 @@ def test_a_monthly_figure_is_grouped_by_month_when_the_plan_left_it_out(jobs):
     for month, name in ((1, "January"), (2, "February"), (3, "March")):
         count = sum(1 for r in job_rows() if int(r["Booked In"][5:7]) == month)
         assert f"{name}: {count}" in response.answer
+
+
+def test_the_values_a_breakdown_lists_are_its_groups_when_the_plan_summed_them_together(ws):
+    ws.llm.script = [plan(answer="sum", column="Takings (GBP)", filters=[
+        {"column": "Shop", "op": "is", "value": "Harbour"}, {"column": "Shop", "op": "is", "value": "Station"}])]
+    response = ws.ask("What did we take broken down by where we sold (Harbour, Station)?", mode="pipeline")
+    for shop in ("Harbour", "Station"):
+        assert f"{shop}: {pounds(sum(money(r['Takings (GBP)']) for r in rows(ws, lambda r: r['Shop'] == shop)))}" in response.answer
+    assert "Mill Lane" not in response.answer
 
 
 def test_a_monthly_figure_keeps_every_month_when_the_plan_ranked_and_cut_them(jobs):
@@ -608,10 +624,3 @@ def test_a_word_of_the_files_name_is_no_condition_on_cells_that_share_it(kb_of):
     assert f"{sum(i * 10 for i in range(1, 13))} p" in response.answer  # every loan's fine, not the titles with Library
     assert "Title" not in response.answer
 
-
-def test_the_model_reads_the_question_without_the_periods_code_applies():
-    dated = [Column("d", "Date", "date", date_twin="d_date"), Column("amt", "Amount", "number")]
-    assert without_periods("What did the Riverside shop take in the second quarter?", dated) == "What did the Riverside shop take?"
-    assert without_periods("How many visits between April and June went ahead?", dated) == "How many visits went ahead?"
-    by_year = [Column("item", "Item", "text"), Column("y2019", "2019", "number"), Column("y2018", "2018", "number")]
-    assert without_periods("What was revenue in 2019?", by_year) == "What was revenue in 2019?"  # a column, not a period
