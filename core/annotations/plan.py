@@ -54,10 +54,9 @@ SYSTEM = (
     "not in table (no column holds what the question asks for).\n"
     "A 'days from A to B' column is the time between two dates of a row (a turnaround, a wait, lateness).\n"
     "column: the column summed, averaged, counted or listed (for 'which X ...', the X column).\n"
-    "period: the dates or period the question states, copied as its words ('in the second quarter', 'after "
-    "2020'), or ''. Code applies it: dates are never filters.\n"
-    "filters: each condition on the rows, as column, op and value copied from the question. A row still open, "
-    "outstanding or never returned has its end date blank (op 'is blank').\n"
+    "filters: each condition on the rows, as column, op and value copied from the question. Leave out "
+    "dates and periods: code applies them. A row still open, outstanding or never returned has its end "
+    "date blank (op 'is blank').\n"
     "group_by: a column (or month, quarter, weekday) when the question asks per group.\n"
     "change, percent change: of one row's figure between two year columns; filter that row by its label.\n"
     "order_by and order with limit: for the highest, lowest, top or first rows; 'the three best-selling X' "
@@ -241,10 +240,9 @@ _BLANK_DATE_ASKED = re.compile(r"\b(?:never|not yet|still|outstanding|open|un\w+
 
 
 def schema_for(columns: list[Column], question: str = "") -> dict:
-    """The plan's JSON schema: every column an enum of the table's real labels. A stated period is code's to
-    apply (apply_conditions): the model copies its words into "period" (~5 tokens). Without that outlet, and
-    with date columns among the filters, it wrote each period as two dated filters (~45 tokens of output,
-    ~5 s here) or, with dates barred, as filters on other columns (a Time, a City)."""
+    """The plan's JSON schema: every column an enum of the table's real labels. A date column is no filter but
+    to test it for a blank: a stated period is code's to apply (apply_conditions; the model reads the question
+    without it, `without_periods`)."""
     labels = [c.label for c in columns]
     blank_dates = [c.label for c in columns if c.kind == "date"] if _BLANK_DATE_ASKED.search(question) else []
     filter_item = {"type": "object", "properties": {
@@ -260,21 +258,36 @@ def schema_for(columns: list[Column], question: str = "") -> dict:
     return {"type": "object", "properties": {
         "answer": {"type": "string", "enum": ANSWERS},
         "column": {"type": "string", "enum": [*labels, ""]},
-        "period": {"type": "string"},
         "filters": {"type": "array", "maxItems": MAX_FILTERS, "items": filter_item},
         "group_by": {"type": "string", "enum": ["", *labels, *PERIOD_GROUPS]},
         "order_by": {"type": "string", "enum": ["", *labels]},
         "order": {"type": "string", "enum": ORDERS},
         "limit": {"type": "integer"}},
-        "required": ["answer", "column", "period", "filters"]}
+        "required": ["answer", "column", "filters"]}
 
 
 # --- the model fills the plan ---
 
+def without_periods(question: str, columns: list[Column]) -> str:
+    """The question as the model reads it: a period that code applies to the table's date column is left
+    out ("... in the second quarter?" -> "...?"). Told to leave periods to code, the model still wrote each
+    as two dated filters (~45 tokens of output, ~5 s here); with dates barred from its filters, as filters
+    on other columns (a Time, a City); given a field to copy the period into, it also put a weekday value
+    there ("work Fridays") and its other choices moved (records dev 48 -> 44). A year naming a column stays."""
+    if not any(c.kind == "date" for c in columns):
+        return question
+    shown = question
+    for period in periods(question):
+        if period.months or period.weekdays or not _years_name_columns(period.text, columns):
+            shown = re.sub(rf"(?:\b(?:in|during|for|within|over|of|from|on)\s+)?(?:the\s+)?{re.escape(period.text)}",
+                           "", shown, count=1, flags=re.I)
+    return " ".join(shown.split()).replace(" ?", "?").replace(" ,", ",").replace(" .", ".")
+
+
 def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyExecutor,
               max_tokens: int) -> PlannedQuery:
     columns = columns_of(table, executor)
-    prompt = describe(table, columns, executor) + f"\n\nQuestion: {question}\nPlan as JSON:"
+    prompt = describe(table, columns, executor) + f"\n\nQuestion: {without_periods(question, columns)}\nPlan as JSON:"
     planned = PlannedQuery(table, question, prompt=prompt)
     started = time.perf_counter()
     try:
@@ -323,6 +336,10 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         rank_by_group(question, plan, columns)
         if plan.answer in ("count", "list") and asks_which(question) and plan.group_by is None:
             named = asked_column(question, columns)
+            if named is None and plan.column is not None and any(c is plan.column for _, c in plan.periods):
+                # "Which of the Lincoln vehicles went into service after 2020?", read without its period ("...
+                # went into service?"), listed the In Service dates: the rows are asked for, by what names them
+                named = identifier_column(columns, planned.table.row_count)
             if named is not None and (plan.column is None or plan.column.kind != "text" or plan.answer == "count"):
                 plan.column = named
             if plan.column is not None:
@@ -899,6 +916,11 @@ def ranking_measure(question: str, columns: list[Column]) -> Column | None:
     if not _POPULAR.search(question):
         return None  # "by clinician" names a group, not a measure
     return quantity_column(columns)
+
+
+def identifier_column(columns: list[Column], row_count: int) -> Column | None:
+    """The first text column with a value of its own in (nearly) every row: what names a row (a unit, a job)."""
+    return next((c for c in columns if c.kind == "text" and row_count and len(c.cells) >= IDENTIFIER_SHARE * row_count), None)
 
 
 def asked_column(question: str, columns: list[Column]) -> Column | None:

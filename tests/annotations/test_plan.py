@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from core.annotations.plan import NOT_IN_TABLE, columns_of, schema_for
+from core.annotations.plan import NOT_IN_TABLE, Column, columns_of, schema_for, without_periods
 from core.config import Settings
 from core.llm.scripted import ScriptedLLM
 from core.workspace import Workspace
@@ -72,7 +72,6 @@ def test_the_plan_schema_admits_only_the_tables_real_columns(ws):
     names = schema["properties"]["column"]["enum"]
     assert "Takings (GBP)" in names and "Baker" in names and "" in names
     assert not any("ISO date" in n for n in names)  # a date's ISO twin is code's, not the model's
-    assert "period" in schema["required"]  # the model copies the period's words; code applies it
     filters = schema["properties"]["filters"]["items"]
     assert filters["properties"]["column"]["enum"] == [c for c in names if c and c != "Date"]  # dates are no filters
 
@@ -318,6 +317,14 @@ def test_a_monthly_figure_is_grouped_by_month_when_the_plan_left_it_out(jobs):
     for month, name in ((1, "January"), (2, "February"), (3, "March")):
         count = sum(1 for r in job_rows() if int(r["Booked In"][5:7]) == month)
         assert f"{name}: {count}" in response.answer
+
+
+def test_which_rows_a_period_selects_are_named_by_their_identifier_not_listed_as_dates(ws):
+    ws.llm.script = [plan(answer="list", column="Date")]  # the model read "Which of the loaves went out?"
+    response = ws.ask("Which of the loaves went out after 1 June 2024?", mode="pipeline")
+    expected = [r["Sale Ref"] for r in rows(ws, lambda r: (r["Date"][6:], r["Date"][3:5], r["Date"][:2]) > ("2024", "06", "01"))]
+    assert response.structured["plan"]["column"] == "Sale Ref"
+    assert response.structured["total_matches"] == len(expected) and expected[0] in response.answer
 
 
 def test_the_values_a_breakdown_lists_are_its_groups_when_the_plan_summed_them_together(ws):
@@ -624,3 +631,10 @@ def test_a_word_of_the_files_name_is_no_condition_on_cells_that_share_it(kb_of):
     assert f"{sum(i * 10 for i in range(1, 13))} p" in response.answer  # every loan's fine, not the titles with Library
     assert "Title" not in response.answer
 
+
+def test_the_model_reads_the_question_without_the_periods_code_applies():
+    dated = [Column("d", "Date", "date", date_twin="d_date"), Column("amt", "Amount", "number")]
+    assert without_periods("What did the Riverside shop take in the second quarter?", dated) == "What did the Riverside shop take?"
+    assert without_periods("How many visits between April and June went ahead?", dated) == "How many visits went ahead?"
+    by_year = [Column("item", "Item", "text"), Column("y2019", "2019", "number"), Column("y2018", "2018", "number")]
+    assert without_periods("What was revenue in 2019?", by_year) == "What was revenue in 2019?"  # a column, not a period
