@@ -281,6 +281,7 @@ def without_periods(question: str, columns: list[Column]) -> str:
         if period.months or period.weekdays or not _years_name_columns(period.text, columns):
             shown = re.sub(rf"(?:\b(?:in|during|for|within|over|of|from|on)\s+)?(?:the\s+)?{re.escape(period.text)}",
                            "", shown, count=1, flags=re.I)
+    shown = re.sub(r"\(\s*\)", "", shown)  # "last year (2024)" -> "last year"
     return " ".join(shown.split()).replace(" ?", "?").replace(" ,", ",").replace(" .", ".")
 
 
@@ -682,6 +683,17 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         plan.matched[index] = tuple(dict.fromkeys([*plan.matched.get(index, ()), *named.cells]))
         applied.append(Applied(named.text, column.label, "added by code",
                                "left out" if wanted == "is not" else ""))
+    # The model's "Category is Helmets", a value no cell of its column holds, beside code's "Item is Helmet
+    # Urban" for the same word of the question: the word is applied where its cells are; kept, it matched no row.
+    applied_words = {fold(a.condition) for a in applied if a.how == "added by code"}
+    for j in range(len(plan.filters) - 1, -1, -1):
+        column, op, value = plan.filters[j]
+        if column.kind == "text" and op == "is" and j not in plan.matched and column.cells \
+                and any(same_value(value, word) for word in applied_words):
+            del plan.filters[j]
+            plan.matched = {(i - (i > j)): cells for i, cells in plan.matched.items() if i != j}
+            applied.append(Applied(f"{column.label} {op} {value}", column.label, "dropped by code",
+                                   f"no {column.label} is {value}; the word is applied where its cells are"))
     # "takings broken down by how the customer paid (card, cash, voucher)": the values a question lists for
     # a breakdown are its groups; the model filtered on them and grouped nothing, which sums them together
     listed = Counter(v.column for v in stated.values if v.stance == "is")

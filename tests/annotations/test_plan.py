@@ -319,6 +319,14 @@ def test_a_monthly_figure_is_grouped_by_month_when_the_plan_left_it_out(jobs):
         assert f"{name}: {count}" in response.answer
 
 
+def test_a_model_filter_no_cell_holds_goes_when_code_applied_its_word_where_the_cells_are(ws):
+    ws.llm.script = [plan(answer="sum", column="Loaves", filters=[{"column": "Product", "op": "is", "value": "Mill"}])]
+    response = ws.ask("How many loaves did the mill sell?", mode="pipeline")
+    assert f"{sum(int(r['Loaves']) for r in rows(ws, lambda r: r['Shop'] == 'Mill Lane')):,}" in response.answer
+    dropped = [c for c in response.structured["conditions"] if c["how"] == "dropped by code"]
+    assert dropped and dropped[0]["column"] == "Product"
+
+
 def test_which_rows_a_period_selects_are_named_by_their_identifier_not_listed_as_dates(ws):
     ws.llm.script = [plan(answer="list", column="Date")]  # the model read "Which of the loaves went out?"
     response = ws.ask("Which of the loaves went out after 1 June 2024?", mode="pipeline")
@@ -636,5 +644,6 @@ def test_the_model_reads_the_question_without_the_periods_code_applies():
     dated = [Column("d", "Date", "date", date_twin="d_date"), Column("amt", "Amount", "number")]
     assert without_periods("What did the Riverside shop take in the second quarter?", dated) == "What did the Riverside shop take?"
     assert without_periods("How many visits between April and June went ahead?", dated) == "How many visits went ahead?"
+    assert without_periods("How many helmets did we sell last year (2024)?", dated) == "How many helmets did we sell last year?"
     by_year = [Column("item", "Item", "text"), Column("y2019", "2019", "number"), Column("y2018", "2018", "number")]
     assert without_periods("What was revenue in 2019?", by_year) == "What was revenue in 2019?"  # a column, not a period
