@@ -338,8 +338,8 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         if plan.answer in ("count", "list") and asks_which(question) and plan.group_by is None:
             named = asked_column(question, columns)
             if named is None and plan.column is not None and any(c is plan.column for _, c in plan.periods):
-                # "Which of the Lincoln vehicles went into service after 2020?", read without its period ("...
-                # went into service?"), listed the In Service dates: the rows are asked for, by what names them
+                # "Which of the vans went on the road after 2020?", read without its period ("... went on the
+                # road?"), listed the On Road dates: the rows are asked for, by what names them
                 named = identifier_column(columns, planned.table.row_count)
             if named is not None and (plan.column is None or plan.column.kind != "text" or plan.answer == "count"):
                 plan.column = named
