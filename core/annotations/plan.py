@@ -278,7 +278,7 @@ def without_periods(question: str, columns: list[Column]) -> str:
         return question
     shown = question
     for period in periods(question):
-        if period.months or period.weekdays or not _years_name_columns(period.text, columns):
+        if applies_as_period(period, columns):
             shown = re.sub(rf"(?:\b(?:in|during|for|within|over|of|from|on)\s+)?(?:the\s+)?{re.escape(period.text)}",
                            "", shown, count=1, flags=re.I)
     shown = re.sub(r"\(\s*\)", "", shown)  # "last year (2024)" -> "last year"
@@ -580,12 +580,22 @@ def date_column(question: str, columns: list[Column]) -> Column | None:
     return dates[0] if dates else None
 
 
+def _drop_filter(plan: Plan, index: int) -> None:
+    """Take the plan's filter at `index` out, keeping each later filter's matched cells at its new index."""
+    del plan.filters[index]
+    plan.matched = {(i - (i > index)): cells for i, cells in plan.matched.items() if i != index}
+
+
+def applies_as_period(period: Period, columns: list[Column]) -> bool:
+    """A period code applies to the rows' dates: a year that heads a column ("in 2009" over a column "2009")
+    names that column instead, the figure the plan measures."""
+    return bool(period.months or period.weekdays) or not _years_name_columns(period.text, columns)
+
+
 def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count: int = 0,
                      table_words: frozenset = frozenset()) -> list[Applied]:
     stated = stated_conditions(question, columns, table_words)
-    # A year that is a column's header ("naturalisations in 2009" over a column "2009") names that
-    # column: it is what the plan measures, not a stretch of time to filter on.
-    stated.periods = [p for p in stated.periods if p.months or p.weekdays or not _years_name_columns(p.text, columns)]
+    stated.periods = [p for p in stated.periods if applies_as_period(p, columns)]
     applied: list[Applied] = []
     plan.dated = date_column(question, columns)
     # a table with no dates but a Year column: its periods are bounds on it, applied after the model's
@@ -658,8 +668,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         if first < j and op == "is" and column.kind == "text":
             plan.matched[first] = tuple(dict.fromkeys([*plan.matched.get(first, (plan.filters[first][2],)),
                                                        *plan.matched.get(j, (value,))]))
-            del plan.filters[j]
-            plan.matched = {(i - (i > j)): cells for i, cells in plan.matched.items() if i != j}
+            _drop_filter(plan, j)
     # Named cell values: each is filtered on its column; several values of one column are one filter
     # (IN), so "Riverside or Eastgate" keeps both; "not counting e-bikes" leaves its rows out, and
     # "(e-bikes included)" joins the values kept beside it without filtering on its own.
@@ -690,8 +699,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         column, op, value = plan.filters[j]
         if column.kind == "text" and op == "is" and j not in plan.matched and column.cells \
                 and any(same_value(value, word) for word in applied_words):
-            del plan.filters[j]
-            plan.matched = {(i - (i > j)): cells for i, cells in plan.matched.items() if i != j}
+            _drop_filter(plan, j)
             applied.append(Applied(f"{column.label} {op} {value}", column.label, "dropped by code",
                                    f"no {column.label} is {value}; the word is applied where its cells are"))
     # "takings broken down by how the customer paid (card, cash, voucher)": the values a question lists for
@@ -726,7 +734,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         phrase, forms = named_group
         holding = [c for c in columns if c.kind != "number" and forms & _label_forms(c)]
         # "average loaves per sale" over a Sale Ref column of one value a row: each row, not a group
-        rowwise = [c for c in holding if row_count and len(c.cells) >= IDENTIFIER_SHARE * row_count]
+        rowwise = [c for c in holding if names_rows(c, row_count)]
         holding = [c for c in holding if c not in rowwise]
         if plan.group_by not in holding and len(holding) == 1:
             applied.append(Applied(phrase, holding[0].label, "added by code" if plan.group_by is None else "moved by code",
@@ -930,9 +938,14 @@ def ranking_measure(question: str, columns: list[Column]) -> Column | None:
     return quantity_column(columns)
 
 
+def names_rows(column: Column, row_count: int) -> bool:
+    """A column with a value of its own in (nearly) every row names rows (a sale, a job): no group."""
+    return bool(row_count) and len(column.cells) >= IDENTIFIER_SHARE * row_count
+
+
 def identifier_column(columns: list[Column], row_count: int) -> Column | None:
-    """The first text column with a value of its own in (nearly) every row: what names a row (a unit, a job)."""
-    return next((c for c in columns if c.kind == "text" and row_count and len(c.cells) >= IDENTIFIER_SHARE * row_count), None)
+    """The first text column that names rows: what a "which ..." lists when it names no column (a unit, a job)."""
+    return next((c for c in columns if c.kind == "text" and names_rows(c, row_count)), None)
 
 
 def asked_column(question: str, columns: list[Column]) -> Column | None:
