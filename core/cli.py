@@ -40,6 +40,9 @@ def _parser() -> argparse.ArgumentParser:
                           "constraints such as 'at least three searches' (default: the answer_mode setting)")
     ask.add_argument("--json", action="store_true", help="print exactly one JSON object: the response")
     ask.add_argument("--doc", action="append", help="answer from this document only (id or file name); repeatable")
+    ask.add_argument("--hide-personal-data", action="store_true",
+                     help="show e-mail addresses, phone numbers, card and account numbers in the answer as "
+                          "'[phone number hidden]' (default: the redact_answers setting)")
     ask.add_argument("--session", metavar="NAME",
                      help="a conversation kept in the data dir under this name: follow-ups (\"and in 2023?\", "
                           "\"export that table\") read the earlier questions as in Chat; \"new topic\" starts it afresh")
@@ -189,7 +192,8 @@ def _ask(workspace, args) -> int:
         print(f"No indexed document matches {args.doc}.", file=sys.stderr)
         return 1
     scope = {"doc_ids": doc_ids} if doc_ids else {}
-    options = dict(style=args.style, top_k=args.top_k, mode=args.mode, on_token=on_token if streamed else None, **scope)
+    options = dict(style=args.style, top_k=args.top_k, mode=args.mode, on_token=on_token if streamed else None,
+                   redact_answers=True if args.hide_personal_data else None, **scope)
     if args.session:
         try:
             conversation = workspace.load_conversation(args.session)

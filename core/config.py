@@ -197,6 +197,16 @@ class Settings:
     reader_max_named_filings: int = 4
 
     # --- question limits and answer checks
+    # Personal data (e-mail addresses, phone numbers, card and account numbers) is always taken out of the
+    # question before it is logged or reaches the model. Out of the answer only when this is on (the Chat
+    # page's "Hide personal data in answers"): the documents are the user's own, shown on their own
+    # machine, and a phone number the handbook prints is the answer to "what is the support number?".
+    # Turn it on to show answers on a shared screen; each hidden value then reads "[phone number hidden]".
+    redact_answers: bool = False
+    # The evidence view (core.evidence): a cited PDF page drawn at this scale (1.0 = 72 dpi; 1.5 draws an
+    # A4 page 893 px wide in about 15 ms here), and a cited sheet's rows shown with this many on each side.
+    evidence_page_scale: float = 1.5
+    evidence_row_context: int = 3
     min_question_chars: int = 10
     max_question_chars: int = 1000
     min_answer_chars: int = 20

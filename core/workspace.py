@@ -62,7 +62,7 @@ class Workspace:
 
     def ask(self, question: str, mode: str | None = None, **options) -> Response:
         """Answer one question (options: style, top_k, on_token, on_event, previous_question,
-        previous_result_set, doc_ids, search_in). mode: pipeline | agent | auto (default: the answer_mode
+        previous_result_set, doc_ids, search_in, redact_answers). mode: pipeline | agent | auto (default: the answer_mode
         setting). A command on the previous result set ("show the rest", "export that table") is read
         here, once, and always runs in the pipeline, as does a question scoped to documents (`ask --doc`,
         or search_in, the benchmarks' diagnostic that restricts the text searches only)."""
@@ -146,6 +146,32 @@ class Workspace:
         from core.exports import export_annotations_csv
 
         return export_annotations_csv(rows)
+
+    # --- evidence -----------------------------------------------------------------------------
+
+    def evidence_page(self, citation: dict):
+        """A cited PDF page as an image with the quoted words (else the cited passage) highlighted
+        (core.evidence.PageImage); None for a source that is no PDF page or whose file is gone."""
+        from core.evidence import first_page, page_image
+
+        record = self.kb.catalog.document(citation.get("doc_id", ""))
+        page = first_page(citation.get("page"))
+        if record is None or page is None or not record.stored_path or not record.filename.lower().endswith(".pdf"):
+            return None
+        phrases = [citation.get("quote") or citation.get("snippet") or ""]
+        return page_image(Path(record.stored_path), page, phrases, self.settings.evidence_page_scale)
+
+    def evidence_rows(self, citation: dict):
+        """A cited sheet's or CSV's rows among their neighbours, the cited ones marked (core.evidence.CitedRows);
+        None for a source that names no rows."""
+        from core.evidence import cited_rows, row_span
+
+        span = row_span(citation.get("rows"))
+        if span is None or not citation.get("doc_id"):
+            return None
+        facts = self.search_facts(doc_ids=[citation["doc_id"]])
+        found = cited_rows(facts, citation.get("sheet"), span, self.settings.evidence_row_context)
+        return found if found.rows else None
 
     # --- facts ------------------------------------------------------------------------------
 

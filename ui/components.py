@@ -11,8 +11,11 @@ import streamlit as st
 
 from core.citations import how_found, location, place_citations
 from core.exports import export_filename, record_tables
+from core.safety.pii import hidden_label
 
 CONFIDENCE_COLOURS = {"high": "green", "medium": "orange", "low": "red"}
+CITED_ROW = "rgba(255, 214, 0, 0.35)"  # the evidence view's highlight, as on a cited PDF page
+EVIDENCE_PAGE_PX = 640  # a cited page's width on screen (narrower screens shrink it to fit)
 FLAG_LABELS = {
     "prompt_injection": "unsafe question",
     "injection_in_context": "suspicious text in a document",
@@ -24,6 +27,11 @@ FLAG_LABELS = {
     "no_citation": "answer cites no source",
     "forced_synthesis": "written when the agent's step budget ran out",
 }
+
+
+def flag_label(flag: str) -> str:
+    """A safety flag as a user reads it: "pii_redacted:phone" is "phone number hidden"."""
+    return hidden_label(flag) or FLAG_LABELS.get(flag, flag.replace("_", " "))
 
 
 
@@ -74,9 +82,14 @@ def answer_meta(response: dict, trace_link: bool = True) -> None:
     cols[0].badge(f"{confidence} confidence", color=CONFIDENCE_COLOURS.get(confidence, "gray"))
     if response.get("mode") == "agent":
         cols[0].badge("agent mode", icon=":material/smart_toy:", color="violet")
-    flags = [FLAG_LABELS.get(f, f.replace("_", " ")) for f in response.get("safety_flags", [])]
-    if flags:
-        cols[1].caption(":material/warning: " + " · ".join(flags))
+    flags = response.get("safety_flags", [])
+    hidden = [label for f in flags if (label := hidden_label(f))]
+    others = [flag_label(f) for f in flags if not hidden_label(f)]
+    if others:
+        cols[1].caption(":material/warning: " + " · ".join(others))
+    if hidden:
+        cols[1].caption(":material/visibility_off: " + " · ".join(hidden).capitalize()
+                        + " in this answer. To see it, turn off “Hide personal data in answers” in the sidebar.")
     if trace_link and response.get("trace_id"):
         cols[2].page_link("views/3_Agent_Trace.py", label="View trace", icon=":material/account_tree:",
                           query_params={"turn": response["trace_id"]})
@@ -105,11 +118,43 @@ def citations(response: dict) -> None:
                 # A heading's anchor is the chip's target: no HTML from us on any page (tests/hardening).
                 st.subheader(f"Source {c['number']}", anchor=source_anchor(response, c["number"]))
                 st.text(c.get("snippet", ""))
+                evidence(c)
     elif items:
-        with st.expander(f"Closest passages found ({len(items)}), none of them used in the answer"):
+        with st.expander(f"Closest passages found ({len(items)}), not evidence for an answer"):
             for c in items:
                 st.caption(_source_label(c))
                 st.text(c.get("snippet", ""))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _page_image(doc_id: str, page: str, quote: str, snippet: str):
+    from ui.state import workspace
+
+    return workspace().evidence_page({"doc_id": doc_id, "page": page, "quote": quote, "snippet": snippet})
+
+
+def evidence(c: dict) -> None:
+    """Where the citation points, as the file shows it: the PDF page with the quoted words highlighted, or
+    the cited rows of a sheet among their neighbours."""
+    from ui.state import workspace
+
+    if c.get("page") and c["filename"].lower().endswith(".pdf"):
+        image = _page_image(c["doc_id"], str(c["page"]), c.get("quote", ""), c.get("snippet", ""))
+        if image is not None:
+            marked = "the quoted words highlighted" if c.get("quote") else "the passage read highlighted"
+            # a page at most as wide as a reading column: a whole A4 page stays in view
+            st.image(image.png, width=EVIDENCE_PAGE_PX, output_format="PNG", caption=f"Page {image.page} of {c['filename']}, " + (
+                marked if image.found else "as printed (the quoted words were not found on it word for word)"))
+        return
+    rows = workspace().evidence_rows(c) if c.get("rows") else None
+    if rows is not None:
+        frame = pd.DataFrame(rows.rows, columns=["Row", *rows.columns, "cited"]).astype(object)
+        frame = frame.where(frame.notna(), "")
+        cited = frame.pop("cited").tolist()
+        styled = frame.style.apply(lambda row: [f"background-color: {CITED_ROW}" if cited[row.name] else ""] * len(row),
+                                   axis=1)
+        st.caption(f"Rows {escape_markdown(c['rows'])} of {escape_markdown(c['filename'])}, highlighted among the rows around them")
+        st.dataframe(styled, hide_index=True, width="stretch")
 
 
 _CHIP = re.compile(r"\\\[(\d+)\\\]")  # a "[N]" chip after escape_markdown: \[N\]

@@ -24,6 +24,11 @@ with st.sidebar:
         help="Plan, search several times, open the sources and check the answer against the question's "
              "requirements before finishing. Slower: several model calls. Even when off, questions that state "
              "requirements (“use at least three searches”, “quote the exact …”) are answered this way.")
+    redact_answers = st.toggle(
+        "Hide personal data in answers", value=ws.settings.redact_answers,
+        help="Show e-mail addresses, phone numbers, card and account numbers in answers as “[phone number "
+             "hidden]”, for a shared screen. Your questions are always cleared of them before they are logged "
+             "or read by the model.")
     st.subheader("Conversation")
     conversation: Conversation = state["conversation"]
     exchanges = [(m["asked"], m["content"]) for m in state["messages"] if m["role"] == "assistant"]
@@ -73,7 +78,8 @@ if question:
         st.text(question)
     with st.chat_message("assistant"):
         response, state["conversation"], finished = ask_live(
-            ws, conversation, question, mode="agent" if agent_mode else None, style=style, top_k=top_k)
+            ws, conversation, question, mode="agent" if agent_mode else None, style=style, top_k=top_k,
+            redact_answers=redact_answers)
         render_answer(response, question)
     state["messages"].append(
         {"role": "assistant", "content": response["answer"], "response": response, "asked": question,

@@ -3,7 +3,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ui.components import agent_trace_event, escape_markdown, page_header, render_answer
+from ui.components import agent_trace_event, escape_markdown, flag_label, page_header, render_answer
 from ui.state import workspace
 
 page_header("Agent Trace", "Agent trace",
@@ -122,7 +122,7 @@ for event in events:
             "Sources cited": ", ".join(map(str, outputs.get("cited", []))) or "none",
             "Citations that do not exist": ", ".join(map(str, outputs.get("invalid_citations", []))) or "none",
             "Not found in the cited sources": ", ".join(outputs.get("unsupported", [])) or "nothing",
-            "Flags": ", ".join(outputs.get("safety_flags", [])) or "none",
+            "Flags": ", ".join(flag_label(f) for f in outputs.get("safety_flags", [])) or "none",
             "Reason": outputs.get("reason"),
         }
         st.table(pd.DataFrame({"Check": list(checks), "Result": ["—" if v in (None, "") else str(v) for v in checks.values()]}))

@@ -61,13 +61,14 @@ class AnswerPipeline:
         self, question: str, *, style: str | None = None, top_k: int | None = None,
         on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
         result_set: tuple[str, str] | None = None, doc_ids: list[str] | None = None,
-        search_in: list[str] | None = None,
+        search_in: list[str] | None = None, redact_answers: bool | None = None,
     ) -> Response:
         """doc_ids: answer from these documents only (`ask --doc`): their tables, else their text.
         result_set: ("rest" | "export", result_set_id), a command on the previous result set.
         search_in: a diagnostic of retrieval: the route is chosen as usual, then every text search
-        is restricted to these documents."""
-        turn = Turn(self.kb.catalog, question, on_event, PIPELINE)
+        is restricted to these documents. redact_answers: hide personal data in the answer (default: the setting)."""
+        turn = Turn(self.kb.catalog, question, on_event, PIPELINE,
+                    self.settings.redact_answers if redact_answers is None else redact_answers)
         evidence = draft = validation = None
         plan = turn.accept(self._plan(turn.question, previous_question, result_set, turn.trace, doc_ids))
         if search_in and plan.needs_retrieval:
@@ -359,8 +360,10 @@ class AnswerPipeline:
             response.clarification = clarification(evidence.fallback_from)
         # the query plan's call counts too: a records answer's model time is spent there, not in a draft
         planned = getattr(evidence.structured, "planned", None) if evidence is not None else None
-        # and so does the call that chose the table
-        calls = [planned.tokens if planned is not None else {}, plan.tables.choice_tokens if plan.tables else {}]
+        # and so do the calls that chose the table and that wrote a free query
+        written = getattr(evidence.structured, "table_query", None) if evidence is not None else None
+        calls = [planned.tokens if planned is not None else {}, plan.tables.choice_tokens if plan.tables else {},
+                 getattr(written, "tokens", None) or {}]
         response.tokens = {
             "prompt": (draft.prompt_tokens if draft else 0) + sum(c.get("prompt", 0) for c in calls),
             "completion": (draft.completion_tokens if draft else 0) + sum(c.get("completion", 0) for c in calls),

@@ -5,7 +5,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from core.agents.planner import Plan
-from core.agents.reasoner import Draft
+from core.agents.reasoner import NO_INFORMATION, Draft
 from core.agents.validator import Validation
 from core.citations import SOURCE_MARKER
 from core.store.catalog import Catalog
@@ -28,6 +28,7 @@ class Citation:
     snippet: str = ""
     cited: bool = False  # referenced by a [Source N] in the answer
     matched: bool = False  # rows a records query matched: shown as such, not as "similarity 1.000"
+    quote: str = ""  # the words the answer quoted from this source: what the evidence view highlights
 
 
 @dataclass
@@ -65,6 +66,8 @@ def strip_invalid_citations(answer: str, valid: set[int]) -> str:
     return _CITATION.sub(lambda m: m.group(0) if int(m.group(1)) in valid else "", answer)
 
 
+# The model's refusal, as a person would say it (the closest passages follow it, folded, as not evidence).
+NOT_FOUND_ANSWER = "I couldn't find this in your documents."
 INTERRUPTED_ANSWER = ("This answer was interrupted: the app stopped while the model was writing it. "
                       "The trace shows the steps that had finished; ask again for a complete answer.")
 
@@ -94,12 +97,15 @@ def respond(plan: Plan, draft: Draft | None, validation: Validation | None) -> R
     else:
         shown = validation.answer if validation.answer is not None else draft.answer
         answer = strip_invalid_citations(shown, {s.number for s in draft.sources})
+        if answer.strip() == NO_INFORMATION:
+            answer = NOT_FOUND_ANSWER
     cited = set(validation.cited)
     citations = [
         Citation(
             number=s.number, doc_id=s.chunk.doc_id, filename=s.chunk.filename, page=s.chunk.page,
             sheet=s.chunk.sheet, chunk_id=s.chunk.chunk_id, score=round(s.chunk.similarity, 3),
             rows=s.chunk.rows, snippet=s.text, cited=s.number in cited, matched=s.chunk.matched,
+            quote=draft.quote or "" if draft.quote_source == s.number else "",
         )
         for s in draft.sources
     ]

@@ -1,6 +1,7 @@
 """One question's lifecycle, the same for both engines (the pipeline and agent mode).
 
-Personal data leaves the question before it is logged or reaches the model. Every step is traced.
+Personal data leaves the question before it is logged or reaches the model, and leaves the answer too when
+the user asks for it (redact_answers). Every step is traced.
 Just before the model starts writing (its words reach the screen as they come), the turn is saved
 as interrupted, so an answer the user saw always has its audit record even if the app stops. The
 final answer is scanned for personal data once more and saved with its trace, replacing that record.
@@ -19,8 +20,10 @@ from core.trace.events import Listener
 
 
 class Turn:
-    def __init__(self, catalog: Catalog, question: str, on_event: Listener | None, mode: str) -> None:
+    def __init__(self, catalog: Catalog, question: str, on_event: Listener | None, mode: str,
+                 redact_answers: bool = True) -> None:
         redaction = redact_pii(question)
+        self.redact_answers = redact_answers
         self.question = redaction.text
         self.question_flags = redaction.flags
         self.mode = mode
@@ -40,20 +43,20 @@ class Turn:
         """Saved as interrupted: from here on, the model's words may reach the screen."""
         save_turn(self._catalog, interrupted(plan, self.turn_id, self.mode), plan.question, self.trace)
 
-    @staticmethod
-    def stream(on_token: TokenCallback | None) -> StreamRedactor | None:
-        """The model's words as they come, with personal data held back until it is redacted."""
-        return StreamRedactor(on_token) if on_token else None
+    def stream(self, on_token: TokenCallback | None) -> StreamRedactor | None:
+        """The model's words as they come (when answers are redacted, personal data is held back until it is)."""
+        return StreamRedactor(on_token, enabled=self.redact_answers) if on_token else None
 
     def finish(self, plan: Plan, build: Callable[[], Response],
                describe: Callable[[Response], tuple[str, dict]] | None = None) -> Response:
-        """The final step: the engine builds its Response; the answer is redacted, traced and saved.
+        """The final step: the engine builds its Response; the answer is redacted (if asked), traced and saved.
         describe: the engine's own summary and trace outputs for the final step."""
         with self.trace.step("final", "Responder") as event:
             response = build()
-            redacted = redact_pii(response.answer)
-            response.answer = redacted.text
-            response.safety_flags = merge_flags(response.safety_flags, redacted.flags)
+            if self.redact_answers:
+                redacted = redact_pii(response.answer)
+                response.answer = redacted.text
+                response.safety_flags = merge_flags(response.safety_flags, redacted.flags)
             response.mode = self.mode
             response.trace_id = self.turn_id
             summary, outputs = describe(response) if describe else (

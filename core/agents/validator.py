@@ -17,9 +17,10 @@ from core.annotations.across import operation_asked, stated_years
 from core.citations import SOURCE_MARKER as _CITATION, cited_numbers
 from core.config import Settings
 from core.safety import find_injection
+from core.safety.pii import PLACEHOLDER as HIDDEN_VALUE
 from core.store.keyword import tokenize
 
-NO_INFO_PHRASES = ("do not contain", "does not contain", "no information", "cannot answer")
+NO_INFO_PHRASES = ("do not contain", "does not contain", "no information", "cannot answer", "couldn't find this")
 
 TOO_SHORT_FALLBACK = "I couldn't generate a proper answer. Could you rephrase your question?"
 LLM_ERROR_FALLBACK = "I couldn't get an answer from the language model ({error}). Please try again."
@@ -235,7 +236,6 @@ _NOT_NAMES = {
 }
 _PERIOD = re.compile(r"^(?:fy|q[1-4]|h[12]|cy)?'?\d{2,4}[a-z]?$|^\d+-[a-z]s?$|^(?:january|february|march|april|may|june|"
                      r"july|august|september|october|november|december)$", re.I)
-_PLACEHOLDER = re.compile(r"\[[A-Z_]+\]")  # "[EMAIL]": what PII redaction left, not a name
 # "10-Qs" is a form (a period-like word, _PERIOD), not "10" and a name "Qs": the digits-dash form first
 _NAME_TOKEN = re.compile(r"\b(?:\d+-[A-Z][A-Za-z]*\b|[A-Z][\w&'.-]*|\d+[A-Za-z][\w-]*)")
 
@@ -244,7 +244,7 @@ def question_names(question: str) -> list[str]:
     """What the question is about by name: capitalised words and identifiers ("3M", "Azure
     Interior", "HX-450"), without question words, periods ("FY2022", "Q3") and currency codes."""
     names = []
-    question = _PLACEHOLDER.sub(" ", question)
+    question = HIDDEN_VALUE.sub(" ", question)  # "[e-mail address hidden]": what redaction left, not a name
     for match in _NAME_TOKEN.finditer(question):
         word = match.group(0).strip(".'-").removesuffix("'s").removesuffix("’s")
         before = question[: match.start()].rstrip()

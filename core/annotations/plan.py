@@ -235,7 +235,7 @@ def _short(value: str) -> str:
 
 # Words of a question about rows with a date still blank ("never collected", "still on loan", "open tickets"):
 # only then may the model's filters name a date column, and only to test it for a blank.
-_BLANK_DATE_ASKED = re.compile(r"\b(?:never|not yet|still|outstanding|open|un\w+(?:ed|id)|pending|missing|blank|empty|"
+_BLANK_DATE_ASKED = re.compile(r"\b(?:never|not|still|outstanding|open|un\w+(?:ed|id)|pending|missing|blank|empty|"
                                r"without|no|overdue|on loan|out|current(?:ly)?|active|awaiting|waiting)\b", re.I)
 
 

@@ -306,6 +306,7 @@ class TableQuery:
     error: str | None = None
     prompt: str = ""
     judgements: list[dict] = field(default_factory=list)  # a judged filter: the values the model kept
+    tokens: dict[str, int] = field(default_factory=dict)  # the model's calls that wrote the query
 
     @property
     def tables(self) -> list[str]:
@@ -328,7 +329,8 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
     tables = [s.table for s in selections]
     written = write_query(question, tables, llm, executor, example_rows, max_tokens)
     query = TableQuery(selections, path="model", prompt=written.prompt, error=written.error,
-                       attempts=[a.__dict__ for a in written.attempts], judgements=written.judgements)
+                       attempts=[a.__dict__ for a in written.attempts], judgements=written.judgements,
+                       tokens=written.tokens)
     if written.result is not None:
         query.sql, query.columns = written.result.sql, written.result.columns
         query.rows, query.truncated = written.result.rows, written.result.truncated
@@ -508,9 +510,14 @@ _QUERY_WORDS = re.compile(r"\b(?:CASE|WHEN|THEN|ELSE|END|CAST|SELECT|DISTINCT|AN
 _ARITHMETIC_WORDS = {"+": "plus", "-": "minus", "*": "times", "/": "divided by"}
 
 
+# A column named through its table's alias or name ("T1.rate", "orders.total"): the reader hears the column.
+_QUALIFIER = re.compile(r'\b[A-Za-z_]\w*\.(?=["A-Za-z_])')
+
+
 def readable(expression: str, printed: dict[str, str]) -> str:
     """A result column as a reader says it, never with a stored column's name: 'c_2019_m - c_2018_m' ->
     "2019 £m minus 2018 £m" (the model may select an expression without naming it)."""
+    expression = _QUALIFIER.sub("", expression)
     if expression in printed:
         return printed[expression]
     wrapped = _ROUNDED.fullmatch(expression.strip())  # ROUND(x, 2) and ABS(x) say x
@@ -535,7 +542,7 @@ def where_text(sql: str, tables: list) -> str:
         return ""
     printed = {c: label for t in tables for c, label in t.printed.items()}
     # "x IS NOT NULL" only keeps the rows that have a value: it says nothing about which rows were asked for
-    condition = " AND ".join(part for part in re.split(r"\s+AND\s+", match.group(1), flags=re.I)
+    condition = " AND ".join(part for part in re.split(r"\s+AND\s+", _QUALIFIER.sub("", match.group(1)), flags=re.I)
                              if not re.fullmatch(r'\s*"?\w+"?\s+IS\s+NOT\s+NULL\s*', part, re.I))
     text = re.sub(r'"(\w+)"', lambda m: printed.get(m.group(1), m.group(1)), condition)
     text = re.sub(r"\b(\w+)\b", lambda m: printed.get(m.group(1), m.group(1)) if m.group(1) in printed else m.group(1), text)

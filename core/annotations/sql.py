@@ -64,6 +64,11 @@ class WrittenQuery:
     prompt: str = ""
     error: str | None = None
     judgements: list[dict] = field(default_factory=list)  # values the model kept for a judged filter
+    tokens: dict[str, int] = field(default_factory=lambda: {"prompt": 0, "completion": 0})  # every call's
+
+    def count(self, completion) -> None:
+        self.tokens["prompt"] += getattr(completion, "prompt_tokens", 0) or 0
+        self.tokens["completion"] += getattr(completion, "completion_tokens", 0) or 0
 
     @property
     def retried(self) -> bool:
@@ -240,7 +245,8 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
     for attempt in range(2):
         started = time.perf_counter()
         try:
-            reply, _ = llm.complete_json(messages, schema, max_tokens=max_tokens, temperature=0.0)
+            reply, completion = llm.complete_json(messages, schema, max_tokens=max_tokens, temperature=0.0)
+            written.count(completion)
         except LLMError as exc:
             written.error = str(exc)
             written.attempts.append(Attempt("", str(exc), round(time.perf_counter() - started, 3)))
@@ -551,12 +557,13 @@ def judge_values(sql: str, judge, table_name: str, tables: list[TableInfo], llm:
               "required": ["keep"]}
     listing = "\n".join(f"- {v}" for v in values)
     try:
-        reply, _ = llm.complete_json([
+        reply, completion = llm.complete_json([
             {"role": "system", "content": "You sort values. Keep exactly the values that match the description. Reply with JSON."},
             {"role": "user", "content": f"Keep: {criterion}\nValues of {table.printed.get(column, column)}:\n{listing}"}],
             schema, max_tokens=40 + 12 * len(values), temperature=0.0)
     except LLMError as exc:
         raise QueryRefused(f"Refused: the values of {column} could not be judged ({exc})") from exc
+    written.count(completion)
     kept = [v for v in dict.fromkeys(reply.get("keep", [])) if v in values]  # only real values, once
     written.judgements.append({"table": table.name, "column": column, "keep": criterion, "values": len(values),
                                "kept": kept, "truncated": len(found.rows) > JUDGE_MAX_VALUES})

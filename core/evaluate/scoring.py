@@ -191,7 +191,7 @@ _QUESTION_UNIT = re.compile(r"\b(thousands|millions|billions|trillions)\b", re.I
 REFUSAL_PHRASES = (
     "do not contain", "does not contain", "doesn't contain", "don't contain", "no information",
     "cannot answer", "can't answer", "not provided", "does not provide", "do not provide",
-    "doesn't provide", "not mentioned", "not available", "not explicitly",
+    "doesn't provide", "not mentioned", "not available", "not explicitly", "couldn't find this",
 )
 _STOP = set("""a an the and or of to in on for by with at from as is are was were be been being has have had
 do does did this that these those it its it's their there they them which who whom what when where why how

@@ -3,8 +3,13 @@ before it is shown.
 
 Redacted: e-mail addresses, phone numbers, payment card numbers (Luhn-checked), IBANs (mod-97
 checked) and account numbers named as such, US social security numbers and UK national insurance
-numbers. Each becomes a placeholder such as [EMAIL]; the kinds found become safety flags
-("pii_redacted:email").
+numbers. Each becomes a placeholder a person can read, such as "[e-mail address hidden]"; the kinds
+found become safety flags ("pii_redacted:email"), which the app shows as "e-mail address hidden".
+
+The question is always redacted before it is logged or reaches the model. The answer is redacted only
+when the user asks for it (Settings.redact_answers, the Chat page's "Hide personal data in answers"):
+the documents are the user's own, read on their own machine, and a support number the handbook prints
+is the answer, not a leak.
 
 The documents are financial filings, invoices and receipts, so the patterns are written to leave
 their ordinary figures alone: amounts ("$1,234.56", "82,959"), years and quarters, page numbers,
@@ -18,16 +23,27 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-PLACEHOLDERS = {
-    "email": "[EMAIL]",
-    "phone": "[PHONE]",
-    "card_number": "[CARD_NUMBER]",
-    "iban": "[IBAN]",
-    "account_number": "[ACCOUNT_NUMBER]",
-    "ssn": "[SSN]",
-    "national_insurance_number": "[NI_NUMBER]",
+# What each kind is called where a value of it was hidden.
+KIND_NAMES = {
+    "email": "e-mail address",
+    "phone": "phone number",
+    "card_number": "card number",
+    "iban": "IBAN",
+    "account_number": "account number",
+    "ssn": "social security number",
+    "national_insurance_number": "national insurance number",
 }
+PLACEHOLDERS = {kind: f"[{name} hidden]" for kind, name in KIND_NAMES.items()}
+PLACEHOLDER = re.compile(r"\[(?:" + "|".join(re.escape(n) for n in KIND_NAMES.values()) + r") hidden\]")
 FLAG_PREFIX = "pii_redacted:"
+
+
+def hidden_label(flag: str) -> str | None:
+    """"pii_redacted:phone" -> "phone number hidden"; None for any other flag."""
+    if not flag.startswith(FLAG_PREFIX):
+        return None
+    kind = flag[len(FLAG_PREFIX):]
+    return f"{KIND_NAMES.get(kind, kind.replace('_', ' '))} hidden"
 
 # A digit sequence must not be a piece of a longer figure: no digit, decimal point, thousands
 # comma or dash right before or after it ("1,234,567", "2019-2020-2021" stay whole and untouched).
@@ -175,12 +191,16 @@ class StreamRedactor:
 
     holdback = 64
 
-    def __init__(self, emit: Callable[[str], None]) -> None:
+    def __init__(self, emit: Callable[[str], None], enabled: bool = True) -> None:
         self.emit = emit
+        self.enabled = enabled  # off: the words pass as they come (the answer is not redacted)
         self.pending = ""
         self.kinds: list[str] = []
 
     def __call__(self, token: str) -> None:
+        if not self.enabled:
+            self.emit(token)
+            return
         self.pending += token
         # Release as soon as anything lies `holdback` characters back: the first words reach the
         # screen about 15 tokens (1 s here) after the model starts writing, not at twice that.

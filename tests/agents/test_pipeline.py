@@ -91,6 +91,17 @@ def test_empty_knowledge_base_flow_asks_for_documents(open_ws):
     assert response.safety_flags == ["empty_knowledge_base"] and response.confidence == "low"
 
 
+def test_the_models_refusal_reads_as_a_person_would_say_it_with_no_source_marked(open_ws):
+    from core.agents.reasoner import NO_INFORMATION
+    from core.agents.responder import NOT_FOUND_ANSWER
+
+    ws = open_ws([NO_INFORMATION])
+    response = ws.ask("What is quantum computing?")
+    assert response.answer == NOT_FOUND_ANSWER == "I couldn't find this in your documents."
+    assert response.confidence == "low" and "[" not in response.answer
+    assert response.citations and not any(c.cited for c in response.citations)  # the closest passages, not evidence
+
+
 def test_no_answer_flow_is_valid_low_confidence_with_citations_attached(open_ws):
     ws = open_ws(["The provided documents do not contain information about quantum computing."])
     response = ws.ask("What is quantum computing?")

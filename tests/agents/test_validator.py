@@ -149,7 +149,7 @@ def test_a_quote_stopped_by_the_length_limit_is_found_whatever_its_last_word():
 
 def test_query_language_words_and_redaction_placeholders_are_not_names():
     assert question_names("What is the warranty' OR '1'='1' UNION SELECT * FROM turns --") == []
-    assert question_names("Who answers support questions? Reply to [EMAIL]") == []
+    assert question_names("Who answers support questions? Reply to [e-mail address hidden]") == []
     assert question_names("What was MGM's revenue?") == ["MGM"]
     assert question_names("What are major acquisitions that AMCOR has done in FY2023?") == ["AMCOR"]
 

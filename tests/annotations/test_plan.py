@@ -81,6 +81,9 @@ def test_a_date_column_is_a_filter_only_to_test_it_for_a_blank_when_the_question
     undated, blank = schema_for(columns, "Which sales were never delivered?")["properties"]["filters"]["items"]["anyOf"]
     assert "Date" not in undated["properties"]["column"]["enum"]
     assert blank["properties"]["column"]["enum"] == ["Date"] and blank["properties"]["op"]["enum"] == ["is blank", "is not blank"]
+    for question in ("Which sales were not delivered?", "Which sales are still open?"):
+        assert "anyOf" in schema_for(columns, question)["properties"]["filters"]["items"], question
+    assert "anyOf" not in schema_for(columns, "What did the Harbour shop take in March?")["properties"]["filters"]["items"]
 
 
 def test_a_stated_year_the_plan_left_out_is_added_by_code_and_said(ws):

@@ -41,3 +41,9 @@ def test_an_expression_with_a_case_a_function_or_a_condition_is_never_said_as_qu
     assert column_label("ROUND(SUM(total), 2)", [FLEET]) == "Total"
     assert column_label("julianday(next_service_date) - julianday('now')", [FLEET]) == "result"
     assert column_label("share_pct", [FLEET]) == "share pct"
+
+
+def test_a_column_named_through_its_tables_alias_is_said_without_the_alias():
+    assert column_label("SUM(T1.total)", [FLEET]) == "Total"
+    assert where_text("SELECT SUM(T1.total) FROM fleet AS T1 WHERE T1.registration = 'AB12' AND fleet.total > 5.5",
+                      [FLEET]) == "Registration AB12 and Total over 5.5"

@@ -73,6 +73,9 @@ def test_an_error_goes_back_to_the_model_once_with_its_text(executor):
     assert "no such column: runner" in llm.calls[1][-1]["content"]
     assert llm.calls[0][1]["content"].endswith("Answer with JSON: one SQLite query.")
     assert json.loads(llm.calls[1][2]["content"]) == {"sql": "SELECT runner FROM races"}  # no table to name
+    prompt_words = sum(len(m["content"].split()) for call in llm.calls for m in call)  # the scripted model's count
+    reply_words = sum(len(reply.split(" ")) for reply in llm.script)
+    assert written.tokens == {"prompt": prompt_words, "completion": reply_words}  # both calls are counted
 
 
 class SchemaLLM(ScriptedLLM):

@@ -6,26 +6,26 @@ from core.safety.pii import StreamRedactor, iban_valid, luhn_valid, redact_pii
 
 
 @pytest.mark.parametrize("text, kind, placeholder", [
-    ("Mail jane.doe+tax@example.co.uk about it", "email", "[EMAIL]"),
-    ("Call (415) 555-0132 tomorrow", "phone", "[PHONE]"),
-    ("Call 415-555-0132 tomorrow", "phone", "[PHONE]"),
-    ("Call +44 20 7946 0958 tomorrow", "phone", "[PHONE]"),
-    ("Call +1 (651) 733-1110 tomorrow", "phone", "[PHONE]"),
-    ("Ring 020 7946 0958 tomorrow", "phone", "[PHONE]"),
-    ("Tel: 5550132 (office)", "phone", "[PHONE]"),
-    ("Paid with 4111 1111 1111 1111 on Monday", "card_number", "[CARD_NUMBER]"),
-    ("Paid with 4111-1111-1111-1111 on Monday", "card_number", "[CARD_NUMBER]"),
-    ("Paid with 5500005555555559 on Monday", "card_number", "[CARD_NUMBER]"),
-    ("Paid with 3782 822463 10005 on Monday", "card_number", "[CARD_NUMBER]"),
-    ("Transfer to GB82 WEST 1234 5698 7654 32 today", "iban", "[IBAN]"),
-    ("Transfer to DE89370400440532013000 today", "iban", "[IBAN]"),
-    ("Debit account no. 12345678 monthly", "account_number", "[ACCOUNT_NUMBER]"),
-    ("Account number: 0012 3456 7890 please", "account_number", "[ACCOUNT_NUMBER]"),
-    ("Sort code 20-00-00 at Barclays", "account_number", "[ACCOUNT_NUMBER]"),
-    ("Routing number 021000021 for wires", "account_number", "[ACCOUNT_NUMBER]"),
-    ("Her SSN is 123-45-6789.", "ssn", "[SSN]"),
-    ("SSN: 123456789 on file", "ssn", "[SSN]"),
-    ("NI number QQ 12 34 56 C is wrong but AB 12 34 56 C is valid", "national_insurance_number", "[NI_NUMBER]"),
+    ("Mail jane.doe+tax@example.co.uk about it", "email", "[e-mail address hidden]"),
+    ("Call (415) 555-0132 tomorrow", "phone", "[phone number hidden]"),
+    ("Call 415-555-0132 tomorrow", "phone", "[phone number hidden]"),
+    ("Call +44 20 7946 0958 tomorrow", "phone", "[phone number hidden]"),
+    ("Call +1 (651) 733-1110 tomorrow", "phone", "[phone number hidden]"),
+    ("Ring 020 7946 0958 tomorrow", "phone", "[phone number hidden]"),
+    ("Tel: 5550132 (office)", "phone", "[phone number hidden]"),
+    ("Paid with 4111 1111 1111 1111 on Monday", "card_number", "[card number hidden]"),
+    ("Paid with 4111-1111-1111-1111 on Monday", "card_number", "[card number hidden]"),
+    ("Paid with 5500005555555559 on Monday", "card_number", "[card number hidden]"),
+    ("Paid with 3782 822463 10005 on Monday", "card_number", "[card number hidden]"),
+    ("Transfer to GB82 WEST 1234 5698 7654 32 today", "iban", "[IBAN hidden]"),
+    ("Transfer to DE89370400440532013000 today", "iban", "[IBAN hidden]"),
+    ("Debit account no. 12345678 monthly", "account_number", "[account number hidden]"),
+    ("Account number: 0012 3456 7890 please", "account_number", "[account number hidden]"),
+    ("Sort code 20-00-00 at Barclays", "account_number", "[account number hidden]"),
+    ("Routing number 021000021 for wires", "account_number", "[account number hidden]"),
+    ("Her SSN is 123-45-6789.", "ssn", "[social security number hidden]"),
+    ("SSN: 123456789 on file", "ssn", "[social security number hidden]"),
+    ("NI number QQ 12 34 56 C is wrong but AB 12 34 56 C is valid", "national_insurance_number", "[national insurance number hidden]"),
 ])
 def test_each_kind_of_personal_data_is_replaced_by_its_placeholder(text, kind, placeholder):
     result = redact_pii(text)
@@ -34,13 +34,13 @@ def test_each_kind_of_personal_data_is_replaced_by_its_placeholder(text, kind, p
 
 
 def test_the_label_stays_and_only_the_number_goes():
-    assert redact_pii("Debit account no. 12345678 monthly").text == "Debit account no. [ACCOUNT_NUMBER] monthly"
-    assert redact_pii("Tel: 5550132 (office)").text == "Tel: [PHONE] (office)"
+    assert redact_pii("Debit account no. 12345678 monthly").text == "Debit account no. [account number hidden] monthly"
+    assert redact_pii("Tel: 5550132 (office)").text == "Tel: [phone number hidden] (office)"
 
 
 def test_several_kinds_are_reported_once_each():
     result = redact_pii("a@b.com, c@d.org, call 415-555-0132, card 4111111111111111")
-    assert result.text == "[EMAIL], [EMAIL], call [PHONE], card [CARD_NUMBER]"
+    assert result.text == "[e-mail address hidden], [e-mail address hidden], call [phone number hidden], card [card number hidden]"
     assert sorted(result.kinds) == ["card_number", "email", "phone"]
 
 
@@ -97,7 +97,7 @@ def test_the_first_words_are_shown_once_the_stream_has_moved_past_them():
 
 # --- in the pipeline: the question before it is logged or sent, the answer before it is shown ----
 
-def test_personal_data_never_reaches_the_log_the_model_or_the_screen(make_workspace, write_text):
+def test_personal_data_never_reaches_the_log_the_model_or_the_screen_when_answers_are_redacted(make_workspace, write_text):
     from core.llm.scripted import ScriptedLLM
 
     ws = make_workspace()
@@ -105,12 +105,40 @@ def test_personal_data_never_reaches_the_log_the_model_or_the_screen(make_worksp
     ws.ingestor.ingest_paths([write_text("support.txt", "Support questions are answered by the support desk.")])
     shown: list[str] = []
 
-    response = ws.ask("Who answers support questions? Reply to jane.doe@example.com", on_token=shown.append)
+    response = ws.ask("Who answers support questions? Reply to jane.doe@example.com", on_token=shown.append,
+                      redact_answers=True)
 
     assert "jane.doe@example.com" not in ws.llm.calls[0][0]["content"]
     saved = ws.kb.catalog.turn(response.trace_id)
-    assert saved["question"] == "Who answers support questions? Reply to [EMAIL]"
+    assert saved["question"] == "Who answers support questions? Reply to [e-mail address hidden]"
     assert "jane.doe" not in str(saved)  # nowhere in the persisted turn or its trace
-    assert response.answer.startswith("Support is reached on [PHONE]")
-    assert "555" not in "".join(shown) and "[PHONE]" in "".join(shown)
+    assert response.answer.startswith("Support is reached on [phone number hidden]")
+    assert "555" not in "".join(shown) and "[phone number hidden]" in "".join(shown)
     assert {"pii_redacted:email", "pii_redacted:phone"} <= set(response.safety_flags)
+
+
+def test_by_default_the_answer_shows_what_the_users_own_documents_state_and_the_question_is_still_redacted(
+        make_workspace, write_text):
+    from core.llm.scripted import ScriptedLLM
+
+    ws = make_workspace()
+    assert ws.settings.redact_answers is False
+    ws.llm = ws.pipeline.llm = ScriptedLLM(lambda messages: "Support is reached on 415-555-0132 [Source 1].")
+    ws.ingestor.ingest_paths([write_text("support.txt", "Support is reached on 415-555-0132.")])
+    shown: list[str] = []
+
+    response = ws.ask("What number reaches support? I am jane.doe@example.com", on_token=shown.append)
+
+    assert "jane.doe@example.com" not in ws.llm.calls[0][0]["content"]
+    assert response.answer.startswith("Support is reached on 415-555-0132")
+    assert "415-555-0132" in "".join(shown)
+    assert "pii_redacted:phone" not in response.safety_flags and "pii_redacted:email" in response.safety_flags
+
+
+def test_a_hidden_value_and_its_flag_read_as_plain_words():
+    from core.safety.pii import hidden_label
+
+    assert redact_pii("Call 415-555-0132").text == "Call [phone number hidden]"
+    assert hidden_label("pii_redacted:phone") == "phone number hidden"
+    assert hidden_label("pii_redacted:email") == "e-mail address hidden"
+    assert hidden_label("no_citation") is None

@@ -146,7 +146,15 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     details = page.locator("details", has=page.locator("[id^=src-][id$='-1']"))
     assert details.get_attribute("open") is None  # the source starts closed
     _click_until_open(page, page.locator("a[href^='#src-']", has_text="[1]").first)  # the chip in the answer
+    # The evidence view: the cited page drawn, the quoted words highlighted (or the sheet's rows, marked).
+    opened = page.locator("details[open]", has=page.locator("[id^=src-][id$='-1']"))
+    opened.locator("img, [data-testid=stDataFrame]").first.wait_for()
+    opened.get_by_text(re.compile(r"^(Page \d+ of Panel_Spec_Sheets\.pdf, the quoted words highlighted|Rows .* highlighted)")).wait_for()
     _shot(page, "3-chat")
+    page.set_viewport_size({"width": 500, "height": 1400})
+    opened.scroll_into_view_if_needed()
+    _shot(page, "3-chat-evidence-500")
+    page.set_viewport_size({"width": 1400, "height": 1000})
 
     page.get_by_text("View trace").first.click()
     page.get_by_role("heading", name="Timeline").wait_for()
@@ -202,3 +210,40 @@ def test_every_page_renders_at_laptop_and_phone_width(page, app_url, width):
         truncated = link.evaluate("a => [...a.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1)")
         assert not truncated, f"cut off: {link.inner_text()}"
     page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def test_personal_data_in_an_answer_is_shown_or_hidden_as_the_user_chooses(page, app_url, tmp_path):
+    """The user's own support number is the answer; with "Hide personal data in answers" on (a shared
+    screen) it reads "[phone number hidden]", and the answer says what was hidden and how to see it."""
+    note = tmp_path / "helpdesk.txt"
+    note.write_text("The help desk answers on 020 7946 0958 from nine to five.\n\nOut of hours, write a ticket.\n",
+                    encoding="utf-8")
+    _open(page, app_url, "Upload")
+    page.locator("input[type=file]").set_input_files([str(note)])
+    page.get_by_text("helpdesk").first.wait_for()
+    page.get_by_role("button", name="Add to knowledge base").click()
+    page.get_by_text("Indexed 1 of 1 file(s)").wait_for()
+
+    _open(page, app_url, "Chat")
+    question = "How do I reach the help desk by phone?"
+    box = page.get_by_placeholder("Ask a question about your documents")
+    box.fill(question)
+    box.press("Enter")
+    _answered(page, question)
+    page.get_by_text("020 7946 0958").first.wait_for()  # off by default: the document's own number
+
+    sidebar = page.locator("[data-testid=stSidebar]")
+    sidebar.get_by_text("Hide personal data in answers").click()
+    _settled(page)
+    hidden_question = "How can I call the help desk?"
+    box.fill(hidden_question)
+    box.press("Enter")
+    _answered(page, hidden_question)
+    page.get_by_text("[phone number hidden]").first.wait_for()
+    page.get_by_text(re.compile(r"Phone number hidden in this answer")).first.wait_for()
+    for width in (1400, 500):
+        page.set_viewport_size({"width": width, "height": 1400})
+        _shot(page, f"8-chat-personal-data-hidden-{width}")
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    sidebar.get_by_text("Hide personal data in answers").click()  # leave the setting as found
+    _settled(page)

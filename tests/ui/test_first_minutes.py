@@ -6,7 +6,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from core.llm.scripted import NO_INFORMATION, ScriptedLLM, extractive_answer
-from tests.ui.apptest import HANDBOOK, open_page
+from tests.ui.apptest import HANDBOOK, answer_markdown, open_page
 
 ORDERS = ("order_id,date,customer,total\n" + "\n".join(
     f"O{i},2024-0{1 + i % 9}-10,{'ACME' if i % 3 == 0 else 'Globex'},{i}.00" for i in range(1, 31))).encode()
@@ -99,8 +99,9 @@ def test_a_refusal_folds_its_closest_passages_into_one_closed_section(app, monke
 
     answer = app.chat_message[1]
     [section] = answer.expander
-    assert section.label.startswith("Closest passages found (1)") and not section.proto.expanded
+    assert section.label == "Closest passages found (1), not evidence for an answer" and not section.proto.expanded
     assert "Sources" not in [c.value for c in answer.caption]
+    assert answer_markdown(answer) == "I couldn't find this in your documents."
 
 
 _original_chat = ScriptedLLM._chat

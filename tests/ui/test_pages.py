@@ -211,3 +211,25 @@ def test_follow_ups_in_chat_are_understood_as_ask_session_understands_them(app, 
         _ask(app, asked)
         captions = [c.value.replace("\\", "") for c in app.chat_message[-1].caption]
         assert f"Understood as: {understood}" in captions, captions
+
+
+def test_a_cited_pdf_page_is_shown_with_the_quoted_words_highlighted(app, tmp_path):
+    from tests.ingest.conftest import write_text_pdf
+
+    pdf = write_text_pdf(tmp_path / "warranty.pdf", ["Contents and safety notes.",
+                                                      "Helios panels carry a 25-year output warranty.\nCleaning: water only."])
+    _upload(app, [("warranty.pdf", pdf.read_bytes(), "application/pdf")])
+    _ask(app, "How long is the output warranty?")
+
+    [source] = [e for e in app.chat_message[1].expander if "warranty.pdf" in e.label]
+    [image] = source.get("image")
+    assert "Page 2 of warranty.pdf, the quoted words highlighted" in image.proto.imgs[0].caption
+
+
+def test_a_cited_sheet_shows_its_rows_marked_among_their_neighbours(app):
+    _upload(app, [("orders.csv", ORDERS, "text/csv")])
+    _ask(app, "List every order from ACME in 2024")
+
+    source = next(e for e in app.chat_message[1].expander if "orders.csv" in e.label)
+    assert any(c.value.startswith("Rows ") and "highlighted among the rows around them" in c.value for c in source.caption)
+    assert source.dataframe[0].value.shape[0] >= 2

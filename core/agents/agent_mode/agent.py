@@ -48,8 +48,10 @@ class AgentMode:
     def ask(
         self, question: str, *, style: str | None = None, top_k: int | None = None,
         on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
+        redact_answers: bool | None = None,
     ) -> Response:
-        turn = Turn(self.kb.catalog, question, on_event, AGENT)
+        turn = Turn(self.kb.catalog, question, on_event, AGENT,
+                    self.settings.redact_answers if redact_answers is None else redact_answers)
         with turn.trace.step("plan", "Planner", question=turn.question, previous_question=previous_question) as event:
             plan = turn.accept(self._check(turn.question, previous_question))
             constraints = analyze_constraints(plan.question)

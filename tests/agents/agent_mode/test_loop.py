@@ -245,12 +245,13 @@ def test_personal_data_is_redacted_from_the_question_the_prompts_and_the_answer(
                          final(f"Run {REINDEX} [1]; questions to ops@example.com."))
     ws = agent_ws(llm)
 
-    response = ws.ask("I am jane.doe@example.com: use at least one search and open 1 citation on reindexing.")
+    response = ws.ask("I am jane.doe@example.com: use at least one search and open 1 citation on reindexing.",
+                      redact_answers=True)
 
     assert "jane.doe@example.com" not in str(llm.calls)  # the model never saw it
     turn = ws.kb.catalog.turn(response.trace_id)
-    assert "jane.doe" not in str(turn) and "[EMAIL]" in turn["question"]
-    assert response.answer == f"Run {REINDEX} [1]; questions to [EMAIL]."
+    assert "jane.doe" not in str(turn) and "[e-mail address hidden]" in turn["question"]
+    assert response.answer == f"Run {REINDEX} [1]; questions to [e-mail address hidden]."
     assert "pii_redacted:email" in response.safety_flags
 
 
