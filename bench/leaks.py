@@ -11,7 +11,8 @@ import re
 _FILE = re.compile(r"\b[\w.-]+\.(?:csv|xlsx|xls|pdf|txt|md|png|jpe?g|tiff?)\b", re.I)
 CHECKS: list[tuple[str, re.Pattern]] = [
     ("SQL", re.compile(r"\bSELECT\b.+\bFROM\b|\bWHERE\b|\bGROUP BY\b|\bORDER BY\b|\b(?:COUNT|SUM|AVG)\s*\(|\bIS NOT NULL\b")),
-    ("an internal name", re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b|\bc_\d+\b|\bsource_row\b|\bfact_id\b")),
+    ("an internal name", re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b|\bc_\d+\b|\bsource_row\b|\bfact_id\b"
+                                    r"|\b[A-Z]\d\.[A-Za-z_]\w*")),  # a query's table alias: "T1.Rate"
     ("error text", re.compile(r"\b\w*Error\b|Traceback|Exception\b|no such column|syntax error", re.I)),
     ("a Python value", re.compile(r"\b(?:None|True|False|nan|NaN)\b")),
     ("an operator as prose", re.compile(r"\s(?:=|==|!=|<>)\s|\blike\s+'|\bLIKE\b")),

@@ -111,6 +111,11 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
     if columns:
         selection.score += len(columns)
         selection.reasons.append("names columns: " + ", ".join(columns))
+    if table.kind in ("rows", "measures") and (whole := named_with_unit(question, list(labels))):
+        # beyond its words' points: a column named whole is as specific as a value of several words, and more
+        # than the unit word alone naming a file ("labour hours" over a sheet called "Hours")
+        selection.score += 3 * len(whole)
+        selection.reasons.append("names a column with its unit: " + ", ".join(whole))
     if measured and table.kind in ("rows", "measures"):  # a width column: "Width (mm)", "W [m]", every sheet's width_m
         labels = {normalize_label(label) for label in table.printed.values()}
         bounded = sorted(m for m in measured if labels & ({m} | SYNONYMS.get(m, set())))
@@ -164,6 +169,28 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
         # print is compared in document_measures.
         selection.score = 0.0
     return selection
+
+
+def named_with_unit(question: str, labels: list[str]) -> list[str]:
+    """The column labels the question says with their unit, as one phrase: "labour hours" is "Labour (h)",
+    "weight in kg" is "Weight (kg)", "job total in euros" is "Job Total (EUR)". A header that is only a unit
+    ("Hrs") has no name to say beside it."""
+    asked = words(question)
+    found = []
+    for label in labels:
+        unit = header_unit(label)
+        name = [w for w in words(label) if normal_unit(w, spoken=False) != unit] if unit else []
+        if not name:
+            continue
+        for i in range(len(asked) - len(name) + 1):
+            if asked[i:i + len(name)] != name:
+                continue
+            rest = asked[i + len(name):]
+            rest = rest[1:] if rest[:1] == ["in"] else rest
+            if rest and normal_unit(rest[0]) == unit:
+                found.append(label)
+                break
+    return found
 
 
 _VALUE_WORDS: dict[tuple, frozenset] = {}

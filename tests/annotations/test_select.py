@@ -163,3 +163,15 @@ def test_a_bound_in_a_unit_selects_a_column_in_that_kind_of_unit_not_a_name_hold
     question = "Which treatments take an hour or more?"
     assert score_table(question, CLINIC).score > score_table(question, ROTA).score
     assert any(r.startswith("bounds a quantity") for r in score_table(question, CLINIC).reasons)
+
+
+def test_a_column_said_with_its_unit_outweighs_a_sheet_named_by_the_unit_word():
+    # The mechanics' job log heads its hours "Labour (h)"; the office timesheet sheet is called "Hours".
+    jobs = TableInfo("jobs", "d7", "garage_jobs.xlsx", "Jobs", "rows", ["mechanic", "labour_h"],
+                     {"mechanic": "Mechanic", "labour_h": "Labour (h)"}, {}, {}, 300, values=["Ana", "Piet"])
+    timesheet = TableInfo("hours", "d8", "office_timesheets.xlsx", "Hours", "rows", ["employee", "hrs"],
+                          {"employee": "Employee", "hrs": "Hrs"}, {}, {}, 400, values=["Lars", "Mila"])
+    question = "Who logged the most labour hours in May?"
+    assert "names a column with its unit: Labour (h)" in score_table(question, jobs).reasons
+    assert score_table(question, jobs).score > score_table(question, timesheet).score
+    assert not any("with its unit" in r for r in score_table("Who logged the most hours in May?", jobs).reasons)

@@ -19,6 +19,7 @@ ANSWERS = sorted((Path(__file__).resolve().parents[2] / "bench" / "answers").glo
     ("The value is None", "a Python value"),
     ("Saved in /work/kb/records/kb", "a path"),
     ("13 inspection with date_raised like 2024", "an internal name"),
+    ("The total of T1.Rate times T1.Hrs for T1.Employee Lars", "an internal name"),
 ])
 def test_each_kind_of_internal_text_is_caught(answer, kind):
     assert kind in leaks(answer)
