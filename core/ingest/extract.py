@@ -19,6 +19,7 @@ from core.annotations.model import KV, NOTE, ROW, TITLE_JOIN, TOTAL, Fact, FactV
 from core.annotations.records import attach_page_context, record_name, table_identifier
 from core.annotations.units import parse_quantity, unit_of_label
 from core.ingest.document import LoadedDocument, Section
+from core.ingest.pdf_tables import unit_of
 from core.ingest.summary import summarize
 from core.ingest.tables import find_tables
 
@@ -326,15 +327,25 @@ def _pdf_table_facts(path: Path, document: LoadedDocument, doc_id: str) -> list[
     except ImportError:
         return []
     facts: list[Fact] = []
+    # The scale the text around a page's one table states ("... as follows (in thousands):"), which the
+    # layout reader gave its table: pdfplumber reads the ruled grid only.
+    read: dict[int, list[str]] = {}
+    for s in document.sections:
+        if s.table is not None and s.page is not None:
+            read.setdefault(s.page, []).append(unit_of(s.table.title_lines))
+    page_units = {page: units[0] for page, units in read.items() if len(units) == 1 and units[0]}
     try:
         with pdfplumber.open(str(path)) as pdf:
             for page_number, page in enumerate(pdf.pages, start=1):
-                for grid in page.extract_tables():
-                    for table in find_tables(grid):
-                        if len(table.header) < 2 or not table.rows:
-                            continue
-                        section = Section("", page=page_number, is_table=True, table=table)
-                        facts.extend(_row_facts(section, doc_id, document.filename))
+                tables = [t for grid in page.extract_tables() for t in find_tables(grid)]
+                for table in tables:
+                    if len(table.header) < 2 or not table.rows:
+                        continue
+                    unit = page_units.get(page_number) if len(tables) == 1 else None
+                    if unit and not unit_of([*table.title_lines, *table.header]):
+                        table.title_lines.append(f"({unit})")
+                    section = Section("", page=page_number, is_table=True, table=table)
+                    facts.extend(_row_facts(section, doc_id, document.filename))
     except Exception as exc:  # a table reader failure must not cost the document
         log.info("pdfplumber could not read tables in %s: %s", path.name, exc)
     return facts

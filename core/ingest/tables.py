@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.annotations.documents import total_label
-from core.annotations.units import parse_quantity
+from core.annotations.units import normal_unit, parse_quantity, stated_scale
 
 Cell = object
 Grid = list[list[Cell]]
@@ -132,8 +132,38 @@ def _titles_only(block: list[tuple[int, list[str]]]) -> bool:
     return len(block) <= TITLE_BLOCK_ROWS or any(_looks_like_note(row) for _, row in block)
 
 
+def _states_a_unit(cell: str) -> bool:
+    """A cell that is only a unit or a scale: "£m", "$'000", "(in thousands)", "%", "kg"."""
+    if re.search(r"\d", cell.replace("000", "")):  # a figure ("£5m"), not a unit; "$'000" is one
+        return False
+    bare = cell.strip("()[] ")
+    # (a lone letter is a unit only as a sign: "M" and "F" over a column are codes, not metres and Fahrenheit)
+    return bool(stated_scale([cell])) or (len(bare) > 1 or bare in "%$€£") and normal_unit(bare, spoken=False) is not None
+
+
+def _is_unit_row(row: list[str]) -> bool:
+    """A row right under the header that says what its columns are in ("| Notes | £m | £m"): each filled cell a
+    unit or scale, but for a short name over a column the header left blank ("Notes"), and at least two units or
+    none of those names: a row of figures or of categories is no such row."""
+    filled = [c for c in row if c]
+    units = [c for c in filled if _states_a_unit(c)]
+    names = [c for c in filled if c not in units]
+    return bool(units) and (len(units) >= 2 or not names) and all(
+        len(n.split()) <= 2 and not re.search(r"\d", n) for n in names)
+
+
+def _with_unit_row(header_row: list[str], unit_row: list[str]) -> list[str]:
+    """The header with each column's unit beside its name ("2019 (£m)"), a blank header taking the row's name."""
+    width = max(len(header_row), len(unit_row))
+    header_row, unit_row = header_row + [""] * (width - len(header_row)), unit_row + [""] * (width - len(unit_row))
+    return [f"{h} ({u.strip('()')})" if h and u and _states_a_unit(u) else h or u for h, u in zip(header_row, unit_row)]
+
+
 def _table(header_row: list[str], body: list[tuple[int, list[str]]], titles: list[str]) -> TableBlock:
-    """A table from its header row and the rows below it: note rows and total rows set aside."""
+    """A table from its header row and the rows below it: a units row under the header joins it, note rows
+    and total rows are set aside."""
+    if body and _is_unit_row(body[0][1]):
+        header_row, body = _with_unit_row(header_row, body[0][1]), body[1:]
     header = _header_names(header_row)
     table = TableBlock(header, [], [], list(titles))
     for number, row in body:

@@ -150,3 +150,18 @@ def test_a_row_the_question_names_across_stated_years_is_read_by_the_rules_witho
     response = ws.ask("What was the change in grants from 2018 to 2019?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
     assert response.answer.startswith("The change in Grants is -52 from 2018 to 2019 (2018: 912; 2019: 860)"), response.answer
     assert ws.llm.calls == [] and response.structured["query_path"] == "rules plan" and response.confidence == "medium"
+
+
+def test_a_units_row_under_the_years_gives_the_figures_their_scale(tmp_path, embedder, write_text):
+    statement = ("Description,2018,2019\n"
+                 ",£m,£m\n"
+                 "Grants,91.2,86.0\n"
+                 "Donations,131.0,150.7\n")
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    try:
+        ws.ingestor.ingest_paths([write_text("funds_in_millions.csv", statement)])
+        response = ws.ask("What was the change in grants from 2018 to 2019?", mode="pipeline",
+                          doc_ids=[ws.documents()[0].doc_id])
+        assert response.answer.startswith("The change in Grants is -£5.20 million from 2018 to 2019"), response.answer
+    finally:
+        ws.close()

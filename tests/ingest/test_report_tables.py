@@ -166,3 +166,23 @@ def test_footnote_marks_set_apart_after_the_labels_are_no_column(tmp_path):
     (section,) = table_sections(path)
     assert section.head == ["| 2025 | 2024 | 2023"]
     assert "Fares per journey (1) | 1.92 | 1.85 | 1.80" in section.text.split("\n")
+
+
+def test_a_ruled_tables_scale_stated_only_in_the_text_around_it_stays_with_its_rows(tmp_path):
+    """The scale "(in thousands)" is said in the sentence under a drawn grid, not in it: the rows read from the
+    grid carry it in their table's name, as the layout reader's table does."""
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Table, TableStyle
+
+    path = tmp_path / "results.pdf"
+    grid = [["", "2025", "2024"], ["Sales", "788,948", "718,892"], ["Gross profit", "315,652", "365,607"],
+            ["Operating expenses", "261,264", "194,054"]]
+    flow = [Table(grid, colWidths=[200, 100, 100], style=TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)])),
+            Paragraph("The table above sets out our results (in thousands):", getSampleStyleSheet()["BodyText"])]
+    SimpleDocTemplate(str(path), pagesize=A4, invariant=1).build(flow)
+    document = load_document(path, Settings())
+    facts = [f for f in extract_facts(document, "d", path) if f.kind == "row"]
+    assert facts and not any(f.table.startswith("Table on page") for f in facts)  # read from the drawn grid
+    assert all(f.table.endswith("(in thousands)") for f in facts)

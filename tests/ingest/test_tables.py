@@ -233,3 +233,18 @@ def test_a_school_sheet_with_two_titled_tables_and_a_note_inside_the_first():
     assert entries.row_numbers == [5, 7] and entries.note_numbers == [6]
     assert invigilators.title_lines == ["Invigilators"] and invigilators.header == ["Name", "Room", "Days"]
     assert invigilators.row_numbers == [11, 12]
+
+
+def test_a_units_row_under_the_header_joins_it_and_is_no_record():
+    grid = [["", "", "2025", "2024"], ["", "Note", "£m", "£m"], ["Fixed assets", "", "", ""],
+            ["Investments", "3", "1,216.0", "1,212.9"]]
+    (table,) = find_tables(grid)
+    assert table.header == ["column 1", "Note", "2025 (£m)", "2024 (£m)"]
+    assert table.rows[-1] == ["Investments", "3", "1,216.0", "1,212.9"] and len(table.rows) == 2
+    (thousands,) = find_tables([["Region", "Sales"], ["", "$'000"], ["North", "3,770"]])
+    assert thousands.header == ["Region", "Sales ($'000)"]
+
+
+def test_a_first_row_of_codes_or_figures_stays_a_record():
+    assert find_tables([["Name", "Sex", "Grade"], ["", "M", "F"], ["Ann", "F", "B"]])[0].rows[0] == ["", "M", "F"]
+    assert find_tables([["Item", "Price"], ["Bolt", "£5m"]])[0].header == ["Item", "Price"]
