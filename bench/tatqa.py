@@ -146,18 +146,20 @@ def prediction_of(answer: str, question: str) -> tuple[list[str], str]:
         return [], ""
     stated = {re.sub(r"[^\d.]", "", m) for m in _NUMBER.findall(question)}
     figures: list[str] = []
-    scale = ""
+    scales: list[str] = []  # each figure's own scale word: "2019 (... 519 thousand)" answers 2019, no scale
     for match in _NUMBER.finditer(text):
         figure = match.group(0).strip()
         if re.sub(r"[^\d.]", "", figure) in stated:
             continue
         figure, said = _scale_of(figure)
-        scale = scale or said
         negative = figure.startswith("(") and figure.endswith(")") or figure.startswith("-")
         figure = re.sub(r"[()$€£\s-]", "", figure)
         figures.append(f"-{figure}" if negative else figure)
+        scales.append(said)
     if figures:  # "the respective ..." asks for each figure; anything else for one
-        return (figures if re.search(r"\brespective", question, re.I) else figures[:1]), scale
+        if re.search(r"\brespective", question, re.I):
+            return figures, next((s for s in scales if s), "")
+        return figures[:1], scales[0]
     text = text.rstrip(".")
     items = [i.strip(" .") for i in re.split(r";|\n|, (?:and )?| and ", text) if i.strip(" .")]
     return (items if len(items) > 1 else [text]), ""

@@ -4,8 +4,8 @@
 
 It indexes the sample documents into a fresh data dir, starts Streamlit on 127.0.0.1, asks two
 questions as a user would, and saves: chat-answer.png (an answer with its citations, one source
-opened), agent-trace.png (that answer's trace) and structured-result.png (records with the CSV
-export). The default provider is the embedded model, as a user gets it; `--provider scripted`
+opened), evidence.png (that source's page with the quoted words highlighted), agent-trace.png (that
+answer's trace) and structured-result.png (records with the CSV export). The default provider is the embedded model, as a user gets it; `--provider scripted`
 makes a quick layout check without a model.
 """
 from __future__ import annotations
@@ -100,6 +100,12 @@ def _flow(page, url: str, out: Path, model: bool) -> list[Path]:
     page.wait_for_timeout(500)
     shots.append(out / "chat-answer.png")
     page.screenshot(path=str(shots[-1]))
+    evidence = page.locator("details[open] img").first  # the cited page, its quoted words highlighted
+    if evidence.count():
+        evidence.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        shots.append(out / "evidence.png")
+        page.screenshot(path=str(shots[-1]))
 
     page.get_by_text("View trace").first.click()
     page.get_by_role("heading", name="Timeline").wait_for()
