@@ -3,9 +3,9 @@
     HF_HUB_OFFLINE=1 .venv/bin/python scripts/screenshots.py [--provider embedded] [--out docs/images]
 
 It indexes the sample documents into a fresh data dir, starts Streamlit on 127.0.0.1, asks two
-questions as a user would, and saves: chat-answer.png (an answer with its citations, one source
-opened), evidence.png (that source's page with the quoted words highlighted), agent-trace.png (that
-answer's trace) and structured-result.png (records with the CSV export). The default provider is the embedded model, as a user gets it; `--provider scripted`
+questions as a user would, and saves: chat-answer.png (an answer with its citations), evidence.png (its
+chip opened: the cited page with the quoted words highlighted), agent-trace.png (that answer's trace) and
+structured-result.png (records with the CSV export). The default provider is the embedded model, as a user gets it; `--provider scripted`
 makes a quick layout check without a model.
 """
 from __future__ import annotations
@@ -94,12 +94,21 @@ def _flow(page, url: str, out: Path, model: bool) -> list[Path]:
     page.get_by_role("heading", level=1).first.wait_for()
     go(page, "Chat")
     ask(page, TEXT_QUESTION, waiting=WAITING_SHOT if model else None)
-    chip = page.locator("a[href^='#src-']").first
-    if chip.count():
-        chip.click()  # opens the cited source under the answer
+    page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for()
     page.wait_for_timeout(500)
     shots.append(out / "chat-answer.png")
     page.screenshot(path=str(shots[-1]))
+    chip = page.locator("a[href^='#src-']").first
+    for _ in range(2):  # opens the cited source under the answer; a redraw after the answer may close it again
+        if not chip.count():
+            break
+        page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for()
+        chip.click()
+        try:
+            page.locator("details[open]").first.wait_for(timeout=15_000)
+            break
+        except Exception:  # (playwright's TimeoutError) the section was redrawn closed: once more
+            continue
     evidence = page.locator("details[open] img").first  # the cited page, its quoted words highlighted
     if evidence.count():
         evidence.scroll_into_view_if_needed()

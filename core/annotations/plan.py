@@ -1433,6 +1433,9 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     return f"{count} {noun}{_scope(conditions)} ({where}): {items}.{more}"
 
 
+_BRACKETED_END = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*$")
+
+
 def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
     """"The change in Trade receivables from 2018 to 2019 is -£1,234 thousand (2018: £6,000 thousand; 2019:
     £4,766 thousand)": the figure, what it covers, and the cells it was computed from."""
@@ -1445,7 +1448,9 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
     what = {"percent change": "percentage change", "sum": "total"}.get(plan.answer, plan.answer)
 
     def cells(row) -> str:  # "2018: 1,310; 2019: 1,507", the figures a result was read from
-        return "; ".join(f"{c.label}: {_figure(v, unit)}" for c, v in zip(plan.across, row[1 + labelled:]))
+        # (a header's unit, "2018 (£m)", goes once the figure carries it: "2018: £0.5 million")
+        return "; ".join(f"{_BRACKETED_END.sub('', c.label) if unit else c.label}: {_figure(v, unit)}"
+                         for c, v in zip(plan.across, row[1 + labelled:]))
 
     def shown(row) -> str:
         result = row[0]

@@ -162,6 +162,7 @@ def test_a_units_row_under_the_years_gives_the_figures_their_scale(tmp_path, emb
         ws.ingestor.ingest_paths([write_text("funds_in_millions.csv", statement)])
         response = ws.ask("What was the change in grants from 2018 to 2019?", mode="pipeline",
                           doc_ids=[ws.documents()[0].doc_id])
-        assert response.answer.startswith("The change in Grants is -£5.20 million from 2018 to 2019"), response.answer
+        assert response.answer.startswith("The change in Grants is -£5.20 million from 2018 to 2019 "
+                                          "(2018: £91.20 million; 2019: £86 million)"), response.answer
     finally:
         ws.close()
