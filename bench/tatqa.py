@@ -302,7 +302,8 @@ def run(args) -> Path:
     return out
 
 
-def report(path: Path, data: Path, uids: set[str] | None = None) -> None:
+def report(path: Path, data: Path, uids: set[str] | None = None) -> list[dict]:
+    """Print the figures of a results file, each answer read and scored again; the rows as scored."""
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     if uids is not None:
         rows = [r for r in rows if r["uid"] in uids]
@@ -316,7 +317,7 @@ def report(path: Path, data: Path, uids: set[str] | None = None) -> None:
             r["em"], r["f1"] = score(questions[r["uid"]], r["prediction"], r["pred_scale"])
     if not rows:
         print("no results")
-        return
+        return rows
     print(f"{path} — {len(rows)} questions")
     seconds = [r["seconds"] for r in rows]
     if "em" in rows[0]:
@@ -355,6 +356,7 @@ def report(path: Path, data: Path, uids: set[str] | None = None) -> None:
         print(table(["", "n", "evidence %", "cells", "with label+header %"], lines))
     print(f"seconds p50 {percentile(seconds, 50):.2f}, p95 {percentile(seconds, 95):.2f}; "
           f"load average {[round(x, 1) for x in os.getloadavg()]}")
+    return rows
 
 
 def main(argv=None) -> int:
@@ -367,15 +369,30 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=None, help="JSONL results file (default bench/results/tatqa-PART-MODE.jsonl)")
     p.add_argument("--fresh", action="store_true", help="start the results file again instead of resuming it")
     p.add_argument("--report", type=Path, default=None, help="only print the figures of an existing JSONL file")
+    p.add_argument("--keep-answers", action="store_true",
+                   help="also write the answers to bench/answers/tatqa_PART.jsonl (the leak test reads them)")
     args = p.parse_args(argv)
     if args.report:
-        report(args.report, Path(args.data))
+        rows = report(args.report, Path(args.data))
+        if args.keep_answers:
+            keep_answers(rows, args.part)
         return 0
     out = run(args)
     contexts = json.loads(Path(args.data).read_text())
     pairs = questions_of(split_contexts(contexts, args.seed)[args.part], args.seed, args.limit)
-    report(out, Path(args.data), {q["uid"] for _, q in pairs})
+    rows = report(out, Path(args.data), {q["uid"] for _, q in pairs})
+    if args.keep_answers:
+        keep_answers(rows, args.part)
     return 0
+
+
+def keep_answers(rows: list[dict], part: str) -> None:
+    """The answers a user would have read, as scored, kept in the repository: tests/bench/test_leaks.py checks
+    that none shows SQL, an internal name, error text or a path."""
+    kept = Path(__file__).resolve().parent / "answers" / f"tatqa_{part}.jsonl"
+    kept.write_text("".join(json.dumps({"id": r["uid"], "question": r["question"], "answer": r["answer"],
+                                        "confidence": r.get("confidence"), "correct": bool(r.get("em"))},
+                                       ensure_ascii=False) + "\n" for r in rows if "answer" in r), encoding="utf-8")
 
 
 if __name__ == "__main__":
