@@ -126,6 +126,8 @@ def document_name(context: dict) -> str:
 
 _MARKER = re.compile(r"\[(?:Source )?\d+(?:,\s*\d+)*\]")
 _NUMBER = re.compile(r"\(?-?[$€£]?\s?\d[\d,]*(?:\.\d+)?\)?(?:\s?%|\s?(?:thousand|million|billion|percent)\b)?", re.I)
+_DAY_OF_MONTH = re.compile(r"\b((?:January|February|March|April|May|June|July|August|September|October|November|"
+                           r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?)\s+\d{1,2}(?:st|nd|rd|th)?\b,?")
 _SCALE_WORDS = {"thousand": "thousand", "million": "million", "billion": "billion", "percent": "percent", "%": "percent"}
 
 
@@ -144,6 +146,7 @@ def prediction_of(answer: str, question: str) -> tuple[list[str], str]:
     text = " ".join(_MARKER.sub("", answer).split()).strip()
     if not text:
         return [], ""
+    text = _DAY_OF_MONTH.sub(r"\1", text)  # "December 31, 2018" names a year-end, not the figure 31
     stated = {re.sub(r"[^\d.]", "", m) for m in _NUMBER.findall(question)}
     figures: list[str] = []
     scales: list[str] = []  # each figure's own scale word: "2019 (... 519 thousand)" answers 2019, no scale

@@ -51,8 +51,8 @@ _EXPLANATION = re.compile(
     r"significant(?:ly)?|substantial(?:ly)?|notable|noteworthy|components?\s+of|made\s+up\s+of)\b"
     r"|\bwhat\s+(?:does|do|did|is|are)\s+(?:\w+\s+){0,6}?(?:mean|stand\s+for|include|comprise|consist|represent|"
     r"cover|refer\s+to|relate\s+to|show|involve)\b|\bwhat\s+(?:is|are)\s+(?:included|excluded|meant)\b"
-    r"|\bhow\s+(?:is|are|was|were)\s+(?:\w+\s+){0,6}?(?:determined|estimated|calculated|measured|defined|"
-    r"recogni[sz]ed|treated|accounted|divided|handled|managed)\b"
+    r"|\bhow\s+(?:is|are|was|were)\s+(?:[\w'’-]+\s+){0,6}?(?:determined|estimated|calculated|measured|defined|"
+    r"recogni[sz]ed|treated|accounted|divided|handled|managed|presented|reported|disclosed|classified|allocated)\b"
     # a definition: "What are OEM?", "What is a distribution customer?" (no determiner of a figure: "What is the total?")
     r"|^\s*what\s+(?:is|are)\s+(?:an?\s+)?(?!(?:the|our|your|its|their|this|that|these|those)\b|.*['’]s\b)"
     r"[\w&.'’-]+(?:\s+[\w&.'’-]+){0,2}\s*\?\s*$",

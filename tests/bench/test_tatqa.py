@@ -14,3 +14,9 @@ def test_respective_figures_are_all_read():
     figures, scale = prediction_of("Sales were 1,200 and 1,350 million respectively.",
                                    "What were the respective sales in 2018 and 2019?")
     assert figures == ["1,200", "1,350"] and scale == "million"
+
+
+def test_a_day_of_the_month_is_no_figure():
+    figures, scale = prediction_of("Tax credits: 2,458 thousand in December 31, 2018, 2,261 thousand in December 31, 2019",
+                                   "What are the respective tax credits in 2018 and 2019?")
+    assert figures == ["2,458", "2,261"] and scale == "thousand"
