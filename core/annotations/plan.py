@@ -317,6 +317,7 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
         planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
         planned.applied = apply_conditions(question, planned.plan, columns, table.row_count, table_words)
+        planned.applied += spans_to_stated_day(planned.plan)
         if planned.refused:  # a group the question names that no column holds
             return planned
         if figures_across(question, planned.plan, columns):
@@ -470,6 +471,30 @@ def late_rows(question: str, plan: Plan, columns: list[Column]) -> None:
     (span, end), = spans
     plan.filters = [f for f in plan.filters if not (f[0].label == end and f[1] == "is blank") and f[0] is not span]
     plan.filters.append((span, ">", "0"))
+
+
+_SPAN_SQL = re.compile(r"^\(julianday\((?P<end>.+?)\) - julianday\((?P<start>.+)\)\)$")
+
+
+def spans_to_stated_day(plan: Plan) -> list[Applied]:
+    """"Active vans in service for more than five years by 31 December 2024": a span whose end date is blank on
+    a row (a van not sold, a ticket still open, a book not returned) runs to the day the question states, not to
+    nothing. A bound on a span ("days from In Service to Sold On" over 1826) then measures that row too."""
+    day = next((period.end for period, _ in plan.periods if period.end and not period.start), None)
+    if day is None:
+        return []
+    applied = []
+    for i, (column, op, value) in enumerate(plan.filters):
+        span = _SPAN.match(column.label) if column.expression else None
+        parts = _SPAN_SQL.match(column.expression) if span else None
+        if parts is None or op not in (">", ">=", "<", "<="):
+            continue
+        to_day = Column(f"{column.name}_by_day", f"{column.label} (or {day})", "number",
+                        column.unit, expression=f"(julianday(COALESCE({parts['end']}, '{day}')) - julianday({parts['start']}))")
+        plan.filters[i] = (to_day, op, value)
+        applied.append(Applied(f"by {day}", column.label, "added by code",
+                               f"a blank {span.group(2)} counts to {day}"))
+    return applied
 
 
 def _names_a_row(question: str, plan: Plan, columns: list[Column]) -> bool:

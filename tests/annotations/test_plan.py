@@ -650,3 +650,22 @@ def test_the_model_reads_the_question_without_the_periods_code_applies():
     assert without_periods("How many helmets did we sell last year (2024)?", dated) == "How many helmets did we sell last year?"
     by_year = [Column("item", "Item", "text"), Column("y2019", "2019", "number"), Column("y2018", "2018", "number")]
     assert without_periods("What was revenue in 2019?", by_year) == "What was revenue in 2019?"  # a column, not a period
+
+
+def test_a_span_whose_end_is_blank_runs_to_the_day_the_question_states(kb_of):
+    from datetime import date
+
+    vans = [(f"V{i}", "Sold" if i % 4 == 0 else "Active", f"{2016 + i % 8}-0{1 + i % 9}-15",
+             f"{2023 + i % 2}-06-30" if i % 4 == 0 else "") for i in range(1, 25)]
+    ws = kb_of("vans.csv", "Van,Status,In Service,Sold On\n" + "\n".join(",".join(v) for v in vans))
+    ws.llm.script = [plan(answer="count", column="Van", filters=[
+        {"column": "Status", "op": "is", "value": "Active"},
+        {"column": "days from In Service to Sold On", "op": ">", "value": "3"}])]
+    response = ws.ask("How many of the active vans had been in service for more than 3 years by 31 December 2024?",
+                      mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    old = [v for v in vans if v[1] == "Active"
+           and (date(2024, 12, 31) - date.fromisoformat(v[2])).days > 3 * 365.25]
+    assert 0 < len(old) < len([v for v in vans if v[1] == "Active"])
+    assert response.answer.startswith(f"{len(old)} "), response.answer
+    conditions = {c["condition"]: c for c in response.structured["conditions"]}
+    assert conditions["by 2024-12-31"]["how"] == "added by code"
