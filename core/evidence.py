@@ -17,6 +17,7 @@ _WORD = re.compile(r"\w+")
 MIN_RUN_WORDS = 3  # a run of fewer quote words ("the", "of 2024") would light up unrelated text
 HIGHLIGHT = (255, 214, 0, 110)  # translucent yellow, RGBA
 OUTLINE = (214, 150, 0, 255)
+COVER = (60, 60, 60, 255)  # opaque: personal data hidden on the page
 
 
 @dataclass
@@ -76,9 +77,13 @@ def matched_spans(page_text: str, phrase: str, min_run: int = MIN_RUN_WORDS) -> 
     return spans
 
 
-def page_image(pdf_path: Path, page: int, phrases: list[str], scale: float) -> PageImage | None:
+def page_image(pdf_path: Path, page: int, phrases: list[str], scale: float,
+               hide_personal_data: bool = False) -> PageImage | None:
     """Page `page` (1-based) of the PDF drawn at `scale` (1.0: 72 dpi), each phrase's words found on it
-    highlighted. None when the file or the page cannot be read."""
+    highlighted, and with `hide_personal_data` each e-mail address, phone or account number covered. None
+    when the file or the page cannot be read."""
+    from core.safety.pii import personal_data_spans
+
     import pypdfium2 as pdfium
     from PIL import Image, ImageDraw
 
@@ -96,16 +101,20 @@ def page_image(pdf_path: Path, page: int, phrases: list[str], scale: float) -> P
         image = pdf_page.render(scale=scale).to_pil().convert("RGBA")
         overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
         draw = ImageDraw.Draw(overlay)
+        def mark(start: int, end: int, **style) -> bool:
+            for n in range(text_page.count_rects(start, end - start)):
+                left, bottom, right, top = text_page.get_rect(n)
+                # PDF points from the bottom left; the image's pixels from the top left
+                draw.rectangle([left * scale - 1, (height - top) * scale - 1,
+                                right * scale + 1, (height - bottom) * scale + 1], **style)
+            return end > start
+
         found = False
         for phrase in phrases:
             for start, end in matched_spans(text, phrase):
-                for n in range(text_page.count_rects(start, end - start)):
-                    left, bottom, right, top = text_page.get_rect(n)
-                    # PDF points from the bottom left; the image's pixels from the top left
-                    draw.rectangle([left * scale - 1, (height - top) * scale - 1,
-                                    right * scale + 1, (height - bottom) * scale + 1],
-                                   fill=HIGHLIGHT, outline=OUTLINE)
-                    found = True
+                found = mark(start, end, fill=HIGHLIGHT, outline=OUTLINE) or found
+        for start, end in personal_data_spans(text) if hide_personal_data else []:
+            mark(start, end, fill=COVER)
         drawn = Image.alpha_composite(image, overlay).convert("RGB")
         buffer = io.BytesIO()
         drawn.save(buffer, format="PNG", optimize=False)
@@ -114,9 +123,13 @@ def page_image(pdf_path: Path, page: int, phrases: list[str], scale: float) -> P
         document.close()
 
 
-def cited_rows(facts: list, sheet: str | None, span: tuple[int, int], context: int) -> CitedRows:
+def cited_rows(facts: list, sheet: str | None, span: tuple[int, int], context: int,
+               hide_personal_data: bool = False) -> CitedRows:
     """The rows of a sheet (or CSV) from `context` rows before the cited span to `context` after, each
-    marked cited or not. `facts` are the document's stored row facts (core.annotations.search.FactRow)."""
+    marked cited or not, personal data in their cells hidden if asked. `facts` are the document's stored row
+    facts (core.annotations.search.FactRow)."""
+    from core.safety.pii import redact_pii
+
     first, last = span
     chosen = sorted((f for f in facts if f.kind == "row" and f.sheet == sheet and f.row_index is not None
                      and first - context <= f.row_index <= last + context), key=lambda f: f.row_index)
@@ -124,5 +137,6 @@ def cited_rows(facts: list, sheet: str | None, span: tuple[int, int], context: i
     rows = []
     for fact in chosen:
         columns += [c for c in fact.properties if c not in columns]
-        rows.append({"Row": fact.row_index, **fact.properties, "cited": first <= fact.row_index <= last})
+        cells = {k: redact_pii(v).text if hide_personal_data else v for k, v in fact.properties.items()}
+        rows.append({"Row": fact.row_index, **cells, "cited": first <= fact.row_index <= last})
     return CitedRows(columns, rows)

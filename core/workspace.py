@@ -149,9 +149,10 @@ class Workspace:
 
     # --- evidence -----------------------------------------------------------------------------
 
-    def evidence_page(self, citation: dict):
-        """A cited PDF page as an image with the quoted words (else the cited passage) highlighted
-        (core.evidence.PageImage); None for a source that is no PDF page or whose file is gone."""
+    def evidence_page(self, citation: dict, hide_personal_data: bool = False):
+        """A cited PDF page as an image with the quoted words (else the cited passage) highlighted, personal
+        data covered if asked (core.evidence.PageImage); None for a source that is no PDF page or whose file
+        is gone."""
         from core.evidence import first_page, page_image
 
         record = self.kb.catalog.document(citation.get("doc_id", ""))
@@ -159,18 +160,19 @@ class Workspace:
         if record is None or page is None or not record.stored_path or not record.filename.lower().endswith(".pdf"):
             return None
         phrases = [citation.get("quote") or citation.get("snippet") or ""]
-        return page_image(Path(record.stored_path), page, phrases, self.settings.evidence_page_scale)
+        return page_image(Path(record.stored_path), page, phrases, self.settings.evidence_page_scale,
+                          hide_personal_data)
 
-    def evidence_rows(self, citation: dict):
-        """A cited sheet's or CSV's rows among their neighbours, the cited ones marked (core.evidence.CitedRows);
-        None for a source that names no rows."""
+    def evidence_rows(self, citation: dict, hide_personal_data: bool = False):
+        """A cited sheet's or CSV's rows among their neighbours, the cited ones marked, personal data hidden if
+        asked (core.evidence.CitedRows); None for a source that names no rows."""
         from core.evidence import cited_rows, row_span
 
         span = row_span(citation.get("rows"))
         if span is None or not citation.get("doc_id"):
             return None
         facts = self.search_facts(doc_ids=[citation["doc_id"]])
-        found = cited_rows(facts, citation.get("sheet"), span, self.settings.evidence_row_context)
+        found = cited_rows(facts, citation.get("sheet"), span, self.settings.evidence_row_context, hide_personal_data)
         return found if found.rows else None
 
     # --- facts ------------------------------------------------------------------------------

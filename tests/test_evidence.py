@@ -62,3 +62,23 @@ def test_a_sheets_cited_rows_are_marked_among_their_neighbours():
     assert [r["Row"] for r in shown.rows] == [8, 9, 10, 11, 12, 13]
     assert [r["Row"] for r in shown.rows if r["cited"]] == [10, 11]
     assert shown.columns == ["Unit", "Gallons"] and shown.rows[2]["Unit"] == "T-10"
+
+
+def test_personal_data_on_a_drawn_page_is_covered_when_the_answer_hid_it(tmp_path):
+    from core.evidence import page_image
+
+    pdf = write_text_pdf(tmp_path / "contacts.pdf", ["Support desk\nTel: 020 7946 0958\nOpen from nine to five."])
+
+    def dark_pixels(png: bytes) -> int:
+        image = Image.open(io.BytesIO(png)).convert("RGB")
+        return sum(1 for r, g, b in image.getdata() if (r, g, b) == (60, 60, 60))
+
+    covered = dark_pixels(page_image(pdf, 1, ["Support desk"], 1.5, hide_personal_data=True).png)
+    assert covered > dark_pixels(page_image(pdf, 1, ["Support desk"], 1.5).png) + 500  # (text has a few such pixels)
+
+
+def test_personal_data_in_cited_rows_is_hidden_when_asked():
+    facts = [FactRow(fact_id="f1", doc_id="d", filename="staff.csv", kind="row", page=None, sheet=None, row_index=1,
+                     chunk_id=None, table="t", properties={"Name": "Ana", "Phone": "020 7946 0958"}, numbers={})]
+    assert cited_rows(facts, None, (1, 1), 0, hide_personal_data=True).rows[0]["Phone"] == "[phone number hidden]"
+    assert cited_rows(facts, None, (1, 1), 0).rows[0]["Phone"] == "020 7946 0958"

@@ -118,7 +118,7 @@ def citations(response: dict) -> None:
                 # A heading's anchor is the chip's target: no HTML from us on any page (tests/hardening).
                 st.subheader(f"Source {c['number']}", anchor=source_anchor(response, c["number"]))
                 st.text(c.get("snippet", ""))
-                evidence(c)
+                evidence(c, response.get("personal_data_hidden", False))
     elif items:
         with st.expander(f"Closest passages found ({len(items)}), not evidence for an answer"):
             for c in items:
@@ -127,26 +127,26 @@ def citations(response: dict) -> None:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _page_image(doc_id: str, page: str, quote: str, snippet: str):
+def _page_image(doc_id: str, page: str, quote: str, snippet: str, hidden: bool):
     from ui.state import workspace
 
-    return workspace().evidence_page({"doc_id": doc_id, "page": page, "quote": quote, "snippet": snippet})
+    return workspace().evidence_page({"doc_id": doc_id, "page": page, "quote": quote, "snippet": snippet}, hidden)
 
 
-def evidence(c: dict) -> None:
+def evidence(c: dict, hidden: bool = False) -> None:
     """Where the citation points, as the file shows it: the PDF page with the quoted words highlighted, or
-    the cited rows of a sheet among their neighbours."""
+    the cited rows of a sheet among their neighbours; personal data covered when the answer hid it."""
     from ui.state import workspace
 
     if c.get("page") and c["filename"].lower().endswith(".pdf"):
-        image = _page_image(c["doc_id"], str(c["page"]), c.get("quote", ""), c.get("snippet", ""))
+        image = _page_image(c["doc_id"], str(c["page"]), c.get("quote", ""), c.get("snippet", ""), hidden)
         if image is not None:
             marked = "the quoted words highlighted" if c.get("quote") else "the passage read highlighted"
             # a page at most as wide as a reading column: a whole A4 page stays in view
             st.image(image.png, width=EVIDENCE_PAGE_PX, output_format="PNG", caption=f"Page {image.page} of {c['filename']}, " + (
                 marked if image.found else "as printed (the quoted words were not found on it word for word)"))
         return
-    rows = workspace().evidence_rows(c) if c.get("rows") else None
+    rows = workspace().evidence_rows(c, hidden) if c.get("rows") else None
     if rows is not None:
         frame = pd.DataFrame(rows.rows, columns=["Row", *rows.columns, "cited"]).astype(object)
         frame = frame.where(frame.notna(), "")

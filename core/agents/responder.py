@@ -52,6 +52,7 @@ class Response:
     insufficiencies: list[dict] = field(default_factory=list)  # agent mode: {section, missing, queries_tried}
     mode: str = PIPELINE  # which engine answered: PIPELINE | AGENT
     interrupted: bool = False  # the app stopped while the model was writing this answer
+    personal_data_hidden: bool = False  # the answer and its sources were shown with personal data hidden
 
     def to_dict(self) -> dict:
         return asdict(self)

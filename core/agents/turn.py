@@ -53,10 +53,13 @@ class Turn:
         describe: the engine's own summary and trace outputs for the final step."""
         with self.trace.step("final", "Responder") as event:
             response = build()
-            if self.redact_answers:
+            if self.redact_answers:  # the answer, and the passages shown as its sources
                 redacted = redact_pii(response.answer)
                 response.answer = redacted.text
                 response.safety_flags = merge_flags(response.safety_flags, redacted.flags)
+                for citation in response.citations:
+                    citation.snippet, citation.quote = redact_pii(citation.snippet).text, redact_pii(citation.quote).text
+                response.personal_data_hidden = True
             response.mode = self.mode
             response.trace_id = self.turn_id
             summary, outputs = describe(response) if describe else (

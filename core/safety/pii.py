@@ -175,6 +175,21 @@ def redact_pii(text: str) -> Redaction:
     return Redaction(text, kinds)
 
 
+def personal_data_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` holds personal data, as (start, end) character spans (a label such as "Tel:" is not part of
+    it): what the evidence view covers on a page drawn as an image, which no placeholder can replace."""
+    spans: list[tuple[int, int]] = []
+    for _, pattern, accept in _RULES:
+        for match in pattern.finditer(text or ""):
+            if accept is not None and not accept(match):
+                continue
+            value = "value" if "value" in match.groupdict() else 0
+            start, end = match.span(value)
+            if not any(a < end and start < b for a, b in spans):
+                spans.append((start, end))
+    return sorted(spans)
+
+
 def merge_flags(flags: list[str], more: list[str]) -> list[str]:
     return list(dict.fromkeys(flags + more))
 

@@ -142,3 +142,23 @@ def test_a_hidden_value_and_its_flag_read_as_plain_words():
     assert hidden_label("pii_redacted:phone") == "phone number hidden"
     assert hidden_label("pii_redacted:email") == "e-mail address hidden"
     assert hidden_label("no_citation") is None
+
+
+def test_the_spans_of_personal_data_leave_its_label_and_the_figures_around_it():
+    from core.safety.pii import personal_data_spans
+
+    text = "Tel: 020 7946 0958, invoice INV-2023-0042 for $1,234.56; mail jo@example.com"
+    assert [text[a:b] for a, b in personal_data_spans(text)] == ["020 7946 0958", "jo@example.com"]
+
+
+def test_hidden_answers_hide_the_same_data_in_the_passages_shown_as_their_sources(make_workspace, write_text):
+    from core.llm.scripted import ScriptedLLM
+
+    ws = make_workspace()
+    ws.llm = ws.pipeline.llm = ScriptedLLM(lambda messages: "Support is reached on 415-555-0132 [Source 1].")
+    ws.ingestor.ingest_paths([write_text("support.txt", "Support is reached on 415-555-0132 from nine to five.")])
+    response = ws.ask("How is support reached?", redact_answers=True)
+    assert response.personal_data_hidden and response.citations
+    assert all("415-555-0132" not in c.snippet and "415-555-0132" not in c.quote for c in response.citations)
+    shown = ws.ask("How is support reached?")  # the user's own documents, as they are
+    assert not shown.personal_data_hidden and any("415-555-0132" in c.snippet for c in shown.citations)
