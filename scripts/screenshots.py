@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.servers import free_port, running  # noqa: E402  (the same server helper the browser tests use)
-from tests.ui.test_browser import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
+from tests.ui.test_browser import CHROMIUM, CHROMIUM_FLAGS, _click_until_open, _settled  # noqa: E402
 
 # A question the handbook's text answers (the panels' dimensions are now answered from the records of
 # the spreadsheet and datasheets, which the third screenshot shows).
@@ -94,21 +94,13 @@ def _flow(page, url: str, out: Path, model: bool) -> list[Path]:
     page.get_by_role("heading", level=1).first.wait_for()
     go(page, "Chat")
     ask(page, TEXT_QUESTION, waiting=WAITING_SHOT if model else None)
-    page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for()
+    _settled(page)
     page.wait_for_timeout(500)
     shots.append(out / "chat-answer.png")
     page.screenshot(path=str(shots[-1]))
     chip = page.locator("a[href^='#src-']").first
-    for _ in range(2):  # opens the cited source under the answer; a redraw after the answer may close it again
-        if not chip.count():
-            break
-        page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for()
-        chip.click()
-        try:
-            page.locator("details[open]").first.wait_for(timeout=15_000)
-            break
-        except Exception:  # (playwright's TimeoutError) the section was redrawn closed: once more
-            continue
+    if chip.count():
+        _click_until_open(page, chip)  # opens the cited source under the answer, as the browser test does
     evidence = page.locator("details[open] img").first  # the cited page, its quoted words highlighted
     if evidence.count():
         evidence.scroll_into_view_if_needed()

@@ -133,11 +133,16 @@ def _page_image(doc_id: str, page: str, quote: str, snippet: str, hidden: bool):
     return workspace().evidence_page({"doc_id": doc_id, "page": page, "quote": quote, "snippet": snippet}, hidden)
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def _cited_rows(doc_id: str, sheet: str | None, rows: str, hidden: bool):
+    from ui.state import workspace
+
+    return workspace().evidence_rows({"doc_id": doc_id, "sheet": sheet, "rows": rows}, hidden)
+
+
 def evidence(c: dict, hidden: bool = False) -> None:
     """Where the citation points, as the file shows it: the PDF page with the quoted words highlighted, or
     the cited rows of a sheet among their neighbours; personal data covered when the answer hid it."""
-    from ui.state import workspace
-
     if c.get("page") and c["filename"].lower().endswith(".pdf"):
         image = _page_image(c["doc_id"], str(c["page"]), c.get("quote", ""), c.get("snippet", ""), hidden)
         if image is not None:
@@ -146,7 +151,7 @@ def evidence(c: dict, hidden: bool = False) -> None:
             st.image(image.png, width=EVIDENCE_PAGE_PX, output_format="PNG", caption=f"Page {image.page} of {c['filename']}, " + (
                 marked if image.found else "as printed (the quoted words were not found on it word for word)"))
         return
-    rows = workspace().evidence_rows(c, hidden) if c.get("rows") else None
+    rows = _cited_rows(c["doc_id"], c.get("sheet"), c["rows"], hidden) if c.get("rows") else None
     if rows is not None:
         frame = pd.DataFrame(rows.rows, columns=["Row", *rows.columns, "cited"]).astype(object)
         frame = frame.where(frame.notna(), "")

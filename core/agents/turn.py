@@ -21,7 +21,7 @@ from core.trace.events import Listener
 
 class Turn:
     def __init__(self, catalog: Catalog, question: str, on_event: Listener | None, mode: str,
-                 redact_answers: bool = True) -> None:
+                 redact_answers: bool) -> None:
         redaction = redact_pii(question)
         self.redact_answers = redact_answers
         self.question = redaction.text

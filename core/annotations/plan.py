@@ -78,6 +78,7 @@ class Column:
     date_twin: str | None = None  # the ISO twin of a date column
     cells: list[str] = field(default_factory=list)  # distinct text cells
     expression: str | None = None  # a computed column's SQL (days between two dates); None for a stored one
+    ends: tuple[str, str] | None = None  # a span's start and end dates as SQL (time_between)
 
     @property
     def sql(self) -> str:
@@ -201,8 +202,12 @@ def time_between(table: TableInfo, dates: list[Column]) -> list[Column]:
         moments = [(table.dates.get(c.name) or {}).get("datetime") for c in (start, end)]
         a, b = (f'"{m}"' for m in moments) if all(moments) else (start.sql, end.sql)
         spans.append(Column(f"days_{start.name}_{end.name}", f"days from {start.label} to {end.label}", "number",
-                            "days", expression=f"(julianday({b}) - julianday({a}))"))
+                            "days", expression=_days_between(a, b), ends=(a, b)))
     return spans
+
+
+def _days_between(start: str, end: str) -> str:
+    return f"(julianday({end}) - julianday({start}))"
 
 
 def describe(table: TableInfo, columns: list[Column], executor: ReadOnlyExecutor) -> str:
@@ -473,9 +478,6 @@ def late_rows(question: str, plan: Plan, columns: list[Column]) -> None:
     plan.filters.append((span, ">", "0"))
 
 
-_SPAN_SQL = re.compile(r"^\(julianday\((?P<end>.+?)\) - julianday\((?P<start>.+)\)\)$")
-
-
 def spans_to_stated_day(plan: Plan) -> list[Applied]:
     """"Active vans in service for more than five years by 31 December 2024": a span whose end date is blank on
     a row (a van not sold, a ticket still open, a book not returned) runs to the day the question states, not to
@@ -485,12 +487,12 @@ def spans_to_stated_day(plan: Plan) -> list[Applied]:
         return []
     applied = []
     for i, (column, op, value) in enumerate(plan.filters):
-        span = _SPAN.match(column.label) if column.expression else None
-        parts = _SPAN_SQL.match(column.expression) if span else None
-        if parts is None or op not in (">", ">=", "<", "<="):
+        span = _SPAN.match(column.label) if column.ends else None
+        if span is None or op not in (">", ">=", "<", "<="):
             continue
-        to_day = Column(f"{column.name}_by_day", f"{column.label} (or {day})", "number",
-                        column.unit, expression=f"(julianday(COALESCE({parts['end']}, '{day}')) - julianday({parts['start']}))")
+        start, end = column.ends
+        to_day = Column(f"{column.name}_by_day", f"{column.label} (or {day})", "number", column.unit,
+                        expression=_days_between(start, f"COALESCE({end}, '{day}')"), ends=(start, end))
         plan.filters[i] = (to_day, op, value)
         applied.append(Applied(f"by {day}", column.label, "added by code",
                                f"a blank {span.group(2)} counts to {day}"))
