@@ -250,7 +250,7 @@ def main(argv=None) -> int:
         key, _, raw = item.partition("=")
         overrides[key] = _coerce(raw, getattr(settings, key))
     settings = settings.replace(**overrides)
-    embedder = shared_embedder(settings.embedding_batch_size, settings.torch_threads)
+    embedder = shared_embedder(settings)
     llm = counting(ScriptedLLM() if args.scripted else make_llm(settings))
     ws = Workspace(settings, embedder, llm)
     kb_files = [d.filename for d in ws.kb.documents() if d.status == "indexed"]

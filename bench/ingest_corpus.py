@@ -96,9 +96,9 @@ class HashEmbedder:
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
     def count_tokens(self, texts):
-        from core.embedding import shared_embedder
+        from core.embedding import count_tokens
 
-        return shared_embedder().count_tokens(texts)  # the real tokenizer: chunk sizes stay real
+        return count_tokens(texts)  # the real tokenizer: chunk sizes stay real
 
 
 class Prober(threading.Thread):

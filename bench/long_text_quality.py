@@ -76,7 +76,7 @@ def main(argv=None) -> int:
         shutil.copytree(args.source, copy)
         settings = load_settings(data_dir=copy)
         sections = args.sections or settings.long_text_sections
-        ws = Workspace(settings, CachedEmbedder(shared_embedder()))
+        ws = Workspace(settings, CachedEmbedder(shared_embedder(settings)))
         print(f"added section summaries for {add_missing_sections(ws)} long documents")
         kb_files = [d.filename for d in ws.kb.documents() if d.status == "indexed"]
         fin = load_financebench(args.shared, args.limit)

@@ -416,7 +416,7 @@ def main(argv=None) -> int:
         shutil.copytree(args.source, copy)
         print(f"copied {args.source} to {copy} in {time.perf_counter() - started:.1f} s", flush=True)
         settings = load_settings(data_dir=copy)
-        embedder = shared_embedder(settings.embedding_batch_size, settings.torch_threads)
+        embedder = shared_embedder(settings)
         llm = counting(ScriptedLLM() if args.scripted else make_llm(settings))
         ws = Workspace(settings, embedder, llm)
         # add_missing_summaries embeds through `ws.embedder.inner` (routing_quality's query cache);

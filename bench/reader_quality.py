@@ -268,11 +268,10 @@ def answer_once(question: str, chunks: list, variant: str, llm, settings, count_
 
 def run(args) -> int:
     from core.config import load_settings
-    from core.embedding import MiniLMEmbedder
+    from core.embedding import count_tokens
     from core.llm import make_llm
 
     settings = load_settings(data_dir=RESULTS / "reader-unused")
-    count_tokens = MiniLMEmbedder().count_tokens
     contexts = args.contexts.split(",")
     variants = args.variants.split(",")
     everything = load_questions(args.shared)
@@ -336,10 +335,9 @@ def revalidate(args) -> list[dict]:
     so a change to the check is measured without asking the model again."""
     from core.agents.reasoner import Draft, build_sources, read_reply
     from core.config import load_settings
-    from core.embedding import MiniLMEmbedder
+    from core.embedding import count_tokens
 
     settings = load_settings(data_dir=RESULTS / "reader-unused")
-    count_tokens = MiniLMEmbedder().count_tokens
     everything = load_questions(args.shared)
     by_id = {q["financebench_id"]: q for q in everything}
     retrieved = recorded_retrieval()

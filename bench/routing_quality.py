@@ -211,7 +211,7 @@ def main(argv=None) -> int:
         shutil.copytree(args.source, copy)
         print(f"copied {args.source} to {copy} in {time.perf_counter() - started:.1f} s")
         settings = load_settings(data_dir=copy)
-        ws = Workspace(settings, CachedEmbedder(shared_embedder()))
+        ws = Workspace(settings, CachedEmbedder(shared_embedder(settings)))
         added = add_missing_summaries(ws)
         if added:
             print(f"added summaries for {added} documents to the copy")

@@ -455,7 +455,7 @@ def run_ingest(args: argparse.Namespace) -> dict:
         summary["embedding_model_load_s"] = model_load_s
         summary["files_used"] = [p.name for p in paths]
         summary["embedding_batch_size"] = settings.embedding_batch_size
-        summary["torch_threads"] = settings.torch_threads
+        summary["embedding_threads"] = settings.embedding_threads
         ws.close()
         return summary
     finally:

@@ -818,7 +818,7 @@ def run_questions(args, tmp: Path) -> tuple[dict, dict]:
     names = {"orders": samples.ORDERS_CSV, "xlsx": samples.SPECS_XLSX, "spec": samples.SPEC_SHEETS,
              "receipts": samples.RECEIPTS}
     llm = ScriptedLLM([])
-    ws = Workspace(Settings(data_dir=tmp / "data", torch_threads=args.threads), llm=llm)
+    ws = Workspace(Settings(data_dir=tmp / "data", embedding_threads=args.threads), llm=llm)
     try:
         results = ws.ingestor.ingest_paths(paths)
         ingest_seconds = time.perf_counter() - started

@@ -108,11 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "restore":  # before a workspace would create an empty knowledge base there
         return _restore(settings, args)
 
+    from core.embedding import EmbeddingModelError
     from core.workspace import IndexSettingsChanged, Workspace
 
     try:
         workspace = Workspace(settings)
-    except IndexSettingsChanged as exc:
+    except (IndexSettingsChanged, EmbeddingModelError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:

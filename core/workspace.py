@@ -40,9 +40,7 @@ class Workspace:
         self, settings: Settings | None = None, embedder: Embedder | None = None, llm: ChatLLM | None = None
     ) -> None:
         self.settings = settings or load_settings()
-        self.embedder = embedder or shared_embedder(
-            self.settings.embedding_batch_size, self.settings.torch_threads
-        )
+        self.embedder = embedder or shared_embedder(self.settings)
         self.kb = KnowledgeBase(self.settings, self.embedder)
         self.ingestor = Ingestor(self.kb, self.settings)
         self.retriever = HybridRetriever(self.kb, self.settings)
@@ -54,8 +52,9 @@ class Workspace:
             self.reindexed_on_open = self.ingestor.reindex_all()
 
     def prepare(self) -> None:
-        """Load the models before the first question: the embedding model now (its torch import took
-        most of the 19 s of a first scripted answer on a restarted app, shown as "Searching"), then the
+        """Load the models before the first question: the embedding model now (with the torch reference
+        its import took most of the 19 s of a first scripted answer on a restarted app; the int8 model
+        loads in well under a second, but exports itself first if the set-up script did not), then the
         language model in the background."""
         self.embedder.embed(["warm up"])
         self.llm.load_in_background()

@@ -37,3 +37,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   fi
   echo "$wanted" > "$stamp"
 fi
+
+# The embedding model with int8 weights, exported once from the packaged model (nothing downloaded),
+# so the first question does not pay for it. Instant when the file is already there.
+HF_HUB_OFFLINE=1 .venv/bin/python -m core.embedding

@@ -43,6 +43,29 @@ def test_changed_index_settings_are_refused_until_reindex(tmp_path, write_text, 
     assert main(["--data-dir", data, "docs"]) == 0
 
 
+def test_a_new_embedding_model_reembeds_only_on_reindex(tmp_path, write_text, capsys, monkeypatch):
+    """An index built with the torch reference is kept until the user re-indexes it with the int8 default."""
+    data = str(tmp_path / "kb")
+    monkeypatch.setenv("DOCUCHAT_EMBEDDING_MODEL", "all-MiniLM-L6-v2")
+    main(["--data-dir", data, "ingest", str(write_text("a.txt", "Panels weigh 21 kg each."))])
+    monkeypatch.delenv("DOCUCHAT_EMBEDDING_MODEL")
+    capsys.readouterr()
+
+    assert main(["--data-dir", data, "search", "panel weight"]) == 2
+    error = capsys.readouterr().err
+    assert "embedding_model: all-MiniLM-L6-v2 -> all-MiniLM-L6-v2-int8" in error and "python -m core reindex" in error
+
+    assert main(["--data-dir", data, "reindex"]) == 0
+    assert main(["--data-dir", data, "search", "panel weight"]) == 0
+    assert "Panels weigh 21 kg" in capsys.readouterr().out
+
+
+def test_an_embedding_model_the_app_does_not_ship_is_named_with_the_choices(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DOCUCHAT_EMBEDDING_MODEL", "bge-large")
+    assert main(["--data-dir", str(tmp_path / "kb"), "docs"]) == 2
+    assert "Unknown embedding model 'bge-large'" in capsys.readouterr().err
+
+
 def test_ask_json_prints_exactly_one_response_object_and_trace_reads_it_back(tmp_path, write_text, capsys, monkeypatch):
     monkeypatch.setenv("DOCUCHAT_LLM_PROVIDER", "scripted")  # extractive stand-in: no model time
     data = str(tmp_path / "kb")

@@ -4,7 +4,8 @@ import streamlit as st
 
 from core.config import Settings, load_settings
 from core.conversation import Conversation
-from core.workspace import Workspace
+from core.embedding import EmbeddingModelError
+from core.workspace import IndexSettingsChanged, Workspace
 
 
 @st.cache_resource(show_spinner="Opening the knowledge base...")
@@ -17,9 +18,18 @@ def _open(data_dir: str, _settings: Settings) -> Workspace:
 
 
 def workspace() -> Workspace:
-    """The server's Workspace for the configured data dir, shared by every page and session."""
+    """The server's Workspace for the configured data dir, shared by every page and session. An index
+    built with other settings (an upgrade changed the embedding model) stops the page with what to do,
+    rather than a traceback: re-embedding every document is the user's decision, not a side effect."""
     settings = load_settings()
-    return _open(str(settings.data_dir.resolve()), settings)
+    try:
+        return _open(str(settings.data_dir.resolve()), settings)
+    except (IndexSettingsChanged, EmbeddingModelError) as exc:
+        st.error(str(exc), icon=":material/sync_problem:")
+        if isinstance(exc, IndexSettingsChanged):
+            st.markdown("Re-index once from a terminal in the DocuChat folder, then reload this page:")
+            st.code(f"python -m core --data-dir {settings.data_dir} reindex", language="bash")
+        st.stop()
 
 
 def chat_state() -> dict:

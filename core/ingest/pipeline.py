@@ -12,6 +12,7 @@ import shutil
 import tempfile
 import time
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -144,18 +145,35 @@ class Ingestor:
                 progress(IngestProgress(filenames[0] if filenames else "", "waiting", 0, len(paths), message=message))
 
         try:
-            with self.kb.writing(on_wait=waiting):
+            with self.kb.writing(on_wait=waiting), ThreadPoolExecutor(1, "read-ahead") as pool:
                 started = now()
-                for index, (path, name) in enumerate(zip(paths, filenames)):
+                for index, (path, name, read) in enumerate(self._reading_ahead(pool, list(zip(paths, filenames)))):
                     self.kb.set_pending(filenames[index:], started)
-                    results.append(self._ingest_one(path, name, index, len(paths), progress))
+                    results.append(self._ingest_one(path, name, index, len(paths), progress, read))
                 self.kb.set_pending([], started)
         except WriterBusy as exc:  # nothing was written: the files are simply not in, with the reason
             return [IngestResult(name, FAILED, message=str(exc)) for name in filenames]
         return results
 
+    def _reading_ahead(self, pool: ThreadPoolExecutor, files: list[tuple[Path, str]]):
+        """Each file of a batch with the read of the file after it already under way, so the next file
+        is parsed (in its own child process) while this one is chunked and embedded. Only the read
+        runs ahead: every write stays in the batch's order, in this thread."""
+        ahead: Future | None = None
+        for index, (path, name) in enumerate(files):
+            current = ahead
+            ahead = pool.submit(self._read, *files[index + 1]) if index + 1 < len(files) else None
+            yield path, name, current
+
+    def _read(self, path: Path, filename: str) -> tuple[str, LoadedDocument, list]:
+        digest = content_hash(path)
+        document, facts = load_isolated(path, self.settings, filename, "d" + digest[:12],
+                                        timeout=self.settings.max_ingest_seconds)
+        return digest, document, facts
+
     def _ingest_one(
-        self, path: Path, filename: str, index: int, count: int, progress: ProgressCallback | None
+        self, path: Path, filename: str, index: int, count: int, progress: ProgressCallback | None,
+        read: Future | None = None,
     ) -> IngestResult:
         started = time.perf_counter()
 
@@ -183,8 +201,10 @@ class Ingestor:
             previous = self.kb.catalog.find_documents(filename=filename)
             doc_id = "d" + digest[:12]
             report("parsing")
-            remaining = self.settings.max_ingest_seconds - (time.perf_counter() - started)
-            document, facts = load_isolated(path, self.settings, filename, doc_id, timeout=remaining)
+            read_digest, document, facts = read.result() if read else (None, None, None)
+            if read_digest != digest:  # not read ahead, or the file changed since
+                remaining = self.settings.max_ingest_seconds - (time.perf_counter() - started)
+                document, facts = load_isolated(path, self.settings, filename, doc_id, timeout=remaining)
             result = self._index(document, facts, path, doc_id, digest, report)
             for old in previous:  # replace only once the new version is safely in
                 if old.doc_id != doc_id:
@@ -317,12 +337,11 @@ class Ingestor:
     def reindex_all(self, progress: ProgressCallback | None = None) -> list[IngestResult]:
         """Rebuild every document from its stored original with the current settings."""
         records = [d for d in self.kb.documents() if d.stored_path and d.status == INDEXED]
-        with self.kb.writing():
+        with self.kb.writing(), ThreadPoolExecutor(1, "read-ahead") as pool:
             self.kb.reset_index()
             results = []
-            for index, record in enumerate(records):
-                results.append(
-                    self._ingest_one(Path(record.stored_path), record.filename, index, len(records), progress)
-                )
+            files = [(Path(record.stored_path), record.filename) for record in records]
+            for index, (path, name, read) in enumerate(self._reading_ahead(pool, files)):
+                results.append(self._ingest_one(path, name, index, len(records), progress, read))
             self.kb.accept_current_parameters()
         return results

@@ -10,7 +10,7 @@ import pytest
 from core.agents.reasoner import NO_INFORMATION, reason
 from core.agents.validator import validate
 from core.config import Settings
-from core.embedding import MiniLMEmbedder
+from core.embedding import count_tokens
 from core.retrieval import RetrievedChunk
 from tests.real_model import requires_model
 
@@ -44,7 +44,7 @@ def answer(question, texts, llm):
     draft = reason(question, chunks, llm, style="concise", budget=SETTINGS.context_token_budget,
                    # greedy: at the shipped 0.3 a sampled reply failed each test about one run in four
                    temperature=0.0, max_tokens=SETTINGS.answer_max_tokens,
-                   count_tokens=MiniLMEmbedder().count_tokens, form=SETTINGS.reader_form,
+                   count_tokens=count_tokens, form=SETTINGS.reader_form,
                    max_sources=SETTINGS.reader_max_sources or None)
     validation = validate(draft, SETTINGS)
     return draft, validation, validation.answer if validation.answer is not None else draft.answer

@@ -2,11 +2,11 @@
 from core.agents.reasoner import (
     NO_INFORMATION, QUOTE, QUOTE_OPTIONAL_FORM, build_prompt, build_sources, reason, select_passage,
 )
-from core.embedding import MiniLMEmbedder
+from core.embedding import count_tokens
 from core.llm.scripted import ScriptedLLM
 from core.retrieval import RetrievedChunk
 
-count = MiniLMEmbedder().count_tokens
+count = count_tokens
 
 
 def chunk(text, n=0, page="3", filename="handbook.pdf"):

@@ -2,9 +2,9 @@
 from core.agents.planner import plan_question
 from core.config import Settings
 from core.conversation import Conversation, is_new_topic, update_summary
-from core.embedding import MiniLMEmbedder
+from core.embedding import count_tokens
 
-count = MiniLMEmbedder().count_tokens
+count = count_tokens
 
 
 def test_new_topic_resets_the_conversation():

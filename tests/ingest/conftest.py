@@ -222,6 +222,6 @@ def empty_file(make_file) -> Path:
 
 @pytest.fixture(scope="session")
 def count_tokens():
-    from core.embedding import MiniLMEmbedder
+    from core.embedding import count_tokens
 
-    return MiniLMEmbedder().count_tokens
+    return count_tokens

@@ -198,6 +198,21 @@ def test_one_workspace_serves_a_data_dir_whatever_else_the_settings_say(app, mon
     assert workspace() is first  # not a second writer of the same knowledge base
 
 
+def test_an_index_built_with_other_settings_says_how_to_reindex_instead_of_failing(app, monkeypatch, tmp_path, embedder,
+                                                                                   write_text):
+    data_dir = tmp_path / "older"
+    older = Workspace(Settings(data_dir=data_dir, chunk_size_tokens=120), embedder)  # an earlier version's index
+    older.ingestor.ingest_paths([write_text("handbook.txt", HANDBOOK.decode())])
+    older.close()
+    monkeypatch.setenv("DOCUCHAT_DATA_DIR", str(data_dir))
+
+    for page in ("0_Home.py", "2_Chat.py"):
+        open_page(app, page)
+        assert not app.exception
+        assert "chunk_size_tokens: 120 -> 200" in app.error[0].value
+        assert app.code[0].value == f"python -m core --data-dir {data_dir} reindex"
+
+
 def test_follow_ups_in_chat_are_understood_as_ask_session_understands_them(app, monkeypatch, tmp_path):
     from tests.conversation.bakery import FIRST, FOLLOW_UPS, SALES_CSV, rewriting_model
 

@@ -1,0 +1,175 @@
+"""Speed on this machine, each figure against its baseline in the same run (issue 25).
+
+    python -m bench.speed embeddings --data-dir KB [--sample 1000]
+        The same chunk texts (a seeded sample of a knowledge base's indexed chunks) embedded by each
+        embedding model in its own process, one after the other: model load, chunks/s, a query's
+        milliseconds, peak memory, and how close each model's vectors are to the torch reference's.
+    python -m bench.speed cli --data-dir KB --question "..." [--runs 3]
+        `python -m core ask` end to end as a user runs it, start-up included, and the time to import
+        the modules the question needs.
+
+Timings are only compared within one run; the machine's load is printed with them.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import ROOT, describe_code, fmt, machine, p50_p95, peak_rss_mb, table, write_json  # noqa: E402
+
+QUERIES = [
+    "What was the total value of orders in 2024?",
+    "Which suppliers are paid within 30 days?",
+    "net cash provided by operating activities",
+    "How many inspections were raised at each site?",
+    "What does the handbook say about spending approval limits?",
+]
+
+
+def sample_chunks(data_dir: Path, count: int, seed: int) -> list[str]:
+    """Indexed chunk texts as the embedder receives them, in a seeded order."""
+    with sqlite3.connect(f"file:{data_dir / 'catalog.sqlite3'}?mode=ro", uri=True) as db:
+        texts = [row[0] for row in db.execute("SELECT index_text FROM chunks ORDER BY chunk_id")]
+    rng = np.random.default_rng(seed)
+    picked = rng.choice(len(texts), size=min(count, len(texts)), replace=False)
+    return [texts[i] for i in picked]
+
+
+def measure_one(model: str, texts_file: Path, vectors_file: Path) -> dict:
+    """In a fresh process: load one model, embed the texts, time single queries."""
+    from core.config import Settings
+    from core.embedding import make_embedder
+
+    texts = json.loads(texts_file.read_text())
+    settings = Settings()
+    started = time.perf_counter()
+    embedder = make_embedder(model, cache_dir=settings.cache_dir, batch_size=settings.embedding_batch_size)
+    embedder.embed(["warm up"])
+    load_s = time.perf_counter() - started
+    started = time.perf_counter()
+    vectors = embedder.embed(texts)
+    embed_s = time.perf_counter() - started
+    np.save(vectors_file, vectors)
+    query_ms = []
+    for _ in range(5):
+        for query in QUERIES:
+            started = time.perf_counter()
+            embedder.embed([query])
+            query_ms.append((time.perf_counter() - started) * 1000)
+    return {"model": model, "load_s": round(load_s, 2), "chunks": len(texts), "embed_s": round(embed_s, 2),
+            "chunks_per_s": round(len(texts) / embed_s, 1), "query_ms": p50_p95(query_ms),
+            "peak_rss_mb": peak_rss_mb()}
+
+
+def run_embeddings(args) -> int:
+    from core.embedding import INT8_MODEL, TORCH_MODEL, count_tokens
+
+    texts = sample_chunks(Path(args.data_dir), args.sample, args.seed)
+    tokens = count_tokens(texts)
+    print(describe_code())
+    print(f"{len(texts)} chunks from {args.data_dir}: {np.mean(tokens):.0f} word pieces on average "
+          f"(p95 {np.percentile(tokens, 95):.0f}); load average {os.getloadavg()[0]:.2f} at start")
+    results = []
+    with tempfile.TemporaryDirectory(prefix="speed-") as tmp:
+        texts_file = Path(tmp) / "texts.json"
+        texts_file.write_text(json.dumps(texts))
+        for model in [TORCH_MODEL, INT8_MODEL]:  # the reference first
+            out = Path(tmp) / f"{model}.npy"
+            child = subprocess.run(
+                [sys.executable, "-m", "bench.speed", "_one", model, str(texts_file), str(out)],
+                cwd=ROOT, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"},
+            )
+            if child.returncode:
+                print(child.stderr, file=sys.stderr)
+                return 1
+            result = json.loads(child.stdout.strip().splitlines()[-1])
+            result["vectors"] = np.load(out)
+            results.append(result)
+    reference = results[0]["vectors"]
+    rows = []
+    for result in results:
+        cosine = (result.pop("vectors") * reference).sum(axis=1)
+        result["cosine_to_reference"] = {"min": round(float(cosine.min()), 4), "mean": round(float(cosine.mean()), 4)}
+        rows.append([result["model"], fmt(result["load_s"], 2, " s"), fmt(result["chunks_per_s"], 1),
+                     f"{results[0]['chunks_per_s'] and result['chunks_per_s'] / results[0]['chunks_per_s']:.2f}x",
+                     fmt(result["query_ms"]["p50"], 1, " ms"), fmt(result["peak_rss_mb"], 0, " MB"),
+                     f"{result['cosine_to_reference']['mean']:.4f} (min {result['cosine_to_reference']['min']:.4f})"])
+    print(table(["model", "load", "chunks/s", "vs torch", "query p50", "peak memory", "cosine to torch"], rows))
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    path = write_json(args.name, {"machine": machine(), "sample": len(texts), "results": results})
+    print(f"wrote {path}")
+    return 0
+
+
+def run_cli(args) -> int:
+    """`python -m core ask` as a user runs it: a fresh process each time, start-up included."""
+    print(describe_code())
+    print(f"load average {os.getloadavg()[0]:.2f} at start; question: {args.question!r}")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "DOCUCHAT_DATA_DIR": str(args.data_dir)}
+    rows, runs = [], []
+    for number in range(1, args.runs + 1):
+        started = time.perf_counter()
+        child = subprocess.run([sys.executable, "-X", "importtime", "-m", "core", "ask", args.question, "--json"],
+                               cwd=ROOT, capture_output=True, text=True, env=env)
+        wall = time.perf_counter() - started
+        imports_s = _import_seconds(child.stderr)
+        answer = json.loads(child.stdout) if child.returncode == 0 else {}
+        runs.append({"wall_s": round(wall, 2), "imports_s": imports_s, "returncode": child.returncode,
+                     "timings": answer.get("timings"), "answer": (answer.get("answer") or "")[:200]})
+        rows.append([number, fmt(wall, 1, " s"), fmt(imports_s, 1, " s"), child.returncode,
+                     (answer.get("answer") or child.stderr.strip()[-120:])[:70]])
+    print(table(["run", "wall", "imports", "exit", "answer"], rows))
+    path = write_json(args.name, {"machine": machine(), "question": args.question, "runs": runs})
+    print(f"wrote {path}")
+    return 0
+
+
+def _import_seconds(importtime_log: str) -> float:
+    """Total of the top-level imports' cumulative microseconds in a `-X importtime` log."""
+    total = 0
+    for line in importtime_log.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            _, cumulative, name = line[len("import time:"):].split("|", 2)
+            if cumulative.strip().isdigit() and not name.startswith("  "):
+                total += int(cumulative)
+    return round(total / 1e6, 2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="part", required=True)
+    emb = sub.add_parser("embeddings", help="chunks/s, query ms and memory of each embedding model")
+    emb.add_argument("--data-dir", required=True, help="a knowledge base whose chunks are embedded")
+    emb.add_argument("--sample", type=int, default=1000)
+    emb.add_argument("--seed", type=int, default=15)
+    emb.add_argument("--name", default="speed_embeddings")
+    cli = sub.add_parser("cli", help="one `python -m core ask`, start-up included")
+    cli.add_argument("--data-dir", required=True)
+    cli.add_argument("--question", required=True)
+    cli.add_argument("--runs", type=int, default=3)
+    cli.add_argument("--name", default="speed_cli")
+    one = sub.add_parser("_one")  # the child process of `embeddings`
+    one.add_argument("model")
+    one.add_argument("texts", type=Path)
+    one.add_argument("out", type=Path)
+    args = parser.parse_args(argv)
+    if args.part == "_one":
+        print(json.dumps(measure_one(args.model, args.texts, args.out)))
+        return 0
+    return run_embeddings(args) if args.part == "embeddings" else run_cli(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
