@@ -7,6 +7,10 @@
     python -m bench.speed cli --data-dir KB --question "..." [--runs 3]
         `python -m core ask` end to end as a user runs it, start-up included, and the time to import
         the modules the question needs.
+    python -m bench.speed app [--runs 2]
+        The app started as `scripts/run.sh` starts it, on the sample documents indexed with each
+        embedding model: seconds until Home shows the knowledge base in Chromium (usable), and until
+        it says the language model is loaded.
 
 Timings are only compared within one run; the machine's load is printed with them.
 """
@@ -136,6 +140,59 @@ def run_cli(args) -> int:
     return 0
 
 
+def run_app(args) -> int:
+    from core.embedding import INT8_MODEL, TORCH_MODEL
+    from scripts.screenshots import index_samples
+    from tests.servers import free_port
+    from tests.ui.test_browser import CHROMIUM, CHROMIUM_FLAGS
+
+    from playwright.sync_api import sync_playwright
+
+    print(describe_code())
+    print(f"load average {os.getloadavg()[0]:.2f} at start")
+    rows, runs = [], []
+    with tempfile.TemporaryDirectory(prefix="speed-app-") as tmp, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        for model in [TORCH_MODEL, INT8_MODEL]:
+            data_dir = Path(tmp) / model
+            index_samples(data_dir, embedding_model=model)
+            for number in range(1, args.runs + 1):
+                result = _start_app(browser, data_dir, model, free_port())
+                runs.append({"model": model, "run": number, **result})
+                rows.append([model, number, fmt(result["home_s"], 1, " s"), fmt(result["model_ready_s"], 1, " s")])
+        browser.close()
+    print(table(["embedding model", "run", "usable Home", "language model loaded"], rows))
+    path = write_json(args.name, {"machine": machine(), "runs": runs})
+    print(f"wrote {path}")
+    return 0
+
+
+def _start_app(browser, data_dir: Path, model: str, port: int) -> dict:
+    env = {**os.environ, "DOCUCHAT_DATA_DIR": str(data_dir), "DOCUCHAT_EMBEDDING_MODEL": model, "HF_HUB_OFFLINE": "1"}
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+               "--server.port", str(port), "--server.headless", "true"]
+    started = time.perf_counter()
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    page = browser.new_page()
+    try:
+        while True:  # the first page load as soon as the server answers
+            try:
+                page.goto(f"http://127.0.0.1:{port}", timeout=5_000)
+                break
+            except Exception:  # noqa: BLE001 - not listening yet
+                if time.perf_counter() - started > 120:
+                    raise
+                time.sleep(0.2)
+        page.get_by_text("Searchable chunks").wait_for(timeout=300_000)
+        home_s = time.perf_counter() - started
+        page.get_by_text("in-process, loaded").wait_for(timeout=300_000)
+        return {"home_s": round(home_s, 2), "model_ready_s": round(time.perf_counter() - started, 2)}
+    finally:
+        page.close()
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def _import_seconds(importtime_log: str) -> float:
     """Total of the top-level imports' cumulative microseconds in a `-X importtime` log."""
     total = 0
@@ -160,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     cli.add_argument("--question", required=True)
     cli.add_argument("--runs", type=int, default=3)
     cli.add_argument("--name", default="speed_cli")
+    app = sub.add_parser("app", help="seconds to a usable Home, each embedding model")
+    app.add_argument("--runs", type=int, default=2)
+    app.add_argument("--name", default="speed_app")
     one = sub.add_parser("_one")  # the child process of `embeddings`
     one.add_argument("model")
     one.add_argument("texts", type=Path)
@@ -168,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.part == "_one":
         print(json.dumps(measure_one(args.model, args.texts, args.out)))
         return 0
-    return run_embeddings(args) if args.part == "embeddings" else run_cli(args)
+    return {"embeddings": run_embeddings, "cli": run_cli, "app": run_app}[args.part](args)
 
 
 if __name__ == "__main__":

@@ -32,12 +32,12 @@ ANSWER_TIMEOUT_MS = 600_000
 WAITING_SHOT = ROOT / "test-artifacts" / "screenshots" / "chat-waiting.png"  # the embedded model on a busy 2-core machine
 
 
-def index_samples(data_dir: Path) -> None:
+def index_samples(data_dir: Path, **settings) -> None:
     from core.config import Settings
     from samples import make_samples
     from core.workspace import Workspace
 
-    ws = Workspace(Settings(data_dir=data_dir, llm_provider="scripted"))
+    ws = Workspace(Settings(data_dir=data_dir, llm_provider="scripted", **settings))
     try:
         files = [p for p in make_samples(data_dir / "samples") if p.suffix != ".md"]
         failed = [r.filename for r in ws.ingest(files) if not r.ok]
