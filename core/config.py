@@ -113,7 +113,7 @@ class Settings:
     long_text_fallback_similarity: float = 0.25  # text search weaker than this tries the long-text route
 
     # --- embeddings
-    # "all-MiniLM-L6-v2-int8" (ONNX Runtime, 2.7x the chunks/s) or "all-MiniLM-L6-v2" (torch, the
+    # "all-MiniLM-L6-v2-int8" (ONNX Runtime, 2.9x the chunks/s) or "all-MiniLM-L6-v2" (torch, the
     # reference); core/embedding.py. Changing it asks for `python -m core reindex`.
     embedding_model: str = "all-MiniLM-L6-v2-int8"
     embedding_dim: int = 384
