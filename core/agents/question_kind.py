@@ -61,7 +61,8 @@ _POLICY = re.compile(
     r"\b(?:polic(?:y|ies)|rules?|procedures?|guidelines?|regulations?|allowed|permitted|eligible|entitled|"
     r"approv(?:e|al|als|ing)\s+(?:limits?|process|thresholds?|rules?)|requirements?|"
     r"(?:am|are|is)\s+(?:i|we|staff|employees)\s+(?:allowed|required|permitted)|what\s+happens\s+(?:if|when)|"
-    r"how\s+(?:do|can|should|must)\s+(?:i|we|you)\b|do\s+(?:i|we)\s+need\s+to)\b",
+    r"how\s+(?:do|can|should|must)\s+(?:i|we|you)\b|do\s+(?:i|we)\s+need\s+to|"
+    r"what\s+(?:should|must|do|can)\s+(?:i|we|you)\s+do)\b",
     re.I)
 # A yes/no question about what happened or what is so; with no computation or condition in it,
 # prose answers it ("Did the board approve the merger?", "Is the warranty transferable?").

@@ -17,7 +17,7 @@ from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, evidence as plan_
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
-from core.annotations.sql import reads_table, write_query
+from core.annotations.sql import found_nothing, named_nowhere, provenance_only, reads_table, write_query
 from core.annotations.tables import ISO_DATE_NOTE, PROVENANCE
 
 
@@ -335,6 +335,10 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
         query.sql, query.columns = written.result.sql, written.result.columns
         query.rows, query.truncated = written.result.rows, written.result.truncated
         printed_dates(query, tables, executor)
+        unanswered = not_an_answer(written.result, tables, executor)
+        if unanswered:  # no records: the text route reads the pages, and the trace says why
+            query.rows, written.result = [], None
+            query.error = unanswered
     elif written.attempts:
         query.sql = written.attempts[-1].sql
     notes = [f"table {s.table.filename}" + (f" ({'; '.join(s.reasons)})" if s.reasons else "") for s in selections]
@@ -352,6 +356,18 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
         # named the table's values, so an answer the model's query gives is never high confidence.
         result.relaxed.append("a query written by the model")
     return result
+
+
+def not_an_answer(result, tables: list, executor) -> str | None:
+    """Why the rows of the model's last query say nothing about the question, or None: only where rows
+    are (their source_row), or nothing found by a filter that names a text no cell holds (a count of 0
+    of panels whose symbol is 'cracked' is no count of anything the table records)."""
+    if provenance_only(result):
+        return f"the query returned only row positions ({', '.join(result.columns)})"
+    absent = named_nowhere(result.sql, tables, executor) if found_nothing(result) else []
+    if absent:
+        return "no cell holds " + ", ".join(f"'{text}'" for text in absent)
+    return None
 
 
 PLANNED_KINDS = ("rows", "records", "line_items", "measures")  # tables of records a plan's columns describe

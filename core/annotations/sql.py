@@ -295,13 +295,23 @@ EMPTY_HINT = ("Check the filter values against the example rows (spelling, case,
 def second_look(question: str, sql: str, result: QueryResult, tables: list[TableInfo],
                 executor: ReadOnlyExecutor) -> str | None:
     """Why a query that ran and found something cannot be the answer, checked by code, or None. Each
-    check is one the model's queries failed on: a count of rows for "how many <a column of numbers>", a
+    check is one the model's queries failed on: rows returned only as their positions, a count of rows for "how many <a column of numbers>", a
     count or sum over every row when the question names a value that singles some out, one figure for a
     figure asked per group, a result that changes when the table's totals row is left out (a totals row
     counted as a nation, or taken as the largest), and a row before another read the wrong way."""
-    return (counted_quantity(question, sql, tables, executor) or unfiltered_aggregate(question, sql, tables, executor)
-            or ungrouped_aggregate(question, sql) or totals_row_result(sql, result, tables, executor)
-            or row_direction(question, sql) or share_of_itself(sql, result))
+    return (provenance_only(result) or counted_quantity(question, sql, tables, executor)
+            or unfiltered_aggregate(question, sql, tables, executor) or ungrouped_aggregate(question, sql)
+            or totals_row_result(sql, result, tables, executor) or row_direction(question, sql)
+            or share_of_itself(sql, result))
+
+
+def provenance_only(result: QueryResult) -> str | None:
+    """Rows returned as nothing but where they are ("SELECT source_row ... WHERE label LIKE 'Warranty'"
+    answered a warranty question with line numbers): what the question asks for is in another column."""
+    if result.columns and all(c in PROVENANCE for c in result.columns):
+        return (f"The query returns only where the rows are ({', '.join(result.columns)}), not what the question "
+                "asks for: select the column that holds it.")
+    return None
 
 
 _BEFORE = re.compile(r"\b(before|previous|preceding|prior|above)\b", re.I)
@@ -513,23 +523,34 @@ def totals_row_result(sql: str, result: QueryResult, tables: list[TableInfo], ex
 _LITERAL = re.compile(r"'((?:[^']|'')*)'")
 
 
-def close_values(sql: str, tables: list[TableInfo], executor: ReadOnlyExecutor, per_value: int = 3) -> str:
-    """For each text a query's filter names that no text cell holds, the cells closest to it, by column:
-    "No cell is 'peter gethn'; close: "driver" 'Peter Gethin'." A misspelled or partial value is the usual
-    reason a filter finds nothing, and the model cannot see more than the example rows."""
-    import difflib
-
+def _filter_texts(sql: str) -> list[str]:
+    """The texts a query's filters name (not numbers or dates), once each."""
     wanted = [w.replace("''", "'").strip("% ") for w in _LITERAL.findall(sql)]
-    wanted = [w for w in dict.fromkeys(wanted) if len(w) >= 2 and not re.fullmatch(r"[\d\s.,:/-]+", w)]
-    if not wanted:
-        return ""
-    cells: dict[str, str] = {}  # lower-cased cell -> "column" 'Cell'
+    return [w for w in dict.fromkeys(wanted) if len(w) >= 2 and not re.fullmatch(r"[\d\s.,:/-]+", w)]
+
+
+def _text_cells(tables: list[TableInfo], executor: ReadOnlyExecutor) -> dict[str, str]:
+    """Every distinct text cell, lower-cased, with where it is: 'cell' -> "column" 'Cell'."""
+    cells: dict[str, str] = {}
     for table in tables:
         for column in (c for c in table.columns if table.types.get(c) == "TEXT"):
             found = executor.run(f'SELECT DISTINCT "{column}" FROM {table.name} WHERE "{column}" IS NOT NULL LIMIT 2000',
                                  [table.name])
             for (value,) in found.rows:
                 cells.setdefault(str(value).lower(), f'"{column}" \'{value}\'')
+    return cells
+
+
+def close_values(sql: str, tables: list[TableInfo], executor: ReadOnlyExecutor, per_value: int = 3) -> str:
+    """For each text a query's filter names that no text cell holds, the cells closest to it, by column:
+    "No cell is 'peter gethn'; close: "driver" 'Peter Gethin'." A misspelled or partial value is the usual
+    reason a filter finds nothing, and the model cannot see more than the example rows."""
+    import difflib
+
+    wanted = _filter_texts(sql)
+    if not wanted:
+        return ""
+    cells = _text_cells(tables, executor)
     notes = []
     for text in wanted:
         low = text.lower()
@@ -538,6 +559,17 @@ def close_values(sql: str, tables: list[TableInfo], executor: ReadOnlyExecutor, 
         close = [c for c in cells if low in c][:per_value] or difflib.get_close_matches(low, list(cells), per_value, 0.6)
         notes.append(f"No cell is '{text}'" + (f"; close: {', '.join(cells[c] for c in close)}." if close else "."))
     return " ".join(notes) + (" " if notes else "")
+
+
+def named_nowhere(sql: str, tables: list[TableInfo], executor: ReadOnlyExecutor) -> list[str]:
+    """The texts a query's filter names that no cell of the tables contains, even in part. A count of 0
+    over such a filter counts nothing the table records ("panels whose symbol is 'cracked'"): the
+    question is about something else, which the text route may find on a page."""
+    wanted = _filter_texts(sql)
+    if not wanted:
+        return []
+    cells = list(_text_cells(tables, executor))
+    return [text for text in wanted if not any(text.lower() in cell for cell in cells)]
 
 
 def judge_values(sql: str, judge, table_name: str, tables: list[TableInfo], llm: ChatLLM,

@@ -143,6 +143,7 @@ def test_a_model_that_fails_leaves_the_table_route_and_says_so():
     ("What were the key takeaways from the April rehearsal?", SUMMARY),
     ("What is the policy on bringing guests to rehearsals?", TEXT),
     ("How do I claim travel expenses?", TEXT),
+    ("What should we do if a music stand is broken?", TEXT),
     ("What does the subscription cover?", TEXT),
     ("Is the subscription refundable?", TEXT),
     ("What was the total spent on music hire in 2025?", RECORDS),

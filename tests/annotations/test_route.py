@@ -47,3 +47,28 @@ def test_a_column_named_through_its_tables_alias_is_said_without_the_alias():
     assert column_label("SUM(T1.total)", [FLEET]) == "Total"
     assert where_text("SELECT SUM(T1.total) FROM fleet AS T1 WHERE T1.registration = 'AB12' AND fleet.total > 5.5",
                       [FLEET]) == "Registration AB12 and Total over 5.5"
+
+
+def test_rows_of_positions_or_a_zero_count_of_a_text_no_cell_holds_are_no_answer(tmp_path):
+    import sqlite3
+
+    from core.annotations.route import not_an_answer
+    from core.annotations.sql import QueryResult, ReadOnlyExecutor
+
+    with sqlite3.connect(tmp_path / "t.sqlite3") as conn:
+        conn.execute("CREATE TABLE fleet (registration TEXT, next_service_date TEXT, total REAL, source_row INTEGER)")
+        conn.executemany("INSERT INTO fleet VALUES (?, ?, ?, ?)", [("KX21 ABC", "2025-01-04", 3.0, 1),
+                                                                  ("KX22 DEF", None, 5.0, 2)])
+    executor = ReadOnlyExecutor(tmp_path / "t.sqlite3", max_rows=10, timeout_s=2.0)
+
+    def result(sql):
+        found = executor.run(sql, ["fleet"])
+        return QueryResult(sql, found.columns, found.rows)
+
+    assert "row positions (source_row)" in not_an_answer(result("SELECT source_row FROM fleet"), [FLEET], executor)
+    cracked = "SELECT COUNT(*) FROM fleet WHERE registration LIKE '%cracked%'"
+    assert not_an_answer(result(cracked), [FLEET], executor) == "no cell holds 'cracked'"
+    # A zero count over a value the table holds is an answer: none of them matched the other conditions.
+    assert not_an_answer(result("SELECT COUNT(*) FROM fleet WHERE registration LIKE '%KX21%' AND total > 9"),
+                         [FLEET], executor) is None
+    assert not_an_answer(result("SELECT registration FROM fleet WHERE total > 4"), [FLEET], executor) is None

@@ -378,3 +378,19 @@ def test_a_share_keeps_its_condition_in_the_case_and_not_in_the_where(executor):
     bracketed = itself.replace("WHERE nation = 'Kenya'", "WHERE (nation = 'Kenya' OR nation = 'Kenya')")
     told = sql_module.share_of_itself(bracketed, executor.run(bracketed, ["races"]))
     assert "leave it out of the WHERE" in told
+
+
+def test_rows_returned_only_as_their_positions_go_back_once_for_the_column_asked_for(executor):
+    positions = "SELECT source_row FROM races WHERE nation = 'Kenya'"
+    athletes = "SELECT athlete FROM races WHERE nation = 'Kenya'"
+    llm = ScriptedLLM([json.dumps({"sql": positions}), json.dumps({"sql": athletes})])
+    written = write_query("Who ran for Kenya?", [TABLE], llm, executor, 3, 200)
+    assert "only where the rows are (source_row)" in llm.calls[1][-1]["content"]
+    assert written.result.columns == ["athlete"]
+
+
+def test_a_filter_text_no_cell_contains_is_named_and_one_some_cell_contains_is_not(executor):
+    assert sql_module.named_nowhere("SELECT COUNT(*) FROM races WHERE nation LIKE '%cracked%'", [TABLE], executor) \
+        == ["cracked"]
+    assert sql_module.named_nowhere("SELECT COUNT(*) FROM races WHERE nation LIKE '%lanka%'", [TABLE], executor) == []
+    assert sql_module.named_nowhere("SELECT COUNT(*) FROM races WHERE time_s > 120", [TABLE], executor) == []
