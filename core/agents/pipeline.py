@@ -202,11 +202,17 @@ class AnswerPipeline:
         fallback_from = None
         if plan.route == planner_agent.STRUCTURED:
             evidence = self._retrieve_facts(plan, trace)
-            if evidence.has_records:
+            if evidence.refused_by_table and not plan.kind_said:
+                # "Where does Helios assemble its modules?" took a spec sheet by its sheet's name, whose
+                # columns cannot say: nothing in the question asked for records, so the pages may.
+                trace.record("reflection", "Retriever", "the table cannot answer this and nothing in the question "
+                             "asks for records: searching the text instead")
+            elif evidence.has_records:
                 return evidence
-            fallback_from = evidence.structured
-            trace.record("reflection", "Retriever", "no stored facts matched: falling back to text search",
-                         attempts=[a.__dict__ for a in fallback_from.attempts])
+            else:
+                fallback_from = evidence.structured
+                trace.record("reflection", "Retriever", "no stored facts matched: falling back to text search",
+                             attempts=[a.__dict__ for a in fallback_from.attempts])
         k = top_k or self.settings.top_k
         if plan.enumeration:  # a list needs more of the documents than a fact does
             k = max(k, self.settings.enumeration_top_k)

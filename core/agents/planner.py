@@ -64,6 +64,7 @@ class Plan:
     # "" until the route is chosen. A summary answer form reads it.
     kind: str = ""
     kind_reason: str = ""
+    kind_said: bool = True  # False: nothing in the question said what it asks for; the kind is the rules' default
 
     def describe(self) -> str:
         """One line for the live status and the trace: the route and why."""
@@ -122,7 +123,7 @@ def choose_route(plan: Plan, tables, kind: Kind | None = None) -> Plan:
     if not plan.needs_retrieval or plan.route == RESULT_SET:
         return plan
     if kind is not None:
-        plan.kind, plan.kind_reason = kind.kind, kind.reason
+        plan.kind, plan.kind_reason, plan.kind_said = kind.kind, kind.reason, kind.said
     # Long-text search (section summaries, then their pages) found the evidence page less often
     # than hybrid search on 46 filings (bench/long_text_quality.py), so it is only the last resort.
     plan.fallbacks = [LONG_TEXT]

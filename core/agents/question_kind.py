@@ -69,8 +69,12 @@ _POLICY = re.compile(
 _YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I)
 
 # Computations over rows. "Most recent" and "latest" pick a document, not a row.
+# "The number of orders" counts; "the phone number of support" names an identifier, so "number of"
+# counts only at the start or after a word that makes it a quantity.
+_COUNT_OF = (r"(?:(?<![\w-])(?<![\w-]\s)|(?<=\bthe\s)|(?<=\ba\s)|(?<=\btotal\s)|(?<=\boverall\s)|(?<=\baverage\s)|"
+             r"(?<=\bcombined\s)|(?<=\bsame\s)|(?<=\bexact\s))number\s+of")
 _AGGREGATE = re.compile(
-    r"\b(?:how\s+many|how\s+much|number\s+of|count(?:ed|s)?|totals?|totall?ed|sum(?:med)?|average|avg|mean|median|"
+    r"\b(?:how\s+many|how\s+much|" + _COUNT_OF + r"|count(?:ed|s)?|totals?|totall?ed|sum(?:med)?|average|avg|mean|median|"
     r"minimum|maximum|min|max|most(?!\s+recent)|least|fewest|highest|lowest|largest|smallest|biggest|longest|"
     r"shortest|cheapest|best|worst|top\s+(?:\d+|three|five|ten)|bottom\s+\d+|rank(?:ed|ing)?|"
     r"altogether|all\s+told|in\s+all|combined|percent(?:age)?|ratio|proportion|share\s+of|difference|change|"
@@ -97,7 +101,7 @@ _FIGURE = re.compile(
     r"|\b(?:invoice|receipt|order)\s+(?:number|date|total|amount)\b|\bdue\s+date\b|\b(?:dated|due)\b",
     re.I)
 # Asking for a count or for rows outright: no explanation beside it makes it a prose question.
-_COUNT_OR_ROWS = re.compile(r"\b(?:how\s+many|how\s+much|number\s+of)\b|^\s*(?:list|show)\b", re.I)
+_COUNT_OR_ROWS = re.compile(r"\b(?:how\s+many|how\s+much|" + _COUNT_OF + r")\b|^\s*(?:list|show)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,12 @@ class Kind:
     sure: bool
     by: str  # "rules" | "model" | "default"
     reason: str
+    records_words: bool = False  # words of a computation or of rows were seen, sure or not ("each", "total")
+
+    @property
+    def said(self) -> bool:
+        """Something in the question (or the model) says what it asks for: not only the rules' default."""
+        return self.sure or self.records_words
 
 
 def _found(pattern: re.Pattern, question: str) -> str:
@@ -141,7 +151,7 @@ def by_rules(question: str, default: str = RECORDS) -> Kind:
         return Kind(TEXT, True, "rules", "a yes/no question with no figure or condition")
     seen = "; ".join(f"“{w}”" for w in (summary, prose, records) if w)
     why = f"words of more than one kind ({seen})" if seen else "no words that say what it asks for"
-    return Kind(default, False, "default", f"rules unsure: {why}")
+    return Kind(default, False, "default", f"rules unsure: {why}", records_words=bool(records))
 
 
 SCHEMA = {"type": "object", "properties": {"kind": {"type": "string", "enum": list(KINDS)}}, "required": ["kind"]}
@@ -161,10 +171,12 @@ def by_model(question: str, llm, max_tokens: int, unsure: Kind) -> Kind:
         value, _ = llm.complete_json([{"role": "user", "content": PROMPT.format(question=question.strip())}],
                                      SCHEMA, max_tokens=max_tokens, temperature=0.0)
     except LLMError as exc:
-        return Kind(unsure.kind, False, "default", f"{unsure.reason}; the model could not decide ({exc})")
+        return Kind(unsure.kind, False, "default", f"{unsure.reason}; the model could not decide ({exc})",
+                    records_words=unsure.records_words)
     kind = value.get("kind")
     if kind not in KINDS:
-        return Kind(unsure.kind, False, "default", f"{unsure.reason}; the model answered outside the three kinds")
+        return Kind(unsure.kind, False, "default", f"{unsure.reason}; the model answered outside the three kinds",
+                    records_words=unsure.records_words)
     return Kind(kind, True, "model", f"{unsure.reason}; the model read it as {kind}")
 
 

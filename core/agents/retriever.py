@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from core.agents.decompose import SubQueryResult, merge, search_all
 from core.agents.planner import HYBRID, LONG_TEXT, RESULT_SET, STRUCTURED, Plan
 from core.agents.router import DocumentRouter, Routing, is_weak
+from core.annotations.plan import ROWS_COUNTED
 from core.annotations.route import StructuredResult
 from core.annotations.search import FactQuery, FactStore
 from core.config import Settings
@@ -35,14 +36,22 @@ class Evidence:
     sections: list[Span] = field(default_factory=list)  # the long-text route: the page spans searched
 
     @property
+    def refused_by_table(self) -> bool:
+        """The plan found the table cannot answer: it has no column for what is asked, or no row of a stated year."""
+        return self.structured is not None and self.structured.planned is not None and self.structured.planned.refused
+
+    @property
     def has_records(self) -> bool:
         """Structured facts matched: the answer is phrased from them, without the model."""
-        if self.structured is not None and self.structured.planned is not None and self.structured.planned.refused:
+        if self.refused_by_table:
             return True  # "the table has no column for it" is the answer, said without the model
         if self.structured is not None and self.structured.table_query is not None:
             # A count of 0 is an answer; no rows, or rows of nothing but blanks (a SUM over no row, a label
-            # the query guessed), are not: the text route reads the page instead.
-            return any(v not in (None, "") for row in self.structured.table_query.rows for v in row)
+            # the query guessed), are not: the text route reads the page instead. A plan's figure comes
+            # with how many rows it read (rows_counted), a number even when the figure is blank.
+            query = self.structured.table_query
+            figures = [i for i, c in enumerate(query.columns) if c != ROWS_COUNTED] or range(len(query.columns))
+            return any(row[i] not in (None, "") for row in query.rows for i in figures)
         return self.structured is not None and bool(self.structured.rows)
 
     @property

@@ -36,6 +36,7 @@ ANSWERS = ["count", "sum", "average", "minimum", "maximum", "list", "change", "p
 BLANK_OPS = ["is blank", "is not blank"]
 FILTER_OPS = ["is", "is not", "contains", ">", ">=", "<", "<=", *BLANK_OPS]
 NOT_IN_TABLE = "not in table"
+ROWS_COUNTED = "rows_counted"  # beside a plan's figure: how many rows it covers ("across 31 orders")
 NO_SUCH_GROUP = "no column is called that"
 NO_ROWS_THEN = "the table has no rows dated then"
 PERIOD_GROUPS = ["month", "quarter", "weekday"]
@@ -1147,7 +1148,7 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
         return f"SELECT {measured} AS value{shown} FROM {table.name}{clause}{filled} " \
                f"ORDER BY {measured} {'DESC' if plan.answer == 'maximum' else 'ASC'} LIMIT 1"
     if value is not None:  # the figure, and how many rows it covers ("across 31 orders")
-        return f"SELECT {value} AS value, COUNT({measure.sql}) AS rows_counted " \
+        return f"SELECT {value} AS value, COUNT({measure.sql}) AS {ROWS_COUNTED} " \
                f"FROM {table.name}{clause}"
     # a list: the asked column (and the order column), in order, rows with a blank asked value left out
     shown = [c for c in [plan.column, plan.named_by, plan.order_by] if c is not None]

@@ -172,9 +172,16 @@ def test_a_reason_asked_for_outright_is_text_though_its_object_is_a_figure(quest
 @pytest.mark.parametrize("question", [
     "Summarise the claims by category with their totals",  # a summary of figures per group
     "Who is the principal oboe?",  # no word says which
+    "What is the phone number of the box office?",  # an identifier's "number of" counts nothing
 ])
 def test_words_of_two_kinds_or_none_leave_the_rules_unsure(question):
     assert not by_rules(question).sure
+
+
+@pytest.mark.parametrize("question", ["Number of rehearsals per month?", "What is the number of players in each section?",
+                                      "What was the total number of tickets sold?"])
+def test_the_number_of_things_is_a_count(question):
+    assert by_rules(question).kind == RECORDS and by_rules(question).sure
 
 
 @pytest.mark.parametrize("question", ["What are OEM?", "What is a standing order?", "What are field returns?"])

@@ -9,7 +9,7 @@ import pytest
 
 from core.annotations.plan import NOT_IN_TABLE, Column, columns_of, schema_for, without_periods
 from core.config import Settings
-from core.llm.scripted import ScriptedLLM
+from core.llm.scripted import ScriptedLLM, extractive_answer
 from core.workspace import Workspace
 
 SALES = "Sale Ref,Date,Shop,Baker,Product,Loaves,Takings (GBP),Oven Power [hp]\n" + "\n".join(
@@ -150,6 +150,30 @@ def test_a_question_the_table_cannot_answer_is_refused_in_plain_words(ws):
     assert response.answer.startswith("The documents do not contain this")
     assert "bakery_sales.csv" in response.answer
     assert response.confidence == "low"
+
+
+def test_a_question_that_only_shares_words_with_the_table_is_read_in_the_text_when_the_table_cannot_say(
+        tmp_path, embedder, write_text):
+    """"Where does the Harbour bakery source its rye?" names a shop but asks nothing of the rows: the plan's
+    "not in the table" is no answer, the handbook's page is."""
+    replies = [plan(answer=NOT_IN_TABLE)]
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder,
+                   ScriptedLLM(lambda messages: replies.pop() if replies else extractive_answer(messages)))
+    ws.ingestor.ingest_paths([write_text("bakery_sales.csv", SALES),
+                              write_text("handbook.txt", "The Harbour shop sources its rye flour from Millbrook Farm.")])
+    response = ws.ask("Where does the Harbour shop source its rye flour?", mode="pipeline")
+    assert not replies  # the table was asked first
+    assert response.route == "hybrid" and "Millbrook" in response.answer
+    assert not response.answer.startswith("The documents do not contain this")
+    ws.close()
+
+
+def test_a_figure_over_no_rows_is_no_answer_and_the_text_is_read(ws):
+    ws.llm.script = [plan(answer="sum", column="Loaves", filters=[{"column": "Shop", "op": "is", "value": "Harbour"},
+                                                                 {"column": "Loaves", "op": ">", "value": "50"}])]
+    response = ws.ask("How many loaves did Harbour sell in sales of more than 50 loaves?", mode="pipeline")
+    assert response.structured is None or response.route == "hybrid"
+    assert "(blank)" not in response.answer and "across 0 rows" not in response.answer
 
 
 def test_no_answer_shows_sql_or_internal_names(ws):
