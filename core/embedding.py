@@ -3,7 +3,7 @@
 Two ways to run it, chosen by the `embedding_model` setting:
 - `all-MiniLM-L6-v2-int8` (default): the same model exported to ONNX with int8 weights and run by
   ONNX Runtime. 2.9x the chunks/s of torch on 2 cores, a query in ~1 ms instead of ~7 ms, a sixth
-  of the memory, and no torch import on the query path (docs/benchmarks.md, "Embeddings"). The file
+  of the memory, and no torch import on the query path (docs/benchmarks.md, "Speed"). The file
   is exported from the packaged model once (`python -m core.embedding`, which the set-up script runs),
   into the cache dir; nothing is downloaded.
 - `all-MiniLM-L6-v2`: sentence-transformers on torch, the reference the int8 model is measured against.
