@@ -178,7 +178,11 @@ class Settings:
     llm_tokens_per_word_piece: float = 1.4
     ollama_host: str = ""
     ollama_model: str = "qwen2.5-coder:1.5b"
-    answer_temperature: float = 0.3
+    # Greedy: on the reader's FinanceBench dev questions (16, the evidence page or another filing's) 0.0 and
+    # 0.3 answered as many right (4 and 4) and refused another filing's page alike (15 and 15); at 0.3 the
+    # same question got different answers between runs (a records refusal, the example questions), which
+    # a demo or a benchmark repeated cannot explain (docs/reader.md, session 15).
+    answer_temperature: float = 0.0
     answer_max_tokens: int = 500
     answer_style: str = "concise"  # concise | detailed | bullet
     # Evidence in the answer prompt, in the embedder's word pieces (the LLM counts ~1.4x more).
