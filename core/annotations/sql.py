@@ -295,10 +295,11 @@ EMPTY_HINT = ("Check the filter values against the example rows (spelling, case,
 def second_look(question: str, sql: str, result: QueryResult, tables: list[TableInfo],
                 executor: ReadOnlyExecutor) -> str | None:
     """Why a query that ran and found something cannot be the answer, checked by code, or None. Each
-    check is one the model's queries failed on: rows returned only as their positions, a count of rows for "how many <a column of numbers>", a
-    count or sum over every row when the question names a value that singles some out, one figure for a
-    figure asked per group, a result that changes when the table's totals row is left out (a totals row
-    counted as a nation, or taken as the largest), and a row before another read the wrong way."""
+    check is one the model's queries failed on: rows returned only as their positions, a count of rows for
+    "how many <a column of numbers>", a count or sum over every row when the question names a value that
+    singles some out, one figure for a figure asked per group, a result that changes when the table's
+    totals row is left out (a totals row counted as a nation, or taken as the largest), and a row before
+    another read the wrong way."""
     return (provenance_only(result) or counted_quantity(question, sql, tables, executor)
             or unfiltered_aggregate(question, sql, tables, executor) or ungrouped_aggregate(question, sql)
             or totals_row_result(sql, result, tables, executor) or row_direction(question, sql)

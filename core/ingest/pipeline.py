@@ -90,6 +90,11 @@ def content_hash(path: Path) -> str:
 _UNSAFE = re.compile(r"[^\w.\- ()\[\]]+", re.UNICODE)
 
 
+def doc_id_of(digest: str) -> str:
+    """A document's id: its content's hash, so the same bytes are the same document."""
+    return "d" + digest[:12]
+
+
 def safe_filename(name: str, max_length: int = 120) -> str:
     """A file name that cannot leave the data directory or break a terminal or a page."""
     name = name.replace("\\", "/").split("/")[-1]
@@ -167,7 +172,7 @@ class Ingestor:
 
     def _read(self, path: Path, filename: str) -> tuple[str, LoadedDocument, list]:
         digest = content_hash(path)
-        document, facts = load_isolated(path, self.settings, filename, "d" + digest[:12],
+        document, facts = load_isolated(path, self.settings, filename, doc_id_of(digest),
                                         timeout=self.settings.max_ingest_seconds)
         return digest, document, facts
 
@@ -199,7 +204,7 @@ class Ingestor:
                     seconds=time.perf_counter() - started,
                 )
             previous = self.kb.catalog.find_documents(filename=filename)
-            doc_id = "d" + digest[:12]
+            doc_id = doc_id_of(digest)
             report("parsing")
             read_digest, document, facts = read.result() if read else (None, None, None)
             if read_digest != digest:  # not read ahead, or the file changed since
