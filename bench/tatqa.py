@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import RESULTS, percentile, table  # noqa: E402
 from bench.tatqa_metric import SCALES, score  # noqa: E402
+from core.agents.question_kind import TEXT, by_rules  # noqa: E402
 
 # ../shared from the main checkout, ../../shared from a worktree under wt/
 DATA = next((p / "shared" / "eval-public" / "tatqa" / "tatqa_dataset_dev.json" for p in Path(__file__).resolve().parents[2:4]
@@ -125,6 +126,8 @@ def document_name(context: dict) -> str:
 # --- reading the app's answer --------------------------------------------------------------------
 
 _MARKER = re.compile(r"\[(?:Source )?\d+(?:,\s*\d+)*\]")
+_FILE = re.compile(r"\((?:from\s+)?[\w.-]+\.(?:pdf|csv|xlsx|txt|md)\)", re.I)  # "(tatqa-1aa69af8.pdf)": no figures
+_LIST_ITEM_WORDS = 3  # a listed name or year is short; a clause is part of a sentence
 _NUMBER = re.compile(r"\(?-?[$€£]?\s?\d[\d,]*(?:\.\d+)?\)?(?:\s?%|\s?(?:thousand|million|billion|percent)\b)?", re.I)
 _DAY_OF_MONTH = re.compile(r"\b((?:January|February|March|April|May|June|July|August|September|October|November|"
                            r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?)\s+\d{1,2}(?:st|nd|rd|th)?\b,?")
@@ -143,9 +146,11 @@ def prediction_of(answer: str, question: str) -> tuple[list[str], str]:
     """The answer as TAT-QA scores it: its first figure that the question does not already state (a
     year, a quoted amount), with its scale word; else its text without citations, split into items
     when it lists them."""
-    text = " ".join(_MARKER.sub("", answer).split()).strip()
+    text = " ".join(_FILE.sub("", _MARKER.sub("", answer)).split()).strip()
     if not text:
         return [], ""
+    if by_rules(question).kind == TEXT:  # the app's own reading: a reason, a definition, a stated term
+        return [text.rstrip(".")], ""
     text = _DAY_OF_MONTH.sub(r"\1", text)  # "December 31, 2018" names a year-end, not the figure 31
     stated = {re.sub(r"[^\d.]", "", m) for m in _NUMBER.findall(question)}
     figures: list[str] = []
@@ -164,8 +169,14 @@ def prediction_of(answer: str, question: str) -> tuple[list[str], str]:
             return figures, next((s for s in scales if s), "")
         return figures[:1], scales[0]
     text = text.rstrip(".")
-    items = [i.strip(" .") for i in re.split(r";|\n|, (?:and )?| and ", text) if i.strip(" .")]
-    return (items if len(items) > 1 else [text]), ""
+    items = [i.strip(" .") for i in re.split(r";|\n", text) if i.strip(" .")]
+    if len(items) > 1:
+        return items, ""
+    # "2019, 2018 and 2017" lists; a sentence with "and" in it ("distributors and representatives
+    # that sell our products") is one span
+    items = [i.strip(" .") for i in re.split(r", (?:and )?| and ", text) if i.strip(" .")]
+    listed = len(items) > 1 and all(len(i.split()) <= _LIST_ITEM_WORDS for i in items)
+    return (items if listed else [text]), ""
 
 
 # --- the evidence --------------------------------------------------------------------------------

@@ -53,6 +53,10 @@ _EXPLANATION = re.compile(
     r"cover|refer\s+to|relate\s+to|show|involve)\b|\bwhat\s+(?:is|are)\s+(?:included|excluded|meant)\b"
     r"|\bhow\s+(?:is|are|was|were)\s+(?:[\w'’-]+\s+){0,6}?(?:determined|estimated|calculated|measured|defined|"
     r"recogni[sz]ed|treated|accounted|divided|handled|managed|presented|reported|disclosed|classified|allocated)\b"
+    # the length of a defined period ("How long is the notice period?", "the useful life of buildings"): a
+    # term a document states, not a figure computed over rows ("how long did repairs take on average")
+    r"|\bhow\s+long\s+(?:is|are|was|were)\s+(?:the|a|an|its|their|our|your)\s+(?:[\w()'’-]+\s+){0,6}?"
+    r"(?:period|term|life|lives|duration|window|tenure)s?\b"
     # a definition: "What are OEM?", "What is a distribution customer?" (no determiner of a figure: "What is the total?")
     r"|^\s*what\s+(?:is|are)\s+(?:an?\s+)?(?!(?:the|our|your|its|their|this|that|these|those)\b|.*['’]s\b)"
     r"[\w&.'’-]+(?:\s+[\w&.'’-]+){0,2}\s*\?\s*$",

@@ -15,6 +15,7 @@ from core.agents import calculate
 from core.annotations.route import StructuredResult, phrase_answer, phrase_table_answer
 from core.citations import SOURCE_MARKER, location
 from core.ingest.context import without_repeated_heading
+from core.ingest.sentences import split_sentences
 from core.llm.base import ChatLLM, Completion, LLMError, LLMMalformedJSON, TokenCallback
 from core.retrieval import RetrievedChunk
 from core.retrieval.evidence import continues, unit_spans
@@ -229,8 +230,8 @@ def build_sources(question: str, chunks: list[RetrievedChunk], budget: int, coun
     return sources
 
 
-# A PDF sentence ends at a full stop before a capital (or an opening bracket or quote); a shorter
-# piece ("U.S.", "No.") is an abbreviation and stays with what follows it.
+# A PDF sentence ends at a full stop before a capital (or an opening bracket or quote), not after an
+# abbreviation ("the U.S. Tax Act"); a short piece ("Note 4.") stays with what follows it.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"\u201c])")
 _MIN_SENTENCE_CHARS = 25
 
@@ -252,7 +253,7 @@ def source_lines(text: str) -> list[str]:
         previous = line
     out: list[str] = []
     for item in joined:
-        pieces = _SENTENCE_END.split(item)
+        pieces = split_sentences(item, _SENTENCE_END)
         merged: list[str] = []
         for piece in pieces:
             if merged and len(merged[-1]) < _MIN_SENTENCE_CHARS:

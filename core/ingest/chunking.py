@@ -13,6 +13,7 @@ from typing import Callable, Iterable
 
 from core.ingest.context import heading_marks
 from core.ingest.document import LoadedDocument, Section
+from core.ingest.sentences import split_sentences
 
 TokenCounter = Callable[[list[str]], list[int]]
 
@@ -116,7 +117,7 @@ def _units(
 
 def _split_long(text: str, count_tokens: TokenCounter, size: int) -> list[tuple[str, int]]:
     """Sentences first; a sentence still over budget is cut into word windows."""
-    sentences = [s for s in _SENTENCE_END.split(text) if s]
+    sentences = split_sentences(text, _SENTENCE_END)
     pieces: list[tuple[str, int]] = []
     for sentence, tokens in zip(sentences, count_tokens(sentences)):
         if tokens <= size:

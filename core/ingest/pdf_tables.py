@@ -27,7 +27,8 @@ _MARK_CELL = re.compile(r"^\(\d\)$")  # "(1)": a footnote mark when a whole colu
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _CURRENCY = {"$", "€", "£"}
 # A text line ending in two or more figures: the cheap test for "this page holds number columns".
-_ROW_IN_TEXT = re.compile(r"\S.*?(?:\s+(?:\$\s*)?\(?-?\d[\d,]*(?:\.\d+)?\)?%?|\s+[—–]){2,}\s*$")
+_YEARS_SIDE_BY_SIDE = re.compile(r"(?:^|\s)(?:19|20)\d\d\s+(?:19|20)\d\d(?:\s|$)")
+_ROW_IN_TEXT = re.compile(r"\S.*?(?:\s+(?:\$\s*)?\(?-?\d[\d,]*(?:\.\d+)?%?\)?%?|\s+[—–]){2,}\s*$")  # "(87%)" too
 
 
 @dataclass
@@ -198,8 +199,11 @@ class _Block:
 # --- the cheap test ------------------------------------------------------------------------------
 
 def looks_tabular(text: str, min_rows: int = 3) -> bool:
-    """At least `min_rows` lines of the page end in two or more figures."""
-    return sum(1 for line in text.splitlines() if _ROW_IN_TEXT.match(line.strip())) >= min_rows
+    """At least `min_rows` lines of the page end in two or more figures; or two such lines under a line of
+    years side by side ("2019 2018 $ %"), a report's short table (an impairment and its share of revenue)."""
+    lines = [line.strip() for line in text.splitlines()]
+    rows = sum(1 for line in lines if _ROW_IN_TEXT.match(line))
+    return rows >= min_rows or rows >= 2 and any(_YEARS_SIDE_BY_SIDE.search(line) for line in lines)
 
 
 # --- words and lines from PDFium -------------------------------------------------------------------
@@ -324,7 +328,8 @@ def _columns(rows: list[list[_Cell]]) -> list[tuple[float, float]]:
             merged[-1][3] = merged[-1][3] and mark
         else:
             merged.append([x0, x1, 1, mark])
-    need = max(2, len(rows) // 4) if len(rows) > 1 else 1
+    # (two rows: a figure column of one is a "Change" that only one row has)
+    need = max(2, len(rows) // 4) if len(rows) > 2 else 1
     # A column of nothing but "(1)", "(2)": footnote marks set apart after the labels, not figures.
     return [(x0, x1) for x0, x1, n, marks in merged if n >= need and not marks]
 

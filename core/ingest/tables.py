@@ -159,11 +159,23 @@ def _with_unit_row(header_row: list[str], unit_row: list[str]) -> list[str]:
     return [f"{h} ({u.strip('()')})" if h and u and _states_a_unit(u) else h or u for h, u in zip(header_row, unit_row)]
 
 
+def _table_scale(unit_row: list[str], body: list[tuple[int, list[str]]]) -> bool:
+    """One "(in millions)" in the units row over a table of several figure columns: the scale of them all,
+    printed over one column only because it was centred there (a report's stacked header)."""
+    filled = [c for c in unit_row if c]
+    figure_columns = {i for _, row in body for i, c in enumerate(row) if c and parse_quantity(c) is not None}
+    return len(filled) == 1 and stated_scale(filled) is not None and len(figure_columns) > 1
+
+
 def _table(header_row: list[str], body: list[tuple[int, list[str]]], titles: list[str]) -> TableBlock:
     """A table from its header row and the rows below it: a units row under the header joins it, note rows
     and total rows are set aside."""
     if body and _is_unit_row(body[0][1]):
-        header_row, body = _with_unit_row(header_row, body[0][1]), body[1:]
+        unit_row, body = body[0][1], body[1:]
+        if _table_scale(unit_row, body):
+            titles = [*titles, next(c for c in unit_row if c)]
+        else:
+            header_row = _with_unit_row(header_row, unit_row)
     header = _header_names(header_row)
     table = TableBlock(header, [], [], list(titles))
     for number, row in body:

@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from core.ingest.sentences import ends_with_abbreviation
 from core.store.keyword import tokenize
 
 # A sentence, or a line (a statement row) where lines do not end in a full stop.
@@ -43,9 +44,11 @@ class Window:
 def continues(line: str, following: str) -> bool:
     """Whether `following` goes on with the sentence `line` is in: a PDF wraps prose at a line's end, so
     "... at the end of year 25 the" / "module still delivers at least 84.8 %" is one sentence. Not a
-    table row or a "label: value" line, which start in lower case too."""
-    return (following.lstrip()[:1].islower() and not line.rstrip().endswith((".", "!", "?"))
-            and not _ROW.search(line) and not _ROW.search(following))
+    table row or a "label: value" line, which start in lower case too. A line that ends in an abbreviation
+    ("... by the effects of the U.S.") goes on whatever the case of the next word."""
+    open_ = ends_with_abbreviation(line) or (following.lstrip()[:1].islower()
+                                             and not line.rstrip().endswith((".", "!", "?")))
+    return open_ and not _ROW.search(line) and not _ROW.search(following)
 
 
 def unit_spans(text: str) -> list[tuple[int, int]]:
@@ -55,7 +58,7 @@ def unit_spans(text: str) -> list[tuple[int, int]]:
 
 def ends_inside_a_sentence(text: str) -> bool:
     text = text.rstrip()
-    return bool(text) and text[-1] not in ".!?:;"
+    return bool(text) and (text[-1] not in ".!?:;" or ends_with_abbreviation(text))
 
 
 def rest_of_sentence(text: str, following: str) -> str:

@@ -155,6 +155,8 @@ def test_a_model_that_fails_leaves_the_table_route_and_says_so():
     ("How are music hire costs allocated between the two choirs?", TEXT),  # how a figure is arrived at: prose
     ("How is the members' subscription income presented in the accounts?", TEXT),
     ("How many claims were reported in March?", RECORDS),
+    ("How long is the notice period for leaving the choir?", TEXT),  # a term the handbook states
+    ("How long did rehearsals last on average in May?", RECORDS),
 ])
 def test_the_rules_are_sure_of_plain_requests(question, expected):
     kind = by_rules(question)

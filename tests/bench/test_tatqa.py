@@ -20,3 +20,22 @@ def test_a_day_of_the_month_is_no_figure():
     figures, scale = prediction_of("Tax credits: 2,458 thousand in December 31, 2018, 2,261 thousand in December 31, 2019",
                                    "What are the respective tax credits in 2018 and 2019?")
     assert figures == ["2,458", "2,261"] and scale == "thousand"
+
+
+def test_a_cited_file_name_is_no_figure():
+    figures, _ = prediction_of("Tax credits: 2,458 thousand in 2018, 2,261 thousand in 2019 (tatqa-1aa69af8.pdf). [Source 1]",
+                               "What are the respective tax credits in 2018 and 2019?")
+    assert figures == ["2,458", "2,261"]
+
+
+def test_a_sentence_with_and_in_it_is_one_span_and_a_list_of_names_is_several():
+    assert prediction_of("Distribution customers are the distributors and representatives that sell our products.",
+                         "Who are the customers we sell through?")[0] == [
+        "Distribution customers are the distributors and representatives that sell our products"]
+    assert prediction_of("Wages and salaries; Pension expenses", "Which components were reported?")[0] == [
+        "Wages and salaries", "Pension expenses"]
+
+
+def test_a_reason_is_read_as_its_text_even_when_it_holds_a_year():
+    assert prediction_of("Net income fell because of the Tax Act of 2017. [Source 1]",
+                         "Why was net income lower in fiscal 2019?") == (["Net income fell because of the Tax Act of 2017"], "")

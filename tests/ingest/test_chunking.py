@@ -100,6 +100,14 @@ def test_an_over_budget_line_is_cut_at_sentence_ends_first(count_tokens):
     assert " ".join(c.text.replace("\n", " ") for c in chunks) == " ".join(sentences)
 
 
+def test_a_line_is_not_cut_after_an_abbreviation(count_tokens):
+    text = ("Net income fell in fiscal 2025 because of the U.S. Inflation Reduction Act and its minimum tax. "
+            "Dr. Okafor chaired the audit committee. " * 6)
+    chunks = chunk_document(document([Section(text.strip(), page=1)]), "d1", count_tokens, "page", 40, 0)
+    assert len(chunks) > 1
+    assert not any(c.text.endswith(("U.S.", "Dr.")) for c in chunks)
+
+
 # --- page and document strategies ------------------------------------------------------------------
 
 def test_page_strategy_never_crosses_a_page(count_tokens, twelve):

@@ -106,6 +106,30 @@ def test_only_pages_with_number_columns_are_read_as_tables(statement_pdf):
     assert not looks_tabular("A page of prose: revenue grew 12 percent in 2022.")
 
 
+def test_a_two_row_table_under_a_line_of_years_is_read_with_its_scale(tmp_path):
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "impairment.pdf"
+    pdf = canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    pdf.setFont("Helvetica", 9)
+    pdf.drawRightString(330, 780, "2021")
+    pdf.drawRightString(400, 780, "2020")
+    pdf.drawCentredString(365, 768, "(dollars in thousands)")
+    for y, label, figures in ((756, "Impairment of goodwill", ("$2,310", "$15,020")),
+                              (744, "Percent of revenues, net", ("5%", "22%"))):
+        pdf.drawString(40, y, label)
+        for x, figure in zip((330, 400), figures):
+            pdf.drawRightString(x, y, figure)
+    pdf.drawString(40, 720, "We recorded a goodwill impairment charge in the fourth quarter.")
+    pdf.save()
+    (table,) = read_pdf_tables(path)
+    assert [row.label for row in table.rows] == ["Impairment of goodwill", "Percent of revenues, net"]
+    assert table.unit == "in thousands" and table.rows[0].values == ["$2,310", "$15,020"]
+    # two lines that end in numbers, with no years over them, are no table
+    assert not looks_tabular("Tel 01632 960123\nFax 01632 960124\nThe office opens at 9.")
+
+
 def test_a_loaded_page_keeps_its_prose_and_gives_the_table_a_section_of_its_own(statement_pdf):
     document = load_document(statement_pdf, Settings())
     before, table, after, next_page = document.sections

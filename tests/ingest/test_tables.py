@@ -245,6 +245,14 @@ def test_a_units_row_under_the_header_joins_it_and_is_no_record():
     assert thousands.header == ["Region", "Sales ($'000)"]
 
 
+def test_one_scale_in_the_units_row_of_a_report_table_is_the_whole_tables():
+    grid = [["", "", "Year Ended", ""], ["", "2021", "2020", "2019"], ["", "", "(in millions)", ""],
+            ["Revenue", "$410", "$388", "$350"], ["Cost of sales", "(210)", "(199)", "(180)"]]
+    (table,) = find_tables(grid)
+    assert table.header == ["column 1", "2021", "2020", "2019"]
+    assert table.title_lines == ["Year Ended", "(in millions)"] and len(table.rows) == 2
+
+
 def test_a_first_row_of_codes_or_figures_stays_a_record():
     assert find_tables([["Name", "Sex", "Grade"], ["", "M", "F"], ["Ann", "F", "B"]])[0].rows[0] == ["", "M", "F"]
     assert find_tables([["Item", "Price"], ["Bolt", "£5m"]])[0].header == ["Item", "Price"]

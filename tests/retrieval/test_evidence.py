@@ -76,6 +76,13 @@ def test_a_chunk_cut_inside_a_sentence_is_finished_from_the_next_chunk_past_thei
     assert rest_of_sentence(chunk, following) == "\nmodule still delivers at least 84.8 % of its power."
 
 
+def test_a_chunk_that_ends_in_an_abbreviation_is_finished_from_the_next_chunk():
+    chunk = "Our net income was reduced in fiscal 2025 by the effects of the\nU.S."
+    following = "Inflation Reduction Act, which raised our tax charge. Other items were small."
+    assert ends_inside_a_sentence(chunk)
+    assert rest_of_sentence(chunk, following) == "\nInflation Reduction Act, which raised our tax charge."
+
+
 def test_a_chunk_that_ends_a_sentence_or_a_row_needs_nothing_from_the_next():
     assert rest_of_sentence("The warranty is 25 years.", "more text follows here.") == ""
     assert rest_of_sentence("Net sales 81,797 82,959", "Cost of sales 45,384 47,074") == ""
