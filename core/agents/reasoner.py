@@ -18,7 +18,7 @@ from core.ingest.context import without_repeated_heading
 from core.ingest.sentences import split_sentences
 from core.llm.base import ChatLLM, Completion, LLMError, LLMMalformedJSON, TokenCallback
 from core.retrieval import RetrievedChunk
-from core.retrieval.evidence import continues, unit_spans
+from core.retrieval.evidence import continues, ends_inside_a_sentence, unit_spans
 from core.safety.injection import neutralize
 from core.store.keyword import tokenize
 
@@ -176,6 +176,9 @@ class Draft:
         }
 
 
+_MAX_CONTINUATION_UNITS = 2  # lines a passage may run past its budget to finish its last sentence
+
+
 def select_passage(text: str, question: str, budget: int, count_tokens: TokenCounter) -> str:
     """The contiguous stretch of `text` within `budget` tokens that holds the most of the question's
     words, cut at sentence or line ends. Contiguous, because scattered lines of a PDF (a table row
@@ -207,6 +210,11 @@ def select_passage(text: str, question: str, budget: int, count_tokens: TokenCou
         start = max(0, min(first - keep // 4, len(words) - keep))
         return " ".join(words[start:start + keep])
     _, start, end = best
+    # a run that stops inside a sentence ("... by the effects of the") takes the rest of it, past the
+    # budget: half a sentence reads to the model as the whole claim
+    last = end + _MAX_CONTINUATION_UNITS
+    while end < min(last, len(units)) and ends_inside_a_sentence(units[end - 1]) and continues(units[end - 1], units[end]):
+        end += 1
     return text[spans[start][0]:spans[end - 1][1]]
 
 

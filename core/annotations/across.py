@@ -130,6 +130,10 @@ fiscal ended ending average mean total sum combined change increase decrease dif
 growth rate respective respectively value amount figure figures company group""".split())
 
 
+_TOTAL = re.compile(r"^\s*total\b", re.I)
+_TOTAL_ASKED = re.compile(r"\btotal\b", re.I)
+
+
 def _stems(text: str) -> set[str]:
     return {w[:5] for w in re.findall(r"[a-z][a-z0-9]+", text.lower()) if w not in _NOT_ROW_WORDS}
 
@@ -145,6 +149,11 @@ def row_named(question: str, labels: list[str]) -> str | None:
             shared = len(words & asked)
             scored.append((shared / len(words), shared, label))
     scored.sort(reverse=True)
+    # "the total personnel expenses" over rows of expenses and a bare "Total": no line item is named whole,
+    # and the total is what the question asks for
+    totals = [label for label in dict.fromkeys(labels) if not _stems(label) and _TOTAL.match(label)]
+    if _TOTAL_ASKED.search(question) and len(totals) == 1 and not (scored and scored[0][0] == 1.0):
+        return totals[0]
     if not scored or scored[0][1] == 0 or scored[0][0] < 0.5 or (len(scored) > 1 and scored[1][:2] == scored[0][:2]):
         return None
     return scored[0][2]

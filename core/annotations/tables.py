@@ -51,7 +51,7 @@ DATETIME_NOTE = "as an ISO date and time (YYYY-MM-DD HH:MM:SS)"  # and of its da
 # values are listed on the table (TableInfo.categories) for a query's prompt and for matching a question's
 # value to its cells. More is a column of names or references, listed by nobody.
 MAX_CATEGORIES = 30
-BUILD_VERSION = "13"  # bump when the tables built from the same facts change shape: the file is rebuilt
+BUILD_VERSION = "14"  # bump when the tables built from the same facts change shape: the file is rebuilt
 
 
 @dataclass
@@ -178,8 +178,8 @@ class TableStore:
             filename, pages = documents[doc_id]
             if kind == "row" and table_name == RECORD_TABLE:  # an invoice's or receipt's header: its own table
                 groups[("record", doc_id, None, None)].append(fact)
-            elif kind == "row":  # each table of a sheet is a table of its own
-                groups[("rows", doc_id, sheet, table_name)].append(fact)
+            elif kind == "row" or kind == TOTAL and _statement_line(page, cells.get(fact_id, [])):
+                groups[("rows", doc_id, sheet, table_name)].append(fact)  # each table of a sheet is a table of its own
             elif kind in (TOTAL, NOTE):
                 aside[("rows", doc_id, sheet, table_name)].append(fact)
             elif (pages or 0) <= self.max_table_pages:  # long filings' "Label: value" lines are text, not a record
@@ -225,6 +225,16 @@ class TableStore:
         out.close()
         os.replace(tmp, self.path)
         return [info for info, _ in tables]
+
+
+_YEAR_HEADER = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def _statement_line(page: int | None, cells: list[tuple]) -> bool:
+    """A printed report's "Total operating expenses | 412 | 398" under year columns: a line of its statement
+    that questions ask for ("the total expenses in 2024"). A spreadsheet's TOTAL row, or an invoice's, only
+    sums the records above it."""
+    return page is not None and any(_YEAR_HEADER.search(str(c[0])) for c in cells)
 
 
 def table_title(table_name: str | None) -> str:

@@ -30,6 +30,7 @@ from core.store.keyword import tokenize
 
 # A sentence, or a line (a statement row) where lines do not end in a full stop.
 _UNIT = re.compile(r"\S[^\n]*?(?:[.!?](?=\s)|$)", re.MULTILINE)
+WRAPPED_LINE_CHARS = 80  # a prose line this long with no full stop was wrapped at the page's margin
 _MAX_CONTINUATION_LINES = 3  # a sentence's end is read from the next chunk for at most this many lines
 _ROW = re.compile(r"\||^\s*[\w ()/.-]{1,40}:\s")  # "order_no: A-1001 | client: ...", "Width: 1134 mm"
 
@@ -45,15 +46,24 @@ def continues(line: str, following: str) -> bool:
     """Whether `following` goes on with the sentence `line` is in: a PDF wraps prose at a line's end, so
     "... at the end of year 25 the" / "module still delivers at least 84.8 %" is one sentence. Not a
     table row or a "label: value" line, which start in lower case too. A line that ends in an abbreviation
-    ("... by the effects of the U.S.") goes on whatever the case of the next word."""
-    open_ = ends_with_abbreviation(line) or (following.lstrip()[:1].islower()
-                                             and not line.rstrip().endswith((".", "!", "?")))
+    ("... by the effects of the U.S.") or runs to the margin without a full stop ("... by the effects of the" /
+    "Tax Act of 2017") goes on whatever the case of the next word; a short one may be a heading."""
+    line = line.rstrip()
+    wrapped = following.lstrip()[:1].islower() or len(line) >= WRAPPED_LINE_CHARS and following.lstrip()[:1].isupper()
+    open_ = ends_with_abbreviation(line) or (wrapped and not line.endswith((".", "!", "?", ":", ";")))
     return open_ and not _ROW.search(line) and not _ROW.search(following)
 
 
 def unit_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of the text's sentences, and of its lines where lines do not end in a full stop."""
-    return [m.span() for m in _UNIT.finditer(text)]
+    """Character spans of the text's sentences, and of its lines where lines do not end in a full stop; a
+    sentence goes on past an abbreviation ("the U.S. Tax Act")."""
+    spans: list[tuple[int, int]] = []
+    for match in _UNIT.finditer(text):
+        if spans and ends_with_abbreviation(text[spans[-1][0]:spans[-1][1]]):
+            spans[-1] = (spans[-1][0], match.end())
+        else:
+            spans.append(match.span())
+    return spans
 
 
 def ends_inside_a_sentence(text: str) -> bool:

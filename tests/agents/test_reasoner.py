@@ -48,6 +48,17 @@ def test_the_passage_is_one_unbroken_piece_of_a_wrapped_pdf_page():
     assert sum(count([selected])) <= 60
 
 
+def test_a_passage_that_runs_out_of_budget_inside_a_wrapped_sentence_finishes_it():
+    page = "\n".join([
+        *[f"Note {i}: the board met and reviewed the quarterly figures of the group." for i in range(8)],
+        "Net income and diluted earnings per share were reduced in fiscal 2025 and 2024 by the effects of the",
+        "Inflation Reduction Act of 2022, which set a minimum tax on book income.",
+        *[f"Schedule line {i} lists the subsidiaries of the group." for i in range(8)],
+    ])
+    selected = select_passage(page, "Why were net income and diluted earnings per share reduced in fiscal 2025?", 30, count)
+    assert selected.endswith("by the effects of the\nInflation Reduction Act of 2022, which set a minimum tax on book income.")
+
+
 def test_a_single_line_over_budget_keeps_the_words_around_its_match():
     line = " ".join(f"word{i}" for i in range(200)) + " warranty 25 years " + " ".join(f"more{i}" for i in range(200))
     selected = select_passage(line, "How long is the warranty?", 40, count)

@@ -125,6 +125,13 @@ def test_a_row_is_named_by_most_of_its_words_and_only_when_one_fits_best():
     assert across.row_named("What was the average for 2018 and 2019?", labels) is None
 
 
+def test_a_bare_total_row_is_the_total_the_question_asks_for_unless_a_line_item_is_named_whole():
+    labels = ["Salaries", "Pension costs", "Training costs", "Total"]
+    assert across.row_named("What was the change in total staff costs from 2023 to 2024?", labels) == "Total"
+    assert across.row_named("What was the total of pension costs for 2023 and 2024?", labels) == "Pension costs"
+    assert across.row_named("What was the change in staff costs from 2023 to 2024?", labels) is None
+
+
 def test_which_year_is_answered_by_the_year_whose_figure_is_highest_or_lowest(ws):
     response = ask(ws, "In which year were grants lowest?", answer="minimum", column="2019",
                    filters=[{"column": "Description", "op": "is", "value": "Grants"}])

@@ -251,3 +251,27 @@ def test_a_dash_for_nil_leaves_a_column_of_figures_a_number_column(tmp_path, emb
         assert conn.execute("SELECT c_2019_m FROM tax ORDER BY source_row").fetchall() == [
             (-42.7,), (-0.9,), (None,), (None,), (-0.4,)]
     ws.close()
+
+
+def test_a_ruled_report_tables_total_line_is_a_row_to_ask_for(tmp_path, embedder):
+    """A printed statement's "Total" line is what "the total staff costs" asks for (in a spreadsheet a TOTAL
+    row only sums the records, and is set aside)."""
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4
+    from reportlab.platypus import SimpleDocTemplate, Table, TableStyle
+
+    path = tmp_path / "staff_costs.pdf"
+    grid = [["", "2024", "2023"], ["Salaries", "1,210", "1,105"], ["Pension costs", "96", "88"],
+            ["Training costs", "41", "37"], ["Total", "1,347", "1,230"]]
+    table = Table(grid)
+    table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
+    SimpleDocTemplate(str(path), pagesize=A4, invariant=1).build([table])
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([path])
+    (info,) = [t for t in ws.pipeline.tables.tables() if t.kind == "rows"]
+    with sqlite3.connect(ws.pipeline.tables.path) as conn:
+        labels = [r[0] for r in conn.execute(f"SELECT {info.columns[0]} FROM {info.name} ORDER BY source_row")]
+    assert labels == ["Salaries", "Pension costs", "Training costs", "Total"]
+    response = ws.ask("What was the change in total staff costs from 2023 to 2024?", mode="pipeline", doc_ids=[info.doc_id])
+    assert response.answer.startswith("The change in Total is 117 from 2023 to 2024"), response.answer
+    ws.close()

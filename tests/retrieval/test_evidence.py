@@ -18,6 +18,14 @@ def test_windows_are_runs_of_consecutive_lines_covering_the_text():
     assert all(ROWS[w.start:w.end] == w.text for w in found)
 
 
+def test_a_window_does_not_end_inside_a_sentence_at_an_abbreviation():
+    text = ("Revenue rose in 2025.\nNet income was reduced by the effects of the\nU.S. Inflation Reduction Act of 2022.\n"
+            "Margins held.")
+    assert [w.text for w in windows(text, 2)] == [
+        "Revenue rose in 2025.\nNet income was reduced by the effects of the",
+        "U.S. Inflation Reduction Act of 2022.\nMargins held."]
+
+
 def test_a_text_shorter_than_a_window_is_one_window():
     text = "Net sales rose. Costs fell."
     assert [w.text for w in windows(text, 4)] == [text]
