@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from core.agents import calculate
+from core.agents import calculate, question_kind
 from core.annotations.route import StructuredResult, phrase_answer, phrase_table_answer
 from core.citations import SOURCE_MARKER, location
 from core.ingest.context import without_repeated_heading
@@ -348,6 +348,27 @@ def read_reply(draft: Draft, text: str) -> Draft:
     return draft
 
 
+# A reason or a definition answered in this many content words or fewer (and a third of its quote's at most),
+# all of them its quote's, with no verb, is a fragment of it ("The Tax Act"); "Machine learning is a subset of
+# AI" is a sentence already
+_FRAGMENT_WORDS = 4
+_VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|will|would|can|could|does|do|did|means?)\b", re.I)
+_QUOTE_WORDS = 60  # a quote longer than this is more than the sentence that answers
+
+
+def stated_in_full(question: str, answer: str, quote: str, source: int | None) -> str:
+    """A reason, definition or rule the model answered with a few words of its quote ("The Tax Act", "the
+    most advantageous market") is answered with the quoted sentence: what a person would write, and every
+    word of it on the page. Figures and other answers are left as the model wrote them."""
+    said = tokenize(SOURCE_MARKER.sub("", answer))
+    quoted = tokenize(quote)
+    if not said or not quoted or len(said) > min(_FRAGMENT_WORDS, len(quoted) / 3) or len(quoted) > _QUOTE_WORDS \
+            or _VERB.search(answer) \
+            or not set(said) <= set(quoted) or question_kind.by_rules(question).kind != question_kind.TEXT:
+        return answer
+    return render_quoted(quote, source)
+
+
 def parse_quoted(text: str) -> tuple[str, int | None, str]:
     """(quote, source number, answer) from the model's JSON; a reply cut short or not JSON at all
     gives what could be read, so the Validator's check decides (an empty quote is a refusal)."""
@@ -476,6 +497,7 @@ def _reason_quoted(draft: Draft, messages, llm: ChatLLM, temperature: float, max
         return draft
     draft.completions.append(completion)
     read_reply(draft, text)  # the quote answers it when the model left the answer out
+    draft.answer = stated_in_full(draft.question, draft.answer, draft.quote, draft.quote_source)
     answer = parse_quoted(text)[2] or draft.quote
     if on_token and draft.answer.startswith(answer) and len(draft.answer) > len(answer):
         on_token(draft.answer[len(answer):])  # the citation, after the streamed words

@@ -1,4 +1,6 @@
 """Reasoner: the seed 000 prompt, a context built from the relevant sentences, continuation."""
+import json
+
 from core.agents.reasoner import (
     NO_INFORMATION, QUOTE, QUOTE_OPTIONAL_FORM, build_prompt, build_sources, reason, select_passage,
 )
@@ -108,6 +110,19 @@ def test_a_quoted_answer_streams_its_words_then_its_citation():
     assert (draft.quote, draft.quote_source) == ("The warranty is 25 years.", 1)
     assert draft.answer == 'The warranty lasts "25" years. [Source 1]' and "".join(seen) == draft.answer
     assert draft.raw_output == reply
+
+
+def test_a_reason_answered_with_a_few_words_of_its_quote_is_answered_with_the_quoted_sentence():
+    sentence = "Net income fell in 2025 because of the one-off restructuring charge at the Leeds plant."
+    reply = json.dumps({"quote": sentence, "source": 1, "answer": "the restructuring charge"})
+    draft = reason("Why did net income fall in 2025?", [chunk(sentence)], ScriptedLLM([reply]), style="concise",
+                   budget=200, temperature=0.0, max_tokens=200, count_tokens=count, form=QUOTE)
+    assert draft.answer == f"{sentence} [Source 1]"
+    # a figure asked for stays as the model wrote it
+    figure = reason("What was net income in 2025?", [chunk("Net income was £4.2m in 2025.")],
+                    ScriptedLLM([json.dumps({"quote": "Net income was £4.2m in 2025.", "source": 1, "answer": "£4.2m"})]),
+                    style="concise", budget=200, temperature=0.0, max_tokens=200, count_tokens=count, form=QUOTE)
+    assert figure.answer == "£4.2m [Source 1]"
 
 
 def test_a_quoted_reply_cut_short_is_read_as_no_quote_not_raised():
