@@ -66,11 +66,12 @@ def _meets(value: float, op: str, number: float) -> bool:
 
 def stated_years(question: str) -> list[str]:
     """The years a question states, in its order: "from 2018 to 2019" -> ["2018", "2019"]; "2017-2019" is
-    the three years of the span."""
+    the three years of the span, and so is "the average ... from 2017 to 2019" (a change from one year to
+    another is between those two)."""
     span = re.search(r"(?<!\d)((?:19|20)\d{2})\s*(?:-|–|to|through)\s*((?:19|20)\d{2})(?!\d)", question)
     years = list(dict.fromkeys(_YEAR.findall(question)))
-    if span and 0 < int(span.group(2)) - int(span.group(1)) <= 5 and not re.search(
-            r"\bfrom\s+" + span.group(1), question, re.I):
+    if span and 0 < int(span.group(2)) - int(span.group(1)) <= 5 and (
+            not re.search(r"\bfrom\s+" + span.group(1), question, re.I) or operation_asked(question) in ("average", "sum")):
         between = [str(y) for y in range(int(span.group(1)), int(span.group(2)) + 1)]
         years = list(dict.fromkeys([*between, *years]))
     return years
@@ -148,12 +149,18 @@ def row_named(question: str, labels: list[str]) -> str | None:
         if words:
             shared = len(words & asked)
             scored.append((shared / len(words), shared, label))
+    # "Other operating expenses" and "Total other operating expenses" share their words: the question's
+    # "total" (or its absence) says which
+    asks_total = bool(_TOTAL_ASKED.search(question))
+    scored = [(share, shared, bool(_TOTAL.match(label)) == asks_total, label) for share, shared, label in scored]
     scored.sort(reverse=True)
+    scored = [(share, shared, label) for share, shared, _, label in scored]
     # "the total personnel expenses" over rows of expenses and a bare "Total": no line item is named whole,
     # and the total is what the question asks for
     totals = [label for label in dict.fromkeys(labels) if not _stems(label) and _TOTAL.match(label)]
     if _TOTAL_ASKED.search(question) and len(totals) == 1 and not (scored and scored[0][0] == 1.0):
         return totals[0]
-    if not scored or scored[0][1] == 0 or scored[0][0] < 0.5 or (len(scored) > 1 and scored[1][:2] == scored[0][:2]):
+    if not scored or scored[0][1] == 0 or scored[0][0] < 0.5 or (len(scored) > 1 and scored[1][:2] == scored[0][:2]
+                                                                 and _TOTAL.match(scored[1][2]) == _TOTAL.match(scored[0][2])):
         return None
     return scored[0][2]

@@ -357,25 +357,34 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     return planned
 
 
+# A figure worked out of a row's cell, which reading the cell alone does not answer
+_DERIVED = re.compile(r"\b(?:ratio|proportion|percent(?:age)?|share|divided|times|multiple|rate|margin|per)\b", re.I)
+
+
 def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
     """A report row's figures across the years the question states, the row named by most of its label's
-    words: "the change in sales in Mexico between 2017 and 2018" needs no model call. The model's plans for
+    words: "the change in sales in Mexico between 2017 and 2018" needs no model call; so does one cell,
+    "the total other operating expenses in 2018". The model's plans for
     such questions failed on the TAT-QA tuning part (the text route answered 9 of 40 with the two figures or
     not at all), and a plan code can read whole is exact and fast. None when the question names no one row."""
-    if len(row_figures.stated_years(question)) < 2:
+    years = row_figures.stated_years(question)
+    # (a "total" of one year's figure is that figure: "the Total other operating expenses in 2018" names a row)
+    one_cell = len(years) == 1 and row_figures.operation_asked(question) in (None, "sum") and not _DERIVED.search(question)
+    if len(years) < 2 and not one_cell:
         return None  # (before reading the columns, which queries the table)
     columns = columns_of(table, executor)
-    if not _two_years_named(question, columns):
+    year_column = (row_figures.years_named(question, columns) or [None])[0] if one_cell else None
+    if not (year_column if one_cell else _two_years_named(question, columns)):
         return None
     label = next((c for c in columns if c.kind == "text"), None)
     row = row_figures.row_named(question, label.cells) if label is not None else None
     if row is None:
         return None
-    plan = read_plan({"answer": "sum", "column": "", "filters": [{"column": label.label, "op": "is", "value": row}]},
-                     columns)
+    plan = read_plan({"answer": "sum", "column": year_column.label if one_cell else "",
+                      "filters": [{"column": label.label, "op": "is", "value": row}]}, columns)
     planned = PlannedQuery(table, question, plan=plan, prompt="")
     planned.applied = apply_conditions(question, plan, columns, table.row_count, name_words(table))
-    if planned.refused or not figures_across(question, plan, columns):
+    if planned.refused or not (one_cell or figures_across(question, plan, columns)):
         return None
     planned.applied.append(Applied(row, label.label, "read by the rules", "the row the question names"))
     return planned
@@ -865,17 +874,22 @@ def group_words(question: str) -> tuple[str, set[str]] | None:
     match = _GROUP_WORDS.search(question)
     if not match or _PERIODIC.search(question):
         return None
-    found = [w for w in tokens(match.group(1)) if w not in _GROUP_FILLER][:3]
-    if not found or normal_unit(found[0]) or normal_unit(found[0] + "s") or found[0] in ("time", "one", "other"):
+    words = tokens(match.group(1))
+    ended = next((i for i, w in enumerate(words) if w in _GROUP_END), len(words))  # "per shop | between May and June"
+    found = [w for w in words[:ended] if w not in _GROUP_FILLER][:3]
+    if not found or normal_unit(found[0]) or normal_unit(found[0] + "s") or found[0] in _NO_GROUP:
         return None
     said = match.group(0)
     said = said[:said.lower().rfind(found[-1]) + len(found[-1])]
     return said, {f for w in found for f in singulars(w)}
 
 
+# "per share", "per capita": a rate's denominator, as a unit is ("per gallon"); "each time", "each one": no group
+_NO_GROUP = {"time", "one", "other", "share", "capita", "annum", "cent", "head"}
 _ROW_NOUNS = {"row", "line", "entry", "record", "transaction"}  # what any table's row is called
 _GROUP_LEAD = re.compile(r"^(?:per|each|every|by|for each|for every)\s+", re.I)
-_GROUP_FILLER = {"of", "the", "our", "a", "an", "in", "on", "for", "and", "did", "do", "does", "was", "were", "is", "are",
+_GROUP_END = {"between", "from", "to", "during", "in", "on", "since", "until", "before", "after"}  # a new phrase
+_GROUP_FILLER = {"of", "the", "our", "a", "an", "for", "and", "did", "do", "does", "was", "were", "is", "are",
                  "make", "made", "have", "has", "had", "get", "got", "take", "took", "spend", "spent", "sell", "sold"}
 
 
@@ -1436,7 +1450,10 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
                                       zip(planned.columns[1:], rows[0][1:]) if v not in (None, ""))
         named = [plan.matched.get(i, (v,))[0] for i, (_, op, v) in enumerate(plan.filters) if op == "is"]
         if counted == 1 and plan.answer in _SQL_AGGREGATE and named and not plan.periods:
-            # one row's cell, named by its row and column ("Grants, 2018: 912"), not "the total 2018 for ..."
+            # one row's cell, named by its row and column ("Grants, 2018: 912"), not "the total 2018 for ..."; a
+            # year column's figure is a figure ("1,507"), not a year
+            if row_figures.year_columns([plan.column]) and shown == format_value(value, unit):
+                shown = _figure(value, unit)
             return f"{', '.join(named)}, {plan.column.label}: {shown} ({where})."
         # the figure right after what it measures, then what it covers: a reader (and a scorer) takes the
         # first figure as the answer, and a converted bound ("Frame (cm) at least 53.34 cm") is not it

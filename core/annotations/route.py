@@ -637,8 +637,9 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
             percent = " %" if re.search(r"\b(?:percent(?:age)?|share|proportion)\b|%", result.parsed_question or "", re.I) \
                 and "%" not in value else ""
             text = f"The answer is {value}{percent}{' for ' + condition if condition else ''} (from {where}). {cite}"
-        else:
-            text = f"The {labels[0]}{' for ' + condition if condition else ''} is {value} (from {where}). {cite}"
+        else:  # a figure the query names a percentage ("percentage_change") is said as one
+            percent = "%" if re.search(r"\b(?:percent(?:age)?|pct)\b", labels[0], re.I) and "%" not in value else ""
+            text = f"The {labels[0]}{' for ' + condition if condition else ''} is {value}{percent} (from {where}). {cite}"
     elif not query.rows:
         text = f"No rows of {where} match this question. {cite}"
     else:

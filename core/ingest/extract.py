@@ -21,7 +21,7 @@ from core.annotations.units import parse_quantity, unit_of_label
 from core.ingest.document import LoadedDocument, Section
 from core.ingest.pdf_tables import unit_of
 from core.ingest.summary import summarize
-from core.ingest.tables import find_tables
+from core.ingest.tables import BLANK_STUB, LABELS_HEADER, find_tables
 
 log = logging.getLogger(__name__)
 
@@ -341,6 +341,8 @@ def _pdf_table_facts(path: Path, document: LoadedDocument, doc_id: str) -> list[
                 for table in tables:
                     if len(table.header) < 2 or not table.rows:
                         continue
+                    if table.header[0] == BLANK_STUB:  # the row labels under a blank corner, as the layout reader names them
+                        table.header[0] = LABELS_HEADER
                     unit = page_units.get(page_number) if len(tables) == 1 else None
                     if unit and not unit_of([*table.title_lines, *table.header]):
                         table.title_lines.append(f"({unit})")

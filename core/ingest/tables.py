@@ -63,6 +63,10 @@ def _split_blocks(rows: list[list[str]]) -> list[list[tuple[int, list[str]]]]:
     return blocks
 
 
+LABELS_HEADER = "Description"  # what a report table's blank corner over its row labels is called
+BLANK_STUB = "column 1"  # a blank first header cell, as _header_names names it
+
+
 def _header_names(row: list[str]) -> list[str]:
     names, seen = [], {}
     for i, cell in enumerate(row):

@@ -88,6 +88,8 @@ def test_years_are_read_in_order_and_a_short_span_is_every_year_in_it():
     assert across.stated_years("from 2018 to 2019") == ["2018", "2019"]
     assert across.stated_years("between 2017-2019") == ["2017", "2018", "2019"]
     assert across.stated_years("in 2019 and 2018") == ["2019", "2018"]
+    assert across.stated_years("the average margin for the three years from 2022 to 2024") == ["2022", "2023", "2024"]
+    assert across.stated_years("the change in margin from 2022 to 2024") == ["2022", "2024"]
 
 
 def test_a_rows_figures_in_each_stated_year_are_given_in_the_questions_order(ws):
@@ -157,6 +159,24 @@ def test_a_row_the_question_names_across_stated_years_is_read_by_the_rules_witho
     response = ws.ask("What was the change in grants from 2018 to 2019?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
     assert response.answer.startswith("The change in Grants is -52 from 2018 to 2019 (2018: 912; 2019: 860)"), response.answer
     assert ws.llm.calls == [] and response.structured["query_path"] == "rules plan" and response.confidence == "medium"
+
+
+def test_one_cell_a_row_and_a_year_name_is_read_by_the_rules_but_a_ratio_of_it_is_not(ws):
+    ws.llm.calls.clear()
+    ws.llm.script = []
+    scope = [ws.documents()[0].doc_id]
+    response = ws.ask("What did donations come to in 2019?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("Donations, 2019: 1,507"), response.answer
+    assert ws.llm.calls == [] and response.structured["query_path"] == "rules plan"
+    ws.llm.script = [json.dumps({"answer": "other", "column": "", "filters": []})]
+    ws.ask("What was the ratio of grants to total income in 2018?", mode="pipeline", doc_ids=scope)
+    assert ws.llm.calls  # a figure worked out of the cell is the model's plan, not the cell
+
+
+def test_a_total_line_and_the_line_item_of_the_same_words_are_told_apart_by_total():
+    labels = ["Impairment charges", "Other operating expenses", "Total other operating expenses"]
+    assert across.row_named("What was the total other operating expenses in 2018?", labels) == "Total other operating expenses"
+    assert across.row_named("What were other operating expenses in 2018?", labels) == "Other operating expenses"
 
 
 def test_a_units_row_under_the_years_gives_the_figures_their_scale(tmp_path, embedder, write_text):

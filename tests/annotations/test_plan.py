@@ -419,6 +419,13 @@ def test_a_group_no_column_holds_is_refused_not_answered_from_another_column(ws)
     assert response.confidence == "low"
 
 
+def test_a_rates_denominator_is_no_group():
+    from core.annotations.plan import group_words
+    assert group_words("What was the change in earnings per share between 2023 and 2024?") is None
+    assert group_words("What was the GDP per capita?") is None
+    assert group_words("Loaves sold per shop between May and June?") == ("per shop", {"shop"})
+
+
 def test_a_group_the_question_names_and_the_plan_left_out_is_added_or_refused(ws):
     ws.llm.script = [plan(answer="sum", column="Loaves"), plan(answer="sum", column="Loaves")]
     scope = [ws.documents()[0].doc_id]

@@ -72,3 +72,16 @@ def test_rows_of_positions_or_a_zero_count_of_a_text_no_cell_holds_are_no_answer
     assert not_an_answer(result("SELECT COUNT(*) FROM fleet WHERE registration LIKE '%KX21%' AND total > 9"),
                          [FLEET], executor) is None
     assert not_an_answer(result("SELECT registration FROM fleet WHERE total > 4"), [FLEET], executor) is None
+
+
+def test_a_figure_the_query_names_a_percentage_is_said_with_its_percent_sign():
+    from core.annotations.query import StructuredQuery
+    from core.annotations.route import StructuredResult, TableQuery, phrase_table_answer
+    from core.annotations.search import FactQuery
+    from core.annotations.select import Selection
+
+    query = TableQuery([Selection(FLEET, 1.0)], sql="SELECT (SUM(total) - 4) * 100.0 / 4 AS percentage_change FROM fleet",
+                       columns=["percentage_change"], rows=[(-21.52,)])
+    result = StructuredResult(StructuredQuery(FactQuery(doc_ids=["d1"])), [], table_query=query,
+                              parsed_question="What is the percentage change in the fleet's total?")
+    assert phrase_table_answer(result, 10, 3).text.startswith("The percentage change is -21.52% (from Fleet.xlsx)")

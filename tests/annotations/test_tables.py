@@ -272,6 +272,7 @@ def test_a_ruled_report_tables_total_line_is_a_row_to_ask_for(tmp_path, embedder
     with sqlite3.connect(ws.pipeline.tables.path) as conn:
         labels = [r[0] for r in conn.execute(f"SELECT {info.columns[0]} FROM {info.name} ORDER BY source_row")]
     assert labels == ["Salaries", "Pension costs", "Training costs", "Total"]
+    assert info.printed[info.columns[0]] == "Description"  # the blank corner, named as the layout reader names it
     response = ws.ask("What was the change in total staff costs from 2023 to 2024?", mode="pipeline", doc_ids=[info.doc_id])
     assert response.answer.startswith("The change in Total is 117 from 2023 to 2024"), response.answer
     ws.close()
