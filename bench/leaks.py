@@ -13,6 +13,7 @@ CHECKS: list[tuple[str, re.Pattern]] = [
     ("SQL", re.compile(r"\bSELECT\b.+\bFROM\b|\bWHERE\b|\bGROUP BY\b|\bORDER BY\b|\b(?:COUNT|SUM|AVG)\s*\(|\bIS NOT NULL\b")),
     ("an internal name", re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b|\bc_\d+\b|\bsource_row\b|\bfact_id\b"
                                     r"|\b[A-Z]\d\.[A-Za-z_]\w*")),  # a query's table alias: "T1.Rate"
+    ("a made-up header", re.compile(r"\bcolumn \d+\b")),  # a blank header cell's stand-in name
     ("error text", re.compile(r"\b\w*Error\b|Traceback|Exception\b|no such column|syntax error", re.I)),
     ("a Python value", re.compile(r"\b(?:None|True|False|nan|NaN)\b")),
     ("an operator as prose", re.compile(r"\s(?:=|==|!=|<>)\s|\blike\s+'|\bLIKE\b")),

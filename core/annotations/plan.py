@@ -368,8 +368,10 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     such questions failed on the TAT-QA tuning part (the text route answered 9 of 40 with the two figures or
     not at all), and a plan code can read whole is exact and fast. None when the question names no one row."""
     years = row_figures.stated_years(question)
-    # (a "total" of one year's figure is that figure: "the Total other operating expenses in 2018" names a row)
-    one_cell = len(years) == 1 and row_figures.operation_asked(question) in (None, "sum") and not _DERIVED.search(question)
+    # (a "total" or an "average" of one year's figure is that figure, and the words name a row more often:
+    # "the Total other operating expenses in 2018", "the basic weighted average shares outstanding in 2018")
+    one_cell = len(years) == 1 and row_figures.operation_asked(question) in (None, "sum", "average") \
+        and not _DERIVED.search(question)
     if len(years) < 2 and not one_cell:
         return None  # (before reading the columns, which queries the table)
     columns = columns_of(table, executor)

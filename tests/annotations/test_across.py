@@ -168,6 +168,8 @@ def test_one_cell_a_row_and_a_year_name_is_read_by_the_rules_but_a_ratio_of_it_i
     response = ws.ask("What did donations come to in 2019?", mode="pipeline", doc_ids=scope)
     assert response.answer.startswith("Donations, 2019: 1,507"), response.answer
     assert ws.llm.calls == [] and response.structured["query_path"] == "rules plan"
+    # one year's "average" or "total" is its one figure ("the weighted average shares outstanding in 2018")
+    assert ws.ask("What were average grants in 2018?", mode="pipeline", doc_ids=scope).answer.startswith("Grants, 2018: 912")
     ws.llm.script = [json.dumps({"answer": "other", "column": "", "filters": []})]
     ws.ask("What was the ratio of grants to total income in 2018?", mode="pipeline", doc_ids=scope)
     assert ws.llm.calls  # a figure worked out of the cell is the model's plan, not the cell
