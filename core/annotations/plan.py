@@ -363,10 +363,10 @@ _DERIVED = re.compile(r"\b(?:ratio|proportion|percent(?:age)?|share|divided|time
 
 def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
     """A report row's figures across the years the question states, the row named by most of its label's
-    words: "the change in sales in Mexico between 2017 and 2018" needs no model call; so does one cell,
-    "the total other operating expenses in 2018". The model's plans for
-    such questions failed on the TAT-QA tuning part (the text route answered 9 of 40 with the two figures or
-    not at all), and a plan code can read whole is exact and fast. None when the question names no one row."""
+    words: "the change in sales in Mexico between 2017 and 2018" needs no model call; so does one cell, "the
+    total other operating expenses in 2018". The model's plans for such questions failed on the TAT-QA tuning
+    part (the text route answered 9 of 40 with the two figures or not at all), and a plan code can read whole
+    is exact and fast. None when the question names no one row."""
     years = row_figures.stated_years(question)
     # (a "total" or an "average" of one year's figure is that figure, and the words name a row more often:
     # "the Total other operating expenses in 2018", "the basic weighted average shares outstanding in 2018")
@@ -785,6 +785,11 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
             # set's README scores that wrong, and a person would say the file has no drivers.
             applied.append(Applied(phrase, plan.group_by.label if plan.group_by else None, "not applied", NO_SUCH_GROUP))
             plan.answer = NOT_IN_TABLE
+    # "Who approved the financial statements?" asks for a person or a body: a list of a number column (a Note
+    # column's references) names neither, so the table does not say
+    if _WHO.match(question) and plan.answer == "list" and plan.column is not None and plan.column.kind == "number":
+        applied.append(Applied("who", plan.column.label, "not applied", f"{plan.column.label} holds figures, not names"))
+        plan.answer = NOT_IN_TABLE
     # A filter one grouping makes pointless: grouping on a column filtered to one value is one group.
     if isinstance(plan.group_by, Column) and any(c is plan.group_by and op == "is" and len({fold(v) for v in plan.matched.get(i, (value,))}) == 1
                                                  for i, (c, op, value) in enumerate(plan.filters)):
@@ -800,6 +805,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
 _PERIODIC = re.compile(r"\b(?:monthly|quarterly|(?:per|each|every|by) (?:month|quarter|weekday|day of the week)|"
                        r"month by month|quarter by quarter)\b", re.I)
 _BREAKDOWN = re.compile(r"\b(?:broken down|breakdown|split|separately|respectively|each)\b", re.I)
+_WHO = re.compile(r"^\W*(?:who|whom)\b", re.I)
 _PER_GROUP = re.compile(r"\b(?:per|each|every|by|broken down|breakdown|split)\b", re.I)
 _TOP = re.compile(r"\b(?:most|least|top|highest|lowest|best|worst|biggest|largest|smallest|busiest|fewest|more|less|fewer)\b", re.I)
 _WHICH = re.compile(r"^\W*(?:which|who|whose|what|name the)\b", re.I)

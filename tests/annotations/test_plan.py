@@ -426,6 +426,14 @@ def test_a_rates_denominator_is_no_group():
     assert group_words("Loaves sold per shop between May and June?") == ("per shop", {"shop"})
 
 
+def test_who_is_never_answered_with_a_column_of_figures(ws):
+    ws.llm.script = [plan(answer="list", column="Loaves", order="highest first", limit=1)]
+    response = ws.ask("Who baked the most sourdough?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert {"condition": "who", "column": "Loaves", "how": "not applied",
+            "note": "Loaves holds figures, not names"} in response.structured["conditions"]
+    assert response.answer.startswith("The documents do not contain this")
+
+
 def test_a_group_the_question_names_and_the_plan_left_out_is_added_or_refused(ws):
     ws.llm.script = [plan(answer="sum", column="Loaves"), plan(answer="sum", column="Loaves")]
     scope = [ws.documents()[0].doc_id]
