@@ -45,7 +45,8 @@ _REASON = re.compile(
     r"|\b(?:effects?|impacts?|implications?|repercussions?)\b",
     re.I)
 _EXPLANATION = re.compile(
-    r"\b(?:explain|explanation|describe|reasons?|drove|drivers?|driving|caused?|factors?|impact(?:ed|s)?|"
+    r"\bwhat\s+(?:results?\s+in|gives?\s+rise\s+to)\b|\b(?:composed|comprised)\s+of\b"
+    r"|\b(?:explain|explanation|describe|reasons?|drove|drivers?|driving|caused?|factors?|impact(?:ed|s)?|"
     r"affect(?:ed|s)?|effects?|implications?|repercussions?|indicate|suggest|insights?|relate|relationship|"
     r"strateg(?:y|ies)|outcome|meaning|definition|discussion|discussed|expect(?:s|ed)?|forecasts?|guidance|outlook|"
     r"significant(?:ly)?|substantial(?:ly)?|notable|noteworthy|components?\s+of|made\s+up\s+of)\b"

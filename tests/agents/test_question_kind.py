@@ -157,6 +157,8 @@ def test_a_model_that_fails_leaves_the_table_route_and_says_so():
     ("How many claims were reported in March?", RECORDS),
     ("How long is the notice period for leaving the choir?", TEXT),  # a term the handbook states
     ("How long did rehearsals last on average in May?", RECORDS),
+    ("What results in a late fee for members?", TEXT),  # a cause the handbook states
+    ("What is the season ticket composed of?", TEXT),
 ])
 def test_the_rules_are_sure_of_plain_requests(question, expected):
     kind = by_rules(question)
