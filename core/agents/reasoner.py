@@ -356,17 +356,20 @@ _VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|will|would|can|co
 _QUOTE_WORDS = 60  # a quote longer than this is more than the sentence that answers
 
 
-def stated_in_full(question: str, answer: str, quote: str, source: int | None) -> str:
+def stated_in_full(question: str, answer: str, quote: str, source: int | None, page: str = "") -> str:
     """A reason, definition or rule the model answered with a few words of its quote ("The Tax Act", "the
-    most advantageous market") is answered with the quoted sentence: what a person would write, and every
-    word of it on the page. Figures and other answers are left as the model wrote them."""
+    most advantageous market") is answered with the quoted sentence as `page` (its source's text) prints it:
+    what a person would write, and every word of it on the page. Figures and other answers are left as the
+    model wrote them."""
     said = tokenize(SOURCE_MARKER.sub("", answer))
     quoted = tokenize(quote)
     if not said or not quoted or len(said) > min(_FRAGMENT_WORDS, len(quoted) / 3) or len(quoted) > _QUOTE_WORDS \
             or _VERB.search(answer) \
             or not set(said) <= set(quoted) or question_kind.by_rules(question).kind != question_kind.TEXT:
         return answer
-    return render_quoted(quote, source)
+    # the model copies a quote loosely ("U. S." for "U.S.", a line break for a space): the page's own words
+    printed = re.search(r"\W*".join(map(re.escape, re.findall(r"\w+", quote))) + r"[^\w\s]*", page, re.I)
+    return render_quoted(" ".join(printed.group(0).split()) if printed else quote, source)
 
 
 def parse_quoted(text: str) -> tuple[str, int | None, str]:
@@ -497,7 +500,8 @@ def _reason_quoted(draft: Draft, messages, llm: ChatLLM, temperature: float, max
         return draft
     draft.completions.append(completion)
     read_reply(draft, text)  # the quote answers it when the model left the answer out
-    draft.answer = stated_in_full(draft.question, draft.answer, draft.quote, draft.quote_source)
+    page = next((s.text for s in draft.sources if s.number == draft.quote_source), "")
+    draft.answer = stated_in_full(draft.question, draft.answer, draft.quote, draft.quote_source, page)
     answer = parse_quoted(text)[2] or draft.quote
     if on_token and draft.answer.startswith(answer) and len(draft.answer) > len(answer):
         on_token(draft.answer[len(answer):])  # the citation, after the streamed words

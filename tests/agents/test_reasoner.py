@@ -118,6 +118,12 @@ def test_a_reason_answered_with_a_few_words_of_its_quote_is_answered_with_the_qu
     draft = reason("Why did net income fall in 2025?", [chunk(sentence)], ScriptedLLM([reply]), style="concise",
                    budget=200, temperature=0.0, max_tokens=200, count_tokens=count, form=QUOTE)
     assert draft.answer == f"{sentence} [Source 1]"
+    # quoted loosely, answered as printed
+    loose = json.dumps({"quote": "Net income fell because of the U. S. tax change.", "source": 1, "answer": "the tax change"})
+    printed = "Net income fell because of the U.S.\ntax change."
+    draft = reason("Why did net income fall in 2025?", [chunk(printed)], ScriptedLLM([loose]), style="concise",
+                   budget=200, temperature=0.0, max_tokens=200, count_tokens=count, form=QUOTE)
+    assert draft.answer == "Net income fell because of the U.S. tax change. [Source 1]"
     # a figure asked for stays as the model wrote it
     figure = reason("What was net income in 2025?", [chunk("Net income was £4.2m in 2025.")],
                     ScriptedLLM([json.dumps({"quote": "Net income was £4.2m in 2025.", "source": 1, "answer": "£4.2m"})]),
