@@ -273,7 +273,11 @@ class AnswerPipeline:
             if on_token is not None:
                 on_token.flush()
             return draft
-        style = style or s.answer_style
+        # A summary ("the main points of the February minutes") is no one quoted sentence: the model writes the
+        # points in its own words, each cited ([Source N]), checked as any free answer is
+        summary = plan.kind == question_kind.SUMMARY
+        form = reasoner_agent.FREE if summary else s.reader_form
+        style = style or ("bullet" if summary else s.answer_style)
         # one synthesis call over every sub-query's evidence.
         question = decompose_agent.synthesis_question(plan.question, plan.sub_queries) \
             if plan.classification != decompose_agent.SIMPLE else plan.question
@@ -284,12 +288,12 @@ class AnswerPipeline:
             draft = reasoner_agent.reason(
                 question, evidence.chunks, self.llm, style=style, budget=s.context_token_budget,
                 temperature=s.answer_temperature, max_tokens=s.answer_max_tokens,
-                count_tokens=self.kb.embedder.count_tokens, on_token=on_token, form=s.reader_form,
+                count_tokens=self.kb.embedder.count_tokens, on_token=on_token, form=form,
                 max_sources=retriever_agent.passages_to_read(plan, s),
             )
             if on_token is not None:
                 on_token.flush()
-            event.summary, event.outputs = draft.describe(), {**draft.trace(), "form": s.reader_form}
+            event.summary, event.outputs = draft.describe(), {**draft.trace(), "form": form}
             if draft.error:
                 event.status = "failed"
         return draft

@@ -141,6 +141,16 @@ def test_a_model_failure_gives_a_clear_message(tmp_path, embedder, write_text):
     ws.close()
 
 
+def test_a_summary_is_written_as_cited_points_not_as_one_quoted_sentence(open_ws):
+    points = ("- Machine learning is a subset of AI that learns from data [Source 1].\n"
+              "- ML algorithms build models from training data to make predictions [Source 1].")
+    ws = open_ws([points])
+    response = ws.ask("Give me a short summary of the AI introduction")
+    prompt = ws.llm.calls[-1][0]["content"]
+    assert "Provide the answer as bullet points." in prompt and '"quote"' not in prompt
+    assert response.answer.startswith("- Machine learning is a subset of AI") and "[Source 1]" in response.answer
+
+
 def test_hallucinated_source_numbers_are_removed(open_ws):
     ws = open_ws(["Machine learning learns from data [Source 1] [Source 9]."])
     response = ws.ask("What is machine learning?")
