@@ -1,14 +1,15 @@
-"""Reports with the real model (issue 23): a cell under a stacked header of a long PDF, and a summary of a
-meeting's minutes. What only the real model shows: that it names the right row and quarter under the
-header the PDF reader built, and that a request for the main points is answered as points from the minutes,
-with the minutes as their source, not routed to a table or refused. Each test costs one or two model calls; skipped where the model
-is not installed."""
+"""Reports with the real model (issue 23): a cell under a stacked header of a long PDF (tests/report_pdfs.py),
+and a summary of a meeting's minutes. What only the real model shows: that it names the right row and quarter
+under the header the PDF reader built, and that a request for the main points is answered as points from the
+minutes, with the minutes as their source, not routed to a table or refused. Each test costs one or two model
+calls; skipped where the model is not installed."""
 import pytest
 
 from bench.leaks import leaks
 from core.config import Settings
 from core.workspace import Workspace
 from tests.real_model import requires_model
+from tests.report_pdfs import write_annual_report
 
 pytestmark = requires_model
 
@@ -23,39 +24,11 @@ Present: the chair, the treasurer, the secretary and four plot holders.
 """
 
 
-def draw_depot_report(path):
-    """Two pages of a transport report; page 2 has the journeys table under a stacked header and a scale line."""
-    from reportlab.lib.pagesizes import A4
-    from reportlab.pdfgen import canvas
-
-    pdf = canvas.Canvas(str(path), pagesize=A4, invariant=1)
-    pdf.setFont("Helvetica", 9)
-    pdf.drawString(40, 800, "Annual report 2025. Our buses carried more people than in any year since 2019.")
-    pdf.showPage()
-    pdf.setFont("Helvetica", 9)
-    pdf.drawString(40, 780, "Passenger journeys by depot were as follows:")
-    pdf.drawCentredString(420, 758, "Year ended 31 March 2025")
-    pdf.drawString(40, 747, "(in thousands)")
-    for x, quarter in zip((330, 390, 450, 510), ("Q1", "Q2", "Q3", "Q4")):
-        pdf.drawRightString(x, 747, quarter)
-    y = 747
-    for label, figures in [("Northgate depot", ("412", "398", "455", "471")),
-                           ("Riverside depot", ("288", "301", "297", "310")),
-                           ("Hillcrest depot", ("190", "204", "211", "199"))]:
-        y -= 12
-        pdf.drawString(40, y, label)
-        for x, figure in zip((330, 390, 450, 510), figures):
-            pdf.drawRightString(x, y, figure)
-    pdf.showPage()
-    pdf.save()
-    return path
-
-
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory, embedder):
     folder = tmp_path_factory.mktemp("reports_real")
     (folder / "committee_minutes_2025-02.txt").write_text(MINUTES, encoding="utf-8")
-    report = draw_depot_report(folder / "depot_report_2025.pdf")
+    report = write_annual_report(folder / "depot_report_2025.pdf")
     ws = Workspace(Settings(data_dir=folder / "kb", llm_provider="embedded"), embedder)
     ws.ingestor.ingest_paths([folder / "committee_minutes_2025-02.txt", report])
     yield ws

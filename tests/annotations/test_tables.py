@@ -172,31 +172,9 @@ def test_a_table_in_a_long_pdf_is_a_typed_table_whose_cell_is_read_by_row_label_
     """Issue 23: a table on page 11 of a 14-page report (a stacked header "Year ended 31 March 2025" over
     the quarters, a scale line, a footnote) is a typed table like a short document's; the cell in one
     depot's row and the Q3 column is one query, and the scale and footnote stay with it."""
-    from reportlab.lib.pagesizes import A4
-    from reportlab.pdfgen import canvas
+    from tests.report_pdfs import write_annual_report
 
-    path = tmp_path / "annual_report.pdf"
-    pdf = canvas.Canvas(str(path), pagesize=A4, invariant=1)
-    for page in range(1, 15):
-        pdf.setFont("Helvetica", 9)
-        pdf.drawString(40, 800, f"Page {page} of the annual report covers fleet, staff and safety in plain prose.")
-        if page == 11:
-            pdf.drawString(40, 760, "Passenger journeys by depot were as follows:")
-            pdf.drawCentredString(420, 738, "Year ended 31 March 2025")
-            pdf.drawString(40, 727, "(in thousands)")
-            for x, quarter in zip((330, 390, 450, 510), ("Q1", "Q2", "Q3", "Q4")):
-                pdf.drawRightString(x, 727, quarter)
-            y = 727
-            for label, figures in [("Northgate depot (1)", ("412", "398", "455", "471")),
-                                   ("Riverside depot", ("288", "301", "297", "310")),
-                                   ("Total journeys", ("700", "699", "752", "781"))]:
-                y -= 12
-                pdf.drawString(40, y, label)
-                for x, figure in zip((330, 390, 450, 510), figures):
-                    pdf.drawRightString(x, y, figure)
-            pdf.drawString(40, y - 14, "(1) Includes school contract services.")
-        pdf.showPage()
-    pdf.save()
+    path = write_annual_report(tmp_path / "annual_report.pdf")
     ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
     ws.ingestor.ingest_paths([path])
     (table,) = [t for t in ws.pipeline.tables.tables() if t.kind == "rows"]

@@ -1,0 +1,35 @@
+"""A report PDF the table tests and the real-model tests share: 14 pages of prose, and on page 11 a table of
+passenger journeys by depot under a stacked header ("Year ended 31 March 2025" over Q1-Q4), a scale line
+"(in thousands)", a footnote mark and its footnote."""
+from pathlib import Path
+
+QUARTERS_X = (330, 390, 450, 510)  # right edges of the quarter columns
+JOURNEYS = [("Northgate depot (1)", ("412", "398", "455", "471")),
+            ("Riverside depot", ("288", "301", "297", "310")),
+            ("Total journeys", ("700", "699", "752", "781"))]
+
+
+def write_annual_report(path: Path) -> Path:
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    for page in range(1, 15):
+        pdf.setFont("Helvetica", 9)
+        pdf.drawString(40, 800, f"Page {page} of the annual report covers fleet, staff and safety in plain prose.")
+        if page == 11:
+            pdf.drawString(40, 760, "Passenger journeys by depot were as follows:")
+            pdf.drawCentredString(420, 738, "Year ended 31 March 2025")
+            pdf.drawString(40, 727, "(in thousands)")
+            for x, quarter in zip(QUARTERS_X, ("Q1", "Q2", "Q3", "Q4")):
+                pdf.drawRightString(x, 727, quarter)
+            y = 727
+            for label, figures in JOURNEYS:
+                y -= 12
+                pdf.drawString(40, y, label)
+                for x, figure in zip(QUARTERS_X, figures):
+                    pdf.drawRightString(x, y, figure)
+            pdf.drawString(40, y - 14, "(1) Includes school contract services.")
+        pdf.showPage()
+    pdf.save()
+    return path
