@@ -17,7 +17,7 @@ from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, evidence as plan_
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
-from core.annotations.sql import found_nothing, named_nowhere, provenance_only, reads_table, write_query
+from core.annotations.sql import cut_to_nothing, found_nothing, named_nowhere, provenance_only, reads_table, write_query
 from core.annotations.tables import ISO_DATE_NOTE, PROVENANCE
 
 
@@ -360,10 +360,13 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
 
 def not_an_answer(result, tables: list, executor) -> str | None:
     """Why the rows of the model's last query say nothing about the question, or None: only where rows
-    are (their source_row), or nothing found by a filter that names a text no cell holds (a count of 0
-    of panels whose symbol is 'cracked' is no count of anything the table records)."""
+    are (their source_row), a figure cut out of text that came out empty, or nothing found by a filter that
+    names a text no cell holds (a count of 0 of panels whose symbol is 'cracked' is no count of anything the
+    table records)."""
     if provenance_only(result):
         return f"the query returned only row positions ({', '.join(result.columns)})"
+    if cut_to_nothing(result):
+        return "the figure the query cut out of a text cell came out empty"
     absent = named_nowhere(result.sql, tables, executor) if found_nothing(result) else []
     if absent:
         return "no cell holds " + ", ".join(f"'{text}'" for text in absent)

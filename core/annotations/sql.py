@@ -610,6 +610,14 @@ def found_nothing(result: QueryResult) -> bool:
 
 
 _AGGREGATE = re.compile(r"\b(SUM|AVG|COUNT|TOTAL)\s*\(", re.I)
+# A number cut out of text by the query itself ("CAST(SUBSTR(value, 1, 2) AS REAL)" of "£45.40" is 0)
+_CUT_FROM_TEXT = re.compile(r"\bCAST\s*\(\s*(?:SUBSTR|SUBSTRING|REPLACE|TRIM|LTRIM|RTRIM|INSTR)\s*\(", re.I)
+
+
+def cut_to_nothing(result: QueryResult) -> bool:
+    """A figure the query cut out of a text cell that came out 0 or blank: the cut missed the number ("VAT
+    (20 %)" asked as a rate gave "The VAT ( is 0"); the table's text holds it, which the pages show."""
+    return bool(_CUT_FROM_TEXT.search(result.sql or "")) and found_nothing(result)
 
 
 _QUOTED_NAME = re.compile(r'"([^"]+)"')

@@ -72,6 +72,11 @@ def test_rows_of_positions_or_a_zero_count_of_a_text_no_cell_holds_are_no_answer
     assert not_an_answer(result("SELECT COUNT(*) FROM fleet WHERE registration LIKE '%KX21%' AND total > 9"),
                          [FLEET], executor) is None
     assert not_an_answer(result("SELECT registration FROM fleet WHERE total > 4"), [FLEET], executor) is None
+    # a figure the query cut out of a text cell that came out 0 missed the number: the pages may hold it
+    cut = "SELECT CAST(SUBSTR(registration, 1, 2) AS REAL) * 100 AS rate FROM fleet WHERE registration LIKE 'KX21%'"
+    assert not_an_answer(result(cut), [FLEET], executor) == "the figure the query cut out of a text cell came out empty"
+    whole = "SELECT CAST(SUBSTR(registration, 3, 2) AS REAL) AS year FROM fleet WHERE registration LIKE 'KX21%'"
+    assert not_an_answer(result(whole), [FLEET], executor) is None  # "21": a number was cut out
 
 
 def test_a_figure_the_query_names_a_percentage_is_said_with_its_percent_sign():
