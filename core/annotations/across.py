@@ -143,24 +143,21 @@ def row_named(question: str, labels: list[str]) -> str | None:
     """The row label the question names when the model filtered no row: most of its words in the question
     (words compared by their first five letters, so "expenses" names "Expense"), the one best match only."""
     asked = _stems(question)
+    # "Other operating expenses" and "Total other operating expenses" share their words: the question's
+    # "total" (or its absence) says which, so a label that fits it ranks first among equal matches
+    asks_total = bool(_TOTAL_ASKED.search(question))
     scored = []
     for label in dict.fromkeys(labels):
         words = _stems(label)
         if words:
             shared = len(words & asked)
-            scored.append((shared / len(words), shared, label))
-    # "Other operating expenses" and "Total other operating expenses" share their words: the question's
-    # "total" (or its absence) says which
-    asks_total = bool(_TOTAL_ASKED.search(question))
-    scored = [(share, shared, bool(_TOTAL.match(label)) == asks_total, label) for share, shared, label in scored]
+            scored.append((shared / len(words), shared, bool(_TOTAL.match(label)) == asks_total, label))
     scored.sort(reverse=True)
-    scored = [(share, shared, label) for share, shared, _, label in scored]
     # "the total personnel expenses" over rows of expenses and a bare "Total": no line item is named whole,
     # and the total is what the question asks for
     totals = [label for label in dict.fromkeys(labels) if not _stems(label) and _TOTAL.match(label)]
-    if _TOTAL_ASKED.search(question) and len(totals) == 1 and not (scored and scored[0][0] == 1.0):
+    if asks_total and len(totals) == 1 and not (scored and scored[0][0] == 1.0):
         return totals[0]
-    if not scored or scored[0][1] == 0 or scored[0][0] < 0.5 or (len(scored) > 1 and scored[1][:2] == scored[0][:2]
-                                                                 and _TOTAL.match(scored[1][2]) == _TOTAL.match(scored[0][2])):
+    if not scored or scored[0][1] == 0 or scored[0][0] < 0.5 or (len(scored) > 1 and scored[1][:3] == scored[0][:3]):
         return None
-    return scored[0][2]
+    return scored[0][3]

@@ -375,14 +375,14 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     if len(years) < 2 and not one_cell:
         return None  # (before reading the columns, which queries the table)
     columns = columns_of(table, executor)
-    year_column = (row_figures.years_named(question, columns) or [None])[0] if one_cell else None
-    if not (year_column if one_cell else _two_years_named(question, columns)):
+    named = row_figures.years_named(question, columns) or []
+    if len(named) < (1 if one_cell else 2):
         return None
     label = next((c for c in columns if c.kind == "text"), None)
     row = row_figures.row_named(question, label.cells) if label is not None else None
     if row is None:
         return None
-    plan = read_plan({"answer": "sum", "column": year_column.label if one_cell else "",
+    plan = read_plan({"answer": "sum", "column": named[0].label if one_cell else "",
                       "filters": [{"column": label.label, "op": "is", "value": row}]}, columns)
     planned = PlannedQuery(table, question, plan=plan, prompt="")
     planned.applied = apply_conditions(question, plan, columns, table.row_count, name_words(table))

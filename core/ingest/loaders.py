@@ -18,7 +18,7 @@ from core.ingest.fields import pair_stacked_fields
 from core.ingest.ocr import load_image, ocr_pdf_pages
 from core.ingest.pdf_tables import (PdfTable, footnotes_of, looks_tabular, markers, page_layout, page_parts, page_text,
                                     unit_of)
-from core.ingest.tables import LABELS_HEADER, TableBlock, find_tables, split_pipe_tables, table_lines
+from core.ingest.tables import LABELS_HEADER, TableBlock, blank_header, find_tables, split_pipe_tables, table_lines
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ def table_section(table: PdfTable) -> Section:
     stub = table.stub.strip()
     names_labels = stub and not unit_of([stub]) and not stub.startswith("(") and not stub.endswith(",")
     header = [stub if names_labels else LABELS_HEADER,  # the label column's own header, or what it holds
-              *[c or f"column {i + 2}" for i, c in enumerate(table.columns)]]
+              *[c or blank_header(i + 2) for i, c in enumerate(table.columns)]]
     rows = [[row.label, *row.values] for row in table.rows if any(row.values)]
     notes = footnotes_of(table)
     if notes:  # a row's footnote marker tied to its footnote: a column of the row, as a reader would look it up

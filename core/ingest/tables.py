@@ -64,13 +64,20 @@ def _split_blocks(rows: list[list[str]]) -> list[list[tuple[int, list[str]]]]:
 
 
 LABELS_HEADER = "Description"  # what a report table's blank corner over its row labels is called
-BLANK_STUB = "column 1"  # a blank first header cell, as _header_names names it
+
+
+def blank_header(position: int) -> str:
+    """The stand-in name of a column whose header cell is blank, by its 1-based position."""
+    return f"column {position}"
+
+
+BLANK_STUB = blank_header(1)  # a blank first header cell
 
 
 def _header_names(row: list[str]) -> list[str]:
     names, seen = [], {}
     for i, cell in enumerate(row):
-        name = cell or f"column {i + 1}"
+        name = cell or blank_header(i + 1)
         count = seen.get(name, 0)
         seen[name] = count + 1
         names.append(name if count == 0 else f"{name} ({count + 1})")

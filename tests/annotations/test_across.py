@@ -179,6 +179,9 @@ def test_a_total_line_and_the_line_item_of_the_same_words_are_told_apart_by_tota
     labels = ["Impairment charges", "Other operating expenses", "Total other operating expenses"]
     assert across.row_named("What was the total other operating expenses in 2018?", labels) == "Total other operating expenses"
     assert across.row_named("What were other operating expenses in 2018?", labels) == "Other operating expenses"
+    # two total lines named alike: neither is the one
+    assert across.row_named("What were the total current items in 2019?",
+                            ["Total current assets", "Total current liabilities"]) is None
 
 
 def test_a_units_row_under_the_years_gives_the_figures_their_scale(tmp_path, embedder, write_text):
