@@ -39,6 +39,7 @@ NOT_IN_TABLE = "not in table"
 ROWS_COUNTED = "rows_counted"  # beside a plan's figure: how many rows it covers ("across 31 orders")
 NO_SUCH_GROUP = "no column is called that"
 NO_ROWS_THEN = "the table has no rows dated then"
+NO_DATES = "the table has no dates"
 PERIOD_GROUPS = ["month", "quarter", "weekday"]
 ORDERS = ["", "highest first", "lowest first"]
 MAX_FILTERS = 4
@@ -644,7 +645,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     if stated.periods and year_column is None:
         target = plan.dated
         if target is None:
-            applied += [Applied(p.text, None, "not applied", "the table has no dates") for p in stated.periods]
+            applied += [Applied(p.text, None, "not applied", NO_DATES) for p in stated.periods]
         else:
             plan.filters = [f for f in plan.filters if f[0].kind != "date"]
             for period in stated.periods:
@@ -1281,11 +1282,40 @@ def dated_outside(planned: PlannedQuery, executor: ReadOnlyExecutor) -> tuple[Pe
     return None
 
 
+_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+
+
+def year_unmentioned(planned: PlannedQuery, executor: ReadOnlyExecutor) -> str | None:
+    """A year the question states over a table with no dates that nothing in the table mentions (its title,
+    file name, headers or any cell): "how many sick days in 2024" over an undated fixture list of some
+    November is not "0 with a doubt", the table does not record that year."""
+    table = planned.table
+    for applied in planned.applied:
+        if applied.note != NO_DATES:
+            continue
+        for year in _YEAR.findall(applied.condition):
+            named = " ".join([table.title, table.filename, table.sheet or "", *table.printed.values()])
+            if year in named:
+                continue
+            cells = " OR ".join(f'CAST("{c}" AS TEXT) LIKE \'%{year}%\'' for c in table.columns)
+            try:
+                found = executor.run(f"SELECT 1 FROM {table.name} WHERE {cells} LIMIT 1", [table.name]).rows
+            except Exception:  # the check is a courtesy: the doubt the answer carries still says it
+                continue
+            if not found:
+                return year
+    return None
+
+
 def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
     if (outside := dated_outside(planned, executor)) is not None:
         period, column, first, last = outside
         planned.applied.append(Applied(period.text, column.label, "not applied",
                                        f"{NO_ROWS_THEN}: its {column.label} runs from {first} to {last}"))
+        planned.plan.answer = NOT_IN_TABLE
+        return
+    if (year := year_unmentioned(planned, executor)) is not None:
+        planned.applied.append(Applied(year, None, "not applied", f"{NO_ROWS_THEN}: it has no dates and never mentions {year}"))
         planned.plan.answer = NOT_IN_TABLE
         return
     planned.sql = compile_plan(planned.plan, planned.table)

@@ -17,7 +17,8 @@ from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, evidence as plan_
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
-from core.annotations.sql import cut_to_nothing, found_nothing, named_nowhere, provenance_only, reads_table, write_query
+from core.annotations.sql import (cut_to_nothing, found_nothing, named_nowhere, periods_unkept, provenance_only,
+                                  reads_table, write_query)
 from core.annotations.tables import ISO_DATE_NOTE, PROVENANCE
 
 
@@ -349,6 +350,8 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
                                    + (f" failed: {query.error}" if query.error else ""), len(query.rows)))
     if written.result is not None:
         result.rows = facts.rows_by_id(provenance_ids(query.sql, tables, executor))
+        # a period the query still lets go after the retry is said, and the answer is no better than low
+        result.doubts = [p.text.strip() for p in periods_unkept(question, query.sql, tables, executor)]
         if written.retried:
             result.relaxed.append("a corrected query after an error")
         # A query that ran is no proof it answers the question: on WikiTableQuestions (test part, 77
@@ -599,6 +602,10 @@ def _difference(question: str | None, column: str, value) -> bool:
             and re.search(r"\bdiffer(?:ence|ent|s)?\b", question, re.I) is not None and bool(_SUBTRACTION.search(column)))
 
 
+def unapplied_sentence(doubts: list[str]) -> str:
+    return " I could not apply " + "; ".join(f"“{d}”" for d in doubts) + ", so this may cover more than you asked."
+
+
 def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: int) -> StructuredAnswer:
     """The query's result in plain words, cited to the rows it read: one figure, one list, or rows."""
     query: TableQuery = result.table_query
@@ -616,7 +623,7 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
     if result.planned is not None:
         text = phrase_plan(result.planned, result.parsed_question, max_rows)
         if result.doubts and not result.planned.refused:  # a refusal already says what the table lacks
-            text += " I could not apply " + "; ".join(f"“{d}”" for d in result.doubts) + ", so this may cover more than you asked."
+            text += unapplied_sentence(result.doubts)
         text += f" {cite}"
         evidence = plan_evidence(result.planned) + " " + " ".join(_row_text(r) for r in sources)
         return StructuredAnswer(text.strip(), sources, evidence)
@@ -629,22 +636,22 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
         counted = re.search(r"\bhow many ([a-z][a-z-]*)", result.parsed_question.lower()) if result.parsed_question else None
         named = re.fullmatch(r"Label (?:containing )?(.+)", condition) if queried and all(t.kind == "fields" for t in queried) else None
         if labels[0] == "number of rows" and counted:  # "How many athletes ..." -> "3 athletes with nationality = Sri Lanka"
-            text = f"{value} {counted.group(1)}{' with ' + condition if condition else ''} (from {where}). {cite}"
+            text = f"{value} {counted.group(1)}{' with ' + condition if condition else ''} (from {where})."
         elif named:  # a printed field found by its label: "The Due Date is 04/04/2023", not "The due_date for Label = …"
-            text = f"The {named.group(1).strip('…')} is {value} (from {where}). {cite}"
+            text = f"The {named.group(1).strip('…')} is {value} (from {where})."
         elif labels[0] == "number of rows" and _yes_no(result.parsed_question):  # "Did X run 10.55 or faster?"
             found = query.rows[0][visible[0]] or 0
             text = (f"{'Yes' if found else 'No'}: {value} row{'' if found == 1 else 's'}"
-                    f"{' with ' + condition if condition else ''} (from {where}). {cite}")
+                    f"{' with ' + condition if condition else ''} (from {where}).")
         elif labels[0] == "result":  # an expression only the query can say: the figure, in the unit asked for
             percent = " %" if re.search(r"\b(?:percent(?:age)?|share|proportion)\b|%", result.parsed_question or "", re.I) \
                 and "%" not in value else ""
-            text = f"The answer is {value}{percent}{' for ' + condition if condition else ''} (from {where}). {cite}"
+            text = f"The answer is {value}{percent}{' for ' + condition if condition else ''} (from {where})."
         else:  # a figure the query names a percentage ("percentage_change") is said as one
             percent = "%" if re.search(r"\b(?:percent(?:age)?|pct)\b", labels[0], re.I) and "%" not in value else ""
-            text = f"The {labels[0]}{' for ' + condition if condition else ''} is {value}{percent} (from {where}). {cite}"
+            text = f"The {labels[0]}{' for ' + condition if condition else ''} is {value}{percent} (from {where})."
     elif not query.rows:
-        text = f"No rows of {where} match this question. {cite}"
+        text = f"No rows of {where} match this question."
     else:
         more = len(query.rows) > len(shown) or query.truncated
         count = f"{len(query.rows)}{'+' if query.truncated else ''}"
@@ -657,7 +664,9 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
             text = f"{count} row{'' if count == '1' else 's'} (from {where}): {items}."
         if more:
             text += f" Showing {len(shown)}; the full result is saved for export."
-        text += f" {cite}"
+    if result.doubts:
+        text += unapplied_sentence(result.doubts)
+    text += f" {cite}"
     evidence = " ".join(_value(v, u) + " " + str(v) for r in query.rows for v, u in
                         zip(r, [column_unit(c, tables) for c in query.columns])) + f" {len(query.rows)} {len(shown)} " \
         + " ".join(_row_text(r) for r in sources)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from statistics import median
 from pathlib import Path
 
+from core.annotations.conditions import MONTHS, Period, periods
 from core.annotations.documents import total_label
 from core.annotations.model import singular
 from core.annotations.select import named_values, words
@@ -295,15 +296,73 @@ EMPTY_HINT = ("Check the filter values against the example rows (spelling, case,
 def second_look(question: str, sql: str, result: QueryResult, tables: list[TableInfo],
                 executor: ReadOnlyExecutor) -> str | None:
     """Why a query that ran and found something cannot be the answer, checked by code, or None. Each
-    check is one the model's queries failed on: rows returned only as their positions, a count of rows for
+    check is one the model's queries failed on: rows returned only as their positions, a stated period the
+    query lets go (a year dropped, one month of a quarter), a count of rows for
     "how many <a column of numbers>", a count or sum over every row when the question names a value that
     singles some out, one figure for a figure asked per group, a result that changes when the table's
     totals row is left out (a totals row counted as a nation, or taken as the largest), and a row before
     another read the wrong way."""
-    return (provenance_only(result) or counted_quantity(question, sql, tables, executor)
+    unkept = periods_unkept(question, sql, tables, executor)
+    return (provenance_only(result) or (unkept_doubt(unkept) if unkept else None)
+            or counted_quantity(question, sql, tables, executor)
             or unfiltered_aggregate(question, sql, tables, executor) or ungrouped_aggregate(question, sql)
             or totals_row_result(sql, result, tables, executor) or row_direction(question, sql)
             or share_of_itself(sql, result))
+
+
+_ISO_MONTH = re.compile(r"'(?:\d{4})-(0[1-9]|1[0-2])")  # a date literal's month: '2024-10-01', '2024-10%'
+_MONTH_PART = re.compile(r"%m'\s*,(.{0,90})", re.I | re.S)  # what follows strftime('%m', ...): its IN (...) or bounds
+_QUOTED_MONTH = re.compile(r"'%?[-/]?(0[1-9]|1[0-2])[-/%]?'|[-/](0[1-9]|1[0-2])[-/]")  # substr(...) IN ('04'), LIKE '%/10/%'
+_MONTH_NAME = re.compile(rf"'[^']*\b({'|'.join(m[:3] for m in MONTHS)})[a-z]*\b[^']*'", re.I)
+
+
+def months_named(sql: str) -> set[int]:
+    """The months a query's text keeps to, read leniently (a month it might mean counts): its date literals,
+    a range between two of them, the numbers compared with strftime('%m', ...), quoted month numbers and
+    month names in patterns."""
+    found = {int(m) for m in _ISO_MONTH.findall(sql)}
+    if len(found) > 1:
+        found |= set(range(min(found), max(found) + 1))
+    for clause in _MONTH_PART.findall(sql):
+        numbers = [int(n) for n in re.findall(r"\b0?([1-9]|1[0-2])\b", clause)]
+        found |= set(numbers)
+        if numbers and re.search(r"\bBETWEEN\b|>", clause, re.I):
+            found |= set(range(min(numbers), max(numbers) + 1))
+    found |= {int(a or b) for a, b in _QUOTED_MONTH.findall(sql)}
+    found |= {next(n for n, m in enumerate(MONTHS, 1) if m.startswith(name.lower())) for name in _MONTH_NAME.findall(sql)}
+    return found
+
+
+def periods_unkept(question: str, sql: str, tables: list[TableInfo], executor: ReadOnlyExecutor) -> list[Period]:
+    """The periods the question states that a query over dated rows does not keep to: a year it never
+    names (unless every dated row is of that year), or months of a quarter it does not all name. "Lars's
+    work in Q4" queried with LIKE '2024-10%' kept October only; "ACME's orders in 2024" summed every year."""
+    dated = [(t, d["twin"]) for t in tables for d in t.dates.values() if d.get("twin") and reads_table(sql, t)]
+    if not dated:
+        return []
+    unkept = []
+    for period in periods(question):
+        years = {period.year} if period.year else {int(e[:4]) for e in (period.start, period.end) if e and e[:4] != "0000"}
+        if any(str(year) not in sql and not _only_year(year, dated, executor) for year in years) \
+                or (period.months and not set(period.months) <= months_named(sql)):
+            unkept.append(period)
+    return unkept
+
+
+def _only_year(year: int, dated: list[tuple[TableInfo, str]], executor: ReadOnlyExecutor) -> bool:
+    """Whether every dated row of the queried tables is of that year (a year it need not name)."""
+    table, twin = dated[0]
+    try:
+        first, last = executor.run(f'SELECT MIN("{twin}"), MAX("{twin}") FROM {table.name}', [table.name]).rows[0]
+    except (sqlite3.Error, QueryRefused):
+        return True  # (the check is lenient: a doubt it cannot ground is no doubt)
+    return bool(first) and str(first)[:4] == str(last)[:4] == str(year)
+
+
+def unkept_doubt(unkept: list[Period]) -> str:
+    """What the model is told when its query let a stated period go."""
+    return ("The question asks about " + " and ".join(f"“{p.text.strip()}”" for p in unkept)
+            + ", and the query does not keep the dates to it. Filter the ISO date column to exactly that period.")
 
 
 def provenance_only(result: QueryResult) -> str | None:

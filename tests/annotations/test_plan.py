@@ -454,6 +454,21 @@ def test_a_stated_year_the_table_holds_no_row_of_is_said_not_counted_as_zero(ws)
     assert response.confidence == "low"
 
 
+def test_a_stated_year_an_undated_table_never_mentions_is_not_recorded_there(kb_of):
+    fixtures = "Game,Day,Kick-off,Opponent,Attendance\n" + "\n".join(
+        f"{i},{['Sunday', 'Saturday'][i % 2]},{i % 12 + 1}:05pm,Club {i},{100 * i}" for i in range(1, 13))
+    ws = kb_of("fixtures.csv", fixtures)
+    ws.llm.script = [plan(answer="count", column="Day")]
+    response = ws.ask("How many sick days did the team take in 2024?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("The documents do not contain this: fixtures.csv has no rows dated 2024")
+    assert response.confidence == "low"
+    season = kb_of("season_2024.csv", fixtures)  # the file's name says the year: its rows are of 2024
+    season.llm.script = [plan(answer="sum", column="Attendance")]
+    total = season.ask("What was the total attendance in 2024?", mode="pipeline", doc_ids=[season.documents()[0].doc_id])
+    assert str(sum(100 * i for i in range(1, 13))) in total.answer.replace(",", "")
+
+
 def test_per_line_or_per_transaction_is_each_row_not_a_group(ws):
     ws.llm.script = [plan(answer="average", column="Loaves")]
     response = ws.ask("What is the average number of loaves per transaction?", mode="pipeline",

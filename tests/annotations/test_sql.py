@@ -394,3 +394,45 @@ def test_a_filter_text_no_cell_contains_is_named_and_one_some_cell_contains_is_n
         == ["cracked"]
     assert sql_module.named_nowhere("SELECT COUNT(*) FROM races WHERE nation LIKE '%lanka%'", [TABLE], executor) == []
     assert sql_module.named_nowhere("SELECT COUNT(*) FROM races WHERE time_s > 120", [TABLE], executor) == []
+
+
+@pytest.fixture
+def timesheet(tmp_path):
+    """Weekly hours over two years, with the ISO twin a dated table carries (core.annotations.tables)."""
+    path = tmp_path / "hours.sqlite3"
+    weeks = [(f"2023-{m:02d}-15", "Ana", 10.0) for m in range(1, 13)] + [(f"2024-{m:02d}-15", "Ana", float(m)) for m in range(1, 13)]
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE hours (week TEXT, week_date TEXT, employee TEXT, hrs REAL, fact_id TEXT, source_row INTEGER)")
+        conn.executemany("INSERT INTO hours VALUES (?, ?, ?, ?, ?, ?)",
+                         [(d, d, e, h, f"h{i}", i) for i, (d, e, h) in enumerate(weeks, start=1)])
+    table = TableInfo("hours", "d5", "hours.csv", None, "rows", ["week", "week_date", "employee", "hrs"],
+                      {"week": "Week", "week_date": "Week as an ISO date (YYYY-MM-DD)", "employee": "Employee", "hrs": "Hrs"},
+                      {"week": "TEXT", "week_date": "TEXT", "employee": "TEXT", "hrs": "REAL"}, {}, len(weeks),
+                      dates={"week": {"twin": "week_date"}})
+    return ReadOnlyExecutor(path, max_rows=100, timeout_s=2.0), table
+
+
+@pytest.mark.parametrize("sql, kept", [
+    ("SELECT SUM(hrs) FROM hours WHERE week_date LIKE '2024-10%'", False),  # one month of the quarter
+    ("SELECT SUM(hrs) FROM hours WHERE week_date >= '2024-10-01' AND week_date <= '2024-12-31'", True),
+    ("SELECT SUM(hrs) FROM hours WHERE strftime('%Y', week_date) = '2024' AND CAST(strftime('%m', week_date) AS INTEGER) IN (10, 11, 12)", True),
+    ("SELECT SUM(hrs) FROM hours WHERE CAST(strftime('%m', week_date) AS INTEGER) BETWEEN 10 AND 12", False),  # every year
+])
+def test_a_query_that_lets_a_stated_period_go_is_found_by_code(timesheet, sql, kept):
+    executor, table = timesheet
+    unkept = sql_module.periods_unkept("How many hours did Ana work in Q4 2024?", sql, [table], executor)
+    assert (unkept == []) == kept
+
+
+def test_a_period_the_query_let_go_goes_back_once_and_what_is_still_let_go_is_said(timesheet, tmp_path, embedder):
+    executor, table = timesheet
+    october = "SELECT SUM(hrs) FROM hours WHERE week_date LIKE '2024-10%'"
+    quarter = "SELECT SUM(hrs) FROM hours WHERE week_date BETWEEN '2024-10-01' AND '2024-12-31'"
+    llm = ScriptedLLM([json.dumps({"sql": october}), json.dumps({"sql": quarter})])
+    written = write_query("How many hours did Ana work in Q4 2024?", [table], llm, executor, 3, 200)
+    assert written.result.rows == [(10.0 + 11.0 + 12.0,)] and written.retried
+    assert "“Q4 2024”" in llm.calls[1][-1]["content"]
+    # "ACME's orders in 2024" summed over every year: the dropped year is found
+    dropped = sql_module.periods_unkept("What did Ana work in 2024?", "SELECT SUM(hrs) FROM hours WHERE employee = 'Ana'",
+                                        [table], executor)
+    assert [p.text.strip() for p in dropped] == ["2024"]
