@@ -786,6 +786,16 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
             # set's README scores that wrong, and a person would say the file has no drivers.
             applied.append(Applied(phrase, plan.group_by.label if plan.group_by else None, "not applied", NO_SUCH_GROUP))
             plan.answer = NOT_IN_TABLE
+    # "Which form tutor's class borrowed the most?" asks for a tutor: the Form column answers another question
+    if (whose := whose_words(question)) is not None and plan.answer != NOT_IN_TABLE:
+        phrase, head = whose
+        held = {f for c in columns if c.kind != "number" for f in _label_forms(c)}
+        # (a header may abbreviate the word: "Cust." holds customers)
+        if not any(h.startswith(f) or f.startswith(h) for h in head for f in held if len(f) >= 3) \
+                and not head & (table_words | _ROW_NOUNS):
+            applied.append(Applied(phrase, plan.group_by.label if isinstance(plan.group_by, Column) else None,
+                                   "not applied", NO_SUCH_GROUP))
+            plan.answer = NOT_IN_TABLE
     # "Who approved the financial statements?" asks for a person or a body: a list of a number column (a Note
     # column's references) names neither, so the table does not say
     if _WHO.match(question) and plan.answer == "list" and plan.column is not None and plan.column.kind == "number":
@@ -891,6 +901,19 @@ def group_words(question: str) -> tuple[str, set[str]] | None:
     said = match.group(0)
     said = said[:said.lower().rfind(found[-1]) + len(found[-1])]
     return said, {f for w in found for f in singulars(w)}
+
+
+_WHOSE = re.compile(r"^\W*(?:which|what)\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)['’]s\b", re.I)
+
+
+def whose_words(question: str) -> tuple[str, set[str]] | None:
+    """("form tutor", {tutor}): whose figure a "Which X's Y ..." question asks for, and the singular forms of
+    the word the answer names (the phrase's last)."""
+    match = _WHOSE.search(question)
+    if match is None:
+        return None
+    phrase = match.group(1).lower()
+    return phrase, singulars(phrase.split()[-1])
 
 
 # "per share", "per capita": a rate's denominator, as a unit is ("per gallon"); "each time", "each one": no group

@@ -723,3 +723,14 @@ def test_a_span_whose_end_is_blank_runs_to_the_day_the_question_states(kb_of):
     assert response.answer.startswith(f"{len(old)} "), response.answer
     conditions = {c["condition"]: c for c in response.structured["conditions"]}
     assert conditions["by 2024-12-31"]["how"] == "added by code"
+
+
+def test_whose_figure_a_question_asks_for_is_a_column_or_the_table_does_not_say(ws):
+    ws.llm.script = [plan(answer="count", group_by="Shop", order="highest first", limit=1),
+                     plan(answer="sum", column="Loaves", group_by="Shop", order="highest first", limit=1)]
+    scope = [ws.documents()[0].doc_id]
+    refused = ws.ask("Which area manager's shop made the most sales?", mode="pipeline", doc_ids=scope)
+    assert refused.answer.startswith("The documents do not contain this: bakery_sales.csv has no column for area manager")
+    assert refused.confidence == "low"
+    answered = ws.ask("Which shop's bakers sold the most loaves?", mode="pipeline", doc_ids=scope)
+    assert not answered.answer.startswith("The documents do not contain this"), answered.answer
