@@ -44,6 +44,14 @@ _REASON = re.compile(
     r"|\b(?:drivers?|reasons?|causes?|factors?)\s+(?:for|behind|of)\b"
     r"|\b(?:effects?|impacts?|implications?|repercussions?)\b",
     re.I)
+# A "what" question that ends on the preposition a participle governs asks for its complement, which prose states:
+# "What is the increase in inventory due to?", "What were the investments mainly engaged in?", "What is
+# fair value based on?", "What is the change in the obligation recognized as?"
+_COMPLEMENT = re.compile(
+    r"^\s*what\b.*\b(?:due|attributable|attributed|owing|related|relating|linked|recogni[sz]ed|recorded|engaged|based|used|"
+    r"classified|allocated|stated|measured|carried|invested|exposed|subject|applied|charged)\s+"
+    r"(?:to|as|in|on|upon|for|at|by|with)\s*\?\s*$",
+    re.I)
 _EXPLANATION = re.compile(
     r"\bwhat\s+(?:results?\s+in|gives?\s+rise\s+to)\b|\b(?:composed|comprised)\s+of\b"
     r"|\b(?:explain|explanation|describe|reasons?|drove|drivers?|driving|caused?|factors?|impact(?:ed|s)?|"
@@ -52,8 +60,10 @@ _EXPLANATION = re.compile(
     r"significant(?:ly)?|substantial(?:ly)?|notable|noteworthy|components?\s+of|made\s+up\s+of)\b"
     r"|\bwhat\s+(?:does|do|did|is|are)\s+(?:\w+\s+){0,6}?(?:mean|stand\s+for|include|comprise|consist|represent|"
     r"cover|refer\s+to|relate\s+to|show|involve)\b|\bwhat\s+(?:is|are)\s+(?:included|excluded|meant)\b"
-    r"|\bhow\s+(?:is|are|was|were)\s+(?:[\w'’-]+\s+){0,6}?(?:determined|estimated|calculated|measured|defined|"
-    r"recogni[sz]ed|treated|accounted|divided|handled|managed|presented|reported|disclosed|classified|allocated)\b"
+    r"|\bhow\s+(?:is|are|was|were)\s+(?:[\w,'’-]+\s+){0,6}?(?:determined|estimated|calculated|measured|defined|"
+    r"recogni[sz]ed|treated|accounted|divided|handled|managed|presented|reported|disclosed|classified|allocated|"
+    r"stated|carried|valued)\b"
+    r"|\bwhat\s+(?:is|are|was|were)\s+(?:the|our|its|their)\s+plans?\s+for\b"
     # the length of a defined period ("How long is the notice period?", "the useful life of buildings"): a
     # term a document states, not a figure computed over rows ("how long did repairs take on average")
     r"|\bhow\s+long\s+(?:is|are|was|were)\s+(?:the|a|an|its|their|our|your)\s+(?:[\w()'’-]+\s+){0,6}?"
@@ -140,7 +150,7 @@ def by_rules(question: str, default: str = RECORDS) -> Kind:
     otherwise words of one kind decide, and words of two kinds leave the question unsure."""
     question = _CONDITIONAL_INSTRUCTION.sub(" ", question)
     summary = _found(_SUMMARY, question)
-    reason = _found(_REASON, question)
+    reason = _found(_REASON, question) or _found(_COMPLEMENT, question)
     prose = reason or _found(_EXPLANATION, question) or _found(_POLICY, question)
     computed = _found(_AGGREGATE, question) or _found(_CONDITION, question)
     records = computed or _found(_FIGURE, question) or _found(_LISTING, question)
