@@ -1512,10 +1512,14 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         named = [plan.matched.get(i, (v,))[0] for i, (_, op, v) in enumerate(plan.filters) if op == "is"]
         if counted == 1 and plan.answer in _SQL_AGGREGATE and named and not plan.periods:
             # one row's cell, named by its row and column ("Grants, 2018: 912"), not "the total 2018 for ..."; a
-            # year column's figure is a figure ("1,507"), not a year
+            # year column's figure is a figure ("1,507"), not a year; the row's scale is the row's ("in
+            # thousands, except per share data")
+            row_unit = printed_unit(table, plan.column.name, str(named[0])) if len(named) == 1 else unit
+            if row_unit != unit and shown == format_value(value, unit):
+                unit, shown = row_unit, format_value(value, row_unit)
             if row_figures.year_columns([plan.column]) and shown == format_value(value, unit):
                 shown = _figure(value, unit)
-            return f"{', '.join(named)}, {plan.column.label}: {shown} ({where})."
+            return f"{', '.join(_unmarked(n) for n in named)}, {plan.column.label}: {shown} ({where})."
         # the figure right after what it measures, then what it covers: a reader (and a scorer) takes the
         # first figure as the answer, and a converted bound ("Frame (cm) at least 53.34 cm") is not it
         return f"The {_measure_words(plan, question)} is {shown}{scope}{holder}{across} ({where})."
@@ -1547,7 +1551,11 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
     £4,766 thousand)": the figure, what it covers, and the cells it was computed from."""
     plan, where = planned.plan, planned.table.filename
     labelled = len(planned.columns) > len(plan.across) + 1
-    unit = plan.across[0].unit
+    column = plan.across[0]
+
+    def unit_of(row) -> str | None:  # the row's: a scale's exception ("except per share amounts") names rows
+        return printed_unit(planned.table, column.name, str(row[1])) if labelled else column.unit
+
     years = [row_figures.year_of(c) for c in plan.across]
     change = plan.answer in ("change", "percent change")
     span = f"from {years[0]} to {years[-1]}" if change else "for " + ", ".join(years[:-1]) + f" and {years[-1]}"
@@ -1555,13 +1563,14 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
 
     def cells(row) -> str:  # "2018: 1,310; 2019: 1,507", the figures a result was read from
         # (a header's unit, "2018 (£m)", goes once the figure carries it: "2018: £0.5 million")
+        unit = unit_of(row)
         return "; ".join(f"{_BRACKETED_END.sub('', c.label) if unit else c.label}: {_figure(v, unit)}"
                          for c, v in zip(plan.across, row[1 + labelled:]))
 
     def shown(row) -> str:
         result = row[0]
         return "(not computable: a figure is blank)" if result is None else (
-            f"{result:,.2f}%" if plan.answer == "percent change" else _figure(round(result, 4), unit))
+            f"{result:,.2f}%" if plan.answer == "percent change" else _figure(round(result, 4), unit_of(row)))
 
     def said(row) -> str:
         return f"{shown(row)} ({cells(row)})"
@@ -1580,7 +1589,7 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
         return "; ".join(items) + f" ({where})."
     if plan.answer == row_figures.EACH:
         items = "; ".join((f"{_unmarked(r[1])}: " if labelled else "") + ", ".join(
-            f"{_figure(v, unit)} in {c.label}" for c, v in zip(plan.across, r[1 + labelled:])) for r in rows[:max_rows])
+            f"{_figure(v, unit_of(r))} in {c.label}" for c, v in zip(plan.across, r[1 + labelled:])) for r in rows[:max_rows])
         return f"{items} ({where})."
     if len(rows) == 1:
         row = f" {'in' if change else 'of'} {_unmarked(rows[0][1])}" if labelled else ""
@@ -1592,7 +1601,7 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
 
 
 # A footnote mark closing a printed row label ("Recorded investment (1)"): the table's, not the answer's.
-_TRAILING_MARK = re.compile(r"\s*(\((\d{1,2}|[a-z])\)|[*†‡]+)\s*$")
+_TRAILING_MARK = re.compile(r"\s*(\((\d{1,2}|[a-z]|(?:see\s+)?notes?\s+\d{1,2}[a-z]?)\)|[*†‡]+)\s*$", re.I)
 
 
 def _unmarked(label) -> str:
@@ -1659,16 +1668,17 @@ def _unit_of(column: str, planned: PlannedQuery) -> str | None:
     return printed_unit(planned.table, column)
 
 
-def printed_unit(table: TableInfo, column: str) -> str | None:
+def printed_unit(table: TableInfo, column: str, row: str | None = None) -> str | None:
     """The unit a column's cells are in: the table's (its header's, or a currency sign its cells print), with
-    the scale a report prints over its figures ("£m" -> "£ million"), so an answer says "£402 million"."""
+    the scale a report prints over its figures ("£m" -> "£ million"), so an answer says "£402 million". A
+    scale with an exception ("in thousands, except per share amounts") is the `row` label's, unless it names it."""
     unit = table.units.get(column) or label_unit(table.printed.get(column, column))
     if table.types.get(column) != "REAL" or (unit and unit not in CURRENCY_SIGNS):
         return unit
     # the table's own scale (its title, or the stub over its row labels) or this column's: another column's
     # "Viewers (millions)" says nothing of an Episodes column beside it
     stub = table.printed.get(table.columns[0], "") if table.columns else ""
-    scale = stated_scale([table.title, stub, table.printed.get(column, column)])
+    scale = stated_scale([table.title, stub, table.printed.get(column, column)], row)
     return f"{unit or scale[0]} {scale[1]}".strip() if scale else unit
 
 

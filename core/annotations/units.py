@@ -221,20 +221,54 @@ def convert(value: float, unit: str, to: str) -> float | None:
     return value * source[1] / target[1]
 
 
-# A report table's scale, as printed over it or in its headers: "(in millions)", "$'000", "US$000", "£k", "€m",
-# "(in thousands of Canadian dollars)". "Except per share amounts" leaves some rows unscaled, so it states none.
-_SCALE = re.compile(r"\bin\s+(?P<word>thousands|millions|billions)\b|(?P<sign>[$€£¥])\s?[’']?(?P<zeros>000)s?\b"
+# A report table's scale, as printed over it or in its headers: "(in millions)", "$'000", "USD ‘000", "US$000",
+# "£k", "€m", "(in thousands of Canadian dollars)".
+_SCALE = re.compile(r"\bin\s+(?P<word>thousands|millions|billions)\b|(?P<sign>[$€£¥])\s?[‘’']?(?P<zeros>000)s?\b"
+                    r"|\b(?P<code>USD|EUR|GBP)\s?[‘’']?(?P<zeros2>000)s?\b"
                     r"|(?<![A-Za-z])(?:US|A|C|NZ|HK|S)?(?P<sign2>[$€£¥])\s?(?P<letter>k|m|mn|bn)\b", re.I)
 _SCALE_WORDS = {"thousands": "thousand", "millions": "million", "billions": "billion", "000": "thousand",
                 "k": "thousand", "m": "million", "mn": "million", "bn": "billion"}
+_CODE_SIGNS = {"usd": "$", "eur": "€", "gbp": "£"}
+# "(in thousands of U.S. dollars)"; another country's dollars are no "$" ("Canadian dollars")
+_CURRENCY_WORDS = {r"u\.?\s?s\.?\s+dollars": "$", "euros": "€", "pounds sterling": "£"}
+# "(in thousands, except per share amounts)": the rows the exception names are not scaled
+_EXCEPT = re.compile(r"\bexcept\b\s*(?:for\s+)?([^)|]*)", re.I)
+_PER_WHAT = re.compile(r"\bper\s+([a-z]+)", re.I)
+_EXCEPT_FILLER = {"amounts", "amount", "data", "and", "the", "information", "figures", "items", "as", "noted", "otherwise",
+                  "stated", "indicated", "where", "which", "are", "in", "of", "numbers"}
+_RATES = {"percentages", "percentage", "percent", "ratios", "ratio", "rates", "rate"}
 
 
-def stated_scale(texts: list[str]) -> tuple[str, str] | None:
+def excepted(row: str, exception: str) -> bool:
+    """Whether the row a label names is one a scale's exception leaves unscaled: "Basic earnings per share"
+    under "except per share amounts" (but not "Weighted average shares", which the scale counts), a rate under
+    "except percentages", "Calendar-ship-days" under "except calendar-ship-days"."""
+    label = row.lower()
+    pers = [m.group(1).lower() for m in _PER_WHAT.finditer(exception)]
+    if any(re.search(rf"\bper\s+{re.escape(w)}", label) for w in pers):
+        return True
+    words = {w for w in re.findall(r"[a-z]+", _PER_WHAT.sub(" ", exception.lower())) if w not in _EXCEPT_FILLER}
+    if words & _RATES and re.search(r"%|\bpercent|\bratio|\brate\b|\bmargin", label):
+        return True
+    stems = {w[:5] for w in words - _RATES if len(w) > 2}
+    return any(t[:5] in stems for t in re.findall(r"[a-z]+", label) if len(t) > 2)
+
+
+def stated_scale(texts: list[str], row: str | None = None) -> tuple[str, str] | None:
     """("£", "million") for a table headed "£m"; ("", "thousand") for "(in thousands)"; None when no text
-    states a scale or one says some rows are not scaled ("except per share amounts")."""
+    states a scale. A scale with an exception ("except per share amounts") is a row's only when the `row`
+    label is given and is not one the exception names."""
     joined = " | ".join(t for t in texts if t)
-    if re.search(r"\bexcept\b", joined, re.I):
+    exception = _EXCEPT.search(joined)
+    if exception and (row is None or excepted(row, exception.group(1))):
         return None
+    for match in _SCALE.finditer(joined):
+        word = match.group("word") or match.group("zeros") or match.group("zeros2") or match.group("letter")
+        sign = match.group("sign") or match.group("sign2") or _CODE_SIGNS.get((match.group("code") or "").lower()) \
+            or next((c for c in "$€£¥" if c in joined), "") \
+            or next((sign for words, sign in _CURRENCY_WORDS.items() if re.search(rf"\b{words}\b", joined, re.I)), "")
+        return sign, _SCALE_WORDS[word.lower()]
+    return None
     for match in _SCALE.finditer(joined):
         word = match.group("word") or match.group("zeros") or match.group("letter")
         sign = match.group("sign") or match.group("sign2") or next((c for c in "$€£¥" if c in joined), "")

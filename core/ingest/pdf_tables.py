@@ -149,9 +149,10 @@ def unit_of(texts: list[str]) -> str:
     return ""
 
 
-# A scale the text around a table states in brackets: "(in thousands)", "(dollars in millions)"; not one with an
-# exception ("(in thousands, except per share data)": some rows are not scaled)
-_PAGE_SCALE = re.compile(r"\((?:[a-z$€£ ]*\s)?in (thousands|millions|billions)(?:\s+of\s+[a-z$€£.]+)?\)", re.I)
+# A scale the text around a table states in brackets: "(in thousands)", "(dollars in millions)", "(shares in
+# thousands, except per share data)" (kept with its exception: the rows it names are not scaled)
+_PAGE_SCALE = re.compile(r"\((?:[a-z$€£ ]*\s)?in (thousands|millions|billions)(?:\s+of\s+[a-z$€£.]+)?(,?\s+except\s[^)]*)?\)",
+                         re.I)
 
 
 def scale_line(text: str) -> str:
@@ -398,10 +399,11 @@ def read_tables(lines: list[Line], page: int) -> list[_Block]:
         # The page's one table, its scale said only in the text around it ("... are as follows (in
         # thousands):"): the text's scale, when it states one kind and no exception.
         only = blocks[0]
-        stated = {m.group(1).lower() for k, line in enumerate(lines) if not only.first <= k <= only.last
+        stated = {(m.group(1).lower(), m.group(2) or "") for k, line in enumerate(lines) if not only.first <= k <= only.last
                   for m in _PAGE_SCALE.finditer(line.text)}
         if len(stated) == 1:
-            only.table.unit = f"in {stated.pop()}"
+            scale, exception = stated.pop()
+            only.table.unit = f"in {scale}{exception}"
     return blocks
 
 

@@ -198,3 +198,23 @@ def test_a_units_row_under_the_years_gives_the_figures_their_scale(tmp_path, emb
                                           "(2018: £91.20 million; 2019: £86 million)"), response.answer
     finally:
         ws.close()
+
+
+def test_a_scale_with_an_exception_goes_with_every_row_but_those_it_names(tmp_path, embedder, write_text):
+    statement = ('"(in thousands, except per share data)",2018,2019\n'
+                 "Net income,1200,1500\n"
+                 "Basic net income per share,1.20,1.50\n"
+                 "Deferred tax assets (see Note 4),300,360\n")
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    try:
+        ws.ingestor.ingest_paths([write_text("results.csv", statement)])
+        scope = [ws.documents()[0].doc_id]
+        income = ws.ask("What was the change in net income from 2018 to 2019?", mode="pipeline", doc_ids=scope)
+        assert income.answer.startswith("The change in Net income is 300 thousand from 2018 to 2019"), income.answer
+        per_share = ws.ask("What was the change in basic net income per share from 2018 to 2019?", mode="pipeline",
+                           doc_ids=scope)
+        assert "is 0.3 from" in per_share.answer and "thousand" not in per_share.answer, per_share.answer
+        assets = ws.ask("What was the deferred tax assets in 2019?", mode="pipeline", doc_ids=scope)
+        assert "360 thousand" in assets.answer and "Note 4" not in assets.answer.split("(results.csv)")[0], assets.answer
+    finally:
+        ws.close()

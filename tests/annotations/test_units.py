@@ -54,3 +54,19 @@ def test_convert_between_units_of_one_kind_only():
     assert convert(90, "min", "h") == pytest.approx(1.5)
     assert convert(10, "mi", "km") == pytest.approx(16.0934, rel=1e-4)
     assert convert(1, "€", "£") is None and convert(1, "kg", "h") is None and convert(1, "furlong", "m") is None
+
+
+@pytest.mark.parametrize("texts, row, scale", [
+    (["(shares in thousands, except per share data)"], "Basic weighted average common shares outstanding", ("", "thousand")),
+    (["(shares in thousands, except per share data)"], "Basic net income per share", None),
+    (["(In millions, except percentages and per share amounts)"], "Net revenue", ("", "million")),
+    (["(In millions, except percentages and per share amounts)"], "Gross margin %", None),
+    (["(in thousands of U.S. dollars, except calendar-ship-days)"], "Income from vessel operations", ("$", "thousand")),
+    (["(in thousands of U.S. dollars, except calendar-ship-days)"], "Calendar-ship-days", None),
+    (["All figures in USD ‘000, except TCE rate per day"], "Voyage revenue", ("$", "thousand")),
+    (["All figures in USD ‘000, except TCE rate per day"], "TCE rate per day", None),
+    (["(in thousands, except per share data)"], None, None),  # no row named: some rows are not scaled
+])
+def test_a_scale_with_an_exception_scales_every_row_but_those_it_names(texts, row, scale):
+    from core.annotations.units import stated_scale
+    assert stated_scale(texts, row) == scale

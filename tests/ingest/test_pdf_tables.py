@@ -204,7 +204,7 @@ def test_the_scale_the_text_around_a_pages_one_table_states_is_the_tables(tmp_pa
     path = draw_rows(tmp_path / "except.pdf", header, rows, caption="North America",
                      after="Our segment results (in thousands, except per share data):")
     (table,) = read_pdf_tables(path)
-    assert table.unit == ""  # some rows are not scaled: no scale for all
+    assert table.unit == "in thousands, except per share data"  # kept whole: the rows it names are not scaled
 
 
 def test_a_header_line_that_does_not_name_each_column_gives_no_header_rather_than_a_wrong_one(tmp_path):
