@@ -626,6 +626,48 @@ def _drop_filter(plan: Plan, index: int) -> None:
     plan.matched = {(i - (i > index)): cells for i, cells in plan.matched.items() if i != index}
 
 
+_QUARTER_NAMES = {1: ("first", "q1", "1st"), 2: ("second", "q2", "2nd"), 3: ("third", "q3", "3rd"), 4: ("fourth", "q4", "4th")}
+
+
+def period_column(period: Period, columns: list[Column]) -> Column | None:
+    """The figure column of an undated table a stated period's year heads: "the year ended December 31, 2018"
+    or "at September 30, 2018" over a column "2018" (one column that year); "Q3 2018" over "Q3 2018". A quarter
+    with no year names no column: a report printing two years' quarters has two "Third" columns' worth of rows."""
+    year = period.year or next((int(e[:4]) for e in (period.start, period.end) if e and e[:4] != "0000"), None)
+    if year is None:
+        return None
+    months = period.months
+    quarter = (months[0] + 2) // 3 if len(months) == 3 and months[0] % 3 == 1 else None
+    found = [c for c in columns if c.kind == "number" and row_figures.columns_for_years([str(year)], [c]) is not None
+             and (quarter is None or set(tokens(c.label)) & set(_QUARTER_NAMES[quarter]))]
+    if quarter is None and len(found) > 1:  # "2018" and "2018 Q3": the year's own column
+        found = [c for c in found if not any(set(tokens(c.label)) & set(q) for q in _QUARTER_NAMES.values())]
+    return found[0] if len(found) == 1 else None
+
+
+_MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+# A year-end or a balance date, which a report's year column states: "for the year ended December 31, 2018", "as
+# of September 30, 2018", "31 March 2019"; not a month of sales ("in December 2018")
+_COLUMN_DATE = re.compile(rf"\b(?:years?|periods?|quarters?)\s+end(?:ed|ing)\b|\bas\s+(?:of|at)\b"
+                          rf"|\b{_MONTH_WORD}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d\d\b"
+                          rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH_WORD}\s+(?:19|20)\d\d\b", re.I)
+
+
+def _period_by_column(question: str, period: Period, plan: Plan, columns: list[Column]) -> Applied:
+    """A period over a table with no dates: applied when the column the plan reads is the one it heads;
+    another year's column the plan read is moved to it; otherwise it cannot be applied."""
+    column = period_column(period, columns) if not period.months or len(period.months) == 3 \
+        or _COLUMN_DATE.search(question) else None
+    if column is None:
+        return Applied(period.text, None, "not applied", NO_DATES)
+    if plan.column is column:
+        return Applied(period.text, column.label, "in the plan", "the column it heads")
+    if plan.column is not None and plan.column in row_figures.year_columns(columns) and column in row_figures.year_columns(columns):
+        plan.column = column
+        return Applied(period.text, column.label, "moved by code", "the column it heads")
+    return Applied(period.text, column.label, "not applied", "the plan reads another column")
+
+
 def applies_as_period(period: Period, columns: list[Column]) -> bool:
     """A period code applies to the rows' dates: a year that heads a column ("in 2009" over a column "2009")
     names that column instead, the figure the plan measures."""
@@ -645,7 +687,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     if stated.periods and year_column is None:
         target = plan.dated
         if target is None:
-            applied += [Applied(p.text, None, "not applied", NO_DATES) for p in stated.periods]
+            applied += [_period_by_column(question, p, plan, columns) for p in stated.periods]
         else:
             plan.filters = [f for f in plan.filters if f[0].kind != "date"]
             for period in stated.periods:

@@ -218,3 +218,29 @@ def test_a_scale_with_an_exception_goes_with_every_row_but_those_it_names(tmp_pa
         assert "360 thousand" in assets.answer and "Note 4" not in assets.answer.split("(results.csv)")[0], assets.answer
     finally:
         ws.close()
+
+
+def test_a_year_end_the_question_states_is_the_column_of_that_year(tmp_path, embedder, write_text):
+    statement = ("Description,2018,2019\n"
+                 "Net sales,900,1100\n"
+                 "Cost of goods sold,500,640\n")
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    try:
+        ws.ingestor.ingest_paths([write_text("results.csv", statement)])
+        scope = [ws.documents()[0].doc_id]
+        cell = ws.ask("What is the Cost of goods sold for year ended December 31, 2018?", mode="pipeline", doc_ids=scope)
+        assert cell.answer.startswith("Cost of goods sold, 2018: 500") and "could not apply" not in cell.answer, cell.answer
+        assert {"condition": "December 2018", "column": "2018", "how": "in the plan",
+                "note": "the column it heads"} in cell.structured["conditions"]
+        # the model read the other year's column: moved to the one the stated year-end heads
+        ws.llm.script = [json.dumps({"answer": "sum", "column": "2019", "filters": [
+            {"column": "Description", "op": "is", "value": "Net sales"}]})]
+        moved = ws.ask("What were the net sales and returns as of December 31, 2018 in total?", mode="pipeline", doc_ids=scope)
+        assert "900" in moved.answer and "1,100" not in moved.answer, moved.answer
+        # a month of sales is not the year's column: said, not read from it
+        ws.llm.script = [json.dumps({"answer": "sum", "column": "2018", "filters": [
+            {"column": "Description", "op": "is", "value": "Net sales"}]})]
+        month = ws.ask("What were our net sales and returns in December 2018 in total?", mode="pipeline", doc_ids=scope)
+        assert "could not apply" in month.answer, month.answer
+    finally:
+        ws.close()
