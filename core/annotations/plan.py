@@ -945,7 +945,8 @@ def group_words(question: str) -> tuple[str, set[str]] | None:
     return said, {f for w in found for f in singulars(w)}
 
 
-_WHOSE = re.compile(r"^\W*(?:which|what)\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)['’]s\b", re.I)
+# ("What is the company's total ...?" names the company's figure: only "which" asks for one of several)
+_WHOSE = re.compile(r"^\W*which\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)['’]s\b", re.I)
 
 
 def whose_words(question: str) -> tuple[str, set[str]] | None:

@@ -734,3 +734,5 @@ def test_whose_figure_a_question_asks_for_is_a_column_or_the_table_does_not_say(
     assert refused.confidence == "low"
     answered = ws.ask("Which shop's bakers sold the most loaves?", mode="pipeline", doc_ids=scope)
     assert not answered.answer.startswith("The documents do not contain this"), answered.answer
+    from core.annotations.plan import whose_words
+    assert whose_words("What is the company's total of loaves in 2024?") is None  # the company's figure, asked
