@@ -380,7 +380,7 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     if len(named) < (1 if one_cell else 2):
         return None
     label = next((c for c in columns if c.kind == "text"), None)
-    row = row_figures.row_named(question, label.cells) if label is not None else None
+    row = row_figures.row_named(question, _rows_with_figures(table, label, named, executor)) if label is not None else None
     if row is None:
         return None
     plan = read_plan({"answer": "sum", "column": named[0].label if one_cell else "",
@@ -391,6 +391,17 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
         return None
     planned.applied.append(Applied(row, label.label, "read by the rules", "the row the question names"))
     return planned
+
+
+def _rows_with_figures(table: TableInfo, label: Column, figures: list[Column], executor: ReadOnlyExecutor) -> list[str]:
+    """The row labels with a figure in any of the given columns: a section heading ("Revenue:") over its lines
+    names no figure, and "the total revenue" is the total line under it."""
+    filled = " OR ".join(f"{c.sql} IS NOT NULL" for c in figures)
+    try:
+        found = executor.run(f"SELECT DISTINCT {label.sql} FROM {table.name} WHERE {filled}", [table.name]).rows
+    except (QueryRefused, Exception):  # (no figures known: every label, as before)
+        return label.cells
+    return [str(r[0]) for r in found if r[0] not in (None, "")]
 
 
 _NAME_WORDS = {"name", "title", "description"}
@@ -1403,6 +1414,9 @@ def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
                             for f, row in zip(figures, found.rows)]
         else:
             planned.rows = [(row_figures.compute(plan.answer, f), *row) for f, row in zip(figures, found.rows)]
+        if labelled and len(planned.rows) > 1:
+            # a section heading a filter also kept ("Revenue:", no figures) is no row of figures
+            planned.rows = [r for r in planned.rows if any(v is not None for v in r[2:])] or planned.rows
         if labelled and len(planned.rows) > 1:
             # the model's "contains Property, plant and equipment" kept the gross and the net rows; the question
             # names one of them ("..., Net"): that row is the answer, not every row the filter kept

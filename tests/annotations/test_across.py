@@ -244,3 +244,19 @@ def test_a_year_end_the_question_states_is_the_column_of_that_year(tmp_path, emb
         assert "could not apply" in month.answer, month.answer
     finally:
         ws.close()
+
+
+def test_a_section_heading_without_figures_is_not_the_row_a_question_names(tmp_path, embedder, write_text):
+    statement = ("Description,2018,2019\n"
+                 "Revenue:,,\n"
+                 "Products,600,660\n"
+                 "Services,400,440\n"
+                 "Revenues net,1000,1100\n")
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    try:
+        ws.ingestor.ingest_paths([write_text("revenue.csv", statement)])
+        response = ws.ask("What was the change in revenue from 2018 to 2019?", mode="pipeline",
+                          doc_ids=[ws.documents()[0].doc_id])
+        assert response.answer.startswith("The change in Revenues net is 100 from 2018 to 2019"), response.answer
+    finally:
+        ws.close()
