@@ -54,9 +54,12 @@ def fold(text) -> str:
     return re.sub(r"[^a-z0-9&]+", "", text.lower())
 
 
+_FILENAME = re.compile(r"[\w.-]+\.(?:csv|xlsx|xls|pdf|txt|md|docx)\b", re.I)  # "204_875.csv" names a file, states no 204
+
+
 def numbers(text: str) -> list[float]:
     found = []
-    for match in _NUMBER.finditer(_SOURCE.sub(" ", text or "")):
+    for match in _NUMBER.finditer(_FILENAME.sub(" ", _SOURCE.sub(" ", text or ""))):
         try:
             found.append(float(match.group(0).replace(",", "").replace("−", "-")))
         except ValueError:
