@@ -1392,8 +1392,10 @@ def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
         planned.plan.answer = NOT_IN_TABLE
         return
     if (year := year_unmentioned(planned, executor)) is not None:
-        planned.applied.append(Applied(year, None, "not applied", f"{NO_ROWS_THEN}: it has no dates and never mentions {year}"))
-        planned.plan.answer = NOT_IN_TABLE
+        # the table is the wrong source, not proof the documents lack it: no rows, so the text route reads
+        # the pages (a report's table of "Current year | Prior year" under prose that names 2019)
+        planned.applied.append(Applied(year, None, "not applied", f"{NO_DATES} and never mentions {year}: the pages are read instead"))
+        planned.sql = compile_plan(planned.plan, planned.table)  # what would have run; nothing did
         return
     planned.sql = compile_plan(planned.plan, planned.table)
     try:
