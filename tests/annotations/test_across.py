@@ -184,79 +184,75 @@ def test_a_total_line_and_the_line_item_of_the_same_words_are_told_apart_by_tota
                             ["Total current assets", "Total current liabilities"]) is None
 
 
-def test_a_units_row_under_the_years_gives_the_figures_their_scale(tmp_path, embedder, write_text):
-    statement = ("Description,2018,2019\n"
-                 ",£m,£m\n"
-                 "Grants,91.2,86.0\n"
-                 "Donations,131.0,150.7\n")
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
-    try:
-        ws.ingestor.ingest_paths([write_text("funds_in_millions.csv", statement)])
-        response = ws.ask("What was the change in grants from 2018 to 2019?", mode="pipeline",
-                          doc_ids=[ws.documents()[0].doc_id])
-        assert response.answer.startswith("The change in Grants is -£5.20 million from 2018 to 2019 "
-                                          "(2018: £91.20 million; 2019: £86 million)"), response.answer
-    finally:
+@pytest.fixture
+def statement(tmp_path, embedder, write_text):
+    """A knowledge base of one report statement written as CSV, with the scripted model:
+    `ws, scope = statement("name.csv", text)`."""
+    opened = []
+
+    def open_one(filename: str, text: str):
+        ws = Workspace(Settings(data_dir=tmp_path / f"kb{len(opened)}"), embedder, ScriptedLLM([]))
+        opened.append(ws)
+        ws.ingestor.ingest_paths([write_text(filename, text)])
+        return ws, [ws.documents()[0].doc_id]
+    yield open_one
+    for ws in opened:
         ws.close()
 
 
-def test_a_scale_with_an_exception_goes_with_every_row_but_those_it_names(tmp_path, embedder, write_text):
-    statement = ('"(in thousands, except per share data)",2018,2019\n'
-                 "Net income,1200,1500\n"
-                 "Basic net income per share,1.20,1.50\n"
-                 "Deferred tax assets (see Note 4),300,360\n")
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
-    try:
-        ws.ingestor.ingest_paths([write_text("results.csv", statement)])
-        scope = [ws.documents()[0].doc_id]
-        income = ws.ask("What was the change in net income from 2018 to 2019?", mode="pipeline", doc_ids=scope)
-        assert income.answer.startswith("The change in Net income is 300 thousand from 2018 to 2019"), income.answer
-        per_share = ws.ask("What was the change in basic net income per share from 2018 to 2019?", mode="pipeline",
-                           doc_ids=scope)
-        assert "is 0.3 from" in per_share.answer and "thousand" not in per_share.answer, per_share.answer
-        assets = ws.ask("What was the deferred tax assets in 2019?", mode="pipeline", doc_ids=scope)
-        assert "360 thousand" in assets.answer and "Note 4" not in assets.answer.split("(results.csv)")[0], assets.answer
-    finally:
-        ws.close()
+def test_a_units_row_under_the_years_gives_the_figures_their_scale(statement):
+    text = ("Description,2018,2019\n"
+            ",£m,£m\n"
+            "Grants,91.2,86.0\n"
+            "Donations,131.0,150.7\n")
+    ws, scope = statement("funds_in_millions.csv", text)
+    response = ws.ask("What was the change in grants from 2018 to 2019?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("The change in Grants is -£5.20 million from 2018 to 2019 "
+                                      "(2018: £91.20 million; 2019: £86 million)"), response.answer
 
 
-def test_a_year_end_the_question_states_is_the_column_of_that_year(tmp_path, embedder, write_text):
-    statement = ("Description,2018,2019\n"
-                 "Net sales,900,1100\n"
-                 "Cost of goods sold,500,640\n")
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
-    try:
-        ws.ingestor.ingest_paths([write_text("results.csv", statement)])
-        scope = [ws.documents()[0].doc_id]
-        cell = ws.ask("What is the Cost of goods sold for year ended December 31, 2018?", mode="pipeline", doc_ids=scope)
-        assert cell.answer.startswith("Cost of goods sold, 2018: 500") and "could not apply" not in cell.answer, cell.answer
-        assert {"condition": "December 2018", "column": "2018", "how": "in the plan",
-                "note": "the column it heads"} in cell.structured["conditions"]
-        # the model read the other year's column: moved to the one the stated year-end heads
-        ws.llm.script = [json.dumps({"answer": "sum", "column": "2019", "filters": [
-            {"column": "Description", "op": "is", "value": "Net sales"}]})]
-        moved = ws.ask("What were the net sales and returns as of December 31, 2018 in total?", mode="pipeline", doc_ids=scope)
-        assert "900" in moved.answer and "1,100" not in moved.answer, moved.answer
-        # a month of sales is not the year's column: said, not read from it
-        ws.llm.script = [json.dumps({"answer": "sum", "column": "2018", "filters": [
-            {"column": "Description", "op": "is", "value": "Net sales"}]})]
-        month = ws.ask("What were our net sales and returns in December 2018 in total?", mode="pipeline", doc_ids=scope)
-        assert "could not apply" in month.answer, month.answer
-    finally:
-        ws.close()
+def test_a_scale_with_an_exception_goes_with_every_row_but_those_it_names(statement):
+    text = ('"(in thousands, except per share data)",2018,2019\n'
+            "Net income,1200,1500\n"
+            "Basic net income per share,1.20,1.50\n"
+            "Deferred tax assets (see Note 4),300,360\n")
+    ws, scope = statement("results.csv", text)
+    income = ws.ask("What was the change in net income from 2018 to 2019?", mode="pipeline", doc_ids=scope)
+    assert income.answer.startswith("The change in Net income is 300 thousand from 2018 to 2019"), income.answer
+    per_share = ws.ask("What was the change in basic net income per share from 2018 to 2019?", mode="pipeline",
+                       doc_ids=scope)
+    assert "is 0.3 from" in per_share.answer and "thousand" not in per_share.answer, per_share.answer
+    assets = ws.ask("What was the deferred tax assets in 2019?", mode="pipeline", doc_ids=scope)
+    assert "360 thousand" in assets.answer and "Note 4" not in assets.answer.split("(results.csv)")[0], assets.answer
 
 
-def test_a_section_heading_without_figures_is_not_the_row_a_question_names(tmp_path, embedder, write_text):
-    statement = ("Description,2018,2019\n"
-                 "Revenue:,,\n"
-                 "Products,600,660\n"
-                 "Services,400,440\n"
-                 "Revenues net,1000,1100\n")
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
-    try:
-        ws.ingestor.ingest_paths([write_text("revenue.csv", statement)])
-        response = ws.ask("What was the change in revenue from 2018 to 2019?", mode="pipeline",
-                          doc_ids=[ws.documents()[0].doc_id])
-        assert response.answer.startswith("The change in Revenues net is 100 from 2018 to 2019"), response.answer
-    finally:
-        ws.close()
+def test_a_year_end_the_question_states_is_the_column_of_that_year(statement):
+    text = ("Description,2018,2019\n"
+            "Net sales,900,1100\n"
+            "Cost of goods sold,500,640\n")
+    ws, scope = statement("results.csv", text)
+    cell = ws.ask("What is the Cost of goods sold for year ended December 31, 2018?", mode="pipeline", doc_ids=scope)
+    assert cell.answer.startswith("Cost of goods sold, 2018: 500") and "could not apply" not in cell.answer, cell.answer
+    assert {"condition": "December 2018", "column": "2018", "how": "in the plan",
+            "note": "the column it heads"} in cell.structured["conditions"]
+    # the model read the other year's column: moved to the one the stated year-end heads
+    ws.llm.script = [json.dumps({"answer": "sum", "column": "2019", "filters": [
+        {"column": "Description", "op": "is", "value": "Net sales"}]})]
+    moved = ws.ask("What were the net sales and returns as of December 31, 2018 in total?", mode="pipeline", doc_ids=scope)
+    assert "900" in moved.answer and "1,100" not in moved.answer, moved.answer
+    # a month of sales is not the year's column: said, not read from it
+    ws.llm.script = [json.dumps({"answer": "sum", "column": "2018", "filters": [
+        {"column": "Description", "op": "is", "value": "Net sales"}]})]
+    month = ws.ask("What were our net sales and returns in December 2018 in total?", mode="pipeline", doc_ids=scope)
+    assert "could not apply" in month.answer, month.answer
+
+
+def test_a_section_heading_without_figures_is_not_the_row_a_question_names(statement):
+    text = ("Description,2018,2019\n"
+            "Revenue:,,\n"
+            "Products,600,660\n"
+            "Services,400,440\n"
+            "Revenues net,1000,1100\n")
+    ws, scope = statement("revenue.csv", text)
+    response = ws.ask("What was the change in revenue from 2018 to 2019?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("The change in Revenues net is 100 from 2018 to 2019"), response.answer
