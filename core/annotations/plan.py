@@ -27,7 +27,7 @@ from core.annotations.columns import fold
 from core.annotations.conditions import (MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions, bound_in,
                                          bounds, cell_values, figures, named_in, periods, same_value, singulars, tokens,
                                          without_bounds)
-from core.annotations.sql import ReadOnlyExecutor, QueryRefused, text_literal
+from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
 from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is_twin
 from core.annotations.units import convert, header_unit, normal_unit, stated_scale, unit_kind
 from core.llm.base import ChatLLM, LLMError
@@ -1391,17 +1391,17 @@ def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
                                        f"{NO_ROWS_THEN}: its {column.label} runs from {first} to {last}"))
         planned.plan.answer = NOT_IN_TABLE
         return
-    if (year := year_unmentioned(planned, executor)) is not None:
-        # the table is the wrong source, not proof the documents lack it: no rows, so the text route reads
-        # the pages (a report's table of "Current year | Prior year" under prose that names 2019)
-        planned.applied.append(Applied(year, None, "not applied", f"{NO_DATES} and never mentions {year}: the pages are read instead"))
-        planned.sql = compile_plan(planned.plan, planned.table)  # what would have run; nothing did
-        return
     planned.sql = compile_plan(planned.plan, planned.table)
     try:
         found = executor.run(planned.sql, [planned.table.name])
     except (QueryRefused, Exception) as exc:  # a plan compiled by code that fails is a bug: the free writer takes over
         planned.error = f"{type(exc).__name__}: {exc}"
+        return
+    if found_nothing(found) and (year := year_unmentioned(planned, executor)) is not None:
+        # "0 sick days in 2024" from a table that never mentions 2024 is the wrong source, not an answer: no
+        # rows, so the text route reads the pages. (Rows found stand, the year said not applied: a question's
+        # date is often context the table leaves out, "on June 18, 1995" over a tournament's results.)
+        planned.applied.append(Applied(year, None, "not applied", f"{NO_DATES} and never mentions {year}: the pages are read instead"))
         return
     planned.columns, planned.rows, planned.truncated = found.columns, found.rows, found.truncated
     if planned.plan.across:  # (result, label, figures...) a row, the result computed here, not by SQL
