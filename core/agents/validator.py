@@ -345,6 +345,22 @@ def about_the_question(question: str, text: str) -> bool:
     return not wanted or bool(_shared(wanted, _stems(text)))
 
 
+_YEAR_IN_TEXT = re.compile(r"(?<![\d$£€.,])(?:19|20)\d\d(?![\d%])")
+_FISCAL = re.compile(r"\b(?:fiscal|FY)", re.I)
+
+
+def another_year(question: str, text: str) -> str | None:
+    """The year `text` (the quote and the answer) is dated to when the question states others and the text
+    names none of them: "How many sick days did the team take in 2024?" answered "1 sick day in 2003" from
+    another table's page. A fiscal year may end in the next calendar year, so FY2023 allows 2024."""
+    asked = {int(y) for y in stated_years(question)}
+    named = {int(y) for y in _YEAR_IN_TEXT.findall(text)}
+    if not asked or not named:
+        return None
+    allowed = asked | ({y + 1 for y in asked} if _FISCAL.search(question) else set())
+    return None if named & allowed else str(min(named))
+
+
 # A quote's clauses: sentences, "; ", ", " (not a thousands separator) and joining words.
 _CLAUSE_BREAK = re.compile(r"(?<=[.;!?])\s+|;\s*|,\s+|\s+(?:and|while|whereas|but|compared\s+(?:to|with))\s+|\n", re.I)
 
@@ -492,6 +508,11 @@ def validate(draft: Draft, settings: Settings) -> Validation:
             # A true sentence on another subject ("leases" for a revenue question) answers nothing.
             return Validation(True, "low", flags, "Validation passed (the quote is not about what the question "
                               "asks: the documents do not answer this)", average_similarity=average,
+                              is_no_information=True, quote_found=False, answer=NO_INFORMATION)
+        if (dated := another_year(draft.question, f"{draft.quote} {answer}")) is not None:
+            # A sentence about another year answers nothing about the year asked.
+            return Validation(True, "low", flags, f"Validation passed (the quote is about {dated}, not the year the "
+                              "question states: the documents do not answer this)", average_similarity=average,
                               is_no_information=True, quote_found=False, answer=NO_INFORMATION)
         if calculation is not None:  # code's figures and result replace whatever the model wrote
             answer = calculate.render(calculation, answer, figure_sources)

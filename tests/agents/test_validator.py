@@ -449,3 +449,17 @@ def test_figures_for_each_year_said_respectively_are_taken_in_the_questions_orde
     found = across_years("average", ["2019", "2018"], "Orders for 2019 and 2018 were 12,749 and 11,875, respectively.")
     assert found.result == (12749 + 11875) / 2
     assert across_years("change", ["2018", "2019"], "Orders were 120 in 2019, or 118 in 2019 by another count.") is None
+
+
+def test_a_quote_about_another_year_than_the_one_asked_answers_nothing():
+    texts = ("Squad report 2003: the team took 1 sick day in 2003 and 4 in 2002.",)
+    d = quoted("The team took 1 sick day in 2003. [Source 1]", "the team took 1 sick day in 2003", texts=texts)
+    d.question = "How many sick days did the team take in 2024?"
+    v = validate(d, S)
+    assert v.is_no_information and v.confidence == "low" and "about 2003" in v.reason
+    d.question = "How many sick days did the team take in 2003?"
+    assert not validate(d, S).is_no_information
+    fiscal = quoted("Revenue was $5m [Source 1]", "Revenue for the fiscal year ended January 31, 2024 was $5m",
+                    texts=("Revenue for the fiscal year ended January 31, 2024 was $5m.",))
+    fiscal.question = "What was revenue in fiscal 2023?"  # a fiscal year may end in the next calendar year
+    assert not validate(fiscal, S).is_no_information
