@@ -342,6 +342,7 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
             plan.answer = "average"
         if plan.answer == "average" and asks_median(question):
             plan.answer = "median"  # the schema offers the model no median (a word it would then misuse); code reads it
+        respectively(question, planned)
         rank_by_group(question, plan, columns)
         if plan.answer in ("count", "list") and asks_which(question) and plan.group_by is None:
             named = asked_column(question, columns)
@@ -356,6 +357,22 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         listed = plan.column if plan.answer == "list" else plan.group_by if isinstance(plan.group_by, Column) else None
         plan.named_by = name_beside(question, listed, columns)
     return planned
+
+
+_RESPECTIVELY = re.compile(r"\b(?:respectively|each)\s*\??\s*$", re.I)
+
+
+def respectively(question: str, planned: PlannedQuery) -> None:
+    """ "The net sales of International and Foodservice respectively": each named value's own figure, not their
+    total (the model summed the two segments' rows): a filter naming two values or more becomes the group."""
+    plan = planned.plan
+    if not _RESPECTIVELY.search(question) or plan.group_by is not None or plan.answer not in ("count", *_SQL_AGGREGATE):
+        return
+    for i, (column, op, value) in enumerate(plan.filters):
+        if op == "is" and column.kind == "text" and len({fold(v) for v in plan.matched.get(i, (value,))}) >= 2:
+            plan.group_by = column
+            planned.applied.append(Applied("respectively", column.label, "added by code", "each named value's own figure"))
+            return
 
 
 # A figure worked out of a row's cell, which reading the cell alone does not answer
