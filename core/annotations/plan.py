@@ -1421,6 +1421,9 @@ def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
         planned.applied.append(Applied(year, None, "not applied", f"{NO_DATES} and never mentions {year}: the pages are read instead"))
         return
     planned.columns, planned.rows, planned.truncated = found.columns, found.rows, found.truncated
+    if any(a.condition == "respectively" for a in planned.applied):  # in the order the question names them
+        asked = planned.question.lower()
+        planned.rows = sorted(planned.rows, key=lambda r: asked.find(str(r[0]).lower()) % (len(asked) + 1))
     if planned.plan.across:  # (result, label, figures...) a row, the result computed here, not by SQL
         labelled = len(found.columns) > len(planned.plan.across)
         planned.columns = ["value", *found.columns]

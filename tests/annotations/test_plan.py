@@ -747,9 +747,10 @@ def test_whose_figure_a_question_asks_for_is_a_column_or_the_table_does_not_say(
 def test_two_values_asked_for_respectively_get_their_own_figures_not_their_total(ws):
     ws.llm.script = [plan(answer="sum", column="Loaves", filters=[{"column": "Shop", "op": "is", "value": "Harbour"},
                                                                   {"column": "Shop", "op": "is", "value": "Station"}])]
-    response = ws.ask("How many loaves did the Harbour and Station shops sell, respectively?", mode="pipeline",
+    response = ws.ask("How many loaves did the Station and Harbour shops sell, respectively?", mode="pipeline",
                       doc_ids=[ws.documents()[0].doc_id])
     harbour = sum(int(r["Loaves"]) for r in rows(ws, lambda r: r["Shop"] == "Harbour"))
     station = sum(int(r["Loaves"]) for r in rows(ws, lambda r: r["Shop"] == "Station"))
     assert f"Harbour: {harbour:,}" in response.answer and f"Station: {station:,}" in response.answer, response.answer
     assert f"{harbour + station:,}" not in response.answer
+    assert response.answer.index("Station:") < response.answer.index("Harbour:")  # in the order asked
