@@ -14,6 +14,7 @@ from core.agents import calculate
 from core.agents.confidence import assess_confidence, doubts, lower
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
 from core.annotations.across import operation_asked, stated_years
+from core.annotations.conditions import years_in
 from core.citations import SOURCE_MARKER as _CITATION, cited_numbers
 from core.config import Settings
 from core.safety import find_injection
@@ -345,7 +346,6 @@ def about_the_question(question: str, text: str) -> bool:
     return not wanted or bool(_shared(wanted, _stems(text)))
 
 
-_YEAR_IN_TEXT = re.compile(r"(?<![\d$£€.,])(?:19|20)\d\d(?![\d%])")
 _FISCAL = re.compile(r"\b(?:fiscal|FY)", re.I)
 
 
@@ -354,7 +354,7 @@ def another_year(question: str, text: str) -> str | None:
     names none of them: "How many sick days did the team take in 2024?" answered "1 sick day in 2003" from
     another table's page. A fiscal year may end in the next calendar year, so FY2023 allows 2024."""
     asked = {int(y) for y in stated_years(question)}
-    named = {int(y) for y in _YEAR_IN_TEXT.findall(text)}
+    named = years_in(text)
     if not asked or not named:
         return None
     allowed = asked | ({y + 1 for y in asked} if _FISCAL.search(question) else set())

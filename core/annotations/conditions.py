@@ -31,8 +31,13 @@ biggest largest smallest best worst top""".split())
 _ASKED_NOUN = re.compile(r"\b(?:which|what|list(?: the| all)?)\s+([a-z][\w-]*)", re.I)
 
 MONTHS = ("january february march april may june july august september october november december").split()
-_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+MONTH_NAME = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _ORDINAL = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": 4, "final": 4}
+
+
+def years_in(text: str) -> set[int]:
+    """Every year a text names ("in 2024", "FY2019"), not an amount ("$2019") or a share ("2019%")."""
+    return {int(y) for y in _YEAR.findall(text)}
 
 
 def month_number(word: str) -> int | None:
@@ -80,14 +85,14 @@ class StatedConditions:
 
 _QUARTER = re.compile(r"\b(?:q([1-4])|(first|second|third|fourth|last|final|1st|2nd|3rd|4th)\s+quarter)\b(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
 _HALF = re.compile(r"\b(?:h([12])|(first|second)\s+half)\b(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
-_MONTH_RANGE = re.compile(rf"\b(?:(?:between|from)\s+({_MONTH})\s+(?:and|to|until|through)|({_MONTH})\s+(?:to|until|through|-|–))"
-                          rf"\s+({_MONTH})\b(?:\s+((?:19|20)\d\d))?", re.I)
+_MONTH_RANGE = re.compile(rf"\b(?:(?:between|from)\s+({MONTH_NAME})\s+(?:and|to|until|through)|({MONTH_NAME})\s+(?:to|until|through|-|–))"
+                          rf"\s+({MONTH_NAME})\b(?:\s+((?:19|20)\d\d))?", re.I)
 # "between 19 and 30 August", "from 3 to 9 May", "19-30 August": days of one month
-_DAYS_OF_MONTH = re.compile(rf"\b(?:(?:between|from)\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:and|to|until|-|–)\s*(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\b(?:\s+((?:19|20)\d\d))?", re.I)
+_DAYS_OF_MONTH = re.compile(rf"\b(?:(?:between|from)\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:and|to|until|-|–)\s*(\d{{1,2}})(?:st|nd|rd|th)?\s+({MONTH_NAME})\b(?:\s+((?:19|20)\d\d))?", re.I)
 # "between 3 June and 9 July", "from November 27 to December 24, 2024", "Nov 27 - Dec 24": a day of one month
 # to a day of another, the day on either side of its month
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
-_DATE = rf"(?:{_DAY}\s+(?:of\s+)?({_MONTH})|({_MONTH})\.?\s+{_DAY}(?![\d:]))"
+_DATE = rf"(?:{_DAY}\s+(?:of\s+)?({MONTH_NAME})|({MONTH_NAME})\.?\s+{_DAY}(?![\d:]))"
 _DAY_RANGE = re.compile(rf"\b(?:(?:between|from)\s+)?{_DATE}\s*(?:and|to|until|through|-|–)\s*{_DATE}\b"
                         rf"(?:,?\s+((?:19|20)\d\d))?", re.I)
 # "after April 21, 2012", "by 31 December 2024": one side of a stretch of days. ("As of December 31, 2019" is
@@ -100,9 +105,9 @@ _EDGE_SHIFT = {"after": ("start", 1), "on or after": ("start", 0), "since": ("st
 # "on 5 March 2024", "on March 5": one day (said with "on"; "as of December 31, 2019" is a report's year)
 _ON_DAY = re.compile(rf"\bon\s+(?:the\s+)?{_DATE}(?:,?\s+((?:19|20)\d\d))?", re.I)
 # "from November 2023 to February 2024": every day between the first of the one month and the last of the other
-_MONTH_YEAR_RANGE = re.compile(rf"\b(?:(?:between|from)\s+)?({_MONTH})\.?\s+((?:19|20)\d\d)\s*(?:and|to|until|through|-|–)\s*"
-                               rf"({_MONTH})\.?\s+((?:19|20)\d\d)\b", re.I)
-_MONTH_YEAR = re.compile(rf"\b({_MONTH})\b\.?(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
+_MONTH_YEAR_RANGE = re.compile(rf"\b(?:(?:between|from)\s+)?({MONTH_NAME})\.?\s+((?:19|20)\d\d)\s*(?:and|to|until|through|-|–)\s*"
+                               rf"({MONTH_NAME})\.?\s+((?:19|20)\d\d)\b", re.I)
+_MONTH_YEAR = re.compile(rf"\b({MONTH_NAME})\b\.?(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
 _YEAR = re.compile(r"(?<![\d£$€.,])((?:19|20)\d\d)(?![\d%])")
 _YEAR_RANGE = re.compile(r"\b(?:between|from)\s+((?:19|20)\d\d)\s+(?:and|to|through|until|-)\s+((?:19|20)\d\d)\b", re.I)
 _YEAR_EDGE = re.compile(r"\b(after|since|from|before|until)\s+((?:19|20)\d\d)\b(?!\s+(?:and|to|-)\s+(?:19|20)\d\d)", re.I)

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
-from core.annotations.conditions import (MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions, bound_in,
-                                         bounds, cell_values, figures, named_in, periods, same_value, singulars, tokens,
-                                         without_bounds)
+from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions,
+                                         bound_in, bounds, cell_values, figures, named_in, periods, same_value, singulars,
+                                         tokens, without_bounds)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
 from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is_twin
 from core.annotations.units import convert, header_unit, normal_unit, stated_scale, unit_kind
@@ -673,12 +673,11 @@ def period_column(period: Period, columns: list[Column]) -> Column | None:
     return found[0] if len(found) == 1 else None
 
 
-_MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 # A year-end or a balance date, which a report's year column states: "for the year ended December 31, 2018", "as
 # of September 30, 2018", "31 March 2019"; not a month of sales ("in December 2018")
 _COLUMN_DATE = re.compile(rf"\b(?:years?|periods?|quarters?)\s+end(?:ed|ing)\b|\bas\s+(?:of|at)\b"
-                          rf"|\b{_MONTH_WORD}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d\d\b"
-                          rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH_WORD}\s+(?:19|20)\d\d\b", re.I)
+                          rf"|\b{MONTH_NAME}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d\d\b"
+                          rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTH_NAME}\.?\s+(?:19|20)\d\d\b", re.I)
 
 
 def _period_by_column(question: str, period: Period, plan: Plan, columns: list[Column]) -> Applied:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from statistics import median
 from pathlib import Path
 
-from core.annotations.conditions import MONTHS, Period, periods
+from core.annotations.conditions import MONTHS, Period, month_number, periods
 from core.annotations.documents import total_label
 from core.annotations.model import singular
 from core.annotations.select import named_values, words
@@ -329,7 +329,7 @@ def months_named(sql: str) -> set[int]:
         if numbers and re.search(r"\bBETWEEN\b|>", clause, re.I):
             found |= set(range(min(numbers), max(numbers) + 1))
     found |= {int(a or b) for a, b in _QUOTED_MONTH.findall(sql)}
-    found |= {next(n for n, m in enumerate(MONTHS, 1) if m.startswith(name.lower())) for name in _MONTH_NAME.findall(sql)}
+    found |= {month_number(name) for name in _MONTH_NAME.findall(sql)}
     return found
 
 

@@ -269,8 +269,3 @@ def stated_scale(texts: list[str], row: str | None = None) -> tuple[str, str] | 
             or next((sign for words, sign in _CURRENCY_WORDS.items() if re.search(rf"\b{words}\b", joined, re.I)), "")
         return sign, _SCALE_WORDS[word.lower()]
     return None
-    for match in _SCALE.finditer(joined):
-        word = match.group("word") or match.group("zeros") or match.group("letter")
-        sign = match.group("sign") or match.group("sign2") or next((c for c in "$€£¥" if c in joined), "")
-        return sign, _SCALE_WORDS[word.lower()]
-    return None
