@@ -1527,7 +1527,7 @@ def format_value(value, unit: str | None = None) -> str:
         sign, _, scale = (unit or "").partition(" ") if unit and unit[0] in CURRENCY_SIGNS else ("", "", unit)
         if sign:  # "€1,249", "-£402 million"
             return (f"-{sign}{text[1:]}" if text.startswith("-") else f"{sign}{text}") + (f" {scale}" if scale else "")
-        return f"{text} {unit}" if unit else text
+        return f"{text}{unit}" if unit == "%" else f"{text} {unit}" if unit else text  # "9.5%", "372.5 gal"
     return " ".join(str(value).split())
 
 
@@ -1749,7 +1749,10 @@ def _unit_of(column: str, planned: PlannedQuery) -> str | None:
 def printed_unit(table: TableInfo, column: str, row: str | None = None) -> str | None:
     """The unit a column's cells are in: the table's (its header's, or a currency sign its cells print), with
     the scale a report prints over its figures ("£m" -> "£ million"), so an answer says "£402 million". A
-    scale with an exception ("in thousands, except per share amounts") is the `row` label's, unless it names it."""
+    scale with an exception ("in thousands, except per share amounts") is the `row` label's, unless it names it;
+    a row whose figures print "%" is in percent."""
+    if row is not None and (own := table.row_units.get(row.strip())):  # a percent row among figures in £m
+        return own
     unit = table.units.get(column) or label_unit(table.printed.get(column, column))
     if table.types.get(column) != "REAL" or (unit and unit not in CURRENCY_SIGNS):
         return unit

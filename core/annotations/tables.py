@@ -81,6 +81,9 @@ class TableInfo:
     # Rows of the printed table that are no records, kept so a printed total can still be read:
     # {"kind": "total" | "note", "row": sheet row, "cells": {printed label: text}}
     set_aside: list[dict] = field(default_factory=list)
+    # row label -> the unit every figure of that row prints where its columns' units differ from it: a
+    # report's "WACC | 9.0% | 9.5%" under "$ in millions" is in percent, not millions
+    row_units: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "values"}
@@ -286,8 +289,24 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
             _number_column(info, frame, label, column, raw, texts, filled, taken)
         else:
             _text_column(info, frame, label, column, texts, filled, taken, orders[column], table_order)
+    info.row_units = _row_units(info, columns)
     info.types.update({"source_page": "INTEGER", "source_row": "INTEGER"})
     return info, frame[[*info.columns, *PROVENANCE]]
+
+
+def _row_units(info: TableInfo, columns: list) -> dict[str, str]:
+    """The rows of a table whose figures all print "%" in columns that are not percent columns, by label
+    (the first text column's cell)."""
+    labels = next((raw for _, column, raw, _, _, numeric in columns if not numeric), None)
+    if labels is None:
+        return {}
+    mixed = [raw for _, column, raw, _, _, numeric in columns if numeric and info.units.get(column) != "%"]
+    units = {}
+    for n, label in enumerate(labels):
+        kinds = [raw[n][2] for raw in mixed if raw[n] and raw[n][1] is not None]
+        if label and label[0] and kinds and all(k == "percent" for k in kinds):
+            units[str(label[0]).strip()] = "%"
+    return units
 
 
 def _twin(info: TableInfo, frame: pd.DataFrame, name: str, label: str, kind: str, values, taken: set[str]) -> str:

@@ -226,6 +226,17 @@ def test_a_scale_with_an_exception_goes_with_every_row_but_those_it_names(statem
     assert "360 thousand" in assets.answer and "Note 4" not in assets.answer.split("(results.csv)")[0], assets.answer
 
 
+def test_a_row_printed_in_percent_is_in_percent_under_a_tables_scale(statement):
+    text = ('"($ in millions)",2018,2019\n'
+            "Operating income,118.6,120.7\n"
+            "Cost of capital,9.5%,9.0%\n")
+    ws, scope = statement("returns.csv", text)
+    rate = ws.ask("What was the change in cost of capital from 2018 to 2019?", mode="pipeline", doc_ids=scope)
+    assert "(2018: 9.50%; 2019: 9%)" in rate.answer and "million" not in rate.answer, rate.answer
+    income = ws.ask("What was the change in operating income from 2018 to 2019?", mode="pipeline", doc_ids=scope)
+    assert "2019: $120.70 million" in income.answer, income.answer
+
+
 def test_a_year_end_the_question_states_is_the_column_of_that_year(statement):
     text = ("Description,2018,2019\n"
             "Net sales,900,1100\n"
