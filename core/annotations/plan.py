@@ -26,7 +26,7 @@ from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions,
                                          bound_in, bounds, cell_values, figures, named_in, periods, same_value, singulars,
-                                         tokens, without_bounds)
+                                         month_number, tokens, without_bounds)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
 from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is_twin
 from core.annotations.units import convert, header_unit, normal_unit, stated_scale, unit_kind
@@ -323,6 +323,7 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         planned.plan.answer, planned.plan.column = "sum", quantity  # "How many helmets did we sell?" adds up Qty
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
         planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
+        said_row(question, planned.plan, columns)
         planned.applied = apply_conditions(question, planned.plan, columns, table.row_count, table_words)
         planned.applied += spans_to_stated_day(planned.plan)
         if planned.refused:  # a group the question names that no column holds
@@ -397,7 +398,8 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     if len(named) < (1 if one_cell else 2):
         return None
     label = next((c for c in columns if c.kind == "text"), None)
-    row = row_figures.row_named(question, _rows_with_figures(table, label, named, executor)) if label is not None else None
+    labels = _rows_with_figures(table, label, named, executor) if label is not None else []
+    row = said_label(question, labels) or row_figures.row_named(question, labels)
     if row is None:
         return None
     plan = read_plan({"answer": "sum", "column": named[0].label if one_cell else "",
@@ -557,6 +559,53 @@ def _name_the_row(question: str, plan: Plan, columns: list[Column]) -> None:
             plan.matched[len(plan.filters) - 1] = (row,)
 
 
+_LONE_LABELS = {"total", "totals", "other", "others", "net", "gross", "subtotal", "balance", "amount", "value"}
+
+
+def _said_whole(label: str, question: str) -> int:
+    """How many words of a label the question says word for word ("the amounts owed to members of Peel", not
+    "by"): the whole label, or its item without a section ("Excluding: Free Cash Flow") or a closing bracket
+    ("(non-GAAP measure)"); 0 when it is not said."""
+    said = f" {' '.join(tokens(question))} "
+    core = _BRACKETED_END.sub("", _unmarked(label))
+    for form in (label, core, core.rpartition(":")[2]):
+        words = tokens(_unmarked(form))
+        if not words or (len(words) == 1 and (words[0] in _LONE_LABELS or len(words[0]) < 4)):
+            continue  # "Total" or "Other" alone is said in passing
+        if f" {' '.join(words)} " in said:
+            return len(words)
+    return 0
+
+
+def said_label(question: str, labels: list[str]) -> str | None:
+    """The one row label the question says at the greatest length; None when it says none, two alike, or two
+    apart ("X and Y respectively")."""
+    said = sorted(((n, c) for c in dict.fromkeys(labels) if (n := _said_whole(c, question))), key=lambda s: -s[0])
+    if not said or any(n == said[0][0] or not _said_whole(c, said[0][1]) for n, c in said[1:]):
+        return None
+    return said[0][1]
+
+
+def said_row(question: str, plan: Plan, columns: list[Column]) -> None:
+    """The row the question names word for word is the row read: the label said at the greatest length, where
+    the model's filter named another row ("Percentage of revenue" for "total revenue") or kept every row.
+    Code, not the model, then reads the line a report's question quotes."""
+    label = next((c for c in columns if c.kind == "text"), None)
+    row = said_label(question, label.cells) if label is not None else None
+    if row is None:
+        return
+    filtered = [i for i, (c, op, _) in enumerate(plan.filters) if c is label and op == "is"]
+    if any(fold(str(plan.filters[i][2])) == fold(row) for i in filtered) \
+            or any(c is label and op != "is" for c, op, _ in plan.filters):
+        return  # read already; or the model chose a wider match ("contains Widget" for Widget and Widget Pro)
+    for i in reversed(filtered):
+        _drop_filter(plan, i)
+    # a year column's "is not blank" keeps every row: the named row is the condition
+    plan.filters = [f for f in plan.filters if not (f[1] in BLANK_OPS and row_figures.year_columns([f[0]]))]
+    plan.filters.append((label, "is", row))
+    plan.matched[len(plan.filters) - 1] = (row,)
+
+
 _BLANK_WORDS = {"", "null", "none", "empty", "blank", "nan", "n/a"}
 
 
@@ -605,7 +654,8 @@ def stated_conditions(question: str, columns: list[Column], table_words: frozens
 
 def _year_column(columns: list[Column]) -> Column | None:
     """A table with no dates but a number column of years ("Year", "Year built"): what a period filters."""
-    found = [c for c in columns if c.kind == "number" and not c.expression and "year" in tokens(c.label)]
+    found = [c for c in columns if c.kind == "number" and not c.expression and "year" in tokens(c.label)
+             and not row_figures.year_columns([c])]  # "For the year ended 31 December 2019" holds figures
     return found[0] if len(found) == 1 else None
 
 
@@ -685,6 +735,8 @@ def _period_by_column(question: str, period: Period, plan: Plan, columns: list[C
     another year's column the plan read is moved to it; otherwise it cannot be applied."""
     column = period_column(period, columns) if not period.months or len(period.months) == 3 \
         or _COLUMN_DATE.search(question) else None
+    if _dates_a_row(period, plan):
+        return Applied(period.text, plan.filters[0][0].label, "in the plan", "the row it names")
     if column is None:
         return Applied(period.text, None, "not applied", NO_DATES)
     if plan.column is column:
@@ -692,7 +744,21 @@ def _period_by_column(question: str, period: Period, plan: Plan, columns: list[C
     if plan.column is not None and plan.column in row_figures.year_columns(columns) and column in row_figures.year_columns(columns):
         plan.column = column
         return Applied(period.text, column.label, "moved by code", "the column it heads")
+    if plan.answer in _SQL_AGGREGATE and (plan.column is None or plan.column.kind != "number"):
+        plan.column = column  # "how much was X for the year ended ..." summed the row labels: the year's figure
+        return Applied(period.text, column.label, "moved by code", "the column it heads")
     return Applied(period.text, column.label, "not applied", "the plan reads another column")
+
+
+def _dates_a_row(period: Period, plan: Plan) -> bool:
+    """Whether a row the plan reads is labelled with the stated date ("Outstanding at September 30, 2018")."""
+    year = str(period.year or "")
+    for column, op, value in plan.filters:
+        words = tokens(str(value))
+        if column.kind == "text" and op == "is" and year and year in words \
+                and (not period.months or any(month_number(w) in period.months for w in words)):
+            return True
+    return False
 
 
 def applies_as_period(period: Period, columns: list[Column]) -> bool:
@@ -898,6 +964,9 @@ def counted_measure(question: str, columns: list[Column]) -> Column | None:
     if not noun:
         return None
     numbers = [c for c in columns if c.kind == "number"]
+    said = [c for c in numbers if _said_whole(c.label, question) > 1]  # "the number of shares": "Number of Shares"
+    if len(said) == 1:
+        return said[0]
     forms = singulars(noun)
     by_label = [c for c in numbers if (head := _head_word(c.label)) and forms & singulars(head)]
     unit = normal_unit(noun) if len(noun) > 2 else None
@@ -1160,8 +1229,11 @@ def _one_per_phrase(values: list[CellValue], plan: Plan) -> list[CellValue]:
 
 
 def _covers(plan: Plan, index: int, named: CellValue) -> bool:
+    """Whether a filter applies a value the question names: it keeps the value's cells, or the one row it
+    keeps says the value's words ("cash" of "Free Cash Flow", the row the question names)."""
     column, op, value = plan.filters[index]
-    return bool(set(plan.matched.get(index, ())) & set(named.cells)) or (op == "contains" and fold(value) in fold(named.cells[0]))
+    return bool(set(plan.matched.get(index, ())) & set(named.cells)) or (op == "contains" and fold(value) in fold(named.cells[0])) \
+        or (op == "is" and f" {' '.join(tokens(named.text))} " in f" {' '.join(tokens(str(value)))} ")
 
 
 def _apply_bound(bound: Bound, plan: Plan, columns: list[Column]) -> Applied:

@@ -267,3 +267,35 @@ def test_a_section_heading_without_figures_is_not_the_row_a_question_names(state
     ws, scope = statement("revenue.csv", text)
     response = ws.ask("What was the change in revenue from 2018 to 2019?", mode="pipeline", doc_ids=scope)
     assert response.answer.startswith("The change in Revenues net is 100 from 2018 to 2019"), response.answer
+
+
+def test_the_row_a_question_says_word_for_word_is_read_whatever_row_the_model_chose(statement):
+    text = ("Description,2018,2019\n"
+            "Amounts owed by members of the group,0.3,0.3\n"
+            "Amounts owed to members of the group,0.8,0.6\n"
+            "Excluding: Free cash flow (non-GAAP measure),533,497\n")
+    ws, scope = statement("balances.csv", text)
+    # "to", not "by": most of the words of both labels are in the question; only one is said whole
+    ws.llm.script += [json.dumps({"answer": "percent change", "column": "", "filters": [
+        {"column": "Description", "op": "is", "value": "Amounts owed by members of the group"}]})]
+    owed = ws.ask("What is the percentage change in the amounts owed to members of the group from 2018 to 2019?",
+                  mode="pipeline", doc_ids=scope)
+    assert owed.answer.startswith("The percentage change in Amounts owed to members of the group is -25.00%"), owed.answer
+    # a label's section ("Excluding:") and closing bracket are not what a question says
+    ws.llm.script += [json.dumps({"answer": "percent change", "column": "", "filters": [
+        {"column": "2018", "op": "is not blank", "value": ""}]})]
+    flow = ws.ask("What is the percentage increase / (decrease) in free cash flow from 2018 to 2019?",
+                  mode="pipeline", doc_ids=scope)
+    assert "-6.75%" in flow.answer and "row by row" not in flow.answer, flow.answer
+
+
+def test_the_number_of_a_header_names_is_its_figure_and_a_row_labelled_with_the_date_applies_it(statement):
+    text = (",Number of Shares,Weighted-Average Exercise Price Per Share\n"
+            "\"Outstanding at September 30, 2017\",\"2,845,866\",$4.21\n"
+            "Granted,\"299,397\",$8.60\n"
+            "\"Outstanding at September 30, 2018\",\"2,806,364\",$4.75\n")
+    ws, scope = statement("options.csv", text)
+    ws.llm.script += [json.dumps({"answer": "count", "column": "Number of Shares", "filters": [
+        {"column": "column 1", "op": "is", "value": "Outstanding at September 30, 2018"}]})]
+    shares = ws.ask("What is the number of shares outstanding as of September 30, 2018?", mode="pipeline", doc_ids=scope)
+    assert "2,806,364" in shares.answer and "could not apply" not in shares.answer, shares.answer
