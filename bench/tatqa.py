@@ -156,7 +156,7 @@ def prediction_of(answer: str, question: str) -> tuple[list[str], str]:
     figures: list[str] = []
     scales: list[str] = []  # each figure's own scale word: "2019 (... 519 thousand)" answers 2019, no scale
     for match in _NUMBER.finditer(text):
-        figure = match.group(0).strip()
+        figure = match.group(0).strip().rstrip(",")  # "2017, 2018": the comma is the sentence's
         if re.sub(r"[^\d.]", "", figure) in stated:
             continue
         figure, said = _scale_of(figure)
@@ -164,8 +164,8 @@ def prediction_of(answer: str, question: str) -> tuple[list[str], str]:
         figure = re.sub(r"[()$€£\s-]", "", figure)
         figures.append(f"-{figure}" if negative else figure)
         scales.append(said)
-    if figures:  # "the respective ..." asks for each figure; anything else for one
-        if re.search(r"\brespective", question, re.I):
+    if figures:  # "the respective ..." or "which years" asks for each figure; anything else for one
+        if re.search(r"\brespective|\b(?:which|what)\s+(?:fiscal\s+|financial\s+)?years\b", question, re.I):
             return figures, next((s for s in scales if s), "")
         return figures[:1], scales[0]
     text = text.rstrip(".")

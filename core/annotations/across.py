@@ -21,8 +21,8 @@ OPERATIONS = [
 ]
 EACH = "each"  # no operation: the row's figure in each year the question states
 WHICH_YEAR, HOW_MANY_YEARS = "which year", "how many years"  # answered by the year columns themselves
-_WHICH_YEAR = re.compile(r"\b(?:in )?(?:which|what) (?:fiscal )?years?\b", re.I)
-_HOW_MANY_YEARS = re.compile(r"\bhow many (?:fiscal )?years\b", re.I)
+_WHICH_YEAR = re.compile(r"\b(?:in )?(?:which|what) (?:fiscal |financial )?years?\b", re.I)
+_HOW_MANY_YEARS = re.compile(r"\bhow many (?:fiscal |financial )?years\b", re.I)
 _LOWEST = re.compile(r"\b(?:smaller|smallest|lower|lowest|less|least|fewer|fewest|minimum|decreas\w*)\b", re.I)
 _HIGHEST = re.compile(r"\b(?:larger|largest|bigger|biggest|higher|highest|more|most|greater|greatest|maximum|increas\w*)\b",
                       re.I)
@@ -45,7 +45,8 @@ def year_columns(columns: list) -> list:
 
 def years_chosen(operation: str, question: str, values: list, labels: list[str], bound) -> list[str] | int | None:
     """ "In which year was X larger?" -> the year of the highest figure; with a stated bound ("less than
-    50%"), the years whose figure meets it; "how many years ... exceeded $5,000" -> how many meet it."""
+    50%"), the years whose figure meets it; "how many years ... exceeded $5,000" -> how many meet it; with
+    neither ("which years does the table show?"), the years with a figure."""
     pairs = [(v, label) for v, label in zip(values, labels) if v is not None]
     if bound is not None:
         meets = [label for v, label in pairs if _meets(v, bound.op, bound.number)]
@@ -53,8 +54,8 @@ def years_chosen(operation: str, question: str, values: list, labels: list[str],
     if operation == HOW_MANY_YEARS or not pairs:
         return None
     highest, lowest = bool(_HIGHEST.search(question)), bool(_LOWEST.search(question))
-    if not highest and not lowest:
-        return None
+    if not highest and not lowest:  # "For which years is X given?": every year with a figure
+        return [label for _, label in pairs]
     best = (max if highest else min)(pairs, key=lambda p: p[0])
     return [best[1]]
 

@@ -751,12 +751,16 @@ def _period_by_column(question: str, period: Period, plan: Plan, columns: list[C
 
 
 def _dates_a_row(period: Period, plan: Plan) -> bool:
-    """Whether a row the plan reads is labelled with the stated date ("Outstanding at September 30, 2018")."""
+    """Whether a row the plan reads is labelled with the stated date ("Outstanding at September 30, 2018"), or
+    with its month where the columns it reads are headed by its year ("Outstanding at 31 March", 2019)."""
     year = str(period.year or "")
+    read = [c for c in [*plan.across, plan.column] if c is not None]
     for column, op, value in plan.filters:
         words = tokens(str(value))
-        if column.kind == "text" and op == "is" and year and year in words \
-                and (not period.months or any(month_number(w) in period.months for w in words)):
+        if column.kind != "text" or op != "is" or not (year or period.months):
+            continue
+        dated = not year or year in words or any(year in tokens(c.label) for c in read)
+        if dated and (year in words or period.months) and (not period.months or any(month_number(w) in period.months for w in words)):
             return True
     return False
 
@@ -1730,11 +1734,16 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
         conditions = conditions_text(planned)
         return f"No rows of {where} match{' ' + conditions if conditions else ''}."
     if plan.answer in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS):
+        if len(rows) > 1 and not plan.filters and all(isinstance(r[0], list) for r in rows):
+            # "What years does the table cover?", no row named: the years any row has figures for
+            years = [y for y in map(row_figures.year_of, plan.across) if any(y in r[0] for r in rows)]
+            if len(years) > 1:
+                return f"The table gives figures for {_listed(years)} ({where})."
         items = []
         for r in rows[:max_rows]:
             chosen = r[0]
             answer = ("no answer from these figures" if chosen is None or chosen == [] else
-                      f"{chosen} year{'' if chosen == 1 else 's'}" if isinstance(chosen, int) else " and ".join(chosen))
+                      f"{chosen} year{'' if chosen == 1 else 's'}" if isinstance(chosen, int) else _listed(chosen))
             items.append(f"{(_unmarked(r[1]) + ': ') if labelled else ''}{answer} ({cells(r)})")
         return "; ".join(items) + f" ({where})."
     if plan.answer == row_figures.EACH:
@@ -1748,6 +1757,11 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
     items = "; ".join(f"{_unmarked(r[1]) if labelled else n + 1}: {said(r)}" for n, r in enumerate(rows[:max_rows]))
     more = f" Showing {max_rows} of {len(rows)}." if len(rows) > max_rows else ""
     return f"The {what} {span}, row by row ({where}): {items}.{more}"
+
+
+def _listed(items: list[str]) -> str:
+    """ "2017, 2018 and 2019"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 # A footnote mark closing a printed row label ("Recorded investment (1)"): the table's, not the answer's.

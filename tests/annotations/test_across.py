@@ -299,3 +299,23 @@ def test_the_number_of_a_header_names_is_its_figure_and_a_row_labelled_with_the_
         {"column": "column 1", "op": "is", "value": "Outstanding at September 30, 2018"}]})]
     shares = ws.ask("What is the number of shares outstanding as of September 30, 2018?", mode="pipeline", doc_ids=scope)
     assert "2,806,364" in shares.answer and "could not apply" not in shares.answer, shares.answer
+
+
+def test_a_row_labelled_with_the_stated_month_applies_it_where_its_year_heads_the_columns(statement):
+    text = ("Description,2018,2019\n"
+            "Outstanding at 1 April,\"776,045\",\"690,791\"\n"
+            "Released,\"(19,046)\",\"(365,162)\"\n"
+            "Outstanding at 31 March,\"690,791\",\"320,872\"\n")
+    ws, scope = statement("awards.csv", text)
+    change = ws.ask("What was the change in the amount outstanding at 31 March 2019 from 2018?", mode="pipeline",
+                    doc_ids=scope)
+    assert "-369,919" in change.answer and "could not apply" not in change.answer, change.answer
+    ws.llm.script += [json.dumps({"answer": "list", "column": "Description", "filters": []})]
+    years = ws.ask("For which years was the amount outstanding at 31 March calculated?", mode="pipeline", doc_ids=scope)
+    assert years.answer.startswith("Outstanding at 31 March: 2018 and 2019"), years.answer
+    assert "could not apply" not in years.answer
+
+
+def test_the_years_a_table_covers_are_its_year_columns(ws):
+    response = ask(ws, "Which financial years' information is shown in the table?", answer="list", column="Description")
+    assert response.answer.startswith("The table gives figures for 2017, 2018 and 2019"), response.answer

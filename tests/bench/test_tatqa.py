@@ -39,3 +39,8 @@ def test_a_sentence_with_and_in_it_is_one_span_and_a_list_of_names_is_several():
 def test_a_reason_is_read_as_its_text_even_when_it_holds_a_year():
     assert prediction_of("Net income fell because of the Tax Act of 2017. [Source 1]",
                          "Why was net income lower in fiscal 2019?") == (["Net income fell because of the Tax Act of 2017"], "")
+
+
+def test_the_years_asked_for_are_all_read():
+    assert prediction_of("The table gives figures for 2017, 2018 and 2019 (t.pdf).",
+                         "Which financial years' information is shown in the table?")[0] == ["2017", "2018", "2019"]
