@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._common import RESULTS, percentile, table  # noqa: E402
 from bench.tatqa_metric import SCALES, score  # noqa: E402
 from core.agents.question_kind import TEXT, by_rules  # noqa: E402
+from core.annotations.conditions import singulars, tokens  # noqa: E402
 
 # ../shared from the main checkout, ../../shared from a worktree under wt/
 DATA = next((p / "shared" / "eval-public" / "tatqa" / "tatqa_dataset_dev.json" for p in Path(__file__).resolve().parents[2:4]
@@ -142,15 +143,29 @@ def _scale_of(text: str) -> tuple[str, str]:
     return text.strip(), ""
 
 
-def prediction_of(answer: str, question: str) -> tuple[list[str], str]:
+def span_of(sentence: str, question: str) -> str:
+    """A sentence answer read as the span TAT-QA asks for: without the words that restate the question
+    ("Liquidity risk is the risk that ..." for "What is liquidity risk?" -> "the risk that ..."). Only
+    leading words, at least two, each a word of the question; the sentence whole when nothing would be left."""
+    asked = {f for w in tokens(question) for f in singulars(w)}
+    words = sentence.split()
+    n = 0
+    while n < len(words) and (parts := tokens(words[n])) and all(singulars(p) & asked for p in parts):
+        n += 1
+    return " ".join(words[n:]) if 2 <= n < len(words) else sentence
+
+
+def prediction_of(answer: str, question: str, spans: bool = True) -> tuple[list[str], str]:
     """The answer as TAT-QA scores it: its first figure that the question does not already state (a
     year, a quoted amount), with its scale word; else its text without citations, split into items
-    when it lists them."""
+    when it lists them. A reason, a definition or a stated term is read as a span (`span_of`), unless
+    `spans` is False (the whole sentence, the stricter figure the report prints beside it)."""
     text = " ".join(_FILE.sub("", _MARKER.sub("", answer)).split()).strip()
     if not text:
         return [], ""
     if by_rules(question).kind == TEXT:  # the app's own reading: a reason, a definition, a stated term
-        return [text.rstrip(".")], ""
+        text = text.rstrip(".")
+        return [span_of(text, question) if spans else text], ""
     text = _DAY_OF_MONTH.sub(r"\1", text)  # "December 31, 2018" names a year-end, not the figure 31
     stated = {re.sub(r"[^\d.]", "", m) for m in _NUMBER.findall(question)}
     figures: list[str] = []
@@ -356,6 +371,8 @@ def report(path: Path, data: Path, uids: set[str] | None = None) -> list[dict]:
         print("scale right: " + ", ".join(f"{s or 'none'} {scales[s][1]}/{scales[s][0]}" for s in SCALES if s in scales))
         unscaled = sum(1 for r in rows if r["em"] == 0 and score(questions[r["uid"]], r["prediction"], r["scale"])[0])
         print(f"right figure with a wrong or missing scale: {unscaled}")
+        whole = [score(questions[r["uid"]], *prediction_of(r["answer"], r["question"], spans=False))[0] for r in rows]
+        print(f"EM with text answers read as whole sentences (no span_of): {100 * sum(whole) / len(rows):.1f} %")
     else:
         def figures(group):
             cells = sum(r["cells"] for r in group)

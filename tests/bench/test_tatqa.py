@@ -38,9 +38,20 @@ def test_a_sentence_with_and_in_it_is_one_span_and_a_list_of_names_is_several():
 
 def test_a_reason_is_read_as_its_text_even_when_it_holds_a_year():
     assert prediction_of("Net income fell because of the Tax Act of 2017. [Source 1]",
-                         "Why was net income lower in fiscal 2019?") == (["Net income fell because of the Tax Act of 2017"], "")
+                         "Why was net income lower in fiscal 2019?", spans=False) == (
+        ["Net income fell because of the Tax Act of 2017"], "")
 
 
 def test_the_years_asked_for_are_all_read():
     assert prediction_of("The table gives figures for 2017, 2018 and 2019 (t.pdf).",
                          "Which financial years' information is shown in the table?")[0] == ["2017", "2018", "2019"]
+
+
+def test_a_text_answer_is_read_without_the_words_that_restate_the_question():
+    question = "How are land and buildings stated in the accounts?"
+    assert prediction_of("Land and buildings are stated at cost, net of depreciation. [Source 1]", question) == (
+        ["at cost, net of depreciation"], "")
+    assert prediction_of("Land and buildings are stated at cost, net of depreciation.", question, spans=False)[0] == [
+        "Land and buildings are stated at cost, net of depreciation"]
+    # a sentence that starts with its own words is read whole
+    assert prediction_of("Our policy is to state them at cost.", question)[0] == ["Our policy is to state them at cost"]
