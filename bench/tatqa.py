@@ -184,6 +184,8 @@ def prediction_of(answer: str, question: str, spans: bool = True) -> tuple[list[
             return figures, next((s for s in scales if s), "")
         return figures[:1], scales[0]
     text = text.rstrip(".")
+    if ";" in text and ": " in text.split(";")[0]:  # "Listed under X: A; B": the items after the sentence's head
+        text = text.split(": ", 1)[1]
     items = [i.strip(" .") for i in re.split(r";|\n", text) if i.strip(" .")]
     if len(items) > 1:
         return items, ""

@@ -119,6 +119,7 @@ class Plan:
     across: list[Column] = field(default_factory=list)  # a row's figures in these columns (years), oldest first
     named_by: Column | None = None  # a name shown beside the identifiers listed or ranked ("Title" by "Book ID")
     day_hours: float | None = None  # "how many 8-hour days": a total of time said in days of this many hours
+    section: str | None = None  # "the items under Deferred tax liabilities": the heading whose rows are listed
 
     def to_dict(self) -> dict:
         return {"answer": self.answer, "column": self.column.label if self.column else None,
@@ -130,7 +131,8 @@ class Plan:
                 "periods": [{"period": p.text, "column": c.label} for p, c in self.periods],
                 **({"across": [c.label for c in self.across]} if self.across else {}),
                 **({"named_by": self.named_by.label} if self.named_by else {}),
-                **({"day_hours": self.day_hours} if self.day_hours else {})}
+                **({"day_hours": self.day_hours} if self.day_hours else {}),
+                **({"section": self.section} if self.section else {})}
 
 
 @dataclass
@@ -386,6 +388,8 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     total other operating expenses in 2018". The model's plans for such questions failed on the TAT-QA tuning
     part (the text route answered 9 of 40 with the two figures or not at all), and a plan code can read whole
     is exact and fast. None when the question names no one row."""
+    if (listed := section_items(question, table, executor)) is not None:
+        return listed
     years = row_figures.stated_years(question)
     # (a "total" or an "average" of one year's figure is that figure, and the words name a row more often:
     # "the Total other operating expenses in 2018", "the basic weighted average shares outstanding in 2018")
@@ -410,6 +414,68 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
         return None
     planned.applied.append(Applied(row, label.label, "read by the rules", "the row the question names"))
     return planned
+
+
+_ITEMS = r"(?:items|line items|components|elements|constituents|parts|sub-?items|categories)"
+_ITEMS_UNDER = re.compile(rf"^\W*(?:(?P<count>how many)\s+{_ITEMS}\s+(?:are\s+there\s+|were\s+there\s+)?"
+                          rf"|(?:what|which)\s+(?:are|were)\s+(?:the\s+)?{_ITEMS}\s+)"
+                          rf"(?:under|in|of|within|that make up|making up|listed under)\s+(?:the\s+)?(?P<heading>.+?)"
+                          rf"(?:\s+(?:are there|were there|in the table))?\s*\??\s*$", re.I)
+
+
+def section_items(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
+    """"What are the items under Deferred tax liabilities?", "How many components are there under X?": the
+    rows a report prints under that heading, read in order by code (no model call). None when the question
+    asks nothing of the kind or the table has no such heading."""
+    asked = _ITEMS_UNDER.match(question)
+    label = _row_label_column(table) if asked else None
+    if label is None:
+        return None
+    figures = [c for c in table.columns if table.types.get(c) == "REAL" and not is_twin(table, c)]
+    sql = f'SELECT source_row, "{label}"{"".join(f", {chr(34)}{c}{chr(34)}" for c in figures)} FROM {table.name}'
+    try:
+        found = executor.run(sql, [table.name])
+    except Exception:  # (a read of the table's own columns: nothing the question could make fail)
+        return None
+    # a spreadsheet's heading line is set aside as a note of the table, at its row
+    notes = [(a["row"] or 0, text, False) for a in table.set_aside if a["kind"] == "note" for text in a["cells"].values()]
+    printed = sorted([(r[0] or 0, str(r[1] or "").strip(), any(v is not None for v in r[2:])) for r in found.rows] + notes)
+    rows = [(text, figures) for _, text, figures in printed]
+    heading, items = rows_under(asked.group("heading"), rows)
+    if not items:
+        return None
+    shown = [item.partition(": ")[2] if item.startswith(f"{heading}: ") else item for item in items]
+    plan = Plan("count" if asked.group("count") else "list", None, section=heading)
+    planned = PlannedQuery(table, question, plan=plan, prompt="", columns=["item"], rows=[(i,) for i in shown])
+    planned.sql = f'SELECT "{label}" FROM {table.name} WHERE "{label}" IN ({", ".join(text_literal(i) for i in items)}) ' \
+                  f"ORDER BY source_row"
+    planned.applied.append(Applied(heading, table.printed.get(label, label), "read by the rules", "the rows under the heading"))
+    return planned
+
+
+def rows_under(asked: str, rows: list[tuple[str, bool]]) -> tuple[str, list[str]]:
+    """The heading a question names and the labels of the rows under it, from (label, has figures) in printed
+    order: the rows labelled "Heading: item", or those after a heading row without figures, to the next such
+    row or the line that totals the section ("Total ...", "Gross deferred tax assets" under "Deferred tax
+    assets"). ("", []) when no heading is the one asked."""
+    wanted = " ".join(tokens(asked))
+
+    def totals(label: str, heading: str) -> bool:
+        return bool(re.match(r"\s*(?:sub)?total\b", label, re.I)) or " ".join(tokens(heading)) in " ".join(tokens(label))
+
+    prefixed = [(label.partition(": ")[0], label) for label, _ in rows if ": " in label]
+    heading = next((h for h, _ in prefixed if " ".join(tokens(h)) == wanted), None)
+    if heading is not None:
+        return heading, [label for h, label in prefixed if h == heading and not totals(label.partition(": ")[2], heading)]
+    start = next((n for n, (label, figures) in enumerate(rows) if not figures and " ".join(tokens(label)) == wanted), None)
+    if start is None:
+        return "", []
+    heading, items = rows[start][0].rstrip(":"), []
+    for label, figures in rows[start + 1:]:
+        if not figures or totals(label, heading):
+            break
+        items.append(label)
+    return heading, items
 
 
 def _rows_with_figures(table: TableInfo, label: Column, figures: list[Column], executor: ReadOnlyExecutor) -> list[str]:
@@ -1477,6 +1543,8 @@ def year_unmentioned(planned: PlannedQuery, executor: ReadOnlyExecutor) -> str |
 
 
 def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
+    if planned.plan.section:  # read whole by section_items
+        return
     if (outside := dated_outside(planned, executor)) is not None:
         period, column, first, last = outside
         planned.applied.append(Applied(period.text, column.label, "not applied",
@@ -1620,6 +1688,11 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         return f"The documents do not contain this: {where} has no column for {missing} (it records {held})."
     if plan.across:
         return _phrase_across(planned, max_rows)
+    if plan.section:
+        items = "; ".join(str(r[0]) for r in planned.rows)
+        if plan.answer == "count":
+            return f"{len(planned.rows)} items are listed under {plan.section} ({where}): {items}."
+        return f"Listed under {plan.section} ({where}): {items}."
     conditions = conditions_text(planned)
     scope = _scope(conditions)
     rows = planned.rows
@@ -1853,6 +1926,8 @@ def evidence(planned: PlannedQuery) -> str:
     """Everything the phrased answer may state: the result as printed, group labels, the conditions and
     their converted bounds, the row count and the file (the Validator checks the answer against it)."""
     plan, units = planned.plan, [_unit_of(c, planned) for c in planned.columns]
+    if plan.section:
+        return " ".join([plan.section, *(str(r[0]) for r in planned.rows), str(len(planned.rows)), planned.table.filename])
     if plan.across:  # computed by code from the cells it lists: the answer is that sentence
         return " ".join([_phrase_across(planned, len(planned.rows)), planned.table.filename])
     unit = plan.column.unit if plan.column is not None and plan.answer != "count" else None

@@ -467,9 +467,9 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
             if not scale and (stated := scale_line(text)):
                 scale = stated
                 continue
-            if pending:  # two label lines in a row: the first stands alone ("Commitments and contingencies")
-                rows.append(PdfTableRow(pending, [""] * width))
-                pending = ""
+            if pending:  # two label lines in a row: the first stands alone, a heading over the rows below
+                rows.append(PdfTableRow(pending, [""] * width))  # ("Deferred tax liabilities" over a wrapped label)
+                group, pending = ("" if text.endswith(":") else pending), ""
             if text.endswith(":"):
                 group = text.rstrip(":")
             else:
@@ -492,8 +492,10 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
                 group = pending  # a heading without a colon over the rows below it ("Revenue")
             pending = ""
         full = f"{group}: {label}" if group and label else (label or group)
-        if label.lower().startswith("total") and group:
-            full, group = label, ""
+        if group and (not label or label.lower().startswith("total") or group.lower() in label.lower()):
+            # the section's total closes it: "Total ...", a figure line without a label, or a line restating
+            # the heading ("Gross deferred tax assets" under "Deferred tax assets")
+            full, group = (label or group), ""
         rows.append(PdfTableRow(full, values))
     if pending:
         rows.append(PdfTableRow(pending, [""] * width))

@@ -319,3 +319,35 @@ def test_a_row_labelled_with_the_stated_month_applies_it_where_its_year_heads_th
 def test_the_years_a_table_covers_are_its_year_columns(ws):
     response = ask(ws, "Which financial years' information is shown in the table?", answer="list", column="Description")
     assert response.answer.startswith("The table gives figures for 2017, 2018 and 2019"), response.answer
+
+
+def test_the_rows_under_a_heading_are_read_in_order_to_the_line_that_totals_them():
+    from core.annotations.plan import rows_under
+    printed = [("Deferred tax assets: Pensions", True), ("Deferred tax assets: Other", True),
+               ("Gross deferred tax assets", True), ("Deferred tax liabilities: Goodwill", True),
+               ("Deferred tax liabilities: Other", True)]
+    assert rows_under("deferred tax liabilities", printed) == (
+        "Deferred tax liabilities", ["Deferred tax liabilities: Goodwill", "Deferred tax liabilities: Other"])
+    # a ruled table keeps its headings as rows without figures: the rows after one, to the next or a total
+    ruled = [("Equity securities", False), ("Canadian", True), ("Foreign", True), ("Debt securities", False),
+             ("Canadian", True), ("Alternative investments", False), ("Hedge funds", True), ("Total", True)]
+    assert rows_under("equity securities", ruled) == ("Equity securities", ["Canadian", "Foreign"])
+    assert rows_under("alternative investments", ruled) == ("Alternative investments", ["Hedge funds"])
+    assert rows_under("fixed assets", ruled) == ("", [])
+
+
+def test_the_items_under_a_heading_are_listed_or_counted_without_the_model(statement):
+    text = ("Description,2018,2019\n"
+            "Income from charitable activities:,,\n"
+            "Shop sales,120,130\n"
+            "Event tickets,40,55\n"
+            "Total income from charitable activities,160,185\n"
+            "Donations,300,320\n")
+    ws, scope = statement("income.csv", text)
+    listed = ws.ask("What are the items under income from charitable activities?", mode="pipeline", doc_ids=scope)
+    assert listed.answer.startswith("Listed under Income from charitable activities (income.csv): Shop sales; Event "
+                                    "tickets."), listed.answer
+    counted = ws.ask("How many components are there under income from charitable activities?", mode="pipeline",
+                     doc_ids=scope)
+    assert counted.answer.startswith("2 items are listed under"), counted.answer
+    assert not ws.llm.calls  # read by code

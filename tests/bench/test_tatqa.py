@@ -55,3 +55,8 @@ def test_a_text_answer_is_read_without_the_words_that_restate_the_question():
         "Land and buildings are stated at cost, net of depreciation"]
     # a sentence that starts with its own words is read whole
     assert prediction_of("Our policy is to state them at cost.", question)[0] == ["Our policy is to state them at cost"]
+
+
+def test_a_listed_answers_items_are_read_after_its_head():
+    assert prediction_of("Listed under Deferred tax liabilities (t.pdf): Goodwill; Other. [Source 1]",
+                         "What are the items under deferred tax liabilities?")[0] == ["Goodwill", "Other"]

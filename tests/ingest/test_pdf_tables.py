@@ -215,3 +215,27 @@ def test_a_header_line_that_does_not_name_each_column_gives_no_header_rather_tha
     (table,) = read_pdf_tables(path)
     assert table.columns == ["", "", "", ""]
     assert table.row_text(table.rows[0]) == "North America | 8.4 | 3.1 | 12.0 | (2.2)"
+
+
+def test_a_heading_holds_the_rows_below_it_until_the_line_that_totals_it(tmp_path):
+    years = [[(330, "2023"), (400, "2022"), (480, "2021"), (550, "2020")]]
+    path = draw_rows(tmp_path / "sections.pdf", years, [
+        ("Assets held", []),
+        ("Freehold land", ["10", "11", "12", "13"]),
+        ("Vehicles", ["4", "5", "6", "7"]),
+        ("Gross assets held", ["14", "16", "18", "20"]),
+        ("Less depreciation", ["(2)", "(2)", "(2)", "(2)"]),
+        ("Amounts owed", []),
+        ("Loans from members of the trust, most of them repaid", []),
+        ("after the year end", ["3", "3", "3", "3"]),
+        ("Grants", ["1", "1", "1", "1"]),
+        ("", ["4", "4", "4", "4"]),
+        ("Net assets", ["8", "10", "12", "14"]),
+    ])
+    (table,) = read_pdf_tables(path)
+    assert [row.label for row in table.rows if any(row.values)] == [
+        "Assets held: Freehold land", "Assets held: Vehicles", "Gross assets held",  # restates its heading: its total
+        "Less depreciation",
+        # a heading over a label that wraps is a heading still; a figure line without a label totals the section
+        "Amounts owed: Loans from members of the trust, most of them repaid after the year end", "Amounts owed: Grants",
+        "Amounts owed", "Net assets"]
