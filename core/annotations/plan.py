@@ -319,10 +319,13 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         late_rows(question, planned.plan, columns)
     if planned.plan is not None and planned.plan.day_hours:
         measured = None
+    chosen = None  # a measure code chose from the question's words: no judgement of it is asked
     if measured is not None:  # "How many gallons ..." adds up the Gallons column; it does not count rows
         planned.plan.answer, planned.plan.column = "sum", measured
+        chosen = measured
     elif planned.plan is not None and planned.plan.answer == "count" and (quantity := items_counted(question, columns, table_words)):
         planned.plan.answer, planned.plan.column = "sum", quantity  # "How many helmets did we sell?" adds up Qty
+        chosen = quantity
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
         planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
         said_row(question, planned.plan, columns)
@@ -347,6 +350,13 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
             plan.answer = "median"  # the schema offers the model no median (a word it would then misuse); code reads it
         respectively(question, planned)
         rank_by_group(question, plan, columns)
+        if plan.answer in _SQL_AGGREGATE and plan.column is not None and plan.column.kind == "number" \
+                and plan.column is not chosen and not measure_named(question, plan.column) \
+                and not holds_measure(question, plan.column, planned, llm, max_tokens):
+            planned.applied.append(Applied(plan.column.label, plan.column.label, "not applied",
+                                           f"{plan.column.label} is not what the question asks for"))
+            plan.answer = NOT_IN_TABLE
+            return planned
         if plan.answer in ("count", "list") and asks_which(question) and plan.group_by is None:
             named = asked_column(question, columns)
             if named is None and plan.column is not None and any(c is plan.column for _, c in plan.periods):
@@ -360,6 +370,53 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         listed = plan.column if plan.answer == "list" else plan.group_by if isinstance(plan.group_by, Column) else None
         plan.named_by = name_beside(question, listed, columns)
     return planned
+
+
+# The words that ask for a measure of a kind, whatever a column of that kind is headed
+_MONEY_ASKED = {"revenue", "value", "sale", "sales", "spend", "spent", "money", "income", "takings", "turnover",
+                "amount", "earnings", "cost", "costs", "paid", "pay", "price", "prices", "fee", "fees", "charge",
+                "charged", "charges", "bill", "billed", "worth", "cash", "expensive", "cheap", "cheapest", "dearest",
+                "invoiced", "owed", "outstanding", "budget", "take", "took", "much"}
+_TIME_ASKED = {"long", "longer", "longest", "time", "duration", "wait", "waited", "took", "take", "takes", "quickest",
+               "fastest", "slowest", "shortest", "late", "overdue"}
+MEASURE_SYSTEM = "You check whether a table's column holds what a question asks for. Reply with JSON only."
+
+
+def measure_named(question: str, column: Column) -> bool:
+    """Whether the question asks for what a number column holds, by the column's own words ("average repair
+    cost" over "Job Total (EUR)" shares none; "total sales" over "Sales" does), a unit of its kind ("litres"
+    over Gallons) or a word that asks for that kind ("spend" over a currency column, "how long" over a span of
+    days). "Our profit margin" over "Parts (EUR)" names none: the model is asked (holds_measure)."""
+    asked = set(tokens(question))
+    stems = {w[:5] for w in asked if len(w) > 2}
+    if {w[:5] for w in tokens(_BRACKETED_END.sub("", column.label)) if len(w) > 2} & stems:
+        return True
+    kind = unit_kind(column.unit) if column.unit else None
+    if column.unit and (column.unit[0] in CURRENCY_SIGNS or (kind and kind[0] in ("GBP", "EUR", "USD"))):
+        return bool(asked & _MONEY_ASKED) or any(w in _MONEY_WORDS for w in asked)
+    if column.expression or (kind and kind[0] == "duration"):  # "days from A to B", "Duration (min)"
+        if asked & _TIME_ASKED:
+            return True
+    return bool(kind) and any((k := unit_kind(normal_unit(w))) and k[0] == kind[0] for w in asked if len(w) > 2)
+
+
+def holds_measure(question: str, column: Column, planned: PlannedQuery, llm: ChatLLM, max_tokens: int) -> bool:
+    """The model's judgement, in one short call, of whether the column holds what the question asks for; the
+    call's failure keeps the column (the plan's answer stands, as before the check)."""
+    others = ", ".join(planned.table.printed.get(c, c) for c in planned.table.columns if not is_twin(planned.table, c))
+    prompt = (f"Table {planned.table.filename}, columns: {others}\nQuestion: {question}\nColumn: {column.label}"
+              f"{f' ({column.unit})' if column.unit else ''}\nDoes this column hold what the question asks for "
+              f"(not something else it does not record)? Reply {{\"holds\": true}} or {{\"holds\": false}}.")
+    schema = {"type": "object", "properties": {"holds": {"type": "boolean"}}, "required": ["holds"]}
+    try:
+        reply, _ = llm.complete_json([{"role": "system", "content": MEASURE_SYSTEM}, {"role": "user", "content": prompt}],
+                                     schema, max_tokens=min(max_tokens, 16), temperature=0.0)
+    except LLMError:
+        return True
+    held = not isinstance(reply, dict) or reply.get("holds") is not False
+    planned.applied.append(Applied(column.label, column.label, "judged by the model",
+                                   "holds what is asked" if held else "does not hold what is asked"))
+    return held
 
 
 _RESPECTIVELY = re.compile(r"\b(?:respectively|each)\s*\??\s*$", re.I)

@@ -152,6 +152,36 @@ def test_a_question_the_table_cannot_answer_is_refused_in_plain_words(ws):
     assert response.confidence == "low"
 
 
+def test_a_figure_of_a_column_the_question_does_not_ask_for_is_refused_when_the_model_judges_so(ws):
+    # "profit margin" names neither the Takings column's words nor money: the model is asked, and says no
+    ws.llm.script = [plan(answer="average", column="Takings (GBP)"), json.dumps({"holds": False})]
+    response = ws.ask("What was our profit margin at the Station shop?", mode="pipeline")
+    assert response.answer.startswith("The documents do not contain this"), response.answer
+    assert response.confidence == "low"
+    assert {"condition": "Takings (GBP)", "column": "Takings (GBP)", "how": "judged by the model",
+            "note": "does not hold what is asked"} in response.structured["conditions"]
+    # judged to hold it, the figure is answered
+    ws.llm.script += [plan(answer="average", column="Takings (GBP)"), json.dumps({"holds": True})]
+    assert "Takings" in ws.ask("What was our average basket at the Station shop?", mode="pipeline").answer
+    # a question that asks for money is not asked about a money column: no judgement call
+    calls = len(ws.llm.calls)
+    ws.llm.script += [plan(answer="sum", column="Takings (GBP)")]
+    ws.ask("How much did the Station shop take?", mode="pipeline")
+    assert len(ws.llm.calls) == calls + 1
+
+
+def test_a_measure_is_named_by_its_words_a_unit_of_its_kind_or_a_word_that_asks_for_its_kind():
+    from core.annotations.plan import measure_named
+    money, volume = Column("takings", "Takings (GBP)", "number", "£"), Column("gal", "Gallons", "number", "gal")
+    span = Column("days", "days from Booked In to Collected", "number", expression="julianday(b) - julianday(a)")
+    assert measure_named("What were the takings in May?", money)
+    assert measure_named("How much did we spend on bread?", money)
+    assert not measure_named("What was our profit margin on bread?", money)
+    assert measure_named("How many litres of diesel did T-113 take on?", volume)
+    assert not measure_named("Which driver pumped the most diesel?", volume)
+    assert measure_named("How long did repairs take on average?", span)
+
+
 def test_a_question_that_only_shares_words_with_the_table_is_read_in_the_text_when_the_table_cannot_say(
         tmp_path, embedder, write_text):
     """"Where does the Harbour bakery source its rye?" names a shop but asks nothing of the rows: the plan's
