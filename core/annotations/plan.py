@@ -120,6 +120,8 @@ class Plan:
     named_by: Column | None = None  # a name shown beside the identifiers listed or ranked ("Title" by "Book ID")
     day_hours: float | None = None  # "how many 8-hour days": a total of time said in days of this many hours
     section: str | None = None  # "the items under Deferred tax liabilities": the heading whose rows are listed
+    # "the percentage of A in the total B": the cells (row label, column) of A and of B, A's share computed by code
+    shares: list[tuple[str, Column]] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"answer": self.answer, "column": self.column.label if self.column else None,
@@ -132,7 +134,8 @@ class Plan:
                 **({"across": [c.label for c in self.across]} if self.across else {}),
                 **({"named_by": self.named_by.label} if self.named_by else {}),
                 **({"day_hours": self.day_hours} if self.day_hours else {}),
-                **({"section": self.section} if self.section else {})}
+                **({"section": self.section} if self.section else {}),
+                **({"cells": [{"row": r, "column": c.label} for r, c in self.shares]} if self.shares else {})}
 
 
 @dataclass
@@ -439,14 +442,18 @@ def respectively(question: str, planned: PlannedQuery) -> None:
 _DERIVED = re.compile(r"\b(?:ratio|proportion|percent(?:age)?|share|divided|times|multiple|rate|margin|per)\b", re.I)
 
 
+def read_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
+    """A question code answers whole from a report table's layout: the items under a heading (section_items)
+    or one cell's share of another (share_of); None for any other."""
+    return section_items(question, table, executor) or share_of(question, table, executor)
+
+
 def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
     """A report row's figures across the years the question states, the row named by most of its label's
     words: "the change in sales in Mexico between 2017 and 2018" needs no model call; so does one cell, "the
     total other operating expenses in 2018". The model's plans for such questions failed on the TAT-QA tuning
     part (the text route answered 9 of 40 with the two figures or not at all), and a plan code can read whole
     is exact and fast. None when the question names no one row."""
-    if (listed := section_items(question, table, executor)) is not None:
-        return listed
     years = row_figures.stated_years(question)
     # (a "total" or an "average" of one year's figure is that figure, and the words name a row more often:
     # "the Total other operating expenses in 2018", "the basic weighted average shares outstanding in 2018")
@@ -507,6 +514,107 @@ def section_items(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     planned.sql = f'SELECT "{label}" FROM {table.name} WHERE "{label}" IN ({", ".join(text_literal(i) for i in items)}) ' \
                   f"ORDER BY source_row"
     planned.applied.append(Applied(heading, table.printed.get(label, label), "read by the rules", "the rows under the heading"))
+    return planned
+
+
+# "the percentage of A in the total B", "what proportion of B is made up of A", "A as a ratio of B", "the ratio
+# of A to B": A's share of B (the first two a percentage)
+_SHARES = [
+    (re.compile(r"\b(?:percentage|proportion|share|portion|fraction)\s+of\s+(?P<a>.+?)\s+(?:in|of|out of|within)\s+"
+                r"(?P<b>(?:the\s+)?total\b.+?)\s*\??\s*$", re.I), "percent"),
+    (re.compile(r"\b(?:percentage|proportion|share|portion|fraction)\s+of\s+(?P<b>.+?)\s+(?:is|was|are|were)\s+"
+                r"(?:made up of|accounted for by|from|attributable to|due to)\s+(?P<a>.+?)\s*\??\s*$", re.I), "percent"),
+    (re.compile(r"^\W*(?:what|how much)\s+(?:is|was|were|are)\s+(?:the\s+)?(?P<a>.+?)\s+as\s+an?\s+"
+                r"(?P<kind>ratio|percentage|proportion|share)\s+of\s+(?P<b>.+?)\s*\??\s*$", re.I), None),
+    (re.compile(r"\bratio\s+of\s+(?P<a>.+?)\s+to\s+(?P<b>.+?)\s*\??\s*$", re.I), "ratio"),
+]
+
+
+_SHARE_FILLER = {"the", "of", "in", "for", "a", "an", "and", "our", "its", "their", "this", "that", "year", "fiscal"}
+
+
+def _contained(label: str, phrase: str) -> int:
+    """How many words a label has when the phrase holds every one of them (in any order, plurals as singulars;
+    "Total" only where the phrase says total); else 0."""
+    said = {f for w in tokens(phrase) for f in singulars(w)}
+    words = tokens(re.sub(r"\(\d{1,2}\)", " ", label))  # footnote marks anywhere: "Tax credits:(1)"
+    if not words or (len(words) == 1 and words[0] in _LONE_LABELS and words[0] not in said):
+        return 0
+    return len(words) if all(singulars(w) & said for w in words) else 0
+
+
+def _best(options: list[tuple[str, object]], phrase: str):
+    """The option whose label the phrase holds at the greatest length; None for none or a tie."""
+    scored = sorted(((max(_contained(form, phrase) for form in forms), value) for forms, value in options),
+                    key=lambda s: -s[0])
+    if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    return scored[0][1]
+
+
+def share_of(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
+    """A's share of B, where each names a cell of the table by its row label and its column header: "the
+    percentage of the purchase obligations of more than 5 years in the total purchase obligations" is the
+    More Than 5 Years cell over the Total cell of that row; "what proportion of level 2 inputs is made up of
+    money market funds" the row's Level 2 cell over the column's Total row. Code finds the cells and divides;
+    None when the question asks no share or a cell is not named unambiguously."""
+    asked = next(((m, kind) for pattern, kind in _SHARES if (m := pattern.search(question))), None)
+    label = _row_label_column(table) if asked else None
+    if label is None:
+        return None
+    match, kind = asked
+    kind = kind or ("ratio" if match.group("kind").lower() == "ratio" else "percent")
+    columns = columns_of(table, executor)
+    figures = [c for c in columns if c.kind == "number" and not c.expression]
+    labels = next((c.cells for c in columns if c.name == label), [])
+    rows = [((r, r.rpartition(": ")[2]), r) for r in dict.fromkeys(labels)]  # "Assets: Money market funds"
+    headers = [((c.label, _BRACKETED_END.sub("", c.label), *re.findall(r"[(\[]([^()\[\]]+)[)\]]", c.label)), c) for c in figures]
+    a, b = match.group("a"), match.group("b")
+    row_a, row_b, col_a, col_b = _best(rows, a), _best(rows, b), _best(headers, a), _best(headers, b)
+    if row_a is None and row_b is None:
+        return None
+    # B naming a column only is that column of A's row when A names a column of its own ("more than 5 years"
+    # in the total), else the column's total ("money market funds" in the level 2 inputs)
+    row_a, row_b = row_a or row_b, row_b or (row_a if col_a is not None and col_b is not None else None)
+    if row_b is None and col_b is None:
+        return None
+    col_a = col_a or col_b
+    col_b = col_b or col_a
+    if col_a is None:  # neither names a column: the year the question states, or the table's one figure column
+        named = row_figures.years_named(question, figures) or []
+        only = named if len(named) == 1 else figures if len(figures) == 1 else []
+        if not only:
+            return None
+        col_a = col_b = only[0]
+    printed_total = None
+    if row_b is None:  # B names a column only ("level 2 inputs"): its total, a row or the line set aside
+        row_b = next((r for r in labels if re.fullmatch(r"\s*total\s*:?\s*", r, re.I)), None)
+        totals = [a["cells"] for a in table.set_aside if a["kind"] == "total"]
+        if row_b is None and len(totals) == 1 and totals[0].get(col_b.label) is not None:
+            row_b = totals[0].get(table.printed.get(label, label)) or "Total"
+            printed_total = _number(totals[0][col_b.label])
+        # every word of B is the column's or the total's: "staff numbers in 2018" names no total of the table
+        held = {f for w in tokens(f"{col_b.label} {row_b or ''} total all") for f in singulars(w)}
+        if any(not singulars(w) & held for w in tokens(b) if w not in _SHARE_FILLER):
+            return None
+    if row_b is None or (row_a, col_a) == (row_b, col_b):
+        return None
+    plan = Plan(kind, None, shares=[(row_a, col_a), (row_b, col_b)])
+    planned = PlannedQuery(table, question, plan=plan, prompt="")
+    planned.sql = (f'SELECT "{label}", {col_a.sql}, {col_b.sql} FROM {table.name} WHERE "{label}" IN '
+                   f"({text_literal(row_a)}, {text_literal(row_b)}) ORDER BY source_row")
+    try:
+        found = executor.run(planned.sql, [table.name])
+    except Exception:  # (the table's own columns and cells: nothing the question could make fail)
+        return None
+    cell = {(str(r[0]), n): r[1 + n] for r in found.rows for n in (0, 1)}
+    part, whole = cell.get((row_a, 0)), printed_total if printed_total is not None else cell.get((row_b, 1))
+    if not isinstance(part, (int, float)) or not isinstance(whole, (int, float)) or whole == 0:
+        return None
+    result = part / whole * (100 if kind == "percent" else 1)
+    planned.columns, planned.rows = ["value", "part", "whole"], [(result, part, whole)]
+    planned.applied += [Applied(a, col_a.label, "read by the rules", f"the cell of {row_a}"),
+                        Applied(b, col_b.label, "read by the rules", f"the cell of {row_b}")]
     return planned
 
 
@@ -1600,7 +1708,7 @@ def year_unmentioned(planned: PlannedQuery, executor: ReadOnlyExecutor) -> str |
 
 
 def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
-    if planned.plan.section:  # read whole by section_items
+    if planned.plan.section or planned.plan.shares:  # read whole by section_items, share_of
         return
     if (outside := dated_outside(planned, executor)) is not None:
         period, column, first, last = outside
@@ -1745,6 +1853,8 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         return f"The documents do not contain this: {where} has no column for {missing} (it records {held})."
     if plan.across:
         return _phrase_across(planned, max_rows)
+    if plan.shares:
+        return _phrase_share(planned)
     if plan.section:
         items = "; ".join(str(r[0]) for r in planned.rows)
         if plan.answer == "count":
@@ -1889,6 +1999,28 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
     return f"The {what} {span}, row by row ({where}): {items}.{more}"
 
 
+def _phrase_share(planned: PlannedQuery) -> str:
+    """"More than 5 years is 12.50% of Total for Purchase obligations (100 of 800 thousand)", "The ratio of
+    Grants to Total income in 2018 is 0.41 (912 to 2,222)": the share, what it compares, and the two cells."""
+    plan, (result, part, whole) = planned.plan, planned.rows[0]
+    (row_a, col_a), (row_b, col_b) = plan.shares
+
+    def said(text: str) -> str:
+        return " ".join(_unmarked(text).split())
+    if col_a is col_b:
+        a, b, scope = said(row_a), said(row_b), f" in {said(col_a.label)}"
+    elif row_a == row_b:
+        a, b, scope = said(col_a.label), said(col_b.label), f" for {said(row_a)}"
+    else:
+        a, b, scope = f"{said(row_a)} ({said(col_a.label)})", f"{said(row_b)} ({said(col_b.label)})", ""
+    cells = (_figure(part, printed_unit(planned.table, col_a.name, row_a)),
+             _figure(whole, printed_unit(planned.table, col_b.name, row_b)))
+    where = planned.table.filename
+    if plan.answer == "percent":
+        return f"{a} is {result:,.2f}% of {b}{scope} ({cells[0]} of {cells[1]}) ({where})."
+    return f"The ratio of {a} to {b}{scope} is {result:,.2f} ({cells[0]} to {cells[1]}) ({where})."
+
+
 def _listed(items: list[str]) -> str:
     """ "2017, 2018 and 2019"."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
@@ -1985,6 +2117,8 @@ def evidence(planned: PlannedQuery) -> str:
     plan, units = planned.plan, [_unit_of(c, planned) for c in planned.columns]
     if plan.section:
         return " ".join([plan.section, *(str(r[0]) for r in planned.rows), str(len(planned.rows)), planned.table.filename])
+    if plan.shares:
+        return _phrase_share(planned)
     if plan.across:  # computed by code from the cells it lists: the answer is that sentence
         return " ".join([_phrase_across(planned, len(planned.rows)), planned.table.filename])
     unit = plan.column.unit if plan.column is not None and plan.answer != "count" else None

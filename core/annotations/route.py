@@ -13,7 +13,7 @@ from core.annotations.conditions import periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, evidence as plan_evidence, fill_plan,
                                   figures_across_named, format_value as _value, phrase as phrase_plan,
-                                  plan_by_rules, printed_unit, run_plan)
+                                  plan_by_rules, printed_unit, read_by_rules, run_plan)
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
@@ -387,12 +387,13 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
     best = fitting(question, selections)
     if best.table.kind not in PLANNED_KINDS:
         return run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)
-    handover = beyond_plan(question)
+    ruled = read_by_rules(question, best.table, executor)
+    handover = beyond_plan(question) if ruled is None else None
     if handover and not figures_across_named(question, best.table, executor):
         result = run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)
         result.attempts.insert(0, Attempt(f"a query plan: the question asks for {handover}, which only a query can say", 0))
         return result
-    planned = plan_by_rules(question, best.table, executor)
+    planned = ruled or plan_by_rules(question, best.table, executor)
     if planned is not None:  # a report row across stated years: read whole by code, no model call
         run_plan(planned, executor)
         if planned.error is not None or not planned.rows:

@@ -161,7 +161,7 @@ def test_a_row_the_question_names_across_stated_years_is_read_by_the_rules_witho
     assert ws.llm.calls == [] and response.structured["query_path"] == "rules plan" and response.confidence == "medium"
 
 
-def test_one_cell_a_row_and_a_year_name_is_read_by_the_rules_but_a_ratio_of_it_is_not(ws):
+def test_one_cell_a_row_and_a_year_name_is_read_by_the_rules_and_so_is_a_ratio_of_two(ws):
     ws.llm.calls.clear()
     ws.llm.script = []
     scope = [ws.documents()[0].doc_id]
@@ -170,9 +170,13 @@ def test_one_cell_a_row_and_a_year_name_is_read_by_the_rules_but_a_ratio_of_it_i
     assert ws.llm.calls == [] and response.structured["query_path"] == "rules plan"
     # one year's "average" or "total" is its one figure ("the weighted average shares outstanding in 2018")
     assert ws.ask("What were average grants in 2018?", mode="pipeline", doc_ids=scope).answer.startswith("Grants, 2018: 912")
+    # a ratio of two cells the question names: both cells read, the division done by code
+    ratio = ws.ask("What was the ratio of grants to total income in 2018?", mode="pipeline", doc_ids=scope)
+    assert ratio.answer.startswith("The ratio of Grants to Total income in 2018 is 0.41 (912 to 2,222)"), ratio.answer
+    # a ratio of a cell to nothing the table holds is the model's plan
     ws.llm.script = [json.dumps({"answer": "other", "column": "", "filters": []})]
-    ws.ask("What was the ratio of grants to total income in 2018?", mode="pipeline", doc_ids=scope)
-    assert ws.llm.calls  # a figure worked out of the cell is the model's plan, not the cell
+    ws.ask("What was the ratio of grants to staff numbers in 2018?", mode="pipeline", doc_ids=scope)
+    assert ws.llm.calls
 
 
 def test_a_total_line_and_the_line_item_of_the_same_words_are_told_apart_by_total():
@@ -350,4 +354,22 @@ def test_the_items_under_a_heading_are_listed_or_counted_without_the_model(state
     counted = ws.ask("How many components are there under income from charitable activities?", mode="pipeline",
                      doc_ids=scope)
     assert counted.answer.startswith("2 items are listed under"), counted.answer
+    assert not ws.llm.calls  # read by code
+
+
+def test_a_share_of_one_cell_in_another_is_computed_by_code_from_the_cells_the_question_names(statement):
+    ws, scope = statement("obligations.csv", "Obligation,Total,Less than 1 year,More than 5 years\n"
+                                             "Leases,\"1,000\",400,250\nPurchase obligations,800,600,100\n")
+    share = ws.ask("What is the percentage of the purchase obligations of more than 5 years in the total purchase "
+                   "obligations?", mode="pipeline", doc_ids=scope)
+    assert share.answer.startswith("More than 5 years is 12.50% of Total for Purchase obligations (100 of 800)"), \
+        share.answer
+    ws, scope = statement("fair_value.csv", "Description,Quoted prices (Level 1),Observable inputs (Level 2)\n"
+                                            "Bonds,100,300\nFunds,0,50\nTotal,100,350\n")
+    part = ws.ask("What proportion of level 2 inputs is made up of funds?", mode="pipeline", doc_ids=scope)
+    assert part.answer.startswith("Funds is 14.29% of Total in Observable inputs (Level 2) (50 of 350)"), \
+        part.answer  # the column's total
+    ws, scope = statement("credits.csv", "Description,2019\nState credits,30\nFederal credits,120\n")
+    ratio = ws.ask("What was the state credits as a ratio of federal credits?", mode="pipeline", doc_ids=scope)
+    assert ratio.answer.startswith("The ratio of State credits to Federal credits in 2019 is 0.25 (30 to 120)"), ratio.answer
     assert not ws.llm.calls  # read by code

@@ -9,7 +9,7 @@ import pytest
 
 from core.annotations.plan import NOT_IN_TABLE, Column, columns_of, schema_for, without_periods
 from core.config import Settings
-from core.llm.scripted import ScriptedLLM, extractive_answer
+from core.llm.scripted import NO_INFORMATION, ScriptedLLM, extractive_answer
 from core.workspace import Workspace
 
 SALES = "Sale Ref,Date,Shop,Baker,Product,Loaves,Takings (GBP),Oven Power [hp]\n" + "\n".join(
@@ -153,13 +153,13 @@ def test_a_question_the_table_cannot_answer_is_refused_in_plain_words(ws):
 
 
 def test_a_figure_of_a_column_the_question_does_not_ask_for_is_refused_when_the_model_judges_so(ws):
-    # "profit margin" names neither the Takings column's words nor money: the model is asked, and says no
-    ws.llm.script = [plan(answer="average", column="Takings (GBP)"), json.dumps({"holds": False})]
+    # "profit margin" names neither the Takings column's words nor money: the model is asked, and says no; the
+    # pages are read instead (they may state it), and hold nothing of it either
+    ws.llm.script = [plan(answer="average", column="Takings (GBP)"), json.dumps({"holds": False}),
+                     json.dumps({"quote": "", "source": 0, "answer": NO_INFORMATION})]
     response = ws.ask("What was our profit margin at the Station shop?", mode="pipeline")
-    assert response.answer.startswith("The documents do not contain this"), response.answer
-    assert response.confidence == "low"
-    assert {"condition": "Takings (GBP)", "column": "Takings (GBP)", "how": "judged by the model",
-            "note": "does not hold what is asked"} in response.structured["conditions"]
+    assert response.answer == "I couldn't find this in your documents.", response.answer
+    assert response.confidence == "low" and "Takings" not in response.answer
     # judged to hold it, the figure is answered
     ws.llm.script += [plan(answer="average", column="Takings (GBP)"), json.dumps({"holds": True})]
     assert "Takings" in ws.ask("What was our average basket at the Station shop?", mode="pipeline").answer
