@@ -179,8 +179,11 @@ def prediction_of(answer: str, question: str, spans: bool = True) -> tuple[list[
         figure = re.sub(r"[()$€£\s-]", "", figure)
         figures.append(f"-{figure}" if negative else figure)
         scales.append(said)
-    if figures:  # "the respective ..." or "which years" asks for each figure; anything else for one
-        if re.search(r"\brespective|\b(?:which|what)\s+(?:fiscal\s+|financial\s+)?years\b", question, re.I):
+    if figures:  # "the respective ..." asks for each figure, "which years" for each year; anything else for one
+        if re.search(r"\b(?:which|what)\s+(?:fiscal\s+|financial\s+)?years\b", question, re.I):
+            years = list(dict.fromkeys(f for f in figures if re.fullmatch(r"(?:19|20)\d\d", f)))
+            return (years, "") if years else (figures[:1], scales[0])
+        if re.search(r"\brespective", question, re.I):
             return figures, next((s for s in scales if s), "")
         return figures[:1], scales[0]
     text = text.rstrip(".")

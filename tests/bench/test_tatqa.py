@@ -45,6 +45,9 @@ def test_a_reason_is_read_as_its_text_even_when_it_holds_a_year():
 def test_the_years_asked_for_are_all_read():
     assert prediction_of("The table gives figures for 2017, 2018 and 2019 (t.pdf).",
                          "Which financial years' information is shown in the table?")[0] == ["2017", "2018", "2019"]
+    # the years, once each, not the figures beside them
+    assert prediction_of("Outstanding at 31 March: 2018 and 2019 (2018: 690,791; 2019: 320,872) (t.pdf).",
+                         "For which years was the amount outstanding at 31 March calculated?")[0] == ["2018", "2019"]
 
 
 def test_a_text_answer_is_read_without_the_words_that_restate_the_question():
