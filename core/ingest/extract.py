@@ -76,18 +76,28 @@ def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = Non
                   long_pdf_tables: bool = True) -> list[Fact]:
     facts: list[Fact] = []
     short = document.page_count <= max_table_pages
+    statements: dict[int, set[str]] = {}  # page -> the row labels of the statements the layout reader read there
+    kept: set[int] = set()  # the facts of those statements
     for section in document.sections:
         if section.table is not None:
             if short or long_pdf_tables or document.kind != "pdf":
-                facts.extend(_row_facts(section, doc_id, document.filename))
+                made = _row_facts(section, doc_id, document.filename)
+                facts.extend(made)
+                if _is_statement(section):
+                    kept |= {id(f) for f in made}
+                    statements.setdefault(section.page, set()).update(
+                        normalize_label(form) for row in section.table.rows for form in (row[0], row[0].rpartition(": ")[2]))
         elif _printed_page(section, document):
             facts.extend(_kv_facts(section, doc_id, document.filename))
     if document.kind == "pdf" and path is not None and short:
-        ruled = _pdf_table_facts(path, document, doc_id)
+        # A report's statement read from the word layout keeps its stacked period headers ("For the year ended
+        # 31 December" over "2019 | 2018"), its section headings and its scale; pdfplumber's grid of the same
+        # ruled table flattens them (TAT-QA tuning part: ruled pages 45.8 % exact match, unruled 68.1 %).
+        ruled = _pdf_table_facts(path, document, doc_id, statements)
         ruled_pages = {f.page for f in ruled}
-        # A ruled table pdfplumber read is that page's table (it reads text columns too): the same rows
+        # Any other ruled table pdfplumber read is that page's table (it reads text columns too): the same rows
         # read again from the word layout would count twice.
-        facts = [f for f in facts if f.kind != ROW or f.page not in ruled_pages] + ruled
+        facts = [f for f in facts if f.kind != ROW or f.page not in ruled_pages or id(f) in kept] + ruled
     if short:  # line items printed without rules, on pages where no table was read
         tabled = {f.page for f in facts if f.kind == ROW}
         for section in document.sections:
@@ -320,7 +330,22 @@ def _item_line_facts(section: Section, doc_id: str, filename: str) -> list[Fact]
     return items if len(items) >= _MIN_ITEM_LINES else []
 
 
-def _pdf_table_facts(path: Path, document: LoadedDocument, doc_id: str) -> list[Fact]:
+_PERIOD_HEADER = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def _is_statement(section: Section) -> bool:
+    """A table the layout reader read (it has a head) with two figure columns or more, each headed by a year."""
+    if section.table is None or section.page is None or not section.head:
+        return False
+    columns = [h for h in section.table.header[1:] if h != "Footnote"]
+    return len(columns) >= 2 and all(_PERIOD_HEADER.search(h) for h in columns)
+
+
+_SAME_TABLE = 0.5  # the share of a grid's row labels a statement read on its page holds: the same table
+
+
+def _pdf_table_facts(path: Path, document: LoadedDocument, doc_id: str,
+                     statements: dict[int, set[str]] | None = None) -> list[Fact]:
     """Tables drawn on PDF pages (line items of receipts and invoices, datasheet tables)."""
     try:
         import pdfplumber
@@ -341,6 +366,10 @@ def _pdf_table_facts(path: Path, document: LoadedDocument, doc_id: str) -> list[
                 for table in tables:
                     if len(table.header) < 2 or not table.rows:
                         continue
+                    labels = [normalize_label(r[0]) for r in table.rows if r and r[0].strip()]
+                    read = (statements or {}).get(page_number, set())
+                    if labels and sum(label in read for label in labels) >= _SAME_TABLE * len(labels):
+                        continue  # a statement the layout reader read with its stacked headers
                     if table.header[0] == BLANK_STUB:  # the row labels under a blank corner, as the layout reader names them
                         table.header[0] = LABELS_HEADER
                     unit = page_units.get(page_number) if len(tables) == 1 else None

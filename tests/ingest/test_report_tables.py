@@ -169,8 +169,9 @@ def test_footnote_marks_set_apart_after_the_labels_are_no_column(tmp_path):
 
 
 def test_a_ruled_tables_scale_stated_only_in_the_text_around_it_stays_with_its_rows(tmp_path):
-    """The scale "(in thousands)" is said in the sentence under a drawn grid, not in it: the rows read from the
-    grid carry it in their table's name, as the layout reader's table does."""
+    """The scale "(in thousands)" is said in the sentence under a drawn grid, not in it: the rows carry it in
+    their table's name, whichever reader read them (a statement under year columns is read from the word
+    layout, which keeps stacked headers; an item table from the grid, as test_a_ruled_item_table... checks)."""
     from reportlab.lib import colors
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import getSampleStyleSheet
@@ -184,5 +185,28 @@ def test_a_ruled_tables_scale_stated_only_in_the_text_around_it_stays_with_its_r
     SimpleDocTemplate(str(path), pagesize=A4, invariant=1).build(flow)
     document = load_document(path, Settings())
     facts = [f for f in extract_facts(document, "d", path) if f.kind == "row"]
-    assert facts and not any(f.table.startswith("Table on page") for f in facts)  # read from the drawn grid
+    assert len(facts) == 3
     assert all(f.table.endswith("(in thousands)") for f in facts)
+
+
+def test_a_ruled_statement_keeps_its_stacked_header_and_a_ruled_item_table_its_text_columns(tmp_path):
+    """A statement under year columns is read from the word layout, which keeps a heading over the years;
+    pdfplumber's grid of the same rules loses it. A table of items (no year columns) is read from the grid,
+    which keeps its text columns."""
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4
+    from reportlab.platypus import SimpleDocTemplate, Spacer, Table, TableStyle
+
+    ruled = TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black), ("SPAN", (1, 0), (2, 0))])
+    statement = [["Indicators", "For the year ended 31 December", ""], ["", "2019", "2018"],
+                 ["Total energy used (MWh)", "205,092", "167,488"], ["Water used (tonnes)", "1,283", "973"]]
+    items = [["Item", "Supplier", "Qty"], ["Valve", "Acme Ltd", "4"], ["Gasket", "Brindle & Co", "12"]]
+    path = tmp_path / "report.pdf"
+    SimpleDocTemplate(str(path), pagesize=A4, invariant=1).build(
+        [Table(statement, colWidths=[200, 100, 100], style=ruled), Spacer(1, 200),
+         Table(items, colWidths=[150, 150, 60], style=TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))])
+    facts = [f for f in extract_facts(load_document(path, Settings()), "d", path) if f.kind == "row"]
+    energy = next(f for f in facts if "Total energy used (MWh)" in f.properties.values())
+    assert energy.properties.get("For the year ended 31 December 2018") == "167,488", energy.properties
+    valve = next(f for f in facts if "Valve" in f.properties.values())
+    assert valve.properties.get("Supplier") == "Acme Ltd", valve.properties
