@@ -273,6 +273,12 @@ def test_a_section_heading_without_figures_is_not_the_row_a_question_names(state
     assert response.answer.startswith("The change in Revenues net is 100 from 2018 to 2019"), response.answer
 
 
+def model_plans(ws, answer: str, column: str = "", **filter_) -> None:
+    """The scripted model's next plan: `answer` over `column`, with one filter (column, op, value) if given."""
+    filters = [{"column": filter_["on"], "op": filter_["op"], "value": filter_.get("value", "")}] if filter_ else []
+    ws.llm.script += [json.dumps({"answer": answer, "column": column, "filters": filters})]
+
+
 def test_the_row_a_question_says_word_for_word_is_read_whatever_row_the_model_chose(statement):
     text = ("Description,2018,2019\n"
             "Amounts owed by members of the group,0.3,0.3\n"
@@ -280,14 +286,12 @@ def test_the_row_a_question_says_word_for_word_is_read_whatever_row_the_model_ch
             "Excluding: Free cash flow (non-GAAP measure),533,497\n")
     ws, scope = statement("balances.csv", text)
     # "to", not "by": most of the words of both labels are in the question; only one is said whole
-    ws.llm.script += [json.dumps({"answer": "percent change", "column": "", "filters": [
-        {"column": "Description", "op": "is", "value": "Amounts owed by members of the group"}]})]
+    model_plans(ws, "percent change", on="Description", op="is", value="Amounts owed by members of the group")
     owed = ws.ask("What is the percentage change in the amounts owed to members of the group from 2018 to 2019?",
                   mode="pipeline", doc_ids=scope)
     assert owed.answer.startswith("The percentage change in Amounts owed to members of the group is -25.00%"), owed.answer
     # a label's section ("Excluding:") and closing bracket are not what a question says
-    ws.llm.script += [json.dumps({"answer": "percent change", "column": "", "filters": [
-        {"column": "2018", "op": "is not blank", "value": ""}]})]
+    model_plans(ws, "percent change", on="2018", op="is not blank")
     flow = ws.ask("What is the percentage increase / (decrease) in free cash flow from 2018 to 2019?",
                   mode="pipeline", doc_ids=scope)
     assert "-6.75%" in flow.answer and "row by row" not in flow.answer, flow.answer
@@ -299,8 +303,7 @@ def test_the_number_of_a_header_names_is_its_figure_and_a_row_labelled_with_the_
             "Granted,\"299,397\",$8.60\n"
             "\"Outstanding at September 30, 2018\",\"2,806,364\",$4.75\n")
     ws, scope = statement("options.csv", text)
-    ws.llm.script += [json.dumps({"answer": "count", "column": "Number of Shares", "filters": [
-        {"column": "column 1", "op": "is", "value": "Outstanding at September 30, 2018"}]})]
+    model_plans(ws, "count", "Number of Shares", on="column 1", op="is", value="Outstanding at September 30, 2018")
     shares = ws.ask("What is the number of shares outstanding as of September 30, 2018?", mode="pipeline", doc_ids=scope)
     assert "2,806,364" in shares.answer and "could not apply" not in shares.answer, shares.answer
 
@@ -314,7 +317,7 @@ def test_a_row_labelled_with_the_stated_month_applies_it_where_its_year_heads_th
     change = ws.ask("What was the change in the amount outstanding at 31 March 2019 from 2018?", mode="pipeline",
                     doc_ids=scope)
     assert "-369,919" in change.answer and "could not apply" not in change.answer, change.answer
-    ws.llm.script += [json.dumps({"answer": "list", "column": "Description", "filters": []})]
+    model_plans(ws, "list", "Description")
     years = ws.ask("For which years was the amount outstanding at 31 March calculated?", mode="pipeline", doc_ids=scope)
     assert years.answer.startswith("Outstanding at 31 March: 2018 and 2019"), years.answer
     assert "could not apply" not in years.answer
