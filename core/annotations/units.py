@@ -221,9 +221,10 @@ def convert(value: float, unit: str, to: str) -> float | None:
     return value * source[1] / target[1]
 
 
-# A report table's scale, as printed over it or in its headers: "(in millions)", "$'000", "USD ‘000", "US$000",
-# "£k", "€m", "(in thousands of Canadian dollars)".
-_SCALE = re.compile(r"\bin\s+(?P<word>thousands|millions|billions)\b|(?P<sign>[$€£¥])\s?[‘’']?(?P<zeros>000)s?\b"
+# A report table's scale, as printed over it or in its headers: "(in millions)", "(in 000's)", "$'000", "USD ‘000",
+# "US$000", "£k", "€m", "(in thousands of Canadian dollars)".
+_SCALE = re.compile(r"\bin\s+(?P<word>thousands|millions|billions)\b|\bin\s+(?P<zeros3>000)[‘’']?s\b"
+                    r"|(?P<sign>[$€£¥])\s?[‘’']?(?P<zeros>000)s?\b"
                     r"|\b(?P<code>USD|EUR|GBP)\s?[‘’']?(?P<zeros2>000)s?\b"
                     r"|(?<![A-Za-z])(?:US|A|C|NZ|HK|S)?(?P<sign2>[$€£¥])\s?(?P<letter>k|m|mn|bn)\b", re.I)
 _SCALE_WORDS = {"thousands": "thousand", "millions": "million", "billions": "billion", "000": "thousand",
@@ -263,7 +264,8 @@ def stated_scale(texts: list[str], row: str | None = None) -> tuple[str, str] | 
     if exception and (row is None or excepted(row, exception.group(1))):
         return None
     for match in _SCALE.finditer(joined):
-        word = match.group("word") or match.group("zeros") or match.group("zeros2") or match.group("letter")
+        word = match.group("word") or match.group("zeros") or match.group("zeros2") or match.group("zeros3") \
+            or match.group("letter")
         sign = match.group("sign") or match.group("sign2") or _CODE_SIGNS.get((match.group("code") or "").lower()) \
             or next((c for c in "$€£¥" if c in joined), "") \
             or next((sign for words, sign in _CURRENCY_WORDS.items() if re.search(rf"\b{words}\b", joined, re.I)), "")

@@ -151,8 +151,8 @@ def unit_of(texts: list[str]) -> str:
 
 # A scale the text around a table states in brackets: "(in thousands)", "(dollars in millions)", "(shares in
 # thousands, except per share data)" (kept with its exception: the rows it names are not scaled)
-_PAGE_SCALE = re.compile(r"\((?:[a-z$€£ ]*\s)?in (thousands|millions|billions)(?:\s+of\s+[a-z$€£.]+)?(,?\s+except\s[^)]*)?\)",
-                         re.I)
+_PAGE_SCALE = re.compile(r"\((?:[a-z$€£ ]*\s)?in (thousands|millions|billions|000[‘’']?s)(?:\s+of\s+[a-z$€£.]+)?"
+                         r"(,?\s+except\s[^)]*)?\)", re.I)
 
 
 def scale_line(text: str) -> str:

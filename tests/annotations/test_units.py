@@ -66,6 +66,8 @@ def test_convert_between_units_of_one_kind_only():
     (["All figures in USD ‘000, except TCE rate per day"], "Voyage revenue", ("$", "thousand")),
     (["All figures in USD ‘000, except TCE rate per day"], "TCE rate per day", None),
     (["(in thousands, except per share data)"], None, None),  # no row named: some rows are not scaled
+    (["Comparison of 2019 to 2018 (in 000’s)"], "Net sales", ("", "thousand")),
+    (["Results ($000s)"], "Net sales", ("$", "thousand")),
 ])
 def test_a_scale_with_an_exception_scales_every_row_but_those_it_names(texts, row, scale):
     from core.annotations.units import stated_scale
