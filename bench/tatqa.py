@@ -129,10 +129,12 @@ def document_name(context: dict) -> str:
 _MARKER = re.compile(r"\[(?:Source )?\d+(?:,\s*\d+)*\]")
 _FILE = re.compile(r"\((?:from\s+)?[\w.-]+\.(?:pdf|csv|xlsx|txt|md)\)", re.I)  # "(tatqa-1aa69af8.pdf)": no figures
 _LIST_ITEM_WORDS = 3  # a listed name or year is short; a clause is part of a sentence
-_NUMBER = re.compile(r"\(?-?[$€£]?\s?\d[\d,]*(?:\.\d+)?\)?(?:\s?%|\s?(?:thousand|million|billion|percent)\b)?", re.I)
+_NUMBER = re.compile(r"\(?-?[$€£]?\s?\d[\d,]*(?:\.\d+)?\)?(?:\s?%|\s?(?:thousand|million|billion|percentage points|percent)\b)?",
+                     re.I)
 _DAY_OF_MONTH = re.compile(r"\b((?:January|February|March|April|May|June|July|August|September|October|November|"
                            r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?)\s+\d{1,2}(?:st|nd|rd|th)?\b,?")
-_SCALE_WORDS = {"thousand": "thousand", "million": "million", "billion": "billion", "percent": "percent", "%": "percent"}
+_SCALE_WORDS = {"thousand": "thousand", "million": "million", "billion": "billion", "percentage points": "percent",
+                "percent": "percent", "%": "percent"}
 
 
 def _scale_of(text: str) -> tuple[str, str]:

@@ -1963,8 +1963,14 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
 
     def shown(row) -> str:
         result = row[0]
-        return "(not computable: a figure is blank)" if result is None else (
-            f"{result:,.2f}%" if plan.answer == "percent change" else _figure(round(result, 4), unit_of(row)))
+        if result is None:
+            return "(not computable: a figure is blank)"
+        if plan.answer == "percent change" and unit_of(row) == "%":  # a rate's change is said in points first
+            figures = [v for v in row[1 + labelled:] if isinstance(v, (int, float))]
+            points = figures[-1] - figures[0] if len(figures) >= 2 else None
+            if points is not None:
+                return f"{_figure(round(points, 4), None)} percentage points ({result:,.2f}% relative)"
+        return f"{result:,.2f}%" if plan.answer == "percent change" else _figure(round(result, 4), unit_of(row))
 
     def said(row) -> str:
         return f"{shown(row)} ({cells(row)})"

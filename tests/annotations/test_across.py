@@ -237,6 +237,10 @@ def test_a_row_printed_in_percent_is_in_percent_under_a_tables_scale(statement):
     ws, scope = statement("returns.csv", text)
     rate = ws.ask("What was the change in cost of capital from 2018 to 2019?", mode="pipeline", doc_ids=scope)
     assert "(2018: 9.50%; 2019: 9%)" in rate.answer and "million" not in rate.answer, rate.answer
+    # a rate's percentage change is said in percentage points first, its relative change beside it
+    relative = ws.ask("What was the percentage change in cost of capital from 2018 to 2019?", mode="pipeline",
+                      doc_ids=scope)
+    assert "is -0.5 percentage points (-5.26% relative) from 2018 to 2019" in relative.answer, relative.answer
     income = ws.ask("What was the change in operating income from 2018 to 2019?", mode="pipeline", doc_ids=scope)
     assert "2019: $120.70 million" in income.answer, income.answer
 

@@ -63,3 +63,8 @@ def test_a_text_answer_is_read_without_the_words_that_restate_the_question():
 def test_a_listed_answers_items_are_read_after_its_head():
     assert prediction_of("Listed under Deferred tax liabilities (t.pdf): Goodwill; Other. [Source 1]",
                          "What are the items under deferred tax liabilities?")[0] == ["Goodwill", "Other"]
+
+
+def test_percentage_points_are_a_figure_in_percent():
+    assert prediction_of("The percentage change in WACC is -0.50 percentage points (-5.26% relative) from 2018 to 2019.",
+                         "What was the percentage change in the WACC between 2018 and 2019?") == (["-0.50"], "percent")
