@@ -1778,11 +1778,14 @@ def group_label(group, key, table: TableInfo | None = None) -> str:
     return str(key)
 
 
-def conditions_text(planned: PlannedQuery) -> str:
-    """The conditions as a reader says them: "E-Bikes, Riverside, in the second quarter"."""
+def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str:
+    """The conditions as a reader says them: "E-Bikes, Riverside, in the second quarter"; the values of the
+    `grouped` column are left to the groups that name them."""
     plan = planned.plan
     parts = []
     for i, (column, op, value) in enumerate(plan.filters):
+        if column is grouped and op == "is":
+            continue
         # spellings of one value are said once ("Sourdough"); different values each ("Tyre 29in or Tyre 700x25c")
         values = list({fold(v): v for v in reversed(plan.matched.get(i, (value,)))}.values())[::-1]
         shown = " or ".join(values[:3]) + (f" and {len(values) - 3} more" if len(values) > 3 else "")
@@ -1869,6 +1872,8 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
             and len(rows[0]) == 2 + (plan.named_by is not None):
         group = plan.group_by
         label = group.label if isinstance(group, Column) else group
+        if isinstance(group, Column):  # "per Segment: International: …", not "per Segment for Segment International"
+            scope = _scope(conditions_text(planned, grouped=group))
 
         def named(row) -> str:  # "The Iron Harbour (HP1207)" where an identifier has a name beside it
             key = group_label(group, row[0], table)
@@ -2055,8 +2060,13 @@ def _scope(conditions: str) -> str:
     return f" {conditions}" if _PERIOD_WORD.match(conditions) else f" for {conditions}"
 
 
+_BLANK_HEADER = re.compile(r"column \d+")  # ingest.tables.blank_header's stand-in for a blank header cell
+
+
 def _measure_words(plan: Plan, question: str) -> str:
     name = plan.column.label if plan.column is not None else "rows"
+    if _BLANK_HEADER.fullmatch(name):  # "column 2" is no name a person would say: the figures, as printed
+        name = "figure"
     return {"sum": name if name.lower().startswith("total") else f"total {name}", "average": f"average {name}", "median": f"median {name}", "minimum": f"lowest {name}",
             "maximum": f"highest {name}", "count": "number of " + (_counted_noun(question) or "rows")}.get(plan.answer, name)
 

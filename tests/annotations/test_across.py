@@ -380,3 +380,14 @@ def test_a_share_of_one_cell_in_another_is_computed_by_code_from_the_cells_the_q
     ratio = ws.ask("What was the state credits as a ratio of federal credits?", mode="pipeline", doc_ids=scope)
     assert ratio.answer.startswith("The ratio of State credits to Federal credits in 2019 is 0.25 (30 to 120)"), ratio.answer
     assert not ws.llm.calls  # read by code
+
+
+def test_a_blank_header_is_no_name_an_answer_says_and_the_groups_are_named_once(statement):
+    ws, scope = statement("segments.csv", "Segment,,Employees\nInternational,793.4,120\nFoodservice,934.2,310\n"
+                                          "Retail,512.0,95\n")
+    ws.llm.script += [json.dumps({"answer": "sum", "column": "column 2", "filters": [
+        {"column": "Segment", "op": "is", "value": "International"}, {"column": "Segment", "op": "is", "value": "Foodservice"}]})]
+    response = ws.ask("What were the net sales of the International and Foodservice segments respectively?",
+                      mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("Total figure per Segment (segments.csv): International: 793.40; Foodservice: 934.20"), \
+        response.answer
