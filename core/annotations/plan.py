@@ -825,6 +825,10 @@ def said_row(question: str, plan: Plan, columns: list[Column]) -> None:
     row = said_label(question, label.cells) if label is not None else None
     if row is None:
         return
+    said = f" {' '.join(tokens(row))} "
+    if any(c is not label and said in f" {' '.join(tokens(' '.join(plan.matched.get(i, (str(v),)))))} "
+           for i, (c, op, v) in enumerate(plan.filters)):
+        return  # the words are another column's value the plan keeps ("Tel Aviv" the district, not the city)
     filtered = [i for i, (c, op, _) in enumerate(plan.filters) if c is label and op == "is"]
     if any(fold(str(plan.filters[i][2])) == fold(row) for i in filtered) \
             or any(c is label and op != "is" for c, op, _ in plan.filters):

@@ -391,3 +391,13 @@ def test_a_blank_header_is_no_name_an_answer_says_and_the_groups_are_named_once(
                       mode="pipeline", doc_ids=scope)
     assert response.answer.startswith("Total figure per Segment (segments.csv): International: 793.40; Foodservice: 934.20"), \
         response.answer
+
+
+def test_a_label_said_as_another_columns_value_is_that_value_not_the_row(statement):
+    ws, scope = statement("cities.csv", "City,District,Population (2009)\nTel Aviv,Tel Aviv,400000\nHolon,Tel Aviv,60000\n"
+                                        "Bat Yam,Tel Aviv,50000\nLod,Center,50000\n")
+    ws.llm.script += [json.dumps({"answer": "count", "column": "City", "filters": [
+        {"column": "District", "op": "is", "value": "Tel Aviv"}, {"column": "Population (2009)", "op": "<", "value": "65000"}]})]
+    response = ws.ask("How many cities in the Tel Aviv district have a population under 65,000?", mode="pipeline",
+                      doc_ids=scope)
+    assert response.answer.startswith("2 cities match"), response.answer
