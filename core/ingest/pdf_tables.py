@@ -499,6 +499,9 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
         rows.append(PdfTableRow(full, values))
     if pending:
         rows.append(PdfTableRow(pending, [""] * width))
+    last = next((row for row in reversed(rows) if any(row.values)), None)
+    if last is not None and not last.label and len(rows) > 2:
+        last.label = "Total"  # a figure line without a label under the rows, outside any section: their total
 
     first = members[0]
     headers: list[list[str]] = [[] for _ in columns]

@@ -239,3 +239,12 @@ def test_a_heading_holds_the_rows_below_it_until_the_line_that_totals_it(tmp_pat
         # a heading over a label that wraps is a heading still; a figure line without a label totals the section
         "Amounts owed: Loans from members of the trust, most of them repaid after the year end", "Amounts owed: Grants",
         "Amounts owed", "Net assets"]
+
+
+def test_a_figure_line_without_a_label_under_the_rows_is_their_total(tmp_path):
+    years = [[(330, "2023"), (400, "2022"), (480, "2021"), (550, "2020")]]
+    path = draw_rows(tmp_path / "regions.pdf", years, [
+        ("North", ["10", "11", "12", "13"]), ("South", ["4", "5", "6", "7"]), ("West", ["1", "1", "1", "1"]),
+        ("", ["15", "17", "19", "21"])])
+    (table,) = read_pdf_tables(path)
+    assert [row.label for row in table.rows] == ["North", "South", "West", "Total"]
