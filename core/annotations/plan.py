@@ -383,6 +383,7 @@ _MONEY_ASKED = {"revenue", "value", "sale", "sales", "spend", "spent", "money", 
 _TIME_ASKED = {"long", "longer", "longest", "time", "duration", "wait", "waited", "took", "take", "takes", "quickest",
                "fastest", "slowest", "shortest", "late", "overdue"}
 MEASURE_SYSTEM = "You check whether a table's column holds what a question asks for. Reply with JSON only."
+MEASURE_TOKENS = 16  # {"holds": false} is 6 tokens: room for the grammar's whitespace, no more
 
 
 def measure_named(question: str, column: Column) -> bool:
@@ -413,7 +414,7 @@ def holds_measure(question: str, column: Column, planned: PlannedQuery, llm: Cha
     schema = {"type": "object", "properties": {"holds": {"type": "boolean"}}, "required": ["holds"]}
     try:
         reply, _ = llm.complete_json([{"role": "system", "content": MEASURE_SYSTEM}, {"role": "user", "content": prompt}],
-                                     schema, max_tokens=min(max_tokens, 16), temperature=0.0)
+                                     schema, max_tokens=min(max_tokens, MEASURE_TOKENS), temperature=0.0)
     except LLMError:
         return True
     held = not isinstance(reply, dict) or reply.get("holds") is not False
@@ -543,8 +544,9 @@ def _contained(label: str, phrase: str) -> int:
     return len(words) if all(singulars(w) & said for w in words) else 0
 
 
-def _best(options: list[tuple[str, object]], phrase: str):
-    """The option whose label the phrase holds at the greatest length; None for none or a tie."""
+def _best(options: list[tuple[tuple[str, ...], object]], phrase: str):
+    """The option (its label's forms, its value) whose label the phrase holds at the greatest length; None for
+    none or a tie."""
     scored = sorted(((max(_contained(form, phrase) for form in forms), value) for forms, value in options),
                     key=lambda s: -s[0])
     if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
@@ -589,7 +591,7 @@ def share_of(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Pla
     printed_total = None
     if row_b is None:  # B names a column only ("level 2 inputs"): its total, a row or the line set aside
         row_b = next((r for r in labels if re.fullmatch(r"\s*total\s*:?\s*", r, re.I)), None)
-        totals = [a["cells"] for a in table.set_aside if a["kind"] == "total"]
+        totals = [aside["cells"] for aside in table.set_aside if aside["kind"] == "total"]
         if row_b is None and len(totals) == 1 and totals[0].get(col_b.label) is not None:
             row_b = totals[0].get(table.printed.get(label, label)) or "Total"
             printed_total = _number(totals[0][col_b.label])
@@ -970,8 +972,8 @@ def _period_by_column(question: str, period: Period, plan: Plan, columns: list[C
     another year's column the plan read is moved to it; otherwise it cannot be applied."""
     column = period_column(period, columns) if not period.months or len(period.months) == 3 \
         or _COLUMN_DATE.search(question) else None
-    if _dates_a_row(period, plan):
-        return Applied(period.text, plan.filters[0][0].label, "in the plan", "the row it names")
+    if (dated := _dated_row(period, plan)) is not None:
+        return Applied(period.text, dated.label, "in the plan", "the row it names")
     if column is None:
         return Applied(period.text, None, "not applied", NO_DATES)
     if plan.column is column:
@@ -985,9 +987,10 @@ def _period_by_column(question: str, period: Period, plan: Plan, columns: list[C
     return Applied(period.text, column.label, "not applied", "the plan reads another column")
 
 
-def _dates_a_row(period: Period, plan: Plan) -> bool:
-    """Whether a row the plan reads is labelled with the stated date ("Outstanding at September 30, 2018"), or
-    with its month where the columns it reads are headed by its year ("Outstanding at 31 March", 2019)."""
+def _dated_row(period: Period, plan: Plan) -> Column | None:
+    """The label column of a row the plan reads that is labelled with the stated date ("Outstanding at September
+    30, 2018"), or with its month where the columns it reads are headed by its year ("Outstanding at 31 March",
+    2019); None when no row is."""
     year = str(period.year or "")
     read = [c for c in [*plan.across, plan.column] if c is not None]
     for column, op, value in plan.filters:
@@ -996,8 +999,8 @@ def _dates_a_row(period: Period, plan: Plan) -> bool:
             continue
         dated = not year or year in words or any(year in tokens(c.label) for c in read)
         if dated and (year in words or period.months) and (not period.months or any(month_number(w) in period.months for w in words)):
-            return True
-    return False
+            return column
+    return None
 
 
 def applies_as_period(period: Period, columns: list[Column]) -> bool:
