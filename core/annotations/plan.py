@@ -466,7 +466,7 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     named = row_figures.years_named(question, columns) or []
     if len(named) < (1 if one_cell else 2):
         return None
-    label = next((c for c in columns if c.kind == "text"), None)
+    label = _label_column(columns)
     labels = _rows_with_figures(table, label, named, executor) if label is not None else []
     row = said_label(question, labels) or row_figures.row_named(question, labels)
     if row is None:
@@ -505,7 +505,7 @@ def section_items(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     # a spreadsheet's heading line is set aside as a note of the table, at its row
     notes = [(a["row"] or 0, text, False) for a in table.set_aside if a["kind"] == "note" for text in a["cells"].values()]
     printed = sorted([(r[0] or 0, str(r[1] or "").strip(), any(v is not None for v in r[2:])) for r in found.rows] + notes)
-    rows = [(text, figures) for _, text, figures in printed]
+    rows = [(text, has_figures) for _, text, has_figures in printed]
     heading, items = rows_under(asked.group("heading"), rows)
     if not items:
         return None
@@ -625,16 +625,16 @@ def rows_under(asked: str, rows: list[tuple[str, bool]]) -> tuple[str, list[str]
     order: the rows labelled "Heading: item", or those after a heading row without figures, to the next such
     row or the line that totals the section ("Total ...", "Gross deferred tax assets" under "Deferred tax
     assets"). ("", []) when no heading is the one asked."""
-    wanted = " ".join(tokens(asked))
+    wanted = _words(asked)
 
     def totals(label: str, heading: str) -> bool:
         return bool(re.match(r"\s*(?:sub)?total\b", label, re.I)) or " ".join(tokens(heading)) in " ".join(tokens(label))
 
     prefixed = [(label.partition(": ")[0], label) for label, _ in rows if ": " in label]
-    heading = next((h for h, _ in prefixed if " ".join(tokens(h)) == wanted), None)
+    heading = next((h for h, _ in prefixed if _words(h) == wanted), None)
     if heading is not None:
         return heading, [label for h, label in prefixed if h == heading and not totals(label.partition(": ")[2], heading)]
-    start = next((n for n, (label, figures) in enumerate(rows) if not figures and " ".join(tokens(label)) == wanted), None)
+    start = next((n for n, (label, figures) in enumerate(rows) if not figures and _words(label) == wanted), None)
     if start is None:
         return "", []
     heading, items = rows[start][0].rstrip(":"), []
@@ -775,16 +775,21 @@ def spans_to_stated_day(plan: Plan) -> list[Applied]:
     return applied
 
 
+def _label_column(columns: list[Column]) -> Column | None:
+    """The column whose cells name the rows: the first text column (a report's Description)."""
+    return next((c for c in columns if c.kind == "text"), None)
+
+
 def _names_a_row(question: str, plan: Plan, columns: list[Column]) -> bool:
     """Whether the plan filters a row by its label, or the question's words name one."""
-    label = next((c for c in columns if c.kind == "text"), None)
+    label = _label_column(columns)
     return label is not None and (any(c is label for c, _, _ in plan.filters)
                                   or row_figures.row_named(question, label.cells) is not None)
 
 
 def _name_the_row(question: str, plan: Plan, columns: list[Column]) -> None:
     """The model filtered no row: the one the question names by its label's words, if one fits best."""
-    label = next((c for c in columns if c.kind == "text"), None)
+    label = _label_column(columns)
     if label is not None and not any(c.kind == "text" for c, _, _ in plan.filters):
         row = row_figures.row_named(question, label.cells)
         if row is not None:
@@ -795,17 +800,22 @@ def _name_the_row(question: str, plan: Plan, columns: list[Column]) -> None:
 _LONE_LABELS = {"total", "totals", "other", "others", "net", "gross", "subtotal", "balance", "amount", "value"}
 
 
+def _words(text: str) -> str:
+    """A text's words, spaced at both ends: `_words(phrase) in _words(text)` finds the phrase said whole."""
+    return f" {' '.join(tokens(text))} "
+
+
 def _said_whole(label: str, question: str) -> int:
     """How many words of a label the question says word for word ("the amounts owed to members of Peel", not
     "by"): the whole label, or its item without a section ("Excluding: Free Cash Flow") or a closing bracket
     ("(non-GAAP measure)"); 0 when it is not said."""
-    said = f" {' '.join(tokens(question))} "
+    said = _words(question)
     core = _BRACKETED_END.sub("", _unmarked(label))
     for form in (label, core, core.rpartition(":")[2]):
         words = tokens(_unmarked(form))
         if not words or (len(words) == 1 and (words[0] in _LONE_LABELS or len(words[0]) < 4)):
             continue  # "Total" or "Other" alone is said in passing
-        if f" {' '.join(words)} " in said:
+        if _words(_unmarked(form)) in said:
             return len(words)
     return 0
 
@@ -823,12 +833,11 @@ def said_row(question: str, plan: Plan, columns: list[Column]) -> None:
     """The row the question names word for word is the row read: the label said at the greatest length, where
     the model's filter named another row ("Percentage of revenue" for "total revenue") or kept every row.
     Code, not the model, then reads the line a report's question quotes."""
-    label = next((c for c in columns if c.kind == "text"), None)
+    label = _label_column(columns)
     row = said_label(question, label.cells) if label is not None else None
     if row is None:
         return
-    said = f" {' '.join(tokens(row))} "
-    if any(c is not label and said in f" {' '.join(tokens(' '.join(plan.matched.get(i, (str(v),)))))} "
+    if any(c is not label and _words(row) in _words(" ".join(plan.matched.get(i, (str(v),))))
            for i, (c, op, v) in enumerate(plan.filters)):
         return  # the words are another column's value the plan keeps ("Tel Aviv" the district, not the city)
     filtered = [i for i, (c, op, _) in enumerate(plan.filters) if c is label and op == "is"]
@@ -1475,7 +1484,7 @@ def _covers(plan: Plan, index: int, named: CellValue) -> bool:
     keeps says the value's words ("cash" of "Free Cash Flow", the row the question names)."""
     column, op, value = plan.filters[index]
     return bool(set(plan.matched.get(index, ())) & set(named.cells)) or (op == "contains" and fold(value) in fold(named.cells[0])) \
-        or (op == "is" and f" {' '.join(tokens(named.text))} " in f" {' '.join(tokens(str(value)))} ")
+        or (op == "is" and _words(named.text) in _words(str(value)))
 
 
 def _apply_bound(bound: Bound, plan: Plan, columns: list[Column]) -> Applied:

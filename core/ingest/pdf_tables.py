@@ -469,7 +469,7 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
                 continue
             if pending:  # two label lines in a row: the first stands alone, a heading over the rows below
                 rows.append(PdfTableRow(pending, [""] * width))  # ("Deferred tax liabilities" over a wrapped label)
-                group, pending = ("" if text.endswith(":") else pending), ""
+                group, pending = pending, ""  # (a line ending in ":" is the heading instead, below)
             if text.endswith(":"):
                 group = text.rstrip(":")
             else:
