@@ -255,11 +255,12 @@ def evidence_in(sources: list[str], context: dict, question: dict) -> dict:
 
 # --- running -------------------------------------------------------------------------------------
 
-def questions_of(contexts: list[dict], seed: int, limit: int | None) -> list[tuple[dict, dict]]:
-    """(context, question) pairs of a part, in a seeded order (a --limit sample spreads over kinds)."""
+def questions_of(contexts: list[dict], seed: int, limit: int | None, skip: int = 0) -> list[tuple[dict, dict]]:
+    """(context, question) pairs of a part, in a seeded order (a --limit sample spreads over kinds); `skip`
+    passes over the first ones, so a slice not yet tuned on can be measured."""
     pairs = [(c, q) for c in contexts for q in c["questions"]]
     random.Random(seed).shuffle(pairs)
-    return pairs[:limit] if limit else pairs
+    return pairs[skip: skip + limit] if limit else pairs[skip:]
 
 
 def ingest(ws, contexts: list[dict], seed: int) -> dict[str, str]:
@@ -289,7 +290,7 @@ def run(args) -> Path:
 
     contexts = json.loads(Path(args.data).read_text())
     part = split_contexts(contexts, args.seed)[args.part]
-    pairs = questions_of(part, args.seed, args.limit)
+    pairs = questions_of(part, args.seed, args.limit, args.skip)
     needed = list({c["table"]["uid"]: c for c, _ in pairs}.values())
     mode = "retrieval" if args.retrieval_only else "model"
     settings = load_settings()
@@ -402,6 +403,7 @@ def main(argv=None) -> int:
     p.add_argument("--data", default=str(DATA), help="a TAT-QA-format JSON file (the public dev set by default)")
     p.add_argument("--part", choices=[TUNE, REPORT], default=TUNE)
     p.add_argument("--limit", type=int, default=None, help="ask only the first N questions of the part's seeded order")
+    p.add_argument("--skip", type=int, default=0, help="pass over the first N questions of that order (a fresh slice)")
     p.add_argument("--seed", type=int, default=SEED, help="the split, the question order and ruled/unruled")
     p.add_argument("--retrieval-only", action="store_true", help="no model: is the evidence in the reader's passages")
     p.add_argument("--out", default=None, help="JSONL results file (default bench/results/tatqa-PART-MODE.jsonl)")
@@ -417,7 +419,7 @@ def main(argv=None) -> int:
         return 0
     out = run(args)
     contexts = json.loads(Path(args.data).read_text())
-    pairs = questions_of(split_contexts(contexts, args.seed)[args.part], args.seed, args.limit)
+    pairs = questions_of(split_contexts(contexts, args.seed)[args.part], args.seed, args.limit, args.skip)
     rows = report(out, Path(args.data), {q["uid"] for _, q in pairs})
     if args.keep_answers:
         keep_answers(rows, args.part)
