@@ -431,7 +431,8 @@ def _is_label_line(index: int, lines: list[Line], members: list[int], parsed, is
     """A line inside a table without figures: a short label at the left ("Current assets:"), or
     the first line of a label that wraps onto the row below it."""
     line = lines[index]
-    figures_left = min((c.x0 for m in members for c in parsed[m][1]), default=float("inf"))
+    # (a footnote mark after a label, "Net income (1)", is no figure: the figures start right of it)
+    figures_left = min((c.x0 for m in members for c in parsed[m][1] if not _MARK_CELL.match(c.text)), default=float("inf"))
     left_of_figures = line.words[-1].x1 < figures_left - line.height
     if left_of_figures and line.text.endswith(":"):
         return True  # a section label, wherever it is set ("LIABILITIES AND EQUITY:" is centred)

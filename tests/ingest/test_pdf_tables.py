@@ -248,3 +248,17 @@ def test_a_figure_line_without_a_label_under_the_rows_is_their_total(tmp_path):
         ("", ["15", "17", "19", "21"])])
     (table,) = read_pdf_tables(path)
     assert [row.label for row in table.rows] == ["North", "South", "West", "Total"]
+
+
+def test_a_footnote_mark_after_a_label_does_not_end_the_table_at_the_next_heading(tmp_path):
+    # "(1)" beside the first row's label is no figure: the headings below it are left of the figures,
+    # so the table goes on under the same years rather than starting again without a header
+    years = [[(330, "2023"), (400, "2022"), (480, "2021")]]
+    path = draw_rows(tmp_path / "marks.pdf", years, [
+        ("Earnings", []), ("Net profit (1)", ["206", "254", "47"]),
+        ("Shares:", []), ("Weighted average in issue:", []),
+        ("Basic", ["57", "52", "46"]), ("Diluted", ["59", "58", "55"])])
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["2023", "2022", "2021"]
+    assert table.row_text(table.rows[-1]) == "Weighted average in issue: Diluted | 2023: 59 | 2022: 58 | 2021: 55"
+    assert any(row.label.endswith("Net profit (1)") and row.values[0] == "206" for row in table.rows)
