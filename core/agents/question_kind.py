@@ -50,7 +50,10 @@ _REASON = re.compile(
 _COMPLEMENT = re.compile(
     r"^\s*what\b.*\b(?:due|attributable|attributed|owing|related|relating|linked|recogni[sz]ed|recorded|engaged|based|used|"
     r"classified|allocated|stated|measured|carried|invested|exposed|subject|applied|charged)\s+"
-    r"(?:to|as|in|on|upon|for|at|by|with)\s*\?\s*$",
+    r"(?:to|as|in|on|upon|for|at|by|with)\s*\?\s*$"
+    # ... and "what" asked of a verb that says where a thing comes from or what it follows: "What do the
+    # expenses result from?", "What does the distribution of receivables follow?"
+    r"|^\s*what\s+(?:do|does|did)\b.*\b(?:result|arise|stem|derive|follow|depend|rely)\s*(?:from|on|upon)?\s*\?\s*$",
     re.I)
 _EXPLANATION = re.compile(
     r"\bwhat\s+(?:results?\s+in|gives?\s+rise\s+to)\b|\b(?:composed|comprised)\s+of\b"

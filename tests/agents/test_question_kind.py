@@ -166,6 +166,9 @@ def test_a_model_that_fails_leaves_the_table_route_and_says_so():
     ("What is the plan for the unused practice rooms?", TEXT),
     ("In which years was the hall deposit recorded for?", RECORDS),  # "which years": the table's columns
     ("How many rehearsals were allocated to Priya?", RECORDS),
+    ("What do the choir's travel costs result from?", TEXT),  # where a thing comes from, said in prose
+    ("What does the allocation of rehearsal slots follow?", TEXT),
+    ("What did the ticket income depend on?", TEXT),
 ])
 def test_the_rules_are_sure_of_plain_requests(question, expected):
     kind = by_rules(question)
