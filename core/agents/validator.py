@@ -353,7 +353,7 @@ def another_year(question: str, text: str) -> str | None:
     """The year `text` (the quote and the answer) is dated to when the question states others and the text
     names none of them: "How many sick days did the team take in 2024?" answered "1 sick day in 2003" from
     another table's page. A fiscal year may end in the next calendar year, so FY2023 allows 2024."""
-    asked = {int(y) for y in stated_years(question)}
+    asked = {int(y) for period in stated_years(question) for y in period.split("/")}
     named = years_in(text)
     if not asked or not named:
         return None

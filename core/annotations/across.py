@@ -26,7 +26,22 @@ _HOW_MANY_YEARS = re.compile(r"\bhow many (?:fiscal |financial )?years\b", re.I)
 _LOWEST = re.compile(r"\b(?:smaller|smallest|lower|lowest|less|least|fewer|fewest|minimum|decreas\w*)\b", re.I)
 _HIGHEST = re.compile(r"\b(?:larger|largest|bigger|biggest|higher|highest|more|most|greater|greatest|maximum|increas\w*)\b",
                       re.I)
-_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
+# A financial year written over two calendar years ("2018/2019", "2018/19") is one period: a column headed so
+# and a question stating it are matched whole, not as two years
+_PERIOD = re.compile(r"(?<!\d)((?:19|20)\d{2})(?:\s*/\s*((?:19|20)\d{2}|\d{2}))?(?!\d)")
+
+
+def periods_in(text: str) -> list[str]:
+    """The years and financial years a text states, in its order: "EBIT 2018/19 against 2017" ->
+    ["2018/2019", "2017"]."""
+    found = []
+    for match in _PERIOD.finditer(text):
+        first, second = match.group(1), match.group(2)
+        if second and int(second[-2:]) == (int(first) + 1) % 100:
+            found.append(f"{first}/{int(first) + 1}")
+        else:
+            found += [first, *([second] if second and len(second) == 4 else [])]
+    return found
 
 
 def operation_asked(question: str) -> str | None:
@@ -39,7 +54,7 @@ def operation_asked(question: str) -> str | None:
 
 def year_columns(columns: list) -> list:
     """Every number column a single year heads, oldest first: what "which year" chooses among."""
-    return in_time_order([c for c in columns if c.kind == "number" and len(_YEAR.findall(c.label)) == 1
+    return in_time_order([c for c in columns if c.kind == "number" and len(periods_in(c.label)) == 1
                           and (c.unit or "") != "%"])
 
 
@@ -69,8 +84,8 @@ def stated_years(question: str) -> list[str]:
     """The years a question states, in its order: "from 2018 to 2019" -> ["2018", "2019"]; "2017-2019" is
     the three years of the span, and so is "the average ... from 2017 to 2019" (a change from one year to
     another is between those two)."""
-    span = re.search(r"(?<!\d)((?:19|20)\d{2})\s*(?:-|–|to|through)\s*((?:19|20)\d{2})(?!\d)", question)
-    years = list(dict.fromkeys(_YEAR.findall(question)))
+    span = re.search(r"(?<![\d/])((?:19|20)\d{2})\s*(?:-|–|to|through)\s*((?:19|20)\d{2})(?![\d/])", question)
+    years = list(dict.fromkeys(periods_in(question)))
     if span and 0 < int(span.group(2)) - int(span.group(1)) <= 5 and (
             not re.search(r"\bfrom\s+" + span.group(1), question, re.I) or operation_asked(question) in ("average", "sum")):
         between = [str(y) for y in range(int(span.group(1)), int(span.group(2)) + 1)]
@@ -83,7 +98,7 @@ def columns_for_years(years: list[str], columns: list) -> list | None:
     figure); None unless every year names exactly one."""
     found = []
     for year in years:
-        named = [c for c in columns if c.kind == "number" and _YEAR.findall(c.label) == [year]]
+        named = [c for c in columns if c.kind == "number" and periods_in(c.label) == [year]]
         plain = [c for c in named if (c.unit or "") != "%"] or named
         if len(plain) != 1:
             return None
@@ -97,8 +112,8 @@ def years_named(text: str, columns: list) -> list | None:
 
 
 def year_of(column) -> str:
-    """The year a year column's header states ("2019 £m" -> "2019")."""
-    return _YEAR.findall(column.label)[0]
+    """The year a year column's header states ("2019 £m" -> "2019", "2018/19" -> "2018/2019")."""
+    return periods_in(column.label)[0]
 
 
 def in_time_order(columns: list) -> list:

@@ -931,6 +931,21 @@ def _years_name_columns(text: str, columns: list[Column]) -> bool:
     return bool(row_figures.stated_years(text)) and row_figures.years_named(text, columns) is not None
 
 
+def _financial_years_named(question: str, columns: list[Column]) -> set[str]:
+    """The calendar years of the financial years ("2017/2018") the question states that head columns: each
+    names its column, so neither of its years is a date to apply."""
+    spans = [p for p in row_figures.periods_in(question) if "/" in p]
+    if not spans or row_figures.columns_for_years(spans, columns) is None:
+        return set()
+    return {year for span in spans for year in span.split("/")}
+
+
+def _in_financial_year(period: Period, spanned: set[str]) -> bool:
+    """ "from 2017" read out of "from 2017/2018": a year of a financial year that names a column."""
+    years = set(row_figures.periods_in(period.text))
+    return bool(years) and not period.months and years <= spanned
+
+
 def date_column(question: str, columns: list[Column]) -> Column | None:
     """The date column a period applies to: the one whose header word the question uses ("returned in
     March" -> Returned), else the table's first date column (the date a row is dated by)."""
@@ -1021,7 +1036,9 @@ def applies_as_period(period: Period, columns: list[Column]) -> bool:
 def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count: int = 0,
                      table_words: frozenset = frozenset()) -> list[Applied]:
     stated = stated_conditions(question, columns, table_words)
-    stated.periods = [p for p in stated.periods if applies_as_period(p, columns)]
+    in_columns = _financial_years_named(question, columns)
+    stated.periods = [p for p in stated.periods if applies_as_period(p, columns)
+                      and not _in_financial_year(p, in_columns)]
     applied: list[Applied] = []
     plan.dated = date_column(question, columns)
     # a table with no dates but a Year column: its periods are bounds on it, applied after the model's

@@ -401,3 +401,15 @@ def test_a_label_said_as_another_columns_value_is_that_value_not_the_row(stateme
     response = ws.ask("How many cities in the Tel Aviv district have a population under 65,000?", mode="pipeline",
                       doc_ids=scope)
     assert response.answer.startswith("2 cities match"), response.answer
+
+
+def test_a_financial_year_over_two_calendar_years_is_one_column(statement):
+    ws, scope = statement("club_accounts.csv", "€ thousand,2017/2018,2018/2019\n"
+                                               "Match receipts,713,828\n"
+                                               "Bar takings,120,95\n")
+    ws.llm.script = []  # read by the rules: the row and both financial years are named
+    response = ws.ask("What was the change in match receipts in 2018/2019 from 2017/2018?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("The change in Match receipts is 115"), response.answer
+    assert "2017/2018: 713" in response.answer and "2018/2019: 828" in response.answer
+    assert "could not apply" not in response.answer
+    assert across.periods_in("sales in 2018/19 against 2017 and 2016/2018") == ["2018/2019", "2017", "2016", "2018"]
