@@ -83,12 +83,14 @@ def _meets(value: float, op: str, number: float) -> bool:
 def stated_years(question: str) -> list[str]:
     """The years a question states, in its order: "from 2018 to 2019" -> ["2018", "2019"]; "2017-2019" is
     the three years of the span, and so is "the average ... from 2017 to 2019" (a change from one year to
-    another is between those two)."""
+    another is between those two); "2019 to 2017" is the same span, latest first."""
     span = re.search(r"(?<![\d/])((?:19|20)\d{2})\s*(?:-|–|to|through)\s*((?:19|20)\d{2})(?![\d/])", question)
     years = list(dict.fromkeys(periods_in(question)))
-    if span and 0 < int(span.group(2)) - int(span.group(1)) <= 5 and (
+    first, last = (int(span.group(1)), int(span.group(2))) if span else (0, 0)
+    if span and 0 < abs(last - first) <= 5 and (
             not re.search(r"\bfrom\s+" + span.group(1), question, re.I) or operation_asked(question) in ("average", "sum")):
-        between = [str(y) for y in range(int(span.group(1)), int(span.group(2)) + 1)]
+        step = 1 if last > first else -1  # "for 2019 to 2017 respectively": every year, in the order said
+        between = [str(y) for y in range(first, last + step, step)]
         years = list(dict.fromkeys([*between, *years]))
     return years
 

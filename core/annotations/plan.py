@@ -931,6 +931,13 @@ def _years_name_columns(text: str, columns: list[Column]) -> bool:
     return bool(row_figures.stated_years(text)) and row_figures.years_named(text, columns) is not None
 
 
+def _words_of_a_filtered_row(phrase: str, plan: Plan) -> bool:
+    """ "earnings per common diluted share" over the row "Earnings per common share — Diluted": the "per" is
+    the row's own name for its measure, not a group the question asks for."""
+    words = set(tokens(phrase))
+    return any(op == "is" and words <= set(tokens(str(value))) for _, op, value in plan.filters)
+
+
 def _financial_years_named(question: str, columns: list[Column]) -> set[str]:
     """The calendar years of the financial years ("2017/2018") the question states that head columns: each
     names its column, so neither of its years is a date to apply."""
@@ -1183,7 +1190,8 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
             applied.append(Applied(phrase, holding[0].label, "added by code" if plan.group_by is None else "moved by code",
                                    "the column the question names"))
             plan.group_by = holding[0]
-        elif not holding and not rowwise and not singulars(phrase.split()[-1].lower()) & _ROW_NOUNS:
+        elif not holding and not rowwise and not singulars(phrase.split()[-1].lower()) & _ROW_NOUNS \
+                and not _words_of_a_filtered_row(phrase, plan):
             # ("per transaction", "per timesheet line": what every row is, no column: each row, not a group)
             # "hours per driver" over a timesheet of employees answers from another column: the records
             # set's README scores that wrong, and a person would say the file has no drivers.
@@ -1978,6 +1986,14 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
 _BRACKETED_END = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*$")
 
 
+LONG_HEADER = 24  # characters: a year column's header longer than this is said by its year alone
+
+
+def _year_name(label: str, column: Column) -> str:
+    """ "Fiscal years ended July 31, 2019 Amount" is said "2019"; "30 June 2019" as printed."""
+    return row_figures.year_of(column) if len(label) > LONG_HEADER and row_figures.year_columns([column]) else label
+
+
 def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
     """"The change in Trade receivables from 2018 to 2019 is -£1,234 thousand (2018: £6,000 thousand; 2019:
     £4,766 thousand)": the figure, what it covers, and the cells it was computed from."""
@@ -1996,7 +2012,7 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
     def cells(row) -> str:  # "2018: 1,310; 2019: 1,507", the figures a result was read from
         # (a header's unit, "2018 (£m)", goes once the figure carries it: "2018: £0.5 million")
         unit = unit_of(row)
-        return "; ".join(f"{_BRACKETED_END.sub('', c.label) if unit else c.label}: {_figure(v, unit)}"
+        return "; ".join(f"{_year_name(_BRACKETED_END.sub('', c.label) if unit else c.label, c)}: {_figure(v, unit)}"
                          for c, v in zip(plan.across, row[1 + labelled:]))
 
     def shown(row) -> str:
@@ -2032,7 +2048,8 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
         return "; ".join(items) + f" ({where})."
     if plan.answer == row_figures.EACH:
         items = "; ".join((f"{_unmarked(r[1])}: " if labelled else "") + ", ".join(
-            f"{_figure(v, unit_of(r))} in {c.label}" for c, v in zip(plan.across, r[1 + labelled:])) for r in rows[:max_rows])
+            f"{_figure(v, unit_of(r))} in {row_figures.year_of(c)}" for c, v in zip(plan.across, r[1 + labelled:]))
+            for r in rows[:max_rows])
         return f"{items} ({where})."
     if len(rows) == 1:
         row = f" {'in' if change else 'of'} {_unmarked(rows[0][1])}" if labelled else ""

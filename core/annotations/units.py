@@ -87,11 +87,13 @@ def parse_quantity(text: str, label_unit: str | None = None) -> Quantity | None:
     raw = str(text).strip()
     if not raw or len(raw) > 40:
         return None
-    match = _QUANTITY.match(raw.replace("(", "").replace(")", "") if raw.startswith("(") else raw)
+    # an accounting negative, its currency sign inside or outside the brackets: "(6,442)", "$(17,334)"
+    bracketed = re.fullmatch(rf"({_CURRENCY_SYMBOLS})?\s*\((.+)\)", raw, re.I)
+    match = _QUANTITY.match((bracketed.group(1) or "") + bracketed.group(2) if bracketed else raw)
     if not match:
         return None
     number = parse_number(match.group("num"))
-    if raw.startswith("(") and raw.endswith(")") and number is not None:
+    if bracketed and number is not None:
         number = -abs(number)
     if number is None:
         return None
@@ -235,6 +237,7 @@ _CURRENCY_WORDS = {r"u\.?\s?s\.?\s+dollars": "$", "euros": "€", "pounds sterli
 # "(in thousands, except per share amounts)": the rows the exception names are not scaled
 _EXCEPT = re.compile(r"\bexcept\b\s*(?:for\s+)?([^)|]*)", re.I)
 _PER_WHAT = re.compile(r"\bper\s+([a-z]+)", re.I)
+_PER_SHARE = re.compile(r"\bper\s+(?:[a-z]+\s+){0,3}shares?\b", re.I)  # "Earnings per common share — Diluted"
 _EXCEPT_FILLER = {"amounts", "amount", "data", "and", "the", "information", "figures", "items", "as", "noted", "otherwise",
                   "stated", "indicated", "where", "which", "are", "in", "of", "numbers"}
 _RATES = {"percentages", "percentage", "percent", "ratios", "ratio", "rates", "rate"}
@@ -263,6 +266,8 @@ def stated_scale(texts: list[str], row: str | None = None) -> tuple[str, str] | 
     exception = _EXCEPT.search(joined)
     if exception and (row is None or excepted(row, exception.group(1))):
         return None
+    if row is not None and _PER_SHARE.search(row):
+        return None  # a figure per share is never scaled, though many tables leave the exception unsaid
     for match in _SCALE.finditer(joined):
         word = match.group("word") or match.group("zeros") or match.group("zeros2") or match.group("zeros3") \
             or match.group("letter")

@@ -90,6 +90,7 @@ def test_years_are_read_in_order_and_a_short_span_is_every_year_in_it():
     assert across.stated_years("in 2019 and 2018") == ["2019", "2018"]
     assert across.stated_years("the average margin for the three years from 2022 to 2024") == ["2022", "2023", "2024"]
     assert across.stated_years("the change in margin from 2022 to 2024") == ["2022", "2024"]
+    assert across.stated_years("the figures for 2024 to 2022 respectively") == ["2024", "2023", "2022"]
 
 
 def test_a_rows_figures_in_each_stated_year_are_given_in_the_questions_order(ws):
@@ -413,3 +414,18 @@ def test_a_financial_year_over_two_calendar_years_is_one_column(statement):
     assert "2017/2018: 713" in response.answer and "2018/2019: 828" in response.answer
     assert "could not apply" not in response.answer
     assert across.periods_in("sales in 2018/19 against 2017 and 2016/2018") == ["2018/2019", "2017", "2016", "2018"]
+
+
+def test_a_figure_per_share_is_not_scaled_and_per_share_names_the_row_not_a_group(statement):
+    ws, scope = statement("results.csv", "In thousands,2019,2018,2017\n"
+                                         "Net income,\"$53,294\",\"$61,431\",\"$79,745\"\n"
+                                         "Interest expense,\"$(17,334)\",\"$(6,442)\",\"$(5,101)\"\n"
+                                         "Earnings per common share — Basic,$2.45,$2.74,$3.51\n"
+                                         "Earnings per common share — Diluted,$2.41,$2.70,$3.30\n")
+    ws.llm.script = []  # read by the rules
+    response = ws.ask("What is the earnings per common diluted share for 2019 to 2017 respectively?", mode="pipeline",
+                      doc_ids=scope)
+    assert response.answer.startswith("Earnings per common share — Diluted: $2.41 in 2019, $2.70 in 2018, $3.30 in 2017 ("), \
+        response.answer
+    response = ws.ask("What was the average interest expense for 2018 and 2019?", mode="pipeline", doc_ids=scope)
+    assert "is -$11,888 thousand for 2018 and 2019 (2018: -$6,442 thousand; 2019: -$17,334 thousand)" in response.answer

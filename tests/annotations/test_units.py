@@ -28,6 +28,9 @@ def test_currencies_keep_their_code_and_are_never_converted(text, code, amount):
 
 def test_accounting_negatives_and_non_numbers():
     assert parse_quantity("(1,234)").number == -1234
+    # the currency sign outside the brackets or inside them: a negative amount in that currency
+    assert (parse_quantity("$(17,334)").number, parse_quantity("$(17,334)").unit) == (-17334, "USD")
+    assert parse_quantity("(£618)").number == -618
     assert parse_quantity("HX-450") is None and parse_quantity("2024-01-03") is None
 
 
