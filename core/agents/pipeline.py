@@ -207,6 +207,11 @@ class AnswerPipeline:
                 # columns cannot say: nothing in the question asked for records, so the pages may.
                 trace.record("reflection", "Retriever", "the table cannot answer this and nothing in the question "
                              "asks for records: searching the text instead")
+            elif evidence.refused_by_table and not evidence.structured.planned.table.is_whole_document:
+                # a report's table has no line for "the federal minimum tax credit carryforwards"; the note
+                # beside it in the prose may state it
+                trace.record("reflection", "Retriever", "the table cannot answer this; the pages around it may: "
+                             "searching the text instead")
             elif evidence.has_records:
                 return evidence
             else:

@@ -85,10 +85,17 @@ class TableInfo:
     # report's "WACC | 9.0% | 9.5%" under "$ in millions" is in percent, not millions
     row_units: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def is_whole_document(self) -> bool:
+        """The document is this table (a CSV or a spreadsheet's sheet): what its columns cannot say, no page of
+        it says either. A PDF's table sits among pages of prose that may."""
+        return self.filename.lower().endswith(SHEET_SUFFIXES)
+
     def to_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "values"}
 
 
+SHEET_SUFFIXES = (".csv", ".tsv", ".xlsx", ".xlsm", ".xls")
 TWIN_NOTES = (ISO_DATE_NOTE, "(as printed)", DATETIME_NOTE)  # how a twin column's label ends (built below)
 NUMBER_TWIN = "the number "  # how a leading-number twin's label starts
 

@@ -395,3 +395,41 @@ def test_the_difference_between_two_figures_is_its_size_whichever_way_the_query_
     answer = ws.ask("What is the difference between the totals of orders O1 and O5?").answer
     assert answer.startswith("The difference is 4 (from orders.csv)") and "-4" not in answer and "SELECT" not in answer
     assert "is -4" in ws.ask("How much lower is the total of order O1 than of O5?").answer  # no difference asked: as computed
+
+
+def write_depot_report(path):
+    """A one-page report: a table of journeys by depot under two years, and a paragraph the table leaves out."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    pdf.setFont("Helvetica", 9)
+    pdf.drawString(40, 790, "Passenger journeys by depot (in thousands):")
+    for x, year in ((330, "2025"), (400, "2024")):
+        pdf.drawRightString(x, 772, year)
+    for n, (label, figures) in enumerate([("Northgate depot", ("412", "398")), ("Riverside depot", ("288", "301")),
+                                          ("Total journeys", ("700", "699"))]):
+        pdf.drawString(40, 760 - 12 * n, label)
+        for x, figure in zip((330, 400), figures):
+            pdf.drawRightString(x, 760 - 12 * n, figure)
+    pdf.drawString(40, 700, "The Northgate depot fleet numbered 42 buses at the year end, after six were retired.")
+    pdf.showPage()
+    pdf.save()
+    return path
+
+
+def test_what_a_report_table_has_no_line_for_is_looked_for_in_the_pages_around_it(tmp_path, embedder):
+    """A spreadsheet is its table, so "no column for it" is the answer there (tests/annotations/test_plan.py); a
+    report's table sits among paragraphs that may state what it leaves out."""
+    replies = [json.dumps({"answer": "not in table", "column": "", "filters": []})]
+
+    def script(messages):
+        return replies.pop() if replies else extractive_answer(messages)
+    ws = Workspace(Settings(data_dir=tmp_path / "kb6"), embedder, ScriptedLLM(script))
+    ws.ingestor.ingest_paths([write_depot_report(tmp_path / "depot_report.pdf")])
+    response = ws.ask("What was the number of buses in the Northgate depot fleet?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert response.route == "hybrid" and "42 buses" in response.answer, response.answer
+    events = ws.turn(response.trace_id)["trace"]["events"]
+    assert any("the pages around it may" in e["summary"] for e in events if e["kind"] == "reflection")
+    ws.close()
