@@ -207,6 +207,11 @@ class AnswerPipeline:
                 # columns cannot say: nothing in the question asked for records, so the pages may.
                 trace.record("reflection", "Retriever", "the table cannot answer this and nothing in the question "
                              "asks for records: searching the text instead")
+            elif not plan.kind_said and evidence.has_records and evidence.reads_whole_table:
+                # "What entitlements do holders of ordinary shares have?" listed every row of the share table:
+                # nothing in the question asked for records, and the plan applied none of its words
+                trace.record("reflection", "Retriever", "nothing in the question asks for records and the table's "
+                             "answer applies none of its words: searching the text instead")
             elif evidence.refused_by_table and not evidence.structured.planned.table.is_whole_document:
                 # a report's table has no line for "the federal minimum tax credit carryforwards"; the note
                 # beside it in the prose may state it

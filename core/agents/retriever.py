@@ -41,6 +41,12 @@ class Evidence:
         return self.structured is not None and self.structured.planned is not None and self.structured.planned.refused
 
     @property
+    def reads_whole_table(self) -> bool:
+        """The plan read the whole table, applying no condition, row or group of the question's."""
+        planned = self.structured.planned if self.structured is not None else None
+        return planned is not None and planned.plan is not None and planned.plan.reads_whole_table
+
+    @property
     def has_records(self) -> bool:
         """Structured facts matched: the answer is phrased from them, without the model."""
         if self.refused_by_table:

@@ -123,6 +123,13 @@ class Plan:
     # "the percentage of A in the total B": the cells (row label, column) of A and of B, A's share computed by code
     shares: list[tuple[str, Column]] = field(default_factory=list)
 
+    @property
+    def reads_whole_table(self) -> bool:
+        """No filter, group, period, ranking, row or cell the question named: a figure of the whole table (what
+        "Where are personnel expenses included?" got, read as a sum of every row)."""
+        return not (any(op not in BLANK_OPS for _, op, _ in self.filters) or self.group_by is not None or self.periods
+                    or self.limit or self.order_by is not None or self.across or self.section or self.shares)
+
     def to_dict(self) -> dict:
         return {"answer": self.answer, "column": self.column.label if self.column else None,
                 "filters": [{"column": c.label, "op": op, "value": v} for c, op, v in self.filters],

@@ -433,3 +433,18 @@ def test_what_a_report_table_has_no_line_for_is_looked_for_in_the_pages_around_i
     events = ws.turn(response.trace_id)["trace"]["events"]
     assert any("the pages around it may" in e["summary"] for e in events if e["kind"] == "reflection")
     ws.close()
+
+
+def test_a_table_answer_that_applies_none_of_an_unsure_questions_words_gives_way_to_the_text(tmp_path, embedder):
+    """Nothing in "How big was the bus fleet at the year end?" says it asks for records (the rules'
+    default sends it to the table); a plan that lists every row applies none of its words, so the pages are read."""
+    replies = [json.dumps({"answer": "list", "column": "Description", "filters": []})]
+
+    def script(messages):
+        return replies.pop() if replies else extractive_answer(messages)
+    ws = Workspace(Settings(data_dir=tmp_path / "kb7"), embedder, ScriptedLLM(script))
+    ws.ingestor.ingest_paths([write_depot_report(tmp_path / "depot_report.pdf")])
+    response = ws.ask("How big was the bus fleet at the year end?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert response.route == "hybrid" and "42 buses" in response.answer, response.answer
+    ws.close()
