@@ -437,6 +437,23 @@ def restates_question(question: str, answer: str) -> bool:
     return not any(not _shared({w}, asked) for w in said)
 
 
+def continues_quote(quote: str, answer: str, source_text: str) -> bool:
+    """Whether the answer is the text that follows its quote on the page rather than what the quote says: the
+    model wrote on past the sentence it quoted ("Audit Fees consist of ... Audit Fees also include services
+    that," answered "only our independent external auditor can reasonably provide ..." for "What is Audit
+    Fees?"). Grounded word for word, such an answer still answers nothing."""
+    tail, head = quote_words(quote)[-3:], quote_words(_CITATION.sub(" ", answer))[:4]
+    return len(tail) == 3 and len(head) == 4 and f" {' '.join(tail + head)} " in f" {' '.join(quote_words(source_text))} "
+
+
+def whole_sentences(quote: str) -> str:
+    """The quote without a trailing sentence it breaks off ("... the annual audit. Audit Fees also include
+    services that," -> "... the annual audit.")."""
+    stripped = quote.strip()
+    end = max(stripped.rfind(". "), stripped.rfind(".\n"))
+    return stripped if stripped.endswith((".", "!", "?")) or end < 0 else stripped[:end + 1]
+
+
 def find_quote(draft: Draft, min_chars: int, near_share: float = 1.0) -> tuple[int | None, bool]:
     """(the number of the source that holds the draft's quote, whether it holds it only nearly): the
     cited source first, then any other (a model that copies right but numbers wrong is re-cited, not
@@ -536,6 +553,11 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         # question: the quote, cited, is the nearest thing to an answer the sources give (low confidence).
         answer = render_quoted(draft.quote, quoted_in)
         cited, average = _cited_similarity(draft, answer)
+    adrift = (not restated and calculation is None and quoted_in is not None and bool(draft.quote)
+              and continues_quote(draft.quote, answer, next(s.text for s in draft.sources if s.number == quoted_in)))
+    if adrift:  # what the quote says, not the words after it; the model's reading was off: medium at most
+        answer = render_quoted(whole_sentences(draft.quote), quoted_in)
+        cited, average = _cited_similarity(draft, answer)
     if len(answer) < settings.min_answer_chars and quoted_in is None:
         return Validation(False, "low", flags + ["answer_too_short"], "Answer validation failed: too short",
                           TOO_SHORT_FALLBACK, average)
@@ -573,6 +595,9 @@ def validate(draft: Draft, settings: Settings) -> Validation:
     if restated:
         flags.append("restates_question")
         confidence = "low"
+    if adrift:
+        flags.append("answer_continues_quote")
+        confidence = "medium" if confidence == "high" else confidence
     if draft.exact:  # counted and filtered over every stored fact, not estimated from chunks
         confidence = "low" if draft.doubtful else "medium" if draft.relaxed else "high"
     if not cited:

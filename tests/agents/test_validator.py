@@ -463,3 +463,24 @@ def test_a_quote_about_another_year_than_the_one_asked_answers_nothing():
                     texts=("Revenue for the fiscal year ended January 31, 2024 was $5m.",))
     fiscal.question = "What was revenue in fiscal 2023?"  # a fiscal year may end in the next calendar year
     assert not validate(fiscal, S).is_no_information
+
+
+def test_an_answer_that_is_the_text_after_its_quote_is_replaced_by_what_the_quote_says_at_medium():
+    """The model quoted the definition and then wrote on past it: its 'answer' is the next words on the page,
+    grounded word for word yet no answer to the question."""
+    page = ("Service fees consist of fees billed for the annual inspection of each site and the certificates it "
+            "issues. Service fees also include work that only an accredited inspector can provide, such as "
+            "emergency call-outs.")
+    quote = "Service fees consist of fees billed for the annual inspection of each site and the certificates it " \
+            "issues. Service fees also include work that,"
+    d = quoted("only an accredited inspector can provide, such as emergency call-outs. [Source 1]", quote,
+               texts=(page,), similarity=0.9)
+    d.question = "What are service fees?"
+    v = validate(d, S)
+    assert v.answer == ("Service fees consist of fees billed for the annual inspection of each site and the "
+                        "certificates it issues. [Source 1]")
+    assert "answer_continues_quote" in v.safety_flags and v.confidence == "medium"
+    d = quoted("Service fees are fees billed for the annual inspection of each site. [Source 1]", quote,
+               texts=(page,), similarity=0.9)
+    d.question = "What are service fees?"
+    assert "answer_continues_quote" not in validate(d, S).safety_flags  # read from its quote
