@@ -700,6 +700,8 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
     if operation in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS):
         # "In which year was X larger?": the answer is a column's year, over every year column
         years = row_figures.year_columns(columns)
+        named = row_figures.years_named(question, columns) or []
+        years = row_figures.in_time_order(named) if len(named) >= 2 else years  # "Between 2018 and 2019, which ..."
         if len(years) < 2:
             return False
         plan.answer, plan.across = operation, years
@@ -1050,6 +1052,8 @@ def applies_as_period(period: Period, columns: list[Column]) -> bool:
 def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count: int = 0,
                      table_words: frozenset = frozenset()) -> list[Applied]:
     stated = stated_conditions(question, columns, table_words)
+    # "Between 2018 and 2019, which year ...": years that head columns, not a range of numbers
+    stated.bounds = [b for b in stated.bounds if not _years_name_columns(b.text, columns)]
     in_columns = _financial_years_named(question, columns)
     stated.periods = [p for p in stated.periods if applies_as_period(p, columns)
                       and not _in_financial_year(p, in_columns)]
@@ -1786,8 +1790,8 @@ def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
         plan = planned.plan
         figures = [[_number(v) if isinstance(v, str) else v for v in row[int(labelled):]] for row in found.rows]
         if plan.answer in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS):
-            bound = next(iter(bounds(planned.question)), None)
             years = [row_figures.year_of(c) for c in plan.across]
+            bound = next((b for b in bounds(planned.question) if not _years_name_columns(b.text, plan.across)), None)
             planned.rows = [(row_figures.years_chosen(plan.answer, planned.question, f, years, bound), *row)
                             for f, row in zip(figures, found.rows)]
         else:

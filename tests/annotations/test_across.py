@@ -429,3 +429,10 @@ def test_a_figure_per_share_is_not_scaled_and_per_share_names_the_row_not_a_grou
         response.answer
     response = ws.ask("What was the average interest expense for 2018 and 2019?", mode="pipeline", doc_ids=scope)
     assert "is -$11,888 thousand for 2018 and 2019 (2018: -$6,442 thousand; 2019: -$17,334 thousand)" in response.answer
+
+
+def test_which_of_two_stated_years_is_higher_compares_those_years_and_is_no_range_of_numbers(ws):
+    response = ask(ws, "Between 2017 and 2018, which year had higher grants?", answer="maximum", column="2018",
+                   filters=[{"column": "Description", "op": "is", "value": "Grants"}])
+    assert response.answer.startswith("Grants: 2018 (2017: 880; 2018: 912)"), response.answer
+    assert "could not apply" not in response.answer
