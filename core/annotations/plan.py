@@ -451,9 +451,11 @@ _DERIVED = re.compile(r"\b(?:ratio|proportion|percent(?:age)?|share|divided|time
 
 
 def read_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
-    """A question code answers whole from a report table's layout: the items under a heading (section_items)
-    or one cell's share of another (share_of); None for any other."""
-    return section_items(question, table, executor) or share_of(question, table, executor)
+    """A question code answers whole from a report table's layout: the items under a heading (section_items),
+    one cell's share of another (share_of), or the sum or difference of two rows' cells (two_cells); None for
+    any other."""
+    return section_items(question, table, executor) or share_of(question, table, executor) \
+        or two_cells(question, table, executor)
 
 
 def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
@@ -624,6 +626,56 @@ def share_of(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Pla
     planned.columns, planned.rows = ["value", "part", "whole"], [(result, part, whole)]
     planned.applied += [Applied(a, col_a.label, "read by the rules", f"the cell of {row_a}"),
                         Applied(b, col_b.label, "read by the rules", f"the cell of {row_b}")]
+    return planned
+
+
+CELLS_SUM, CELLS_DIFFERENCE = "sum of cells", "difference of cells"
+# "the sum of A and B in 2019", "the difference between A and B as at September 30, 2019": two rows a phrase
+# names, in one column (the year said, or the table's only figure column)
+_SCOPE = r"(?:\s+(?:in|for|as\s+at|as\s+of|at|during|between)\s+.*?)?\s*\??\s*$"
+_TWO_CELLS = [
+    (re.compile(rf"\b(?:sum|total)\s+of\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?){_SCOPE}", re.I), CELLS_SUM),
+    (re.compile(rf"\bdifference\s+between\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?){_SCOPE}", re.I),
+     CELLS_DIFFERENCE),
+]
+
+
+def two_cells(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
+    """"What was the sum of Accrued expenses and Other long-term liabilities in 2019?": each phrase names a row
+    by every word of its label (the longest such label), the year a column; code reads the two cells and adds
+    or subtracts (the first named minus the second). None unless both rows and one column are named."""
+    asked = next(((m, kind) for pattern, kind in _TWO_CELLS if (m := pattern.search(question))), None)
+    label = _row_label_column(table) if asked else None
+    if label is None:
+        return None
+    match, kind = asked
+    columns = columns_of(table, executor)
+    figures = [c for c in columns if c.kind == "number" and not c.expression]
+    labels = next((c.cells for c in columns if c.name == label), [])
+    rows = [((r, r.rpartition(": ")[2]), r) for r in dict.fromkeys(labels)]
+    row_a, row_b = _best(rows, match.group("a")), _best(rows, match.group("b"))
+    named = row_figures.years_named(question, figures) or []
+    only = named if len(named) == 1 else figures if len(figures) == 1 and not row_figures.stated_years(question) else []
+    if row_a is None or row_b is None or row_a == row_b or not only:
+        return None
+    column = only[0]
+    plan = Plan(kind, None, shares=[(row_a, column), (row_b, column)])
+    planned = PlannedQuery(table, question, plan=plan, prompt="")
+    planned.sql = (f'SELECT "{label}", {column.sql} FROM {table.name} WHERE "{label}" IN '
+                   f"({text_literal(row_a)}, {text_literal(row_b)}) ORDER BY source_row")
+    try:
+        found = executor.run(planned.sql, [table.name])
+    except Exception:  # (the table's own columns and cells: nothing the question could make fail)
+        return None
+    if len(found.rows) != 2:
+        return None  # (a label on many rows names records, "ACME" in an orders table: a total of them is a plan's)
+    cell = {str(r[0]): r[1] for r in found.rows}
+    a, b = cell.get(row_a), cell.get(row_b)
+    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+        return None
+    planned.columns, planned.rows = ["value", "first", "second"], [(a + b if kind == CELLS_SUM else a - b, a, b)]
+    planned.applied += [Applied(match.group("a"), column.label, "read by the rules", f"the cell of {row_a}"),
+                        Applied(match.group("b"), column.label, "read by the rules", f"the cell of {row_b}")]
     return planned
 
 
@@ -2080,7 +2132,7 @@ def _phrase_share(planned: PlannedQuery) -> str:
     def said(text: str) -> str:
         return " ".join(_unmarked(text).split())
     if col_a is col_b:
-        a, b, scope = said(row_a), said(row_b), f" in {said(col_a.label)}"
+        a, b, scope = said(row_a), said(row_b), f" in {said(_year_name(col_a.label, col_a))}"
     elif row_a == row_b:
         a, b, scope = said(col_a.label), said(col_b.label), f" for {said(row_a)}"
     else:
@@ -2088,6 +2140,13 @@ def _phrase_share(planned: PlannedQuery) -> str:
     cells = (_figure(part, printed_unit(planned.table, col_a.name, row_a)),
              _figure(whole, printed_unit(planned.table, col_b.name, row_b)))
     where = planned.table.filename
+    if plan.answer in (CELLS_SUM, CELLS_DIFFERENCE):
+        unit = printed_unit(planned.table, col_a.name, row_a)
+        heading, _, item_a = row_a.rpartition(": ")
+        if heading and row_b.startswith(f"{heading}: "):  # two items of one section: said by their own names
+            a, b = said(item_a), said(row_b.rpartition(": ")[2])
+        what = f"sum of {a} and {b}" if plan.answer == CELLS_SUM else f"difference between {a} and {b}"
+        return f"The {what}{scope} is {_figure(result, unit)} ({a}: {cells[0]}; {b}: {cells[1]}) ({where})."
     if plan.answer == "percent":
         return f"{a} is {result:,.2f}% of {b}{scope} ({cells[0]} of {cells[1]}) ({where})."
     return f"The ratio of {a} to {b}{scope} is {result:,.2f} ({cells[0]} to {cells[1]}) ({where})."

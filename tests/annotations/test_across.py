@@ -436,3 +436,25 @@ def test_which_of_two_stated_years_is_higher_compares_those_years_and_is_no_rang
                    filters=[{"column": "Description", "op": "is", "value": "Grants"}])
     assert response.answer.startswith("Grants: 2018 (2017: 880; 2018: 912)"), response.answer
     assert "could not apply" not in response.answer
+
+
+def test_the_sum_or_difference_of_two_named_rows_in_a_year_is_computed_by_code_from_their_cells(ws):
+    ws.llm.calls.clear()
+    ws.llm.script = []  # read by the rules: any model call fails the test
+    scope = [ws.documents()[0].doc_id]
+    response = ws.ask("What was the sum of donations and grants in 2018?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("The sum of Donations and Grants in 2018 is 2,222 (Donations: 1,310; Grants: 912)"), \
+        response.answer
+    response = ws.ask("What is the difference between donations and grants in 2019?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("The difference between Donations and Grants in 2019 is 647 (")
+    assert ws.llm.calls == [] and response.structured["query_path"] == "rules plan"
+
+
+def test_two_values_named_on_many_records_are_no_two_cells(statement):
+    from core.annotations.plan import two_cells
+    ws, _ = statement("orders.csv", "Customer,Total\nACME,10\nGlobex,5\nACME,7\nGlobex,1\n")
+    (table,) = [t for t in ws.pipeline.tables.tables() if t.kind == "rows"]
+    assert two_cells("What is the total of ACME and Globex orders?", table, ws.pipeline.executor) is None
+    ws, _ = statement("regions.csv", "Region,Total\nNorth,10\nSouth,5\n")
+    (table,) = [t for t in ws.pipeline.tables.tables() if t.kind == "rows"]
+    assert two_cells("What is the total of North and South?", table, ws.pipeline.executor).rows == [(15, 10, 5)]
