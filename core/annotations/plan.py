@@ -694,6 +694,17 @@ def rows_under(asked: str, rows: list[tuple[str, bool]]) -> tuple[str, list[str]
     if heading is not None:
         return heading, [label for h, label in prefixed if h == heading and not totals(label.partition(": ")[2], heading)]
     start = next((n for n, (label, figures) in enumerate(rows) if not figures and _words(label) == wanted), None)
+    total = next((n for n, (label, figures) in enumerate(rows) if figures and _words(label) == wanted
+                  and re.match(r"\s*total\b", label, re.I)), None)
+    if start is None and total is not None:
+        # "the categories under total stock-based compensation expense": the lines that total adds up, above it
+        # back to a heading or an earlier total
+        items = []
+        for label, figures in reversed(rows[:total]):
+            if not figures or re.match(r"\s*(?:sub)?total\b", label, re.I):
+                break
+            items.insert(0, label)
+        return rows[total][0], items
     if start is None:
         return "", []
     heading, items = rows[start][0].rstrip(":"), []
@@ -1964,6 +1975,8 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         return _phrase_share(planned)
     if plan.section:
         items = "; ".join(str(r[0]) for r in planned.rows)
+        if re.match(r"\s*total\b", plan.section, re.I):  # the lines a total line adds up
+            return f"{plan.section} adds up {len(planned.rows)} items ({where}): {items}."
         if plan.answer == "count":
             return f"{len(planned.rows)} items are listed under {plan.section} ({where}): {items}."
         return f"Listed under {plan.section} ({where}): {items}."

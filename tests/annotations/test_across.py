@@ -346,6 +346,11 @@ def test_the_rows_under_a_heading_are_read_in_order_to_the_line_that_totals_them
     assert rows_under("equity securities", ruled) == ("Equity securities", ["Canadian", "Foreign"])
     assert rows_under("alternative investments", ruled) == ("Alternative investments", ["Hedge funds"])
     assert rows_under("fixed assets", ruled) == ("", [])
+    # a total line named: the lines it adds up, above it back to a heading or an earlier total
+    costs = [("Staff costs", True), ("Cost of sales", True), ("Marketing", True), ("Total staff costs", True),
+             ("Rent", True), ("Utilities", True), ("Total overheads", True)]
+    assert rows_under("total overheads", costs) == ("Total overheads", ["Rent", "Utilities"])
+    assert rows_under("total staff costs", costs) == ("Total staff costs", ["Staff costs", "Cost of sales", "Marketing"])
 
 
 def test_the_items_under_a_heading_are_listed_or_counted_without_the_model(statement):
@@ -458,3 +463,12 @@ def test_two_values_named_on_many_records_are_no_two_cells(statement):
     ws, _ = statement("regions.csv", "Region,Total\nNorth,10\nSouth,5\n")
     (table,) = [t for t in ws.pipeline.tables.tables() if t.kind == "rows"]
     assert two_cells("What is the total of North and South?", table, ws.pipeline.executor).rows == [(15, 10, 5)]
+
+
+def test_the_lines_a_total_adds_up_are_counted_without_the_model(statement):
+    ws, scope = statement("overheads.csv", "Description,2019,2018\nRent,40,38\nUtilities,12,11\nInsurance,5,5\n"
+                                           "Total overheads,57,54\nNet result,9,7\n")
+    ws.llm.script = []  # read by the rules
+    response = ws.ask("How many categories are there under total overheads?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("Total overheads adds up 3 items (overheads.csv): Rent; Utilities; Insurance."), \
+        response.answer
