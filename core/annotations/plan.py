@@ -513,6 +513,10 @@ def section_items(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
         return None
     # a spreadsheet's heading line is set aside as a note of the table, at its row
     notes = [(a["row"] or 0, text, False) for a in table.set_aside if a["kind"] == "note" for text in a["cells"].values()]
+    # and its total lines are set aside too, where they close the rows above them
+    printed_label = table.printed.get(label, label)
+    notes += [(a["row"] or 0, a["cells"][printed_label], True) for a in table.set_aside
+              if a["kind"] == "total" and a["cells"].get(printed_label)]
     printed = sorted([(r[0] or 0, str(r[1] or "").strip(), any(v is not None for v in r[2:])) for r in found.rows] + notes)
     rows = [(text, has_figures) for _, text, has_figures in printed]
     heading, items = rows_under(asked.group("heading"), rows)
