@@ -344,6 +344,7 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         if planned.refused:  # a group the question names that no column holds
             return planned
         if figures_across(question, planned.plan, columns):
+            _bounds_on_years(question, planned)
             return planned
         # (after the checks, which may drop a grouping the question did not ask for)
         plan = planned.plan
@@ -469,10 +470,12 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     # "the Total other operating expenses in 2018", "the basic weighted average shares outstanding in 2018")
     one_cell = len(years) == 1 and row_figures.operation_asked(question) in (None, "sum", "average") \
         and not _DERIVED.search(question)
-    if len(years) < 2 and not one_cell:
+    # "In which year was X less than 170 million?", "How many years did X exceed $15,000?": over every year
+    which_years = row_figures.operation_asked(question) in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS)
+    if len(years) < 2 and not one_cell and not which_years:
         return None  # (before reading the columns, which queries the table)
     columns = columns_of(table, executor)
-    named = row_figures.years_named(question, columns) or []
+    named = row_figures.years_named(question, columns) or (row_figures.year_columns(columns) if which_years else [])
     if len(named) < (1 if one_cell else 2):
         return None
     label = _label_column(columns)
@@ -486,6 +489,7 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     planned.applied = apply_conditions(question, plan, columns, table.row_count, name_words(table))
     if planned.refused or not (one_cell or figures_across(question, plan, columns)):
         return None
+    _bounds_on_years(question, planned)
     planned.applied.append(Applied(row, label.label, "read by the rules", "the row the question names"))
     return planned
 
@@ -755,6 +759,16 @@ def figures_across_named(question: str, table: TableInfo, executor: ReadOnlyExec
 
 def _two_years_named(question: str, columns: list[Column]) -> bool:
     return len(row_figures.years_named(question, columns) or []) >= 2
+
+
+def _bounds_on_years(question: str, planned: PlannedQuery) -> None:
+    """ "less than 170" in "In which year was X less than 170?" is compared with each year's figure by code
+    (across.years_chosen), not a filter on one column: applied, not left unapplied."""
+    if planned.plan.answer not in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS):
+        return
+    stated = {b.text for b in bounds(question)}
+    planned.applied = [Applied(a.condition, None, "added by code", "to each year's figure")
+                       if a.how == "not applied" and a.condition in stated else a for a in planned.applied]
 
 
 def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:

@@ -472,3 +472,14 @@ def test_the_lines_a_total_adds_up_are_counted_without_the_model(statement):
     response = ws.ask("How many categories are there under total overheads?", mode="pipeline", doc_ids=scope)
     assert response.answer.startswith("Total overheads adds up 3 items (overheads.csv): Rent; Utilities; Insurance."), \
         response.answer
+
+
+def test_which_years_a_rows_figure_meets_a_stated_bound_is_read_by_the_rules(ws):
+    ws.llm.calls.clear()
+    ws.llm.script = []  # read by the rules: any model call fails the test
+    scope = [ws.documents()[0].doc_id]
+    response = ws.ask("In which year were grants less than 870?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("Grants: 2019 (2017: 880; 2018: 912; 2019: 860)"), response.answer
+    assert "could not apply" not in response.answer
+    response = ws.ask("How many years did donations exceed 1,300?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("Donations: 2 years (") and ws.llm.calls == []
