@@ -145,6 +145,9 @@ def _scale_of(text: str) -> tuple[str, str]:
     return text.strip(), ""
 
 
+_LINKING = {"is", "are", "was", "were"}
+
+
 def span_of(sentence: str, question: str) -> str:
     """A sentence answer read as the span TAT-QA asks for: without the words that restate the question
     ("Liquidity risk is the risk that ..." for "What is liquidity risk?" -> "the risk that ..."). Only
@@ -153,6 +156,8 @@ def span_of(sentence: str, question: str) -> str:
     words = sentence.split()
     n = 0
     while n < len(words) and (parts := tokens(words[n])) and all(singulars(p) & asked for p in parts):
+        n += 1
+    if 2 <= n < len(words) - 1 and words[n].lower() in _LINKING:  # "The increase in X is| primarily due to ..."
         n += 1
     return " ".join(words[n:]) if 2 <= n < len(words) else sentence
 

@@ -56,6 +56,9 @@ def test_a_text_answer_is_read_without_the_words_that_restate_the_question():
         ["at cost, net of depreciation"], "")
     assert prediction_of("Land and buildings are stated at cost, net of depreciation.", question, spans=False)[0] == [
         "Land and buildings are stated at cost, net of depreciation"]
+    # the linking verb after the restated words goes with them
+    assert prediction_of("The rise in hall hire costs was mainly due to longer bookings.",
+                         "What caused the rise in hall hire costs?")[0] == ["mainly due to longer bookings"]
     # a sentence that starts with its own words is read whole
     assert prediction_of("Our policy is to state them at cost.", question)[0] == ["Our policy is to state them at cost"]
 
