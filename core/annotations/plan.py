@@ -1037,6 +1037,14 @@ def _financial_years_named(question: str, columns: list[Column]) -> set[str]:
     return {year for span in spans for year in span.split("/")}
 
 
+def _year_end_of_columns(period: Period, question: str, columns: list[Column]) -> bool:
+    """ "for the years ended December 31, 2018 and 2019" over columns headed 2018 and 2019: the month and day
+    say when those years end, no period of the rows."""
+    return bool(period.months) and period.year is None and period.start is None \
+        and re.search(rf"\b{re.escape(period.text)}\s+\d{{1,2}}\b", question) is not None \
+        and _years_name_columns(question, columns)
+
+
 def _in_financial_year(period: Period, spanned: set[str]) -> bool:
     """ "from 2017" read out of "from 2017/2018": a year of a financial year that names a column."""
     years = set(row_figures.periods_in(period.text))
@@ -1137,7 +1145,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     stated.bounds = [b for b in stated.bounds if not _years_name_columns(b.text, columns)]
     in_columns = _financial_years_named(question, columns)
     stated.periods = [p for p in stated.periods if applies_as_period(p, columns)
-                      and not _in_financial_year(p, in_columns)]
+                      and not _in_financial_year(p, in_columns) and not _year_end_of_columns(p, question, columns)]
     applied: list[Applied] = []
     plan.dated = date_column(question, columns)
     # a table with no dates but a Year column: its periods are bounds on it, applied after the model's

@@ -8,6 +8,7 @@ import re
 import uuid
 from dataclasses import dataclass, field, replace
 
+from core.annotations.across import stated_years
 from core.annotations.beyond_plan import beyond_plan
 from core.annotations.conditions import periods
 from core.annotations.model import normalize_label, singular
@@ -432,6 +433,12 @@ def fitting(question: str, selections: list):
     """The selected table that can apply the question's stated periods: of two tables the question named
     equally ("appointments" in a fee schedule's and a diary's name), a period needs the one with dates."""
     if len(selections) > 1 and periods(question):
+        # "for years ended December 31, 2018 and 2019" over a report's 2018 and 2019 columns: the years name
+        # that table's columns; the date of the document's record beside it is not what they mean
+        years = stated_years(question)
+        headed = [s for s in selections if years and all(any(y in label for label in s.table.printed.values()) for y in years)]
+        if headed:
+            return headed[0]
         dated = [s for s in selections if any(t.endswith(ISO_DATE_NOTE) for t in s.table.printed.values())]
         if dated:
             return dated[0]

@@ -483,3 +483,22 @@ def test_which_years_a_rows_figure_meets_a_stated_bound_is_read_by_the_rules(ws)
     assert "could not apply" not in response.answer
     response = ws.ask("How many years did donations exceed 1,300?", mode="pipeline", doc_ids=scope)
     assert response.answer.startswith("Donations: 2 years (") and ws.llm.calls == []
+
+
+def test_a_year_end_said_over_two_year_columns_is_when_they_end(statement):
+    ws, scope = statement("results.csv", "Description,2018,2019\nNet sales,900,1100\nCost of goods sold,500,640\n")
+    ws.llm.script = []  # read by the rules
+    response = ws.ask("What is the total cost of goods sold for the years ended December 31, 2018 and 2019?",
+                      mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("The total of Cost of goods sold is 1,140 for 2018 and 2019"), response.answer
+    assert "could not apply" not in response.answer
+
+
+def test_of_two_tables_selected_a_period_goes_to_the_one_whose_columns_its_years_head():
+    from types import SimpleNamespace as Selection
+    from core.annotations.route import fitting
+    record = Selection(table=Selection(printed={"issuer": "Issuer", "date": "Date", "date_date": "Date as an ISO date (YYYY-MM-DD)"}))
+    statement = Selection(table=Selection(printed={"description": "Description", "c_2019": "2019", "c_2018": "2018"}))
+    question = "What were selling expenses for the years ended December 31, 2018 and 2019?"
+    assert fitting(question, [record, statement]) is statement
+    assert fitting("What was invoiced in December?", [statement, record]) is record  # a period of dated rows
