@@ -618,15 +618,10 @@ def share_of(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Pla
             return None
     if row_b is None or (row_a, col_a) == (row_b, col_b):
         return None
-    plan = Plan(kind, None, shares=[(row_a, col_a), (row_b, col_b)])
-    planned = PlannedQuery(table, question, plan=plan, prompt="")
-    planned.sql = (f'SELECT "{label}", {col_a.sql}, {col_b.sql} FROM {table.name} WHERE "{label}" IN '
-                   f"({text_literal(row_a)}, {text_literal(row_b)}) ORDER BY source_row")
-    try:
-        found = executor.run(planned.sql, [table.name])
-    except Exception:  # (the table's own columns and cells: nothing the question could make fail)
+    read = _read_cells(question, table, executor, label, kind, (row_a, col_a), (row_b, col_b))
+    if read is None:
         return None
-    cell = {(str(r[0]), n): r[1 + n] for r in found.rows for n in (0, 1)}
+    planned, cell, _ = read
     part, whole = cell.get((row_a, 0)), printed_total if printed_total is not None else cell.get((row_b, 1))
     if not isinstance(part, (int, float)) or not isinstance(whole, (int, float)) or whole == 0:
         return None
@@ -648,6 +643,21 @@ _TWO_CELLS = [
 ]
 
 
+def _read_cells(question: str, table: TableInfo, executor: ReadOnlyExecutor, label: str, kind: str,
+                first: tuple[str, Column], second: tuple[str, Column]) -> tuple[PlannedQuery, dict, int] | None:
+    """The plan reading two cells, (row label, column) each, what its query found ((row label, 0 | 1) -> the
+    cell of the first or the second column) and how many rows it found. None when the query fails."""
+    (row_a, col_a), (row_b, col_b) = first, second
+    planned = PlannedQuery(table, question, plan=Plan(kind, None, shares=[first, second]), prompt="")
+    planned.sql = (f'SELECT "{label}", {col_a.sql}, {col_b.sql} FROM {table.name} WHERE "{label}" IN '
+                   f"({text_literal(row_a)}, {text_literal(row_b)}) ORDER BY source_row")
+    try:
+        found = executor.run(planned.sql, [table.name])
+    except Exception:  # (the table's own columns and cells: nothing the question could make fail)
+        return None
+    return planned, {(str(r[0]), n): r[1 + n] for r in found.rows for n in (0, 1)}, len(found.rows)
+
+
 def two_cells(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
     """"What was the sum of Accrued expenses and Other long-term liabilities in 2019?": each phrase names a row
     by every word of its label (the longest such label), the year a column; code reads the two cells and adds
@@ -667,18 +677,11 @@ def two_cells(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Pl
     if row_a is None or row_b is None or row_a == row_b or not only:
         return None
     column = only[0]
-    plan = Plan(kind, None, shares=[(row_a, column), (row_b, column)])
-    planned = PlannedQuery(table, question, plan=plan, prompt="")
-    planned.sql = (f'SELECT "{label}", {column.sql} FROM {table.name} WHERE "{label}" IN '
-                   f"({text_literal(row_a)}, {text_literal(row_b)}) ORDER BY source_row")
-    try:
-        found = executor.run(planned.sql, [table.name])
-    except Exception:  # (the table's own columns and cells: nothing the question could make fail)
-        return None
-    if len(found.rows) != 2:
+    read = _read_cells(question, table, executor, label, kind, (row_a, column), (row_b, column))
+    if read is None or read[2] != 2:
         return None  # (a label on many rows names records, "ACME" in an orders table: a total of them is a plan's)
-    cell = {str(r[0]): r[1] for r in found.rows}
-    a, b = cell.get(row_a), cell.get(row_b)
+    planned, cell, _ = read
+    a, b = cell.get((row_a, 0)), cell.get((row_b, 0))
     if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
         return None
     planned.columns, planned.rows = ["value", "first", "second"], [(a + b if kind == CELLS_SUM else a - b, a, b)]

@@ -418,15 +418,22 @@ def write_depot_report(path):
     return path
 
 
-def test_what_a_report_table_has_no_line_for_is_looked_for_in_the_pages_around_it(tmp_path, embedder):
-    """A spreadsheet is its table, so "no column for it" is the answer there (tests/annotations/test_plan.py); a
-    report's table sits among paragraphs that may state what it leaves out."""
-    replies = [json.dumps({"answer": "not in table", "column": "", "filters": []})]
+def depot_workspace(tmp_path, embedder, plan: dict) -> Workspace:
+    """The depot report in a knowledge base whose scripted model fills the table plan with `plan`, then reads
+    the pages extractively."""
+    replies = [json.dumps(plan)]
 
     def script(messages):
         return replies.pop() if replies else extractive_answer(messages)
-    ws = Workspace(Settings(data_dir=tmp_path / "kb6"), embedder, ScriptedLLM(script))
+    ws = Workspace(Settings(data_dir=tmp_path / "depot_kb"), embedder, ScriptedLLM(script))
     ws.ingestor.ingest_paths([write_depot_report(tmp_path / "depot_report.pdf")])
+    return ws
+
+
+def test_what_a_report_table_has_no_line_for_is_looked_for_in_the_pages_around_it(tmp_path, embedder):
+    """A spreadsheet is its table, so "no column for it" is the answer there (tests/annotations/test_plan.py); a
+    report's table sits among paragraphs that may state what it leaves out."""
+    ws = depot_workspace(tmp_path, embedder, {"answer": "not in table", "column": "", "filters": []})
     response = ws.ask("What was the number of buses in the Northgate depot fleet?", mode="pipeline",
                       doc_ids=[ws.documents()[0].doc_id])
     assert response.route == "hybrid" and "42 buses" in response.answer, response.answer
@@ -438,12 +445,7 @@ def test_what_a_report_table_has_no_line_for_is_looked_for_in_the_pages_around_i
 def test_a_table_answer_that_applies_none_of_an_unsure_questions_words_gives_way_to_the_text(tmp_path, embedder):
     """Nothing in "How big was the bus fleet at the year end?" says it asks for records (the rules'
     default sends it to the table); a plan that lists every row applies none of its words, so the pages are read."""
-    replies = [json.dumps({"answer": "list", "column": "Description", "filters": []})]
-
-    def script(messages):
-        return replies.pop() if replies else extractive_answer(messages)
-    ws = Workspace(Settings(data_dir=tmp_path / "kb7"), embedder, ScriptedLLM(script))
-    ws.ingestor.ingest_paths([write_depot_report(tmp_path / "depot_report.pdf")])
+    ws = depot_workspace(tmp_path, embedder, {"answer": "list", "column": "Description", "filters": []})
     response = ws.ask("How big was the bus fleet at the year end?", mode="pipeline",
                       doc_ids=[ws.documents()[0].doc_id])
     assert response.route == "hybrid" and "42 buses" in response.answer, response.answer
