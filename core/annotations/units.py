@@ -87,13 +87,18 @@ def parse_quantity(text: str, label_unit: str | None = None) -> Quantity | None:
     raw = str(text).strip()
     if not raw or len(raw) > 40:
         return None
-    # an accounting negative, its currency sign inside or outside the brackets: "(6,442)", "$(17,334)"
-    bracketed = re.fullmatch(rf"({_CURRENCY_SYMBOLS})?\s*\((.+)\)", raw, re.I)
-    match = _QUANTITY.match((bracketed.group(1) or "") + bracketed.group(2) if bracketed else raw)
+    # an accounting negative, its currency sign inside or outside the brackets, a percent sign after them:
+    # "(6,442)", "$(17,334)", "(149)%"
+    accounting = re.fullmatch(rf"({_CURRENCY_SYMBOLS})?\s*\(([^()]+)\)\s*(%?)", raw, re.I)
+    if accounting:
+        text = f"{accounting.group(1) or ''}{accounting.group(2)}{accounting.group(3)}"
+    else:
+        text = raw.replace("(", "").replace(")", "") if raw.startswith("(") else raw
+    match = _QUANTITY.match(text)
     if not match:
         return None
     number = parse_number(match.group("num"))
-    if bracketed and number is not None:
+    if accounting and number is not None:
         number = -abs(number)
     if number is None:
         return None

@@ -31,6 +31,7 @@ def test_accounting_negatives_and_non_numbers():
     # the currency sign outside the brackets or inside them: a negative amount in that currency
     assert (parse_quantity("$(17,334)").number, parse_quantity("$(17,334)").unit) == (-17334, "USD")
     assert parse_quantity("(£618)").number == -618
+    assert (parse_quantity("(149)%").number, parse_quantity("(149)%").unit) == (-149, "%")  # a percent sign after them
     assert parse_quantity("HX-450") is None and parse_quantity("2024-01-03") is None
 
 
