@@ -238,7 +238,7 @@ def _check_unpacked_size(path: Path, settings: Settings) -> None:
     try:
         with zipfile.ZipFile(path) as archive:
             unpacked = sum(item.file_size for item in archive.infolist())
-    except (zipfile.BadZipFile, OSError) as exc:
+    except (zipfile.BadZipFile, NotImplementedError, OSError) as exc:  # (a zip version or method zipfile lacks)
         raise IngestError(f"This is not a valid XLSX file ({exc}).")
     if unpacked > settings.max_unpacked_mb * 2**20:
         raise IngestError(
