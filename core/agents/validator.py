@@ -492,7 +492,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         return Validation(True, "low", flags, "Validation passed (the documents do not answer this)",
                           average_similarity=average, is_no_information=True,
                           answer=_CITATION.sub("", answer).strip() if draft.quote is not None else None)
-    quoted_in = None
+    quoted_in, quoted_text = None, ""
     calculation, figure_sources = None, []
     if draft.quote is not None and draft.operation != calculate.NONE:
         calculation, figure_sources, missing = _calculate(draft)
@@ -554,7 +554,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         answer = render_quoted(draft.quote, quoted_in)
         cited, average = _cited_similarity(draft, answer)
     adrift = (not restated and calculation is None and quoted_in is not None and bool(draft.quote)
-              and continues_quote(draft.quote, answer, next(s.text for s in draft.sources if s.number == quoted_in)))
+              and continues_quote(draft.quote, answer, quoted_text))
     if adrift:  # what the quote says, not the words after it; the model's reading was off: medium at most
         answer = render_quoted(whole_sentences(draft.quote), quoted_in)
         cited, average = _cited_similarity(draft, answer)

@@ -571,6 +571,15 @@ def _best(options: list[tuple[tuple[str, ...], object]], phrase: str):
     return scored[0][1]
 
 
+def _nameable(table: TableInfo, label: str, executor: ReadOnlyExecutor) -> tuple[list[str], list, list[Column]]:
+    """What a phrase may name in a report table: its row labels, each also as (its forms, itself) with the item
+    after its section ("Assets: Money market funds" also "Money market funds") for _best, and its figure columns."""
+    columns = columns_of(table, executor)
+    labels = next((c.cells for c in columns if c.name == label), [])
+    rows = [((r, r.rpartition(": ")[2]), r) for r in dict.fromkeys(labels)]
+    return labels, rows, [c for c in columns if c.kind == "number" and not c.expression]
+
+
 def share_of(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
     """A's share of B, where each names a cell of the table by its row label and its column header: "the
     percentage of the purchase obligations of more than 5 years in the total purchase obligations" is the
@@ -583,10 +592,7 @@ def share_of(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Pla
         return None
     match, kind = asked
     kind = kind or ("ratio" if match.group("kind").lower() == "ratio" else "percent")
-    columns = columns_of(table, executor)
-    figures = [c for c in columns if c.kind == "number" and not c.expression]
-    labels = next((c.cells for c in columns if c.name == label), [])
-    rows = [((r, r.rpartition(": ")[2]), r) for r in dict.fromkeys(labels)]  # "Assets: Money market funds"
+    labels, rows, figures = _nameable(table, label, executor)
     headers = [((c.label, _BRACKETED_END.sub("", c.label), *re.findall(r"[(\[]([^()\[\]]+)[)\]]", c.label)), c) for c in figures]
     a, b = match.group("a"), match.group("b")
     row_a, row_b, col_a, col_b = _best(rows, a), _best(rows, b), _best(headers, a), _best(headers, b)
@@ -667,10 +673,7 @@ def two_cells(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Pl
     if label is None:
         return None
     match, kind = asked
-    columns = columns_of(table, executor)
-    figures = [c for c in columns if c.kind == "number" and not c.expression]
-    labels = next((c.cells for c in columns if c.name == label), [])
-    rows = [((r, r.rpartition(": ")[2]), r) for r in dict.fromkeys(labels)]
+    _, rows, figures = _nameable(table, label, executor)
     row_a, row_b = _best(rows, match.group("a")), _best(rows, match.group("b"))
     named = row_figures.years_named(question, figures) or []
     only = named if len(named) == 1 else figures if len(figures) == 1 and not row_figures.stated_years(question) else []
@@ -2179,16 +2182,15 @@ def _phrase_share(planned: PlannedQuery) -> str:
         a, b, scope = said(col_a.label), said(col_b.label), f" for {said(row_a)}"
     else:
         a, b, scope = f"{said(row_a)} ({said(col_a.label)})", f"{said(row_b)} ({said(col_b.label)})", ""
-    cells = (_figure(part, printed_unit(planned.table, col_a.name, row_a)),
-             _figure(whole, printed_unit(planned.table, col_b.name, row_b)))
+    unit_a = printed_unit(planned.table, col_a.name, row_a)
+    cells = (_figure(part, unit_a), _figure(whole, printed_unit(planned.table, col_b.name, row_b)))
     where = planned.table.filename
     if plan.answer in (CELLS_SUM, CELLS_DIFFERENCE):
-        unit = printed_unit(planned.table, col_a.name, row_a)
         heading, _, item_a = row_a.rpartition(": ")
         if heading and row_b.startswith(f"{heading}: "):  # two items of one section: said by their own names
             a, b = said(item_a), said(row_b.rpartition(": ")[2])
         what = f"sum of {a} and {b}" if plan.answer == CELLS_SUM else f"difference between {a} and {b}"
-        return f"The {what}{scope} is {_figure(result, unit)} ({a}: {cells[0]}; {b}: {cells[1]}) ({where})."
+        return f"The {what}{scope} is {_figure(result, unit_a)} ({a}: {cells[0]}; {b}: {cells[1]}) ({where})."
     if plan.answer == "percent":
         return f"{a} is {result:,.2f}% of {b}{scope} ({cells[0]} of {cells[1]}) ({where})."
     return f"The ratio of {a} to {b}{scope} is {result:,.2f} ({cells[0]} to {cells[1]}) ({where})."
