@@ -22,6 +22,9 @@
   table cells the gold answer and derivation name) is in the passages the reader would be given
   (the same search and `build_sources` as the pipeline), and whether each table cell reaches it on a
   line with its row label and in a passage with its column header.
+- `--rules-only`: no model either. Every model call is answered "not in table", so what is right is what code
+  answered alone (table plans by rules, code's arithmetic); each row counts the model calls the answer tried
+  (`model_calls`). Fast enough to check a rule change over the whole tuning part for answers it breaks.
 - Results are appended to bench/results/tatqa-<part>-<mode>.jsonl as they come.
 """
 from __future__ import annotations
@@ -39,7 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import RESULTS, percentile, table  # noqa: E402
-from bench.tatqa_metric import SCALES, score  # noqa: E402
+from bench.tatqa_metric import SCALES, score as official_score  # noqa: E402
 from core.agents.question_kind import TEXT, by_rules  # noqa: E402
 from core.annotations.conditions import singulars, tokens  # noqa: E402
 
@@ -162,6 +165,17 @@ def span_of(sentence: str, question: str) -> str:
     return " ".join(words[n:]) if 2 <= n < len(words) else sentence
 
 
+def score(question: dict, prediction: list[str], scale: str) -> tuple[float, float]:
+    """The official score of a prediction, its negative figures read in either notation: the metric compares
+    strings, and TAT-QA writes a negative span in brackets ("(2,088)", "(149)%") but an arithmetic answer with
+    a minus ("-1859"), while the app prints a minus (-€2,088 million). The same figure either way."""
+    forms = [prediction]
+    if any(str(p).startswith("-") for p in prediction):
+        bracketed = [f"({str(p)[1:]})" if str(p).startswith("-") else p for p in prediction]
+        forms += [bracketed, [f"{p}%" if p.startswith("(") else p for p in bracketed]] if scale == "percent" else [bracketed]
+    return max(official_score(question, form, scale) for form in forms)
+
+
 def prediction_of(answer: str, question: str, spans: bool = True) -> tuple[list[str], str]:
     """The answer as TAT-QA scores it: its first figure that the question does not already state (a
     year, a quoted amount), with its scale word; else its text without citations, split into items
@@ -190,6 +204,11 @@ def prediction_of(answer: str, question: str, spans: bool = True) -> tuple[list[
         if re.search(r"\b(?:which|what)\s+(?:fiscal\s+|financial\s+)?years\b", question, re.I):
             years = list(dict.fromkeys(f for f in figures if re.fullmatch(r"(?:19|20)\d\d", f)))
             return (years, "") if years else (figures[:1], scales[0])
+        if re.search(r"\b(?:which|what)\s+(?:fiscal\s+|financial\s+)?year\b", question, re.I):
+            # "In which year was X below 150?" answered "X: 2017 and 2018 (2017: 138; ...)": the years it names
+            head = re.findall(r"(?<![\d,.])(?:19|20)\d\d(?![\d,.])", text.split("(", 1)[0].rpartition(":")[2])
+            if head:  # (a year the question states too: "Between 2018 and 2019, which year ...")
+                return list(dict.fromkeys(head)), ""
         if re.search(r"\brespective", question, re.I):
             return figures, next((s for s in scales if s), "")
         return figures[:1], scales[0]
@@ -260,6 +279,10 @@ def evidence_in(sources: list[str], context: dict, question: dict) -> dict:
 
 # --- running -------------------------------------------------------------------------------------
 
+# --rules-only's one reply to every model call: the plan form's "this table cannot answer", which the text
+# reader's form also reads as no answer
+NOT_IN_TABLE = json.dumps({"answer": "not in table", "column": "", "filters": []})
+
 def questions_of(contexts: list[dict], seed: int, limit: int | None, skip: int = 0) -> list[tuple[dict, dict]]:
     """(context, question) pairs of a part, in a seeded order (a --limit sample spreads over kinds); `skip`
     passes over the first ones, so a slice not yet tuned on can be measured."""
@@ -291,17 +314,19 @@ def is_ruled(context: dict, seed: int) -> bool:
 def run(args) -> Path:
     from core.agents.reasoner import build_sources
     from core.config import load_settings
+    from core.llm.scripted import ScriptedLLM
     from core.workspace import Workspace
 
     contexts = json.loads(Path(args.data).read_text())
     part = split_contexts(contexts, args.seed)[args.part]
     pairs = questions_of(part, args.seed, args.limit, args.skip)
     needed = list({c["table"]["uid"]: c for c, _ in pairs}.values())
-    mode = "retrieval" if args.retrieval_only else "model"
+    mode = "retrieval" if args.retrieval_only else "rules" if args.rules_only else "model"
     settings = load_settings()
     if args.retrieval_only:
         settings = settings.replace(llm_provider="scripted")
-    ws = Workspace(settings)
+    llm = ScriptedLLM(lambda messages: NOT_IN_TABLE) if args.rules_only else None
+    ws = Workspace(settings, llm=llm)
     started = time.perf_counter()
     doc_of = ingest(ws, needed, args.seed)
     print(f"{len(needed)} documents in {time.perf_counter() - started:.0f} s (data dir {settings.data_dir})")
@@ -329,7 +354,10 @@ def run(args) -> Path:
                 row.update(evidence_in([s.text for s in sources], context, q))
                 row["sources"] = [s.text for s in sources]
             else:
+                calls_before = len(llm.calls) if llm else 0
                 response = ws.ask(q["question"], doc_ids=[doc_id])
+                if llm:
+                    row["model_calls"] = len(llm.calls) - calls_before
                 prediction, scale = prediction_of(response.answer, q["question"])
                 em, f1 = score(q, prediction, scale)
                 row.update(answer=response.answer, prediction=prediction, pred_scale=scale, em=em, f1=f1,
@@ -386,6 +414,11 @@ def report(path: Path, data: Path, uids: set[str] | None = None) -> list[dict]:
         print(f"right figure with a wrong or missing scale: {unscaled}")
         whole = [score(questions[r["uid"]], *prediction_of(r["answer"], r["question"], spans=False))[0] for r in rows]
         print(f"EM with text answers read as whole sentences (no span_of): {100 * sum(whole) / len(rows):.1f} %")
+        if "model_calls" in rows[0]:
+            alone = [r for r in rows if r["model_calls"] == 0]
+            print(f"answered by code alone (no model call): {len(alone)}, right {sum(r['em'] for r in alone):.0f}, "
+                  f"wrong at high {sum(1 for r in alone if not r['em'] and r['confidence'] == 'high')}, "
+                  f"wrong at medium {sum(1 for r in alone if not r['em'] and r['confidence'] == 'medium')}")
     else:
         def figures(group):
             cells = sum(r["cells"] for r in group)
@@ -411,6 +444,7 @@ def main(argv=None) -> int:
     p.add_argument("--skip", type=int, default=0, help="pass over the first N questions of that order (a fresh slice)")
     p.add_argument("--seed", type=int, default=SEED, help="the split, the question order and ruled/unruled")
     p.add_argument("--retrieval-only", action="store_true", help="no model: is the evidence in the reader's passages")
+    p.add_argument("--rules-only", action="store_true", help="no model: what code answers alone (every call refused)")
     p.add_argument("--out", default=None, help="JSONL results file (default bench/results/tatqa-PART-MODE.jsonl)")
     p.add_argument("--fresh", action="store_true", help="start the results file again instead of resuming it")
     p.add_argument("--report", type=Path, default=None, help="only print the figures of an existing JSONL file")

@@ -33,3 +33,26 @@ def write_annual_report(path: Path) -> Path:
         pdf.showPage()
     pdf.save()
     return path
+
+
+def write_statement(path: Path, years: list[str], rows: list[tuple[str, list[str]]], caption: str = "") -> Path:
+    """A one-page statement: a line of years over right-aligned figure columns, a row label at the left of each
+    line (its total lines kept as rows, as a PDF prints them)."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    pdf.setFont("Helvetica", 9)
+    columns = [330 + 70 * n for n in range(len(years))]
+    pdf.drawString(40, 780, caption or "The figures for the years were as follows:")
+    for x, year in zip(columns, years):
+        pdf.drawRightString(x, 760, year)
+    y = 760
+    for label, figures in rows:
+        y -= 12
+        pdf.drawString(40, y, label)
+        for x, figure in zip(columns, figures):
+            pdf.drawRightString(x, y, figure)
+    pdf.showPage()
+    pdf.save()
+    return path

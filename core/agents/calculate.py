@@ -12,6 +12,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from core.annotations.across import percent_change
+
 NONE = "none"
 # operation: (figures needed at least, how the answer sentence names it)
 OPERATIONS = {
@@ -114,9 +116,9 @@ def calculate(operation: str, figures: list[Figure]) -> Calculation | None:
         pa, pb = _period(a.label), _period(b.label)
         if pa is not None and pb is not None and pa > pb:
             first, second = b, a  # a statement prints the latest year first
-        if first.value == 0:
+        result = percent_change(first.value, second.value)
+        if result is None:
             return None
-        result = (second.value - first.value) / abs(first.value) * 100
         return Calculation(operation, [first, second], result,
                            f"change from {first.label} ({first.printed}) to {second.label} ({second.printed}) = "
                            f"{'+' if result > 0 else ''}{_number(result)}%")

@@ -12,7 +12,7 @@ import re
 # What a question asks of a row's figures, by its words; the first that matches decides (a "percentage
 # change" is no plain change).
 OPERATIONS = [
-    ("percent change", re.compile(r"\b(?:percent(?:age)?|%)\s*(?:change|increase|decrease|growth|decline|rise|fall)\b"
+    ("percent change", re.compile(r"(?:\bpercent(?:age)?|%)\s*(?:change|increase|decrease|growth|decline|rise|fall)\b"
                                   r"|\bgrowth rate\b|\bby (?:what|how much) (?:percent|%)", re.I)),
     ("change", re.compile(r"\b(?:change|increase|decrease|difference|grow|grew|growth|decline|rise|rose|fall|fell|drop)\b",
                           re.I)),
@@ -63,6 +63,10 @@ def years_chosen(operation: str, question: str, values: list, labels: list[str],
     50%"), the years whose figure meets it; "how many years ... exceeded $5,000" -> how many meet it; with
     neither ("which years does the table show?"), the years with a figure."""
     pairs = [(v, label) for v, label in zip(values, labels) if v is not None]
+    sign = _SIGN.search(question)
+    if bound is None and sign is not None:  # "In which year was X negative?": a bound at zero
+        meets = [label for v, label in pairs if (v < 0 if sign.group(1).lower() == "negative" else v > 0)]
+        return len(meets) if operation == HOW_MANY_YEARS else meets
     if bound is not None:
         meets = [label for v, label in pairs if _meets(v, bound.op, bound.number)]
         return len(meets) if operation == HOW_MANY_YEARS else meets
@@ -73,6 +77,10 @@ def years_chosen(operation: str, question: str, values: list, labels: list[str],
         return [label for _, label in pairs]
     best = (max if highest else min)(pairs, key=lambda p: p[0])
     return [best[1]]
+
+
+# (said of the figure, not of a noun after it: "negative?" but not "a positive impact")
+_SIGN = re.compile(r"\b(negative|positive)\b(?!\s*[a-z])", re.I)
 
 
 def _meets(value: float, op: str, number: float) -> bool:
@@ -138,29 +146,64 @@ def compute(operation: str, values: list[float]) -> float | None:
     if operation == "change":
         return last - first
     if operation == "percent change":
-        return None if first == 0 else (last - first) / abs(first) * 100
+        return percent_change(first, last)
     return None
+
+
+def percent_change(first: float, last: float) -> float | None:
+    """From one figure to the next, in percent of the first; between two negatives, of their size (cash used
+    growing from (20,876) to (97,727) is up 368 %, as reports and TAT-QA's answers say it), across zero of the
+    first's size. None from zero."""
+    if first == 0:
+        return None
+    return (last - first) / (first if last < 0 and first < 0 else abs(first)) * 100 + 0.0  # (+0.0: no "-0.00 %")
 
 
 # Words that name no row: question and operation words, and the years themselves.
 _NOT_ROW_WORDS = set("""a an the of in on at to for from by with and or is are was were be been what which who how
 much many did do does has have had its this that these those there their than between over during year years
-fiscal ended ending average mean total sum combined change increase decrease difference percentage percent
-growth rate respective respectively value amount figure figures company group""".split())
+fiscal ended ending average mean total sum combined change increase decrease difference growth rate respective
+respectively value amount figure figures company group""".split())
+# The operation a question asks for, said before its row: "percentage change in total revenue" names no row
+# "Percentage of revenue"; a row's own "percentage" is a word of its name
+_OPERATION_PHRASE = re.compile(r"(?:\bpercent(?:age)?|%)\s+(?:change|increase|decrease|growth|rise|fall|drop)\b"
+                               r"|\bas\s+an?\s+percent(?:age)?\s+of\b|\bin\s+percent(?:age)?\b", re.I)
 
 
 _TOTAL = re.compile(r"^\s*total\b", re.I)
 _TOTAL_ASKED = re.compile(r"\btotal\b", re.I)
 
 
+# A year's end said beside the year ("the 2018 year end", "year-end 2019", "end of 2019") is the period, not a
+# row "At end of the year"; a label's pointer to its note ("Disposals (Note (c))") is no word of its name
+_YEAR_END = re.compile(r"\b(?:(?:19|20)\d\d\s+(?:financial\s+|fiscal\s+)?year[\s-]+end(?:ed|ing)?"
+                       r"|year[\s-]+end(?:ed|ing)?\s+(?:19|20)\d\d|end\s+of\s+(?:fiscal\s+|financial\s+)?(?:19|20)\d\d)\b", re.I)
+_NOTE_POINTER = re.compile(r"\(\s*notes?\b(?:[^()]|\([^()]*\))*\)", re.I)
+
+
 def _stems(text: str) -> set[str]:
+    text = _NOTE_POINTER.sub(" ", _YEAR_END.sub(" ", text))
     return {w[:5] for w in re.findall(r"[a-z][a-z0-9]+", text.lower()) if w not in _NOT_ROW_WORDS}
+
+
+# Words that speak of the document rather than of a row: "Which years does the table provide information for X?"
+# and the periods and persons any question has ("in December", "our")
+_ABOUT_THE_PAGE = {w[:5] for w in """table tables provide provided provides information shown show shows given
+calculated reported recorded stated listed disclosed presented our we us their january february march april may
+june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec quarter""".split()}
+
+
+def unexplained_words(question: str, texts: list[str]) -> set[str]:
+    """The question's words (as stems) that none of the texts (the row read, the headers, the title) hold:
+    "the research expense associated with the legacy business of GP" says more than a row "Research expense"."""
+    held = set().union(*(_stems(t) for t in texts)) if texts else set()
+    return _stems(_YEAR_END.sub(" ", _OPERATION_PHRASE.sub(" ", question))) - held - _ABOUT_THE_PAGE
 
 
 def row_named(question: str, labels: list[str]) -> str | None:
     """The row label the question names when the model filtered no row: most of its words in the question
     (words compared by their first five letters, so "expenses" names "Expense"), the one best match only."""
-    asked = _stems(question)
+    asked = _stems(_OPERATION_PHRASE.sub(" ", question))
     # "Other operating expenses" and "Total other operating expenses" share their words: the question's
     # "total" (or its absence) says which, so a label that fits it ranks first among equal matches
     asks_total = bool(_TOTAL_ASKED.search(question))

@@ -293,11 +293,14 @@ def record_lookup(question: str, selections: list[Selection]) -> tuple[Selection
     if len(records) != 1 or records[0].table.row_count != 1 or not (records[0].file_words or any(r.startswith(("names values", "scoped")) for r in records[0].reasons)):
         return None
     table = records[0].table
-    names = file_words(table.filename) | {w for v in table.values for w in words(v)}
+    in_name = file_words(table.filename)
+    names = in_name | {w for v in table.values for w in words(v)}
     asked = [w for w in words(question) if w not in _STOP and w not in _RECORD_NOUNS and singular(w) not in _RECORD_NOUNS]
-    fields, unexplained = set(), []
+    fields, unexplained, by_value = set(), [], []
     for word in asked:
         if word in names or singular(word) in names:
+            if word not in in_name and singular(word) not in in_name:
+                by_value.append(word)
             continue
         hits = {f for f, synonyms in RECORD_WORDS.items() if word in synonyms or singular(word) in synonyms}
         if hits:
@@ -309,6 +312,10 @@ def record_lookup(question: str, selections: list[Selection]) -> tuple[Selection
     if unexplained or len(fields - {"issuer"}) > 1 or not fields:  # "who issued ... and when": two fields
         return None
     field = next(iter(fields - {"issuer"} or fields))  # "the amount due from Azure": "from" names no field
+    if field == "issuer" and by_value:
+        # "the company's right of use assets": the words name the issuer the page was read to have, so its
+        # issuer is no answer (a file named for its issuer, "the Azure Interior invoice", is asked by name)
+        return None
     column = RECORD_COLUMNS[field]
     return (records[0], column) if column in table.columns else None
 

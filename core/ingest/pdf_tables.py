@@ -399,8 +399,10 @@ def read_tables(lines: list[Line], page: int) -> list[_Block]:
         # The page's one table, its scale said only in the text around it ("... are as follows (in
         # thousands):"): the text's scale, when it states one kind and no exception.
         only = blocks[0]
-        stated = {(m.group(1).lower(), m.group(2) or "") for k, line in enumerate(lines) if not only.first <= k <= only.last
-                  for m in _PAGE_SCALE.finditer(line.text)}
+        # (the text on either side read as one, since a caption's brackets often wrap onto the next line)
+        around = [" ".join(line.text for line in side) for side in (lines[:only.first], lines[only.last + 1:])]
+        stated = {(m.group(1).lower(), " ".join((m.group(2) or "").split())) for text in around
+                  for m in _PAGE_SCALE.finditer(text)}
         if len(stated) == 1:
             scale, exception = stated.pop()
             only.table.unit = f"in {scale}{exception}"

@@ -13,6 +13,7 @@ from core.annotations import across
 from core.config import Settings
 from core.llm.scripted import ScriptedLLM
 from core.workspace import Workspace
+from tests.report_pdfs import write_statement
 
 FUNDS = ("Description,2017,2018,2019\n"
          "Donations,\"1,240\",\"1,310\",\"1,507\"\n"
@@ -75,6 +76,7 @@ def test_one_stated_year_is_a_cell_not_arithmetic(ws):
 
 @pytest.mark.parametrize("question, operation", [
     ("What was the percentage change in revenue from 2018 to 2019?", "percent change"),
+    ("What was the % change in revenue from 2018 to 2019?", "percent change"),
     ("By how much did revenue increase in 2019?", "change"),
     ("What is the average of revenue for 2018 and 2019?", "average"),
     ("What is the combined revenue for 2018 and 2019?", "sum"),
@@ -502,3 +504,104 @@ def test_of_two_tables_selected_a_period_goes_to_the_one_whose_columns_its_years
     question = "What were selling expenses for the years ended December 31, 2018 and 2019?"
     assert fitting(question, [record, statement]) is statement
     assert fitting("What was invoiced in December?", [statement, record]) is record  # a period of dated rows
+
+
+@pytest.fixture
+def pdf_statement(tmp_path, embedder):
+    """A knowledge base of one statement printed in a PDF (its total lines are rows, as printed), read by the rules:
+    `ws, scope = pdf_statement(["2018", "2019"], [(label, figures), ...])`."""
+    opened = []
+
+    def open_one(years, rows):
+        ws = Workspace(Settings(data_dir=tmp_path / f"kb{len(opened)}"), embedder, ScriptedLLM([]))
+        opened.append(ws)
+        ws.ingestor.ingest_paths([write_statement(tmp_path / f"statement{len(opened)}.pdf", years, rows)])
+        return ws, [ws.documents()[0].doc_id]
+    yield open_one
+    for ws in opened:
+        ws.close()
+
+
+def test_total_beside_a_named_row_is_the_figure_asked_not_the_total_row_as_well(pdf_statement):
+    ws, scope = pdf_statement(["2018", "2019"], [("North", ["400", "420"]), ("South", ["310", "355"]),
+                                                 ("Total", ["710", "775"])])
+    south = ws.ask("What were the total sales from South in 2019?", mode="pipeline", doc_ids=scope)
+    assert south.answer.startswith("South, 2019: 355 ("), south.answer
+    total = ws.ask("Between 2018 and 2019, which year had higher total sales?", mode="pipeline", doc_ids=scope)
+    assert total.answer.startswith("Total: 2019 (2018: 710; 2019: 775)"), total.answer
+
+
+def test_a_word_other_labels_share_does_not_widen_the_one_row_a_question_names(pdf_statement):
+    ws, scope = pdf_statement(["2018", "2019"], [("Deferred tax assets:", []), ("Inventory", ["40", "52"]),
+                                                 ("Accrued leave", ["12", "15"]), ("Total deferred tax assets", ["52", "67"]),
+                                                 ("Less: valuation allowance", ["(30)", "(33)"]),
+                                                 ("Deferred tax liabilities:", []), ("Depreciation", ["(8)", "(9)"]),
+                                                 ("Net deferred tax assets", ["14", "25"])])
+    response = ws.ask("What is the valuation allowance on deferred items in 2019?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("Less: valuation allowance, 2019: -33 ("), response.answer
+
+
+def test_a_year_end_beside_its_year_is_the_period_and_a_note_pointer_is_no_word_of_the_row(statement):
+    ws, scope = statement("holdings.csv", "Description,2018,2019\nAt beginning of the year,900,1000\n"
+                                          "Additions (Note 3(a)),250,300\nDisposals (Note (b)),-150,-120\n"
+                                          "At end of the year,1000,1180\n")
+    ws.llm.script = []
+    response = ws.ask("How much is the change in disposals between 2018 year end and 2019 year end?", mode="pipeline",
+                      doc_ids=scope)
+    assert response.answer.startswith("The change in Disposals (Note (b)) is 30 from 2018 to 2019"), response.answer
+
+
+def test_a_percentage_change_names_its_row_with_the_words_after_the_operation(pdf_statement):
+    ws, scope = pdf_statement(["2018", "2019"], [("Product", ["800", "840"]), ("Percentage of revenue", ["80%", "75%"]),
+                                                 ("Service", ["200", "280"]), ("Percentage of revenue", ["20%", "25%"]),
+                                                 ("Total", ["1,000", "1,120"])])
+    response = ws.ask("What was the percentage change in total revenue between 2018 and 2019?", mode="pipeline",
+                      doc_ids=scope)
+    assert response.answer.startswith("The percentage change in Total is 12.00% from 2018 to 2019"), response.answer
+
+
+def test_which_year_a_figure_was_negative_is_a_bound_at_zero(statement):
+    ws, scope = statement("finance.csv", "Description,2017,2018,2019\n\"Finance income (cost), net\",120,-45,-10\n"
+                                         "Other,5,6,7\n")
+    ws.llm.script = []
+    response = ws.ask("In which year was Finance income (cost), net negative?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("Finance income (cost), net: 2018 and 2019 ("), response.answer
+
+
+def test_respectively_or_a_total_rows_own_word_asks_each_years_figure_and_both_asks_their_sum(pdf_statement):
+    ws, scope = pdf_statement(["2018", "2019"], [("Staff costs", ["300", "320"]), ("Premises", ["600", "630"]),
+                                                 ("Total operating costs", ["900", "950"])])
+    each = ws.ask("What was the Total operating costs in 2019 and 2018?", mode="pipeline", doc_ids=scope)
+    assert each.answer.startswith("Total operating costs: 950 in 2019, 900 in 2018 ("), each.answer
+    each = ws.ask("What was the average staff costs for 2018 and 2019 respectively?", mode="pipeline", doc_ids=scope)
+    assert each.answer.startswith("Staff costs: 300 in 2018, 320 in 2019 ("), each.answer
+    both = ws.ask("What is the total operating costs in both 2019 and 2018?", mode="pipeline", doc_ids=scope)
+    assert both.answer.startswith("The total of Total operating costs is 1,850 for 2018 and 2019"), both.answer
+
+
+def test_how_much_a_figure_decreased_by_is_the_size_of_its_fall(statement):
+    ws, scope = statement("rates.csv", "Description,2018,2019\nDiscount rate,4.5%,3.9%\nHeadcount,120,104\n")
+    ws.llm.script = []
+    response = ws.ask("How much did headcount decrease by from 2018 to 2019?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("The decrease in Headcount is 16 from 2018 to 2019"), response.answer
+    rose = ws.ask("How much did headcount change from 2018 to 2019?", mode="pipeline", doc_ids=scope)
+    assert rose.answer.startswith("The change in Headcount is -16 from 2018 to 2019"), rose.answer
+
+
+def test_a_percentage_change_between_two_negatives_is_of_their_size_and_across_zero_of_the_firsts():
+    assert across.percent_change(-200.0, -500.0) == 150.0  # cash used grew by half again and more
+    assert across.percent_change(-200.0, -100.0) == -50.0
+    assert across.percent_change(-100.0, 50.0) == 150.0
+    assert across.percent_change(0.0, 5.0) is None
+    assert str(across.percent_change(-0.1, -0.1)) == "0.0"  # no "-0.00 %"
+
+
+def test_a_question_that_says_more_than_the_row_holds_is_left_to_the_model_and_the_text(pdf_statement):
+    ws, scope = pdf_statement(["2018", "2019"], [("Research expense", ["410", "455"]), ("Selling expense", ["90", "95"])])
+    ws.llm.script = [json.dumps({"answer": "not in table", "column": "", "filters": []})] * 3
+    ws.ask("What was the research expense tied to the discontinued marine sensors line in 2019?", mode="pipeline",
+           doc_ids=scope)
+    assert ws.llm.calls  # the rules did not answer with the whole row's figure
+    ws.llm.calls.clear()
+    response = ws.ask("What was the research expense in 2019?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("Research expense, 2019: 455 (") and not ws.llm.calls

@@ -98,6 +98,19 @@ def test_anything_more_than_one_field_is_left_to_the_model(question):
     assert record_lookup(question, selected) is None
 
 
+def test_the_issuer_of_a_record_is_no_answer_to_a_question_that_names_it_by_the_issuers_own_words():
+    from core.annotations.select import record_lookup, select_tables
+    # a page of a report read as a record whose first line, a row label, became its issuer
+    report = _record_table(filename="annual_report_p12.pdf", issuer="Leased vehicles", number="")
+    question = "What is the company's 2023 leased vehicles?"
+    selected, _ = select_tables(question, [report], 3.0)
+    assert record_lookup(question, selected) is None
+    # a file named for its issuer is asked for by name
+    question = "Which company issued the Azure Interior invoice?"
+    selected, _ = select_tables(question, [_record_table()], 3.0)
+    assert record_lookup(question, selected)[1] == "issuer"
+
+
 def test_a_word_many_file_names_share_names_no_file():
     from core.annotations.select import name_weights
     filings = [TableInfo(f"t{n}", f"d{n}", f"{company}_annual_report.pdf", None, "rows", ["revenue"],

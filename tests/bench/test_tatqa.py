@@ -1,5 +1,5 @@
 """How the TAT-QA benchmark reads an answer: the figure the question asks for, with its own scale word."""
-from bench.tatqa import prediction_of
+from bench.tatqa import prediction_of, score
 
 
 def test_the_first_figure_the_question_does_not_state_is_read_with_its_own_scale():
@@ -71,3 +71,18 @@ def test_a_listed_answers_items_are_read_after_its_head():
 def test_percentage_points_are_a_figure_in_percent():
     assert prediction_of("The percentage change in WACC is -0.50 percentage points (-5.26% relative) from 2018 to 2019.",
                          "What was the percentage change in the WACC between 2018 and 2019?") == (["-0.50"], "percent")
+
+
+def test_a_negative_figure_scores_in_either_notation_tatqa_writes_it():
+    span = {"answer": ["(4,310)"], "answer_type": "span", "scale": "million"}
+    assert score(span, ["-4,310"], "million") == (1.0, 1.0)
+    percent = {"answer": ["(12)%"], "answer_type": "span", "scale": "percent"}
+    assert score(percent, ["-12"], "percent") == (1.0, 1.0)
+    arithmetic = {"answer": -2741, "answer_type": "arithmetic", "scale": "thousand"}
+    assert score(arithmetic, ["-2,741"], "thousand") == (1.0, 1.0)
+    assert score(span, ["4,310"], "thousand")[0] == 0.0  # the scale still counts
+
+
+def test_the_years_a_which_year_answer_names_before_its_figures_are_all_read():
+    assert prediction_of("Rent: 2017 and 2019 (2017: 40 thousand; 2018: 65 thousand; 2019: 38 thousand) [Source 1]",
+                         "In which year was rent below 50 thousand?") == (["2017", "2019"], "")

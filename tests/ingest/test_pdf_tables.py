@@ -148,7 +148,7 @@ def test_a_loaded_page_keeps_its_prose_and_gives_the_table_a_section_of_its_own(
 def draw_rows(path: Path, header_lines: list[list[tuple[float, str]]], rows: list[tuple[str, list[str]]],
               caption: str = "The following table summarizes loss from operations (in millions):", after: str = "") -> Path:
     """A table whose header lines are (x centre, text) pairs and whose figures are right-aligned
-    at COLUMNS, and a line of text `after` it."""
+    at COLUMNS, and text `after` it (a line each, split at newlines)."""
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen import canvas
 
@@ -165,8 +165,8 @@ def draw_rows(path: Path, header_lines: list[list[tuple[float, str]]], rows: lis
         pdf.drawString(40, y, label)
         for x, figure in zip(COLUMNS, figures):
             pdf.drawRightString(x, y, figure)
-    if after:
-        pdf.drawString(40, y - 30, after)
+    for n, line in enumerate(after.split("\n") if after else []):
+        pdf.drawString(40, y - 30 - 11 * n, line)
     pdf.showPage()
     pdf.save()
     return path
@@ -205,6 +205,12 @@ def test_the_scale_the_text_around_a_pages_one_table_states_is_the_tables(tmp_pa
                      after="Our segment results (in thousands, except per share data):")
     (table,) = read_pdf_tables(path)
     assert table.unit == "in thousands, except per share data"  # kept whole: the rows it names are not scaled
+    # a caption's brackets wrapped onto the next line are read as one
+    path = draw_rows(tmp_path / "wrapped.pdf", header, rows, caption="North America",
+                     after="The following table presents our segment results and the shares behind them (amounts in\n"
+                           "thousands, except per share data):")
+    (table,) = read_pdf_tables(path)
+    assert table.unit == "in thousands, except per share data"
 
 
 def test_a_header_line_that_does_not_name_each_column_gives_no_header_rather_than_a_wrong_one(tmp_path):
