@@ -23,12 +23,7 @@ def write_annual_report(path: Path) -> Path:
             pdf.drawString(40, 727, "(in thousands)")
             for x, quarter in zip(QUARTERS_X, ("Q1", "Q2", "Q3", "Q4")):
                 pdf.drawRightString(x, 727, quarter)
-            y = 727
-            for label, figures in JOURNEYS:
-                y -= 12
-                pdf.drawString(40, y, label)
-                for x, figure in zip(QUARTERS_X, figures):
-                    pdf.drawRightString(x, y, figure)
+            y = _draw_rows(pdf, 727, QUARTERS_X, JOURNEYS)
             pdf.drawString(40, y - 14, "(1) Includes school contract services.")
         pdf.showPage()
     pdf.save()
@@ -47,12 +42,17 @@ def write_statement(path: Path, years: list[str], rows: list[tuple[str, list[str
     pdf.drawString(40, 780, caption or "The figures for the years were as follows:")
     for x, year in zip(columns, years):
         pdf.drawRightString(x, 760, year)
-    y = 760
-    for label, figures in rows:
-        y -= 12
-        pdf.drawString(40, y, label)
-        for x, figure in zip(columns, figures):
-            pdf.drawRightString(x, y, figure)
+    _draw_rows(pdf, 760, columns, rows)
     pdf.showPage()
     pdf.save()
     return path
+
+
+def _draw_rows(pdf, y: float, right_edges, rows) -> float:
+    """Each row a line below y: its label at the left, its figures right-aligned at the edges; the last line's y."""
+    for label, figures in rows:
+        y -= 12
+        pdf.drawString(40, y, label)
+        for x, figure in zip(right_edges, figures):
+            pdf.drawRightString(x, y, figure)
+    return y
