@@ -534,7 +534,12 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
         centres = [(a + b) / 2 for a, b in columns]
         lone = over[0] if len(over) == 1 else None
         middle, spread = (centres[0] + centres[-1]) / 2, centres[-1] - centres[0]
-        if lone and abs((lone.x0 + lone.x1) / 2 - middle) <= spread / 4:
+        under = [c for c, (a, b) in enumerate(columns) if lone and lone.x0 < b and lone.x1 > a]
+        if lone and len(columns) > 1 and len(under) == 1 and abs(lone.x1 - columns[under[0]][1]) <= height:
+            # the first line of one column's wrapped header, right-aligned with its figures ("Year-ended 31
+            # March 2018 Restated" over "See note 2"), though near the middle of all of them
+            headers[under[0]].insert(0, lone.text)
+        elif lone and abs((lone.x0 + lone.x1) / 2 - middle) <= spread / 4:
             for c in range(len(columns)):  # one phrase centred over the columns: it spans them all
                 headers[c].insert(0, lone.text)
         elif not over:  # a units line at the left only ("(in millions)" under the years): the stub's

@@ -268,3 +268,16 @@ def test_a_footnote_mark_after_a_label_does_not_end_the_table_at_the_next_headin
     assert table.columns == ["2023", "2022", "2021"]
     assert table.row_text(table.rows[-1]) == "Weighted average in issue: Diluted | 2023: 59 | 2022: 58 | 2021: 55"
     assert any(row.label.endswith("Net profit (1)") and row.values[0] == "206" for row in table.rows)
+
+
+def test_a_wrapped_header_right_aligned_over_one_column_is_that_columns_not_a_span(tmp_path):
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    def over(column: int, text: str) -> tuple[float, str]:  # centred so that it ends where the column's figures end
+        return COLUMNS[column] - stringWidth(text, "Helvetica", 9) / 2, text
+    path = draw_rows(tmp_path / "restated.pdf",
+                     [[over(3, "2023 restated")], [over(0, "2025"), over(1, "2024"), over(2, "2023"), over(3, "(note 2)")]],
+                     [("Fares", ["83.2", "73.5", "70.1", "69.9"]), ("Advertising", ["12.0", "11.1", "10.4", "10.6"])],
+                     caption="Revenue by source")
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["2025", "2024", "2023", "2023 restated (note 2)"]
