@@ -2138,6 +2138,7 @@ def _year_name(label: str, column: Column) -> str:
 
 
 _FALL_ASKED = re.compile(r"\b(?:decrease|decreased|decline|declined|fall|fell|drop|dropped|reduce|reduced|reduction)\b", re.I)
+_DIFFERENCE_ASKED = re.compile(r"\bdifference\b", re.I)
 _RISE_ASKED = re.compile(r"\b(?:increase|increased|rise|rose|grow|grew|growth|change)\b", re.I)
 
 
@@ -2206,8 +2207,14 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
             and _FALL_ASKED.search(planned.question or "") and not _RISE_ASKED.search(planned.question or "")
         if fell:
             what = what.replace("change", "decrease")
+        # "the difference in X between 2018 and 2019" has no direction: its size, as the query route says it
+        apart = plan.answer == "change" and isinstance(rows[0][0], (int, float)) and rows[0][0] < 0 \
+            and _DIFFERENCE_ASKED.search(planned.question or "") and not _RISE_ASKED.search(planned.question or "") \
+            and not _FALL_ASKED.search(planned.question or "")
+        if apart:
+            what, span = "difference", f"between {years[0]} and {years[-1]}"
         # the figure before the years it spans: a question that states none reads them first otherwise
-        return f"The {what}{row} is {shown(rows[0], -1 if fell else 1)} {span} ({cells(rows[0])}) ({where})."
+        return f"The {what}{row} is {shown(rows[0], -1 if fell or apart else 1)} {span} ({cells(rows[0])}) ({where})."
     items = "; ".join(f"{_unmarked(r[1]) if labelled else n + 1}: {said(r)}" for n, r in enumerate(rows[:max_rows]))
     more = f" Showing {max_rows} of {len(rows)}." if len(rows) > max_rows else ""
     return f"The {what} {span}, row by row ({where}): {items}.{more}"

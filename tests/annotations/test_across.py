@@ -586,6 +586,8 @@ def test_how_much_a_figure_decreased_by_is_the_size_of_its_fall(statement):
     assert response.answer.startswith("The decrease in Headcount is 16 from 2018 to 2019"), response.answer
     rose = ws.ask("How much did headcount change from 2018 to 2019?", mode="pipeline", doc_ids=scope)
     assert rose.answer.startswith("The change in Headcount is -16 from 2018 to 2019"), rose.answer
+    apart = ws.ask("What is the difference in headcount between 2018 and 2019?", mode="pipeline", doc_ids=scope)
+    assert apart.answer.startswith("The difference in Headcount is 16 between 2018 and 2019"), apart.answer
 
 
 def test_a_percentage_change_between_two_negatives_is_of_their_size_and_across_zero_of_the_firsts():
