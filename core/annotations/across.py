@@ -197,13 +197,18 @@ def unexplained_words(question: str, texts: list[str]) -> set[str]:
     """The question's words (as stems) that none of the texts (the row read, the headers, the title) hold:
     "the research expense associated with the legacy business of GP" says more than a row "Research expense"."""
     held = set().union(*(_stems(t) for t in texts)) if texts else set()
-    return _stems(_YEAR_END.sub(" ", _OPERATION_PHRASE.sub(" ", question))) - held - _ABOUT_THE_PAGE
+    return _question_stems(question) - held - _ABOUT_THE_PAGE
+
+
+def _question_stems(question: str) -> set[str]:
+    """The stems of a question's words that may name a row: the operation it asks for said apart."""
+    return _stems(_OPERATION_PHRASE.sub(" ", question))
 
 
 def row_named(question: str, labels: list[str]) -> str | None:
     """The row label the question names when the model filtered no row: most of its words in the question
     (words compared by their first five letters, so "expenses" names "Expense"), the one best match only."""
-    asked = _stems(_OPERATION_PHRASE.sub(" ", question))
+    asked = _question_stems(question)
     # "Other operating expenses" and "Total other operating expenses" share their words: the question's
     # "total" (or its absence) says which, so a label that fits it ranks first among equal matches
     asks_total = bool(_TOTAL_ASKED.search(question))

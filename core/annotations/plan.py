@@ -2202,15 +2202,15 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
         return f"{items} ({where})."
     if len(rows) == 1:
         row = f" {'in' if change else 'of'} {_unmarked(rows[0][1])}" if labelled else ""
+        asked = planned.question or ""
+        negative = change and isinstance(rows[0][0], (int, float)) and rows[0][0] < 0
+        rise, fall = _RISE_ASKED.search(asked), _FALL_ASKED.search(asked)
         # "How much did X decrease by?" is answered by the size of the fall, said as one
-        fell = change and isinstance(rows[0][0], (int, float)) and rows[0][0] < 0 \
-            and _FALL_ASKED.search(planned.question or "") and not _RISE_ASKED.search(planned.question or "")
+        fell = negative and fall and not rise
         if fell:
             what = what.replace("change", "decrease")
         # "the difference in X between 2018 and 2019" has no direction: its size, as the query route says it
-        apart = plan.answer == "change" and isinstance(rows[0][0], (int, float)) and rows[0][0] < 0 \
-            and _DIFFERENCE_ASKED.search(planned.question or "") and not _RISE_ASKED.search(planned.question or "") \
-            and not _FALL_ASKED.search(planned.question or "")
+        apart = negative and plan.answer == "change" and _DIFFERENCE_ASKED.search(asked) and not rise and not fall
         if apart:
             what, span = "difference", f"between {years[0]} and {years[-1]}"
         # the figure before the years it spans: a question that states none reads them first otherwise
