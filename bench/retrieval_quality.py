@@ -69,6 +69,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     splits.add_argument(p, default="all")
     p.add_argument("--name", default="retrieval_quality", help="results file bench/results/NAME.json")
     p.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, from {', '.join(MODES)}")
+    p.add_argument("--search-words", type=Path, default=None,
+                   help="search the model's words beside each question (core/agents/search_words.py): the JSON "
+                        "file of words per question, written by one model call per question when it is missing")
+    p.add_argument("--search-words-weight", type=float, default=None, help="overrides the setting")
+    p.add_argument("--search-words-joined", action="store_true",
+                   help="the alternative measured against fusion: one search of the question and its words joined")
     p.add_argument("--route", action="store_true",
                    help="route each question to its documents first, as the app does (router.py)")
     p.add_argument("--rerank-sweep", action="store_true",
@@ -148,15 +154,39 @@ def ingest(ws, paths: list[Path], echo: bool) -> dict:
 
 # --- evaluation -----------------------------------------------------------------------------------
 
-def run_query(ws, question: str, mode: str, top_k: int, doc_ids: list[str] | None = None, routing=None):
+def search_words_of(ws, questions: list[str], path: Path) -> dict[str, str]:
+    """The model's search words per question, read from `path`, the missing ones asked (the model is
+    loaded once) and written back, so that weights and modes can be compared without the model."""
+    from core.agents.search_words import suggest
+
+    known = json.loads(path.read_text()) if path.exists() else {}
+    missing = [q for q in questions if q not in known]
+    seconds = []
+    for n, question in enumerate(missing, start=1):
+        found = suggest(question, ws.llm, ws.settings.search_words_max_tokens)
+        known[question] = found.words
+        seconds.append(found.completion.seconds if found.completion else 0.0)
+        path.write_text(json.dumps(known, indent=1, ensure_ascii=False))
+        if n % 10 == 0:
+            print(f"  search words {n}/{len(missing)}", file=sys.stderr, flush=True)
+    if seconds:
+        print(f"search words: {len(seconds)} model calls, seconds p50/p95 {p50_p95(seconds)}")
+    print(f"search words: {sum(1 for q in questions if known.get(q))} of {len(questions)} questions have some")
+    return known
+
+
+def run_query(ws, question: str, mode: str, top_k: int, doc_ids: list[str] | None = None, routing=None,
+              also: str = ""):
     """One search; with `routing` (the router's answer for the question), filtered to its documents
     and searched again over `doc_ids` when that comes back weak, each routed document's best hit
-    first when it routed to several by name, as core/agents/retriever.py does."""
+    first when it routed to several by name, as core/agents/retriever.py does. `also`: the model's
+    search words, searched beside the question (core/agents/search_words.py)."""
     from core.agents.router import is_weak
 
     started = time.perf_counter()
     search = lambda ids, spread=False: ws.retriever.search(  # noqa: E731
-        question, top_k=top_k, expand=0, retrievers=MODES[mode], doc_ids=ids, rerank=mode in RERANKED, spread=spread)
+        question, top_k=top_k, expand=0, retrievers=MODES[mode], doc_ids=ids, rerank=mode in RERANKED, spread=spread,
+        also=also)
     routed = routing.doc_ids if routing is not None and routing.doc_ids else None
     spread = routed is not None and routing.method == "name" and len(routed) > 1
     result = search(routed or doc_ids, spread)
@@ -175,7 +205,10 @@ def routed_files(ws, routing, kb_files: list[str]) -> list[str]:
 
 
 def evaluate(ws, fin: list[dict], dg: list[dict], top_k: int, kb_files: list[str],
-             doc_ids: list[str] | None = None, modes: tuple[str, ...] = tuple(MODES), route: bool = False) -> dict:
+             doc_ids: list[str] | None = None, modes: tuple[str, ...] = tuple(MODES), route: bool = False,
+             search_words: dict[str, str] | None = None, joined: bool = False) -> dict:
+    """search_words: per question, the model's search words (searched beside it, or with `joined` one
+    search of the question and its words joined), or None for none."""
     per_mode = {m: {"wall_ms": [], "no_embed_ms": [], "parts": defaultdict(list), "fin": [], "dg": []} for m in modes}
     weights = Counter()
     rankings: list[dict[str, list[str]]] = []  # per question: each single retriever's candidate ids
@@ -187,7 +220,9 @@ def evaluate(ws, fin: list[dict], dg: list[dict], top_k: int, kb_files: list[str
         routing = ws.pipeline.router.route(question) if route and ws.pipeline.router is not None else None
         searched = routed_files(ws, routing, kb_files) if route else None
         for mode in modes:  # interleaved, so background load hits every mode alike
-            result, wall = run_query(ws, question, mode, top_k, doc_ids, routing)
+            words = (search_words or {}).get(question, "")
+            result, wall = run_query(ws, f"{question} {words}" if joined and words else question, mode, top_k,
+                                     doc_ids, routing, "" if joined else words)
             hits, timings, alpha = result.hits, result.timings_ms, result.semantic_weight
             if mode in ("bm25", "vector"):
                 rankings[-1][mode] = [c.chunk_id for c in result.candidates]
@@ -574,6 +609,8 @@ def main(argv=None) -> int:
     run_started = time.perf_counter()
     machine_at_start = machine()  # the code version as the run starts (others commit meanwhile)
     settings = load_settings(data_dir=args.data_dir)
+    if args.search_words_weight is not None:
+        settings = settings.replace(search_words_weight=args.search_words_weight)
     print(describe_code())
     print(f"data dir: {settings.data_dir}")
     print("index parameters: " + json.dumps(settings.index_parameters()))
@@ -641,7 +678,10 @@ def main(argv=None) -> int:
     if args.rerank_sweep and "hybrid" not in modes or args.fusion_sweep and not {"bm25", "vector"} <= set(modes):
         print("error: --rerank-sweep needs the hybrid mode, --fusion-sweep bm25 and vector", file=sys.stderr)
         return 2
-    ev = evaluate(ws, fin, dg, args.top_k_max, kb_files, doc_ids, modes, args.route)
+    words = None
+    if args.search_words:
+        words = search_words_of(ws, [q["question"] for q in fin] + [q["Question"] for q in dg], args.search_words)
+    ev = evaluate(ws, fin, dg, args.top_k_max, kb_files, doc_ids, modes, args.route, words, args.search_words_joined)
     eval_s = round(time.perf_counter() - eval_started, 1)
     load_after = [round(x, 2) for x in os.getloadavg()]
     summary = summarize(ev)

@@ -136,6 +136,12 @@ class Settings:
     semantic_weight_reasoning: float = 0.7
     expand_window: int = 0  # +-N neighbour chunks around each hit
     exact_filter_limit: int = 5000  # a search pre-filtered to this many chunks or fewer ranks them exactly
+    # Search words in the documents' own vocabulary (core/agents/search_words.py), one short model call
+    # on the text route; their BM25 and vector rankings are fused beside the question's, each weighted
+    # `search_words_weight` times the question's. Decided on the dev parts (docs/retrieval.md, section 12).
+    search_words_model: bool = False
+    search_words_weight: float = 1.0
+    search_words_max_tokens: int = 40
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
     # Passage-level re-ranking (core/retrieval/evidence.py): the first `rerank_pool` fused

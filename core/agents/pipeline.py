@@ -14,6 +14,7 @@ from core.agents import question_kind
 from core.agents import reasoner as reasoner_agent
 from core.agents import responder as responder_agent
 from core.agents import retriever as retriever_agent
+from core.agents import search_words as search_words_agent
 from core.agents import validator as validator_agent
 from core.agents.planner import Plan
 from core.agents.reasoner import Draft
@@ -226,6 +227,8 @@ class AnswerPipeline:
         k = top_k or self.settings.top_k
         if plan.enumeration:  # a list needs more of the documents than a fact does
             k = max(k, self.settings.enumeration_top_k)
+        if plan.search_words is None and self._search_is_hard(plan):
+            plan.search_words = self._search_words(plan, trace)
         with trace.step("retrieval", "Retriever", queries=plan.sub_queries, top_k=k) as event:
             evidence = retriever_agent.retrieve(plan, self.retriever, k, self.settings, expand=expand, router=self.router)
             evidence.fallback_from = fallback_from
@@ -234,6 +237,23 @@ class AnswerPipeline:
                 evidence.average_similarity < self.settings.long_text_fallback_similarity):
             evidence = self._retrieve_long_text(plan, k, evidence, trace)
         return evidence
+
+    def _search_is_hard(self, plan: Plan) -> bool:
+        """The search-words call is worth its seconds for one question (sub-queries are searched as
+        written) over more chunks than each retriever's candidate pool: a smaller scope is read whole."""
+        s = self.settings
+        if not s.search_words_model or len(plan.sub_queries) > 1:
+            return False
+        chunks = len(self.kb.chunk_ids_for_documents(plan.doc_ids)) if plan.doc_ids else self.kb.counts()["chunks"]
+        return chunks > s.candidate_pool
+
+    def _search_words(self, plan: Plan, trace: TraceRecorder) -> search_words_agent.SearchWords:
+        """The words the documents would use for the question, searched beside it (one short call)."""
+        with trace.step("llm_call", "Retriever", question=plan.question, search_words=True) as event:
+            found = search_words_agent.suggest(plan.question, self.llm, self.settings.search_words_max_tokens)
+            event.summary = f"searching also “{found.words}”" if found.words else found.reason
+            event.outputs.update(found.trace())
+        return found
 
     def _retrieve_long_text(self, plan: Plan, k: int, weak: Evidence, trace: TraceRecorder) -> Evidence:
         """The last fallback: when text search found nothing close, the best sections of long documents."""

@@ -60,6 +60,7 @@ class Plan:
     tables: object | None = None  # the tables the question names (core.annotations.route.TableRoute), if any are stored
     decomposition: object | None = None  # the split into sub-queries (core.agents.decompose.Decomposition)
     routing: object | None = None  # the documents the question is about (core.agents.router.Routing), once routed
+    search_words: object | None = None  # the documents' own words for it (core.agents.search_words), once written
     # What the question asks for (core.agents.question_kind): records | text | summary, and why;
     # "" until the route is chosen. A summary answer form reads it.
     kind: str = ""
@@ -89,6 +90,7 @@ class Plan:
             "classification": self.classification, "enumeration": self.enumeration,
             "kind": self.kind or None, "kind_reason": self.kind_reason or None,
             "decomposition": self.decomposition.trace() if self.decomposition else None,
+            "search_words": self.search_words.trace() if self.search_words else None,
         }
 
 

@@ -148,6 +148,7 @@ def retrieve(
     except Exception:  # routing is an optimisation: without it, every document is searched
         log.exception("Routing failed")
     routing: Routing | None = plan.routing
+    also = plan.search_words.words if single and plan.search_words is not None else ""
 
     def search(query: str) -> SubQueryResult:
         own = routing
@@ -158,10 +159,10 @@ def retrieve(
         window = expand if single else 0  # several sub-queries: neighbours are added after the merge
         spread = spreads_over_named_filings(plan, own)
         result = retriever.search(query, top_k=k, doc_ids=doc_ids, weight=plan.semantic_weight, expand=window,
-                                  spread=spread)
+                                  spread=spread, also=also)
         weak = own is not None and own.doc_ids is not None and plan.doc_ids is None and is_weak(result.hits, settings)
         if weak:
-            result = retriever.search(query, top_k=k, weight=plan.semantic_weight, expand=window)
+            result = retriever.search(query, top_k=k, weight=plan.semantic_weight, expand=window, also=also)
         return SubQueryResult(query, result, routing=own.to_dict() if own else None, fell_back=weak)
 
     searches = search_all(queries, search)

@@ -17,6 +17,7 @@ from core.store.catalog import ChunkRecord
 from core.store.knowledge_base import KnowledgeBase
 
 BM25, VECTOR = "bm25", "vector"
+ALSO = "+words"  # the ranking of the search words beside the query's (`search(also=...)`)
 
 
 @dataclass
@@ -77,6 +78,7 @@ class RetrievalResult:
     semantic_weight: float
     doc_filter: list[str] | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
+    also: str = ""  # the search words searched beside the query
 
 
 class HybridRetriever:
@@ -96,10 +98,13 @@ class HybridRetriever:
         rerank: bool | None = None,
         query_vector=None,
         spread: bool = False,
+        also: str = "",
     ) -> RetrievalResult:
         """query_vector: the query's embedding, when the caller has it already. `spread`: each
         document's best candidate first (in the order of those bests), then the rest in fused order,
-        so a question about several filings reads from each of them."""
+        so a question about several filings reads from each of them. `also`: words in the documents'
+        own vocabulary (core.agents.search_words), searched by each retriever beside the query and
+        fused with `search_words_weight`; similarities stay the query's."""
         s = self.settings
         top_k = top_k or s.top_k
         pool = max(s.candidate_pool, top_k)
@@ -119,24 +124,31 @@ class HybridRetriever:
             keyword_hits = self.kb.keyword.search(query, pool, allowed_ids=allowed)
             rankings[BM25] = [h.chunk_id for h in keyword_hits]
             bm25_scores = {h.chunk_id: h.score for h in keyword_hits}
+            if also:
+                rankings[BM25 + ALSO] = [h.chunk_id for h in self.kb.keyword.search(also, pool, allowed_ids=allowed)]
             timings["bm25_ms"] = _ms(started)
         if VECTOR in retrievers:
             started = time.perf_counter()
             if query_vector is None:
                 query_vector = self.kb.embedder.embed([query])[0]
+            also_vector = self.kb.embedder.embed([also])[0] if also else None
             timings["embed_ms"] = _ms(started)
             started = time.perf_counter()
+            exact = chunk_ids is not None or (allowed is not None and len(allowed) <= s.exact_filter_limit)
             with self.kb.searchable_vectors() as vectors:
-                if chunk_ids is not None or (allowed is not None and len(allowed) <= s.exact_filter_limit):
-                    vector_hits = vectors.rank(query_vector, sorted(allowed), pool)
-                else:
-                    vector_hits = vectors.query(query_vector, pool, doc_ids=doc_ids)
+                def nearest(vector):
+                    return vectors.rank(vector, sorted(allowed), pool) if exact else vectors.query(vector, pool, doc_ids=doc_ids)
+                vector_hits = nearest(query_vector)
+                if also_vector is not None:
+                    rankings[VECTOR + ALSO] = [h.chunk_id for h in nearest(also_vector)]
             rankings[VECTOR] = [h.chunk_id for h in vector_hits]
             vector_scores = {h.chunk_id: h.similarity for h in vector_hits}
             timings["vector_ms"] = _ms(started)
 
         started = time.perf_counter()
-        fused = reciprocal_rank_fusion(rankings, {BM25: 1.0 - alpha, VECTOR: alpha}, k=s.rrf_k)
+        weights = {BM25: 1.0 - alpha, VECTOR: alpha}
+        weights |= {name + ALSO: weight * s.search_words_weight for name, weight in weights.items()}
+        fused = reciprocal_rank_fusion(rankings, weights, k=s.rrf_k)
         records = self.kb.chunks([chunk_id for chunk_id, _ in fused])
         ranks = {name: {c: i for i, c in enumerate(ids, start=1)} for name, ids in rankings.items()}
         candidates = [
@@ -170,7 +182,7 @@ class HybridRetriever:
         if window > 0:
             hits = self.expand(hits, window)
         timings["fuse_ms"] = _ms(started)
-        return RetrievalResult(query, hits, candidates, alpha, doc_ids, timings)
+        return RetrievalResult(query, hits, candidates, alpha, doc_ids, timings, also)
 
     def rerank(self, query: str, candidates: list[RetrievedChunk]) -> list[RetrievedChunk]:
         """The first `rerank_pool` candidates re-ordered by their best window (evidence.py); the

@@ -33,6 +33,8 @@ def step_label(event: TraceEvent) -> str:
             return f"Agent: choosing step {inputs['iteration']}"
         if inputs.get("synthesis"):
             return "Agent: reading the opened sources"
+        if inputs.get("search_words"):
+            return "Choosing the words to search for"
         passages = inputs.get("passages")
         if passages:
             return f"Reading {passages} passage{'s' * (passages != 1)}"
