@@ -141,7 +141,7 @@ class Settings:
     # `search_words_weight` times the question's. Decided on the dev parts (docs/retrieval.md, section 12).
     search_words_model: bool = False
     search_words_weight: float = 1.0
-    search_words_max_tokens: int = 40
+    search_words_max_tokens: int = 60
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
     # Passage-level re-ranking (core/retrieval/evidence.py): the first `rerank_pool` fused

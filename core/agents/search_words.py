@@ -8,23 +8,42 @@ question's own). Any failure, or words that add nothing, leaves the search as it
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
 from core.llm.base import Completion, LLMError
 
-PROMPT = (
-    "A search engine looks for the passage of a document that answers the question below. Write the "
-    "words that passage would itself use: its heading, line item or defined term, in the document's "
-    "own wording (for example \"cash flows from operations\" is written \"net cash provided by operating "
-    "activities\"; \"staff who left\" is written \"employee turnover\"). Keep every name and year of the "
-    "question. At most 12 words.\nQuestion: {question}"
+# Asked plainly, the model answered the question ("Yes, Boeing's business is subject to cyclicality.");
+# as a list of phrases after worked examples it wrote headings and line items (dev part, docs/retrieval.md
+# section 12). The examples are a fixed prefix, read once and then restored from the model's prompt cache.
+SYSTEM = ("You write search phrases for a document index. Given a question, list the phrases that the passage "
+          "answering it would contain: its section heading, line item or defined term, worded as such documents "
+          "word them. Do not answer the question.")
+EXAMPLES = (
+    ("How much cash did the business generate from its operations in 2021?",
+     ["net cash provided by operating activities", "cash flows from operating activities 2021"]),
+    ("Did staff turnover go up last year?", ["employee turnover rate", "voluntary attrition", "leavers"]),
+    ("Is the company exposed to currency swings?",
+     ["foreign currency exchange risk", "exchange rate fluctuations", "hedging"]),
+    ("Who collects our waste at the depot?", ["waste collection contractor", "refuse collection services agreement"]),
 )
 SCHEMA = {
     "type": "object",
-    "properties": {"words": {"type": "string", "maxLength": 120}},
-    "required": ["words"],
+    "properties": {"phrases": {"type": "array", "items": {"type": "string", "maxLength": 60},
+                               "minItems": 1, "maxItems": 3}},
+    "required": ["phrases"],
 }
+
+
+def messages(question: str) -> list[dict]:
+    """The instructions and worked examples, then the question."""
+    turns = [{"role": "system", "content": SYSTEM}]
+    for asked, phrases in EXAMPLES:
+        turns += [{"role": "user", "content": asked}, {"role": "assistant", "content": json.dumps({"phrases": phrases})}]
+    return turns + [{"role": "user", "content": question.strip()}]
+
+
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -50,11 +69,11 @@ def adds_words(words: str, question: str) -> bool:
 def suggest(question: str, llm, max_tokens: int) -> SearchWords:
     """One constrained call; a failed call, or words that add nothing, is an empty suggestion."""
     try:
-        value, completion = llm.complete_json([{"role": "user", "content": PROMPT.format(question=question.strip())}],
-                                              SCHEMA, max_tokens=max_tokens, temperature=0.0)
+        value, completion = llm.complete_json(messages(question), SCHEMA, max_tokens=max_tokens, temperature=0.0)
     except LLMError as exc:
         return SearchWords("", f"the model could not write search words ({exc})")
-    words = " ".join(str(value.get("words") or "").split())
+    phrases = value.get("phrases") if isinstance(value.get("phrases"), list) else []
+    words = "; ".join(" ".join(str(p).split()) for p in phrases if str(p).strip())
     if not adds_words(words, question):
         return SearchWords("", "the model's words add nothing to the question's", completion)
     return SearchWords(words, "the document's own words, searched beside the question's", completion)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from core.agents.search_words import SCHEMA, adds_words, suggest
+from core.agents.search_words import SCHEMA, SYSTEM, adds_words, suggest
 from core.config import Settings
 from core.llm.base import LLMError
 from core.llm.scripted import ScriptedLLM
@@ -12,24 +12,24 @@ from core.workspace import Workspace
 
 
 def test_the_model_writes_words_under_a_schema_and_sees_the_question():
-    llm = ScriptedLLM([json.dumps({"words": "net cash provided by operating activities 2019"})])
-    found = suggest("What were cash flows from operations in 2019?", llm, max_tokens=40)
-    assert found.words == "net cash provided by operating activities 2019"
-    assert "What were cash flows from operations in 2019?" in llm.calls[0][-1]["content"]
+    llm = ScriptedLLM([json.dumps({"phrases": ["net cash provided by operating activities", "2019"]})])
+    found = suggest("What were cash flows from operations in 2019?", llm, max_tokens=60)
+    assert found.words == "net cash provided by operating activities; 2019"
+    assert llm.calls[0][-1]["content"] == "What were cash flows from operations in 2019?"
     assert found.trace()["words"] == found.words and found.trace()["prompt_tokens"] > 0
-    assert SCHEMA["required"] == ["words"]
+    assert SCHEMA["required"] == ["phrases"]
 
 
 def test_words_that_only_repeat_the_question_are_not_searched_again():
     assert not adds_words("Cash flows, from operations", "What were cash flows from operations?")
     assert adds_words("operating activities", "What were cash flows from operations?")
-    llm = ScriptedLLM([json.dumps({"words": "cash flows operations"})])
-    found = suggest("What were cash flows from operations?", llm, max_tokens=40)
+    llm = ScriptedLLM([json.dumps({"phrases": ["cash flows", "operations"]})])
+    found = suggest("What were cash flows from operations?", llm, max_tokens=60)
     assert found.words == "" and "add nothing" in found.reason
 
 
 def test_a_failed_call_leaves_the_search_as_it_was():
-    found = suggest("What were cash flows from operations?", ScriptedLLM(fail_with=LLMError("down")), max_tokens=40)
+    found = suggest("What were cash flows from operations?", ScriptedLLM(fail_with=LLMError("down")), max_tokens=60)
     assert found.words == "" and "could not" in found.reason and found.completion is None
 
 
@@ -62,7 +62,7 @@ def test_the_documents_own_words_bring_their_passage_up(make_workspace, write_te
 
 
 def test_a_text_question_searches_the_models_words_and_the_trace_shows_them(tmp_path, embedder, write_text):
-    replies = [json.dumps({"words": "net cash provided by operating activities"})]
+    replies = [json.dumps({"phrases": ["net cash provided by operating activities"]})]
     llm = ScriptedLLM(lambda messages: replies.pop(0) if replies else "Net cash provided by operating activities "
                       "was $4.2 billion.")
     # a knowledge base larger than each retriever's candidate pool: search has something to miss
@@ -83,4 +83,4 @@ def test_a_scope_no_larger_than_the_candidate_pool_is_searched_without_the_call(
     ws.ingestor.ingest_paths([write_text(name, text) for name, text in DOCS.items()])
     ws.ask("What were the cash flows from operations?", mode="pipeline")
     ws.close()
-    assert llm.calls and not any("search engine" in call[-1]["content"] for call in llm.calls)
+    assert llm.calls and not any(call[0]["content"] == SYSTEM for call in llm.calls)
