@@ -138,7 +138,9 @@ class Settings:
     exact_filter_limit: int = 5000  # a search pre-filtered to this many chunks or fewer ranks them exactly
     # Search words in the documents' own vocabulary (core/agents/search_words.py), one short model call
     # on the text route; their BM25 and vector rankings are fused beside the question's, each weighted
-    # `search_words_weight` times the question's. Decided on the dev parts (docs/retrieval.md, section 12).
+    # `search_words_weight` times the question's. Off: with Qwen2.5-Coder-1.5B every weight and form tried
+    # lowered dev evidence recall (FinanceBench page@5 48.4 -> 32-48 %, Docugami evidence@3 24.4 -> 21-23 %;
+    # docs/retrieval.md, section 12); a larger model may write the documents' words better.
     search_words_model: bool = False
     search_words_weight: float = 1.0
     search_words_max_tokens: int = 60
