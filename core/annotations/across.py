@@ -171,7 +171,14 @@ _OPERATION_PHRASE = re.compile(r"(?:\bpercent(?:age)?|%)\s+(?:change|increase|de
 
 
 _TOTAL = re.compile(r"^\s*total\b", re.I)
+_SUBTOTAL = re.compile(r"^\s*(?:sub)?total\b", re.I)
 _TOTAL_ASKED = re.compile(r"\btotal\b", re.I)
+
+
+def is_total_label(label: str, or_subtotal: bool = False) -> bool:
+    """A row label that starts with "Total" ("Total", "Total operating expense"), or with `or_subtotal` also
+    "Subtotal"."""
+    return bool((_SUBTOTAL if or_subtotal else _TOTAL).match(label))
 
 
 # A year's end said beside the year ("the 2018 year end", "year-end 2019", "end of 2019") is the period, not a
@@ -217,11 +224,11 @@ def row_named(question: str, labels: list[str]) -> str | None:
         words = _stems(label)
         if words:
             shared = len(words & asked)
-            scored.append((shared / len(words), shared, bool(_TOTAL.match(label)) == asks_total, label))
+            scored.append((shared / len(words), shared, is_total_label(label) == asks_total, label))
     scored.sort(reverse=True)
     # "the total personnel expenses" over rows of expenses and a bare "Total": no line item is named whole,
     # and the total is what the question asks for
-    totals = [label for label in dict.fromkeys(labels) if not _stems(label) and _TOTAL.match(label)]
+    totals = [label for label in dict.fromkeys(labels) if not _stems(label) and is_total_label(label)]
     if asks_total and len(totals) == 1 and not (scored and scored[0][0] == 1.0):
         return totals[0]
     if not scored or scored[0][1] == 0 or scored[0][0] < 0.5 or (len(scored) > 1 and scored[1][:3] == scored[0][:3]):

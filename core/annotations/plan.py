@@ -718,7 +718,7 @@ def rows_under(asked: str, rows: list[tuple[str, bool]]) -> tuple[str, list[str]
     wanted = _words(asked)
 
     def totals(label: str, heading: str) -> bool:
-        return bool(re.match(r"\s*(?:sub)?total\b", label, re.I)) or " ".join(tokens(heading)) in " ".join(tokens(label))
+        return row_figures.is_total_label(label, or_subtotal=True) or " ".join(tokens(heading)) in " ".join(tokens(label))
 
     prefixed = [(label.partition(": ")[0], label) for label, _ in rows if ": " in label]
     heading = next((h for h, _ in prefixed if _words(h) == wanted), None)
@@ -726,13 +726,13 @@ def rows_under(asked: str, rows: list[tuple[str, bool]]) -> tuple[str, list[str]
         return heading, [label for h, label in prefixed if h == heading and not totals(label.partition(": ")[2], heading)]
     start = next((n for n, (label, figures) in enumerate(rows) if not figures and _words(label) == wanted), None)
     total = next((n for n, (label, figures) in enumerate(rows) if figures and _words(label) == wanted
-                  and re.match(r"\s*total\b", label, re.I)), None)
+                  and row_figures.is_total_label(label)), None)
     if start is None and total is not None:
         # "the categories under total stock-based compensation expense": the lines that total adds up, above it
         # back to a heading or an earlier total
         items = []
         for label, figures in reversed(rows[:total]):
-            if not figures or re.match(r"\s*(?:sub)?total\b", label, re.I):
+            if not figures or row_figures.is_total_label(label, or_subtotal=True):
                 break
             items.insert(0, label)
         return rows[total][0], items
@@ -796,7 +796,6 @@ def _bounds_on_years(question: str, planned: PlannedQuery) -> None:
 
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _SUM_WORDS = re.compile(r"\b(?:sum|combined|altogether|in all|together|added|both|between)\b", re.I)
-_TOTAL_LABEL = re.compile(r"\s*total\b", re.I)
 
 
 def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
@@ -821,7 +820,7 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
     rows = [str(v) for c, op, v in plan.filters if c.kind == "text" and op == "is"]
     if operation in ("sum", "average") and (_RESPECTIVELY.search(question) or (
             operation == "sum" and not _SUM_WORDS.search(question) and rows
-            and all(_TOTAL_LABEL.match(r) and _said_whole(r, question) for r in rows))):
+            and all(row_figures.is_total_label(r) and _said_whole(r, question) for r in rows))):
         # "X in 2018 and 2019 respectively" asks each year's figure, whatever "total" or "average" names the row
         # with; so does "the Total operating expense in 2019 and 2018", "total" being the row's own word
         operation = None
