@@ -349,16 +349,49 @@ def about_the_question(question: str, text: str) -> bool:
 _FISCAL = re.compile(r"\b(?:fiscal|FY)", re.I)
 
 
-def another_year(question: str, text: str) -> str | None:
-    """The year `text` (the quote and the answer) is dated to when the question states others and the text
-    names none of them: "How many sick days did the team take in 2024?" answered "1 sick day in 2003" from
-    another table's page. A fiscal year may end in the next calendar year, so FY2023 allows 2024."""
+# A year the text compares against or starts from, not the one it reports: "23.5 % compared to 23.9 % in fiscal
+# 2021", "up from $8.6 billion in 2021 to ...", "versus 2021", "higher than in 2021", "47 new stores since
+# January 29, 2022"
+_IN_SENTENCE = r"(?:[^.;]|\.(?=\d))"  # a decimal point does not end the sentence
+_COMPARED_YEAR = re.compile(
+    rf"\b(?:compared\s+(?:to|with)|versus|vs\.?)\s{_IN_SENTENCE}{{0,80}}?\b(?:fiscal\s+|FY\s?)?((?:19|20)\d\d)\b"
+    rf"|\bthan\s{_IN_SENTENCE}{{0,40}}?\b((?:19|20)\d\d)\b|\bsince\s{_IN_SENTENCE}{{0,20}}?\b((?:19|20)\d\d)\b"
+    rf"|\bfrom\s{_IN_SENTENCE}{{0,60}}?\b((?:19|20)\d\d)\b(?={_IN_SENTENCE}{{0,60}}?\bto\b)", re.I)
+
+
+def compared_years(text: str) -> set[int]:
+    """The years `text` names as what it compares against or counts from."""
+    return {int(next(g for g in m.groups() if g)) for m in _COMPARED_YEAR.finditer(text)}
+
+
+def _years_against(question: str, text: str) -> tuple[set[int], set[int]] | None:
+    """(the years the text reports, outside what it compares against; the years it names at all) when the
+    question states years and the text names years, none of them the question's; else None."""
     asked = {int(y) for period in stated_years(question) for y in period.split("/")}
     named = years_in(text)
     if not asked or not named:
         return None
     allowed = asked | ({y + 1 for y in asked} if _FISCAL.search(question) else set())
-    return None if named & allowed else str(min(named))
+    if named & allowed:
+        return None
+    return years_in(_COMPARED_YEAR.sub(" ", text)), named
+
+
+def another_year(question: str, text: str) -> str | None:
+    """The year `text` (the quote and the answer) is dated to when the question states others and the text
+    names none of them: "How many sick days did the team take in 2024?" answered "1 sick day in 2003" from
+    another table's page. A fiscal year may end in the next calendar year, so FY2023 allows 2024. A year
+    named only as a comparison ("compared to 23.9 % in fiscal 2021") dates nothing: the sentence reports the
+    period after it (`year_unconfirmed`)."""
+    against = _years_against(question, text)
+    return str(min(against[0])) if against and against[0] else None
+
+
+def year_unconfirmed(question: str, text: str) -> bool:
+    """The question states a year and the text names years only to compare against: it reports an unnamed
+    period, likely the one asked, but nothing confirms it (the answer is given at low confidence)."""
+    against = _years_against(question, text)
+    return against is not None and not against[0]
 
 
 # A quote's clauses: sentences, "; ", ", " (not a thousands separator) and joining words.
@@ -492,7 +525,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         return Validation(True, "low", flags, "Validation passed (the documents do not answer this)",
                           average_similarity=average, is_no_information=True,
                           answer=_CITATION.sub("", answer).strip() if draft.quote is not None else None)
-    quoted_in, quoted_text = None, ""
+    quoted_in, quoted_text, unconfirmed_year = None, "", False
     calculation, figure_sources = None, []
     if draft.quote is not None and draft.operation != calculate.NONE:
         calculation, figure_sources, missing = _calculate(draft)
@@ -531,6 +564,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
             return Validation(True, "low", flags, f"Validation passed (the quote is about {dated}, not the year the "
                               "question states: the documents do not answer this)", average_similarity=average,
                               is_no_information=True, quote_found=False, answer=NO_INFORMATION)
+        unconfirmed_year = year_unconfirmed(draft.question, f"{draft.quote} {answer}")
         if calculation is not None:  # code's figures and result replace whatever the model wrote
             answer = calculate.render(calculation, answer, figure_sources)
             cited, average = _cited_similarity(draft, answer)
@@ -588,6 +622,9 @@ def validate(draft: Draft, settings: Settings) -> Validation:
             confidence = "low"
         elif near and confidence == "high":
             confidence = "medium"  # the quote was not copied exactly: its reading is less sure
+    if unconfirmed_year:  # on dev, one such answer was right and one misread another line: low
+        flags.append("year_not_stated")
+        confidence = "low"
     if corrected:
         flags.append("arithmetic_corrected")
     if near:

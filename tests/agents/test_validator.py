@@ -1,7 +1,7 @@
 """Validator: seed 000's checks and confidence rules, plus citation and grounding checks."""
 from core.agents.confidence import assess_confidence
 from core.agents.reasoner import NO_INFORMATION, Draft, Source
-from core.agents.validator import question_names, quote_in, unsupported_claims, validate
+from core.agents.validator import compared_years, question_names, quote_in, unsupported_claims, validate
 from core.config import Settings
 from core.retrieval import RetrievedChunk
 
@@ -463,6 +463,31 @@ def test_a_quote_about_another_year_than_the_one_asked_answers_nothing():
                     texts=("Revenue for the fiscal year ended January 31, 2024 was $5m.",))
     fiscal.question = "What was revenue in fiscal 2023?"  # a fiscal year may end in the next calendar year
     assert not validate(fiscal, S).is_no_information
+
+
+def test_a_year_named_only_as_the_comparison_does_not_date_the_quote_but_keeps_it_low():
+    """"Fees fell to 4.1 % of income compared to 4.6 % in 2023" reports the year after 2023: asked about 2024,
+    it is the answer on the page, not a sentence about 2023; nothing names 2024, so it is low."""
+    sentence = "Membership fees fell to 4.1% of income compared to 4.6% in 2023, due to the new online renewals"
+    d = quoted("Fees fell to 4.1% of income, due to the new online renewals [Source 1]", sentence,
+               texts=(sentence + ".",), similarity=0.9)
+    d.question = "Why did membership fees fall as a share of income in 2024?"
+    v = validate(d, S)
+    assert not v.is_no_information and "year_not_stated" in v.safety_flags and v.confidence == "low"
+    assert compared_years("up from $8.6 billion in 2021 to $10.2 billion") == {2021}
+    assert compared_years("higher than in 2022") == {2022}
+    assert compared_years("the opening of 47 new stores since January 29, 2022") == {2022}
+    assert compared_years("revenue from products in 2022 rose") == set()  # "from" with no "to" compares nothing
+    # a year the sentence reports, beside the comparison, still dates it
+    other = quoted("Fees were 4.1% [Source 1]", "Fees were 4.1% in 2022 compared to 4.6% in 2021",
+                   texts=("Fees were 4.1% in 2022 compared to 4.6% in 2021.",))
+    other.question = "What were membership fees as a share of income in 2024?"
+    assert "about 2022" in validate(other, S).reason
+    # a year the sentence reports is its date even when it also counts from that year
+    since = quoted("Stock rose $104m [Source 1]", "Stock rose $104m in 2022 with the 47 stores opened since May 2022",
+                   texts=("Stock rose $104m in 2022 with the 47 stores opened since May 2022.",))
+    since.question = "Why did stock rise in 2024?"
+    assert "about 2022" in validate(since, S).reason
 
 
 def test_an_answer_that_is_the_text_after_its_quote_is_replaced_by_what_the_quote_says_at_medium():
