@@ -523,6 +523,7 @@ _OP_WORDS = {"count": "number", "sum": "total", "total": "total", "avg": "averag
 def column_label(column: str, tables: list) -> str:
     """ "COUNT(*)" -> "number of rows", 'SUM("amount")' -> "total Amount", "driver" -> "Driver"."""
     printed = {c: label for t in tables for c, label in t.printed.items()}
+    column = _double_quoted(column)
     while wrapped := _ROUNDED.fullmatch(column.strip()):  # ROUND(SUM(x), 2) is said as SUM(x)
         column = wrapped.group(1)
     match = _AGGREGATE_COLUMN.match(column)
@@ -542,6 +543,12 @@ _ARITHMETIC_WORDS = {"+": "plus", "-": "minus", "*": "times", "/": "divided by"}
 
 # A column named through its table's alias or name ("T1.rate", "orders.total"): the reader hears the column.
 _QUALIFIER = re.compile(r'\b[A-Za-z_]\w*\.(?=["A-Za-z_])')
+# SQLite also reads `name` and [name] as a quoted name, as "name"
+_OTHER_QUOTES = re.compile(r"`(\w+)`|\[(\w+)\]")
+
+
+def _double_quoted(sql: str) -> str:
+    return _OTHER_QUOTES.sub(lambda m: f'"{m.group(1) or m.group(2)}"', sql)
 
 
 def readable(expression: str, printed: dict[str, str]) -> str:
@@ -567,15 +574,18 @@ _WHERE = re.compile(r"\bWHERE\s+(.+?)(?=\s+(?:GROUP|ORDER|LIMIT|HAVING)\b|$)", r
 
 def where_text(sql: str, tables: list) -> str:
     """The query's filter as a reader says it: 'WHERE "nation" = 'Sri Lanka'' -> "Nation = Sri Lanka"."""
-    match = _WHERE.search(sql or "")
+    match = _WHERE.search(_double_quoted(sql or ""))
     if not match or "select" in match.group(1).lower():
         return ""
     printed = {c: label for t in tables for c, label in t.printed.items()}
     # "x IS NOT NULL" only keeps the rows that have a value: it says nothing about which rows were asked for
     condition = " AND ".join(part for part in re.split(r"\s+AND\s+", _QUALIFIER.sub("", match.group(1)), flags=re.I)
                              if not re.fullmatch(r'\s*"?\w+"?\s+IS\s+NOT\s+NULL\s*', part, re.I))
-    text = re.sub(r'"(\w+)"', lambda m: printed.get(m.group(1), m.group(1)), condition)
-    text = re.sub(r"\b(\w+)\b", lambda m: printed.get(m.group(1), m.group(1)) if m.group(1) in printed else m.group(1), text)
+    def names(part: str) -> str:
+        part = re.sub(r'"(\w+)"', lambda m: printed.get(m.group(1), m.group(1)), part)
+        return re.sub(r"\b(\w+)\b", lambda m: printed.get(m.group(1), m.group(1)), part)
+    # stored names become printed headers; the values in quotes stay as written ('total' is not the Total column)
+    text = "".join(part if part.startswith("'") else names(part) for part in re.split(r"('[^']*')", condition))
     text = re.sub(r"lower\((.+?)\)", r"\1", text, flags=re.I)
     # the table's row order is said as rows, never by its stored name
     text = re.sub(r'"?\bsource_row\b"?\s+BETWEEN\s+(\d+)\s+AND\s+(\d+)', r"rows \1 to \2", text, flags=re.I)

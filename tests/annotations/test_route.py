@@ -33,6 +33,10 @@ def test_an_expression_the_model_selected_is_said_with_printed_headers_never_sto
 def test_the_row_order_is_said_as_rows_never_by_its_stored_name():
     assert where_text("SELECT SUM(total) FROM fleet WHERE source_row BETWEEN 1 AND 5", [FLEET]) == "rows 1 to 5"
     assert "source_row" not in where_text("SELECT total FROM fleet WHERE source_row > 3", [FLEET])
+    # SQLite's other quotes are quotes too: no "`row`" in an answer
+    assert where_text("SELECT total FROM fleet WHERE `source_row` NOT LIKE '%total%'", [FLEET]) == "row not containing total"
+    assert where_text("SELECT total FROM fleet WHERE [next_service_date] > '2024'", [FLEET]) == "Next service over 2024"
+    assert column_label("SUM(`total`)", [FLEET]) == "Total"
 
 
 def test_an_expression_with_a_case_a_function_or_a_condition_is_never_said_as_query_text():
