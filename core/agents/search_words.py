@@ -5,6 +5,9 @@ activities", and neither BM25 nor the embedding of the question's words ranks th
 short model call under a JSON schema writes the words the document itself would use; the retriever
 searches them beside the question (they add rankings to the fusion, they never replace the
 question's own). Any failure, or words that add nothing, leaves the search as it was.
+
+Off by default (`Settings.search_words_model`): with the shipped 1.5B model every weight and form tried
+lowered the dev parts' evidence recall (docs/retrieval.md, section 12); it stays to measure a larger model.
 """
 from __future__ import annotations
 
