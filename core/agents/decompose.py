@@ -513,7 +513,8 @@ class SubQueryResult:
         with their rank in each retriever."""
         r = self.result
         return {"query": self.query, "search_words": (r.also or None) if r else None, "error": self.error,
-                "routing": self.routing, "fell_back_to_all": self.fell_back, "semantic_weight": r.semantic_weight if r else None, "timings_ms": r.timings_ms if r else {},
+                "routing": self.routing, "fell_back_to_all": self.fell_back,
+                "semantic_weight": r.semantic_weight if r else None, "timings_ms": r.timings_ms if r else {},
                 "candidates": [_candidate_row(c) for c in r.candidates[:30]] if r else []}
 
 

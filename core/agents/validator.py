@@ -364,34 +364,19 @@ def compared_years(text: str) -> set[int]:
     return {int(next(g for g in m.groups() if g)) for m in _COMPARED_YEAR.finditer(text)}
 
 
-def _years_against(question: str, text: str) -> tuple[set[int], set[int]] | None:
-    """(the years the text reports, outside what it compares against; the years it names at all) when the
-    question states years and the text names years, none of them the question's; else None."""
+def years_reported_instead(question: str, text: str) -> set[int] | None:
+    """When the question states years and `text` (the quote and the answer) names years, none of them the
+    question's: the years the text reports, outside what it compares against; else None. A year reported
+    dates the text to another year: "How many sick days did the team take in 2024?" answered "1 sick day in
+    2003" from another table's page. Empty: the text names years only as comparisons ("compared to 23.9 % in
+    fiscal 2021") and reports an unnamed period, likely the one asked, that nothing confirms. A fiscal year
+    may end in the next calendar year, so FY2023 allows 2024."""
     asked = {int(y) for period in stated_years(question) for y in period.split("/")}
     named = years_in(text)
     if not asked or not named:
         return None
     allowed = asked | ({y + 1 for y in asked} if _FISCAL.search(question) else set())
-    if named & allowed:
-        return None
-    return years_in(_COMPARED_YEAR.sub(" ", text)), named
-
-
-def another_year(question: str, text: str) -> str | None:
-    """The year `text` (the quote and the answer) is dated to when the question states others and the text
-    names none of them: "How many sick days did the team take in 2024?" answered "1 sick day in 2003" from
-    another table's page. A fiscal year may end in the next calendar year, so FY2023 allows 2024. A year
-    named only as a comparison ("compared to 23.9 % in fiscal 2021") dates nothing: the sentence reports the
-    period after it (`year_unconfirmed`)."""
-    against = _years_against(question, text)
-    return str(min(against[0])) if against and against[0] else None
-
-
-def year_unconfirmed(question: str, text: str) -> bool:
-    """The question states a year and the text names years only to compare against: it reports an unnamed
-    period, likely the one asked, but nothing confirms it (the answer is given at low confidence)."""
-    against = _years_against(question, text)
-    return against is not None and not against[0]
+    return None if named & allowed else years_in(_COMPARED_YEAR.sub(" ", text))
 
 
 # A quote's clauses: sentences, "; ", ", " (not a thousands separator) and joining words.
@@ -559,12 +544,13 @@ def validate(draft: Draft, settings: Settings) -> Validation:
             return Validation(True, "low", flags, "Validation passed (the quote is not about what the question "
                               "asks: the documents do not answer this)", average_similarity=average,
                               is_no_information=True, quote_found=False, answer=NO_INFORMATION)
-        if (dated := another_year(draft.question, f"{draft.quote} {answer}")) is not None:
+        reported = years_reported_instead(draft.question, f"{draft.quote} {answer}")
+        if reported:
             # A sentence about another year answers nothing about the year asked.
-            return Validation(True, "low", flags, f"Validation passed (the quote is about {dated}, not the year the "
+            return Validation(True, "low", flags, f"Validation passed (the quote is about {min(reported)}, not the year the "
                               "question states: the documents do not answer this)", average_similarity=average,
                               is_no_information=True, quote_found=False, answer=NO_INFORMATION)
-        unconfirmed_year = year_unconfirmed(draft.question, f"{draft.quote} {answer}")
+        unconfirmed_year = reported == set()  # it names years only to compare against: given, at low confidence
         if calculation is not None:  # code's figures and result replace whatever the model wrote
             answer = calculate.render(calculation, answer, figure_sources)
             cited, average = _cited_similarity(draft, answer)
