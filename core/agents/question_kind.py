@@ -41,7 +41,8 @@ _REASON = re.compile(
     r"|\bconnect(?:s|ed|ion)?\s+(?:with|between|to)\b|\balign\w*\s+with\b"
     r"|\bcompar\w*\b.{0,120}?\b(?:discussions?|commentary|notes|narrative|strateg(?:y|ies)|plans)\b"
     r"|\b(?:what|which)\s+(?:was|were|is|are)\s+the\s+(?:\w+\s+){0,2}?(?:drivers?|reasons?|causes?|factors?)\b"
-    r"|\b(?:drivers?|reasons?|causes?|factors?)\s+(?:for|behind|of)\b"
+    r"|\b(?:what|which)\s+(?:\w+\s+){0,2}?(?:drivers|reasons|causes|factors)\s+(?:were|are|have|did|do)\b"
+    r"|\b(?:drivers?|reasons?|causes?|factors?|influences?)\s+(?:for|behind|of|on)\b"
     r"|\b(?:effects?|impacts?|implications?|repercussions?)\b",
     re.I)
 # A "what" question that ends on the preposition a participle governs asks for its complement, which prose states:
@@ -57,15 +58,20 @@ _COMPLEMENT = re.compile(
     re.I)
 _EXPLANATION = re.compile(
     r"\bwhat\s+(?:results?\s+in|gives?\s+rise\s+to)\b|\b(?:composed|comprised)\s+of\b"
-    r"|\b(?:explain|explanation|describe|reasons?|drove|drivers?|driving|caused?|factors?|impact(?:ed|s)?|"
+    r"|\b(?:explain|explanation|describe|reasons?|drove|(?:key|main|primary|principal|major)\s+drivers?|"
+    r"(?:is|are|was|were)\s+driving|caused?|factors?|impact(?:ed|s)?|"
     r"affect(?:ed|s)?|effects?|implications?|repercussions?|indicate|suggest|insights?|relate|relationship|"
-    r"strateg(?:y|ies)|outcome|meaning|definition|discussion|discussed|expect(?:s|ed)?|forecasts?|guidance|outlook|"
+    r"strateg(?:y|ies)|focus(?:ed|es)?|acquisitions?|divestitures?|mergers?|spin-?offs?|lawsuits?|litigation|"
+    r"legal\s+(?:proceedings|battles|matters|actions?|issues)|operates?\s+in|priorit(?:y|ies|i[sz]ed)|initiatives?|outcome|meaning|definition|discussion|discussed|expect(?:s|ed)?|forecasts?|guidance|outlook|"
     r"significant(?:ly)?|substantial(?:ly)?|notable|noteworthy|components?\s+of|made\s+up\s+of)\b"
     r"|\bwhat\s+(?:does|do|did|is|are)\s+(?:\w+\s+){0,6}?(?:mean|stand\s+for|include|comprise|consist|represent|"
     r"cover|refer\s+to|relate\s+to|show|involve)\b|\bwhat\s+(?:is|are)\s+(?:included|excluded|meant)\b"
     r"|\bhow\s+(?:is|are|was|were)\s+(?:[\w,'’-]+\s+){0,6}?(?:determined|estimated|calculated|measured|defined|"
     r"recogni[sz]ed|treated|accounted|divided|handled|managed|presented|reported|disclosed|classified|allocated|"
     r"stated|carried|valued)\b"
+    # how someone acted or coped, not how much a figure moved: "How have inventory levels adapted to demand?"
+    r"|\bhow\s+(?:has|have|had|did|does|do|is|are|was|were)\s+(?:[\w,'’-]+\s+){1,10}?(?:adapt|adjust|respond|react|"
+    r"cope|coped|address|mitigat|handl|approach|position|prepar|navigat)\w*\b"
     r"|\bwhat\s+(?:is|are|was|were)\s+(?:the|our|its|their)\s+plans?\s+for\b"
     # the length of a defined period ("How long is the notice period?", "the useful life of buildings"): a
     # term a document states, not a figure computed over rows ("how long did repairs take on average")
@@ -84,7 +90,13 @@ _POLICY = re.compile(
     re.I)
 # A yes/no question about what happened or what is so; with no computation or condition in it,
 # prose answers it ("Did the board approve the merger?", "Is the warranty transferable?").
-_YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I)
+# A leading phrase does not change that: "As of Q2 2023, is the company spinning off a segment?"
+_YES_NO = re.compile(r"^\s*(?:[^,?]{1,60},\s*)?(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b",
+                     re.I)
+# ... but a yes/no that compares figures is answered from them: "Were more episodes aired in 1967 or 1968?",
+# "Did Ines claim more than Owen?", "Did the Leeds or the York shop have the bigger takings?"
+_COMPARATIVE = re.compile(r"\b(?:more|less|fewer|greater|bigger|smaller|higher|lower|larger|longer|shorter|older|"
+                          r"younger|heavier|lighter|cheaper|dearer|faster|slower)\b", re.I)
 
 # Computations over rows. "Most recent" and "latest" pick a document, not a row.
 # "The number of orders" counts; "the phone number of support" names an identifier, so "number of"
@@ -147,6 +159,11 @@ def _found(pattern: re.Pattern, question: str) -> str:
 _CONDITIONAL_INSTRUCTION = re.compile(r"(?<=[?.!])\s+If\b[^?.!]*(?:[.!]|$)", re.I)
 
 
+# A second question joined on ("..., and what was the focus of this spending?"): a figure asked for with what
+# explains it is a question for the prose around the figure.
+_SECOND_QUESTION = re.compile(r"[,;]\s*and\s+((?:what|which|how|why|who|where|when)\b.*)$", re.I)
+
+
 def by_rules(question: str, default: str = RECORDS) -> Kind:
     """The kind the rules are sure of, or `default` marked unsure. A summary request wins unless a
     computation is asked for beside it; a reason asked for outright wins unless a count or rows are;
@@ -157,6 +174,10 @@ def by_rules(question: str, default: str = RECORDS) -> Kind:
     prose = reason or _found(_EXPLANATION, question) or _found(_POLICY, question)
     computed = _found(_AGGREGATE, question) or _found(_CONDITION, question)
     records = computed or _found(_FIGURE, question) or _found(_LISTING, question)
+    second = _SECOND_QUESTION.search(question)
+    explained = second and not summary and (_found(_REASON, second.group(1)) or _found(_EXPLANATION, second.group(1)))
+    if explained:
+        return Kind(TEXT, True, "rules", f"a figure with what explains it: “{explained}”")
     if summary and not computed:
         return Kind(SUMMARY, True, "rules", f"a summary: “{summary}”")
     if reason and not summary and not _COUNT_OR_ROWS.search(question):
@@ -165,8 +186,15 @@ def by_rules(question: str, default: str = RECORDS) -> Kind:
         return Kind(TEXT, True, "rules", f"an explanation or rule: “{prose}”")
     if records and not prose and not summary:
         return Kind(RECORDS, True, "rules", f"figures or rows: “{records}”")
-    if not (summary or prose or records) and _YES_NO.search(question):
+    yes_no = _YES_NO.search(question)
+    if yes_no and not summary and (compared := _found(_COMPARATIVE, question)) and not reason:
+        return Kind(RECORDS, True, "rules", f"a yes/no that compares figures: “{compared}”")
+    if yes_no and not (summary or prose or records):
         return Kind(TEXT, True, "rules", "a yes/no question with no figure or condition")
+    # an expectation, an assessment or an event asked about with a figure's words ("Is growth in EPS expected to
+    # accelerate?", "Has there been any significant change in expenses?"): prose says whether, not a query
+    if yes_no and prose and not (summary or _COUNT_OR_ROWS.search(question) or _found(_CONDITION, question)):
+        return Kind(TEXT, True, "rules", f"a yes/no about an expectation or assessment: “{prose}”")
     seen = "; ".join(f"“{w}”" for w in (summary, prose, records) if w)
     why = f"words of more than one kind ({seen})" if seen else "no words that say what it asks for"
     return Kind(default, False, "default", f"rules unsure: {why}", records_words=bool(records))

@@ -206,3 +206,22 @@ def test_a_definition_is_asked_of_the_text(question):
 @pytest.mark.parametrize("question", ["What is Globex's balance?", "What is the total revenue?", "What is the due date?"])
 def test_a_figure_or_a_records_field_is_no_definition(question):
     assert classify(question, table_selected=True).kind == "records"
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("Who is the only coach driver from Leeds?", RECORDS),  # a driver who drives is no cause (the default)
+    ("What are the key drivers of ticket sales?", TEXT),
+    ("Did Ines or Owen claim more for travel?", RECORDS),  # a yes/no that compares figures
+    ("Were more claims made in February or March?", RECORDS),
+    ("As of May, is the orchestra moving its rehearsals?", TEXT),  # a yes/no behind a leading phrase
+    ("Is growth in ticket sales expected to slow next season?", TEXT),  # an expectation, with a figure's words
+    ("How has the board responded to the complaints about the hall?", TEXT),  # how someone acted, not how much
+    ("Which factors were considered when setting the subscription?", TEXT),
+    ("What were the main influences on ticket income this season?", TEXT),
+    ("How much did we spend on music hire in March, and what was the focus of that spending?", TEXT),
+    ("Did the orchestra announce any mergers with other choirs?", TEXT),  # an event
+    ("What industry does our main sponsor operate in?", TEXT),
+])
+def test_questions_that_share_a_kind_s_words_without_asking_for_it(question, expected):
+    kind = by_rules(question)
+    assert kind.kind == expected, kind.reason
