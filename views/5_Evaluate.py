@@ -5,7 +5,7 @@ import streamlit as st
 
 from core.evaluate import (EvalRun, QuestionFileError, ResultsFileError, compare_runs, list_runs, load_results,
                            parse_questions, read_results_csv, results_csv)
-from core.evaluate.background import BackgroundEvaluation
+from core.evaluate.background import BackgroundEvaluation, say_seconds
 from core.evaluate.report import percent
 from samples import QUESTIONS_FILENAME, missing_samples, question_lines, sample_questions
 from ui.components import escape_markdown, page_header
@@ -27,15 +27,23 @@ def run_progress(job: BackgroundEvaluation) -> None:
         if job.run is not None:
             st.session_state.evaluation_run = job.run.run_id
         st.rerun(scope="app")
-    latest = job.run.results[-1].question[:80] if job.run and job.run.results else ""
+    left = job.seconds_left()
     st.progress(job.answered / max(job.total, 1),
-                text=f"{job.answered} of {job.total} answered" + (f" · last: {latest}" if latest else ""))
+                text=f"{job.answered} of {job.total} answered" + (f" · {say_seconds(left)} left" if left else ""))
     if not job.stopping and st.button("Stop", icon=":material/stop_circle:",
                                       help="End the run after the answer in progress; what was answered is kept."):
         job.stop()
     if job.stopping:
         st.caption("Stopping after the answer in progress…")
-    st.caption("The run goes on if you leave this page.")
+    st.caption("The run goes on if you leave this page." + ("" if left else " The time left is shown after the "
+               "first answer, from this run's own answer times."))
+    if job.run and job.run.results:  # each answer as it is scored, the newest first
+        st.dataframe(pd.DataFrame([{"Question": r.question, "Answer": r.answer, "Right": r.correct,
+                                    "Confidence": r.confidence, "Seconds": r.seconds}
+                                   for r in reversed(job.run.results)]),
+                     hide_index=True, width="stretch", key="answered-so-far",
+                     column_config={"Answer": st.column_config.TextColumn(width="large"),
+                                    "Seconds": st.column_config.NumberColumn(format="%.1f")})
 
 with st.expander("Question file format"):
     st.markdown(

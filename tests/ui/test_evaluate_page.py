@@ -123,3 +123,43 @@ def test_a_running_evaluation_can_be_stopped_and_keeps_its_answers(app, monkeypa
     release.set()
     wait_for_run(app)
     assert any("This run stopped after 1 of 2 questions" in w.value for w in app.warning)
+
+
+def answered_so_far(at: AppTest):
+    """The table of answers scored so far, shown while a run goes on (None before the first)."""
+    return next((d.value for d in at.dataframe if "Right" in d.value.columns and "Seconds" in d.value.columns), None)
+
+
+def test_each_answer_shows_while_the_run_goes_on_with_the_time_left_from_its_own_answers(app, monkeypatch):
+    import threading
+
+    from core.workspace import Workspace
+
+    release, original = threading.Event(), Workspace.ask
+
+    def second_waits(self, question, **options):
+        if "product" in question:
+            release.wait(10)  # the second answer waits until the test has looked at the page
+        else:
+            time.sleep(3)  # the first takes long enough to make an estimate worth showing
+        return original(self, question, **options)
+
+    monkeypatch.setattr(Workspace, "ask", second_waits)
+    upload_handbook(app)
+    open_page(app, "5_Evaluate.py")
+    app.file_uploader[0].set_value([("questions.csv", QUESTIONS, "text/csv")]).run()
+    next(b for b in app.button if b.label.startswith("Run ")).click().run()
+    for _ in range(200):  # until the first answer is scored
+        if answered_so_far(app) is not None:
+            break
+        time.sleep(0.1)
+        app.run()
+    try:
+        so_far = answered_so_far(app)
+        assert so_far["Question"].tolist() == ["How long is the output warranty?"]
+        assert so_far["Right"].tolist() == [True]
+        progress = app.get("progress")[0].proto.text
+        assert progress.startswith("1 of 2 answered · ") and progress.endswith(" left")
+    finally:
+        release.set()
+    wait_for_run(app)
