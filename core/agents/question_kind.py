@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.annotations.conditions import asks_yes_or_no
 from core.config import Settings
 
 RECORDS, TEXT, SUMMARY = "records", "text", "summary"
@@ -88,12 +89,9 @@ _POLICY = re.compile(
     r"how\s+(?:do|can|should|must)\s+(?:i|we|you)\b|do\s+(?:i|we)\s+need\s+to|"
     r"what\s+(?:should|must|do|can)\s+(?:i|we|you)\s+do)\b",
     re.I)
-# A yes/no question about what happened or what is so; with no computation or condition in it,
-# prose answers it ("Did the board approve the merger?", "Is the warranty transferable?").
-# A leading phrase does not change that: "As of Q2 2023, is the company spinning off a segment?"
-_YES_NO = re.compile(r"^\s*(?:[^,?]{1,60},\s*)?(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b",
-                     re.I)
-# ... but a yes/no that compares figures is answered from them: "Were more episodes aired in 1967 or 1968?",
+# A yes/no question (`asks_yes_or_no`) about what happened or what is so, with no computation or condition in
+# it, is for prose ("Did the board approve the merger?", "Is the warranty transferable?"); one that compares
+# figures is answered from them: "Were more episodes aired in 1967 or 1968?",
 # "Did Ines claim more than Owen?", "Did the Leeds or the York shop have the bigger takings?"
 _COMPARATIVE = re.compile(r"\b(?:more|less|fewer|greater|bigger|smaller|higher|lower|larger|longer|shorter|older|"
                           r"younger|heavier|lighter|cheaper|dearer|faster|slower)\b", re.I)
@@ -186,7 +184,7 @@ def by_rules(question: str, default: str = RECORDS) -> Kind:
         return Kind(TEXT, True, "rules", f"an explanation or rule: “{prose}”")
     if records and not prose and not summary:
         return Kind(RECORDS, True, "rules", f"figures or rows: “{records}”")
-    yes_no = _YES_NO.search(question)
+    yes_no = asks_yes_or_no(question)
     if yes_no and not summary and (compared := _found(_COMPARATIVE, question)) and not reason:
         return Kind(RECORDS, True, "rules", f"a yes/no that compares figures: “{compared}”")
     if yes_no and not (summary or prose or records):

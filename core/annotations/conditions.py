@@ -395,7 +395,17 @@ def _subsequence(short: str, word: str) -> bool:
     return all(c in letters for c in short)
 
 
-_EXCLUDING = {"not", "excluding", "except", "without", "counting"}  # "not counting e-bikes", "except Olga"
+# A yes/no question ("Did the board approve the merger?"); a leading phrase does not change that ("As of Q2
+# 2023, is the company spinning off a segment?").
+_YES_NO = re.compile(r"^\s*(?:[^,?]{1,60},\s*)?(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b",
+                     re.I)
+
+
+def asks_yes_or_no(question: str) -> bool:
+    return bool(_YES_NO.search(question))
+
+
+_EXCLUDING = {"not", "excluding", "except", "without", "counting", "besides"}  # "not counting e-bikes", "except Olga"
 _INCLUDING = {"including", "included", "incl", "plus"}  # "(e-bikes included)": no filter, the rest stay in
 
 

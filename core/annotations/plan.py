@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions,
-                                         bound_in, bounds, cell_values, figures, named_in, periods, same_value, singulars,
+                                         asks_yes_or_no, bound_in, bounds, cell_values, figures, named_in, periods, same_value, singulars,
                                          month_number, tokens, without_bounds)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
 from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is_twin
@@ -186,7 +186,7 @@ def columns_of(table: TableInfo, executor: ReadOnlyExecutor) -> list[Column]:
     for i, name in enumerate(names):
         if is_twin(table, name) or (i and table.printed.get(name, "").startswith(table.printed.get(names[i - 1], "") + " in ")):
             continue  # "GVWR (lb) in kg" restates the column before it in a base unit: code converts
-        label = table.printed.get(name, name)
+        label = " ".join(table.printed.get(name, name).split())  # a header printed over two lines is one label
         twin = names[i + 1] if i + 1 < len(names) and table.printed.get(names[i + 1], "").endswith(ISO_DATE_NOTE) else None
         kind = "date" if twin else ("number" if table.types.get(name) == "REAL" else "text")
         column = Column(name, label, kind, printed_unit(table, name), twin)
@@ -1263,6 +1263,12 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         if wanted == "is" and plan.column is column and plan.answer == "list" \
                 and not any(c is column for c, _, _ in plan.filters):
             continue  # "which of Olga, Seán ..." lists the column itself
+        contrary = next((i for i, (c, op, v) in enumerate(plan.filters) if wanted == "is not" and c is column
+                         and op == "is" and any(same_value(v, cell) for cell in named.cells)), None)
+        if contrary is not None:  # "besides sourdough": the model kept the rows the question leaves out
+            plan.filters[contrary] = (column, "is not", plan.filters[contrary][2])
+            applied.append(Applied(named.text, column.label, "moved by code", "left out, as the question says"))
+            continue
         index = next((i for i, (c, op, _) in enumerate(plan.filters) if c is column
                       and (op == wanted or (wanted == "is" and op == "contains"))), None)
         if index is not None and _covers(plan, index, named):
@@ -2076,7 +2082,9 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         value = rows[0][0]
         if plan.answer == "count":
             noun = counted_phrase(question) or "rows"
-            return f"{format_value(value)} {noun}{' match ' + conditions if conditions else ' in all'} ({where})."
+            answer = f"{format_value(value)} {noun}{_having(conditions) if conditions else ' in all'} ({where})."
+            # "Does rank 5 have at least 290 points?" is answered yes or no first, then by the rows that decide it
+            return f"{'Yes' if value else 'No'}: {answer}" if asks_yes_or_no(question) else answer
         counted = rows[0][1] if len(rows[0]) > 1 and isinstance(rows[0][1], int) else None
         across = f", across {counted:,} row{'' if counted == 1 else 's'}" if counted is not None else ""
         wanted = asked_unit(question, unit) if isinstance(value, (int, float)) else None
@@ -2122,7 +2130,10 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     count = f"{len(rows)}{'+' if planned.truncated else ''}"
     more = f" Showing {len(shown)}; all {count} are in the table below and in the CSV export." if len(rows) > len(shown) else ""
     noun = labels[0] if len(planned.columns) == 1 or plan.named_by is not None else "rows"
-    return f"{count} {noun}{_scope(conditions)} ({where}): {items}.{more}"
+    asked = listed_phrase(question) if noun == labels[0] else None
+    if asked and singulars(asked.split()[-1].lower()) & {f for w in tokens(noun) for f in singulars(w)}:
+        noun = asked  # "5 Riverside jobs", as the question says it, not "5 Job No"
+    return f"{count} {noun}{_having(conditions)} ({where}): {items}.{more}"
 
 
 _BRACKETED_END = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*$")
@@ -2291,6 +2302,31 @@ for from by of to into since during before after than this these those we our us
 came went got took sold made ran saw left paid spent bought gave kept""".split())
 
 
+def _plural(word: str) -> bool:
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
+def _having(conditions: str) -> str:
+    """ " with Branch Riverside, in Q2" after a counted noun; a period alone reads " in Q2"."""
+    return f" {conditions}" if _PERIOD_WORD.match(conditions) else f" with {conditions}"
+
+
+def listed_phrase(question: str) -> str | None:
+    """What a "which ..." or "list the ..." asks for, as the question says it, up to its plural noun: "Which
+    Riverside jobs were never collected?" -> "Riverside jobs", "Which of our pumps ..." -> "pumps"; None when
+    no plural ends the phrase ("Which tractor ...")."""
+    match = re.match(r"\W*(?:which|list|name|show|find)\s+(?:(?:all|any|every|each)\s+)?(?:of\s+)?"
+                     r"(?:the\s+|our\s+|your\s+|their\s+)?([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})", question, re.I)
+    words = []
+    for word in match.group(1).split() if match else []:
+        if word.lower() in _PHRASE_END:
+            break
+        words.append(word)
+        if _plural(word.lower()):
+            return " ".join(words)
+    return None
+
+
 def counted_phrase(question: str) -> str | None:
     """What a count counts, said as the question says it: "How many emergency appointments did we have" ->
     "emergency appointments" (up to three words, to the verb or preposition that ends the phrase)."""
@@ -2299,10 +2335,12 @@ def counted_phrase(question: str) -> str | None:
         return None
     rest = question.lower()[question.lower().find(noun) + len(noun):]
     words = [noun]
-    for word in re.findall(r"[a-z][a-z-]*|\S", rest)[:2]:
+    for word in re.findall(r"[a-z][a-z-]*|\S", rest)[:2] if not _plural(noun) else []:
         if word in _PHRASE_END or not word[0].isalpha() or word.endswith("ed"):
             break
         words.append(word)
+        if _plural(word):  # the phrase's noun: "bikes", not "bikes sat"; "clinicians", not "clinicians work"
+            break
     return " ".join(words)
 
 

@@ -20,7 +20,7 @@ from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
 from core.annotations.sql import (cut_to_nothing, found_nothing, named_nowhere, periods_unkept, provenance_only,
                                   reads_table, write_query)
-from core.annotations.tables import ISO_DATE_NOTE, PROVENANCE
+from core.annotations.tables import ISO_DATE_NOTE, PROVENANCE, spoken_label
 
 
 @dataclass
@@ -522,7 +522,7 @@ _OP_WORDS = {"count": "number", "sum": "total", "total": "total", "avg": "averag
 
 def column_label(column: str, tables: list) -> str:
     """ "COUNT(*)" -> "number of rows", 'SUM("amount")' -> "total Amount", "driver" -> "Driver"."""
-    printed = {c: label for t in tables for c, label in t.printed.items()}
+    printed = {c: spoken_label(label) for t in tables for c, label in t.printed.items()}
     column = _double_quoted(column)
     while wrapped := _ROUNDED.fullmatch(column.strip()):  # ROUND(SUM(x), 2) is said as SUM(x)
         column = wrapped.group(1)
@@ -577,7 +577,7 @@ def where_text(sql: str, tables: list) -> str:
     match = _WHERE.search(_double_quoted(sql or ""))
     if not match or "select" in match.group(1).lower():
         return ""
-    printed = {c: label for t in tables for c, label in t.printed.items()}
+    printed = {c: spoken_label(label) for t in tables for c, label in t.printed.items()}
     # "x IS NOT NULL" only keeps the rows that have a value: it says nothing about which rows were asked for
     condition = " AND ".join(part for part in re.split(r"\s+AND\s+", _QUALIFIER.sub("", match.group(1)), flags=re.I)
                              if not re.fullmatch(r'\s*"?\w+"?\s+IS\s+NOT\s+NULL\s*', part, re.I))

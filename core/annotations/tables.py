@@ -100,6 +100,17 @@ TWIN_NOTES = (ISO_DATE_NOTE, "(as printed)", DATETIME_NOTE)  # how a twin column
 NUMBER_TWIN = "the number "  # how a leading-number twin's label starts
 
 
+def spoken_label(label: str) -> str:
+    """A column's label as an answer says it: the form a twin restates its column in is the reader's business,
+    not the user's ("Air Date as an ISO date (YYYY-MM-DD)" is said "Air Date"), and a header printed over two
+    lines is one line."""
+    for note in TWIN_NOTES:
+        label = label.removesuffix(f" {note}")
+    if label.startswith(NUMBER_TWIN) and label.endswith(" starts with"):
+        label = label[len(NUMBER_TWIN):-len(" starts with")]
+    return " ".join(label.split())
+
+
 def is_twin(table: TableInfo, column: str) -> bool:
     """Whether a column restates the one beside it in another form (its ISO date, the number it starts
     with, or the printed text of a number column): its label says the form, its values add nothing new."""

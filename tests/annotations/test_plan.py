@@ -247,6 +247,13 @@ def test_a_value_the_question_leaves_out_is_excluded(ws):
     assert f"{len(rows(ws, lambda r: r['Product'].lower() != 'sourdough'))} sales" in response.answer
 
 
+def test_a_value_named_after_besides_is_left_out_though_the_model_filtered_on_it(ws):
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Product", "op": "is", "value": "Sourdough"}])]
+    response = ws.ask("Besides sourdough, how many sales were there?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert f"{len(rows(ws, lambda r: r['Product'].lower() != 'sourdough'))} sales" in response.answer, response.answer
+
+
 def test_two_values_the_model_filtered_on_one_column_each_mean_either(ws):
     ws.llm.script = [plan(answer="count", filters=[{"column": "Shop", "op": "is", "value": "Harbour"},
                                                    {"column": "Shop", "op": "is", "value": "Station"}])]
@@ -784,3 +791,30 @@ def test_two_values_asked_for_respectively_get_their_own_figures_not_their_total
     assert f"Harbour: {harbour:,}" in response.answer and f"Station: {station:,}" in response.answer, response.answer
     assert f"{harbour + station:,}" not in response.answer
     assert response.answer.index("Station:") < response.answer.index("Harbour:")  # in the order asked
+
+
+def test_a_list_and_a_count_are_said_with_the_question_s_own_noun_and_their_conditions(ws):
+    scope = [ws.documents()[0].doc_id]
+    ws.llm.script = [plan(answer="list", column="Sale Ref", filters=[{"column": "Shop", "op": "is", "value": "Station"},
+                                                                     {"column": "Loaves", "op": ">", "value": "6"}])]
+    response = ws.ask("Which Station sales sold more than 6 loaves?", mode="pipeline", doc_ids=scope)
+    expected = rows(ws, lambda r: r["Shop"] == "Station" and int(r["Loaves"]) > 6)
+    assert response.answer.startswith(f"{len(expected)} Station sales with Shop Station, Loaves over 6 "), response.answer
+
+    ws.llm.script.append(plan(answer="count", filters=[{"column": "Baker", "op": "is", "value": "Marek"}]))
+    response = ws.ask("How many sales involve Marek?", mode="pipeline", doc_ids=scope)
+    count = len(rows(ws, lambda r: r["Baker"] == "Marek"))
+    assert response.answer.startswith(f"{count} sales with Baker Marek ("), response.answer  # not "sales involve"
+
+
+def test_a_yes_or_no_about_rows_is_answered_yes_or_no_first(ws):
+    scope = [ws.documents()[0].doc_id]
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Baker", "op": "is", "value": "Marek"},
+                                                   {"column": "Loaves", "op": ">", "value": "7"}])]
+    assert ws.ask("Did Marek ever sell more than 7 loaves in one sale?", mode="pipeline",
+                  doc_ids=scope).answer.startswith("No: 0 ")
+    ws.llm.script.append(plan(answer="count", filters=[{"column": "Baker", "op": "is", "value": "Marek"},
+                                                       {"column": "Loaves", "op": ">", "value": "6"}]))
+    count = len(rows(ws, lambda r: r["Baker"] == "Marek" and int(r["Loaves"]) > 6))
+    assert ws.ask("Did Marek ever sell more than 6 loaves in one sale?", mode="pipeline",
+                  doc_ids=scope).answer.startswith(f"Yes: {count} ")

@@ -39,6 +39,16 @@ def test_the_row_order_is_said_as_rows_never_by_its_stored_name():
     assert column_label("SUM(`total`)", [FLEET]) == "Total"
 
 
+def test_a_date_s_sortable_twin_and_a_header_on_two_lines_are_said_as_the_user_reads_them():
+    log = TableInfo("log", "d3", "Log.csv", "", "rows", ["aired", "aired_date", "height", "place_number"],
+                    {"aired": "Air Date", "aired_date": "Air Date as an ISO date (YYYY-MM-DD)",
+                     "height": "Height\nmetres / ft", "place_number": "the number Place starts with"},
+                    {"aired": "TEXT", "aired_date": "TEXT", "height": "TEXT", "place_number": "REAL"}, {}, 5)
+    assert where_text("SELECT height FROM log WHERE aired_date < '1967-09-23' AND place_number <= 3",
+                      [log]) == "Air Date under 1967-09-23 and Place at most 3"
+    assert column_label("MAX(height)", [log]) == "highest of Height metres / ft"
+
+
 def test_an_expression_with_a_case_a_function_or_a_condition_is_never_said_as_query_text():
     label = column_label("SUM(CASE WHEN fuel_type = 'DEF' THEN total ELSE 0 END) * 100 / SUM(total)", [FLEET])
     assert label == "result"
