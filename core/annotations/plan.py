@@ -1380,10 +1380,12 @@ def counted_measure(question: str, columns: list[Column]) -> Column | None:
     if not noun:
         return None
     numbers = [c for c in columns if c.kind == "number"]
-    said = [c for c in numbers if _said_whole(c.label, question) > 1]  # "the number of shares": "Number of Shares"
+    forms = singulars(noun)
+    # "the number of shares": "Number of Shares", said whole with the counted word in it; "how many athletes got
+    # more than 500 Preliminary Points" counts athletes, the points being their bound
+    said = [c for c in numbers if _said_whole(c.label, question) > 1 and forms & _label_forms(c)]
     if len(said) == 1:
         return said[0]
-    forms = singulars(noun)
     by_label = [c for c in numbers if (head := _head_word(c.label)) and forms & singulars(head)]
     unit = normal_unit(noun) if len(noun) > 2 else None
     by_unit = [c for c in numbers if unit and c.unit and normal_unit(c.unit) == unit]

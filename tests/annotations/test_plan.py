@@ -818,3 +818,11 @@ def test_a_yes_or_no_about_rows_is_answered_yes_or_no_first(ws):
     count = len(rows(ws, lambda r: r["Baker"] == "Marek" and int(r["Loaves"]) > 6))
     assert ws.ask("Did Marek ever sell more than 6 loaves in one sale?", mode="pipeline",
                   doc_ids=scope).answer.startswith(f"Yes: {count} ")
+
+
+def test_how_many_people_passed_a_bound_on_a_measure_counts_the_people(kb_of):
+    ws = kb_of("trials.csv", "Athlete,Club,Preliminary Points\nAsha,Leeds,510.5\nBen,York,490\nCara,Leeds,620.25\n")
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Preliminary Points", "op": ">", "value": "500"}])]
+    response = ws.ask("How many athletes got more than 500 preliminary points?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("2 athletes with Preliminary Points over 500"), response.answer
