@@ -405,6 +405,12 @@ def asks_yes_or_no(question: str) -> bool:
     return bool(_YES_NO.search(question))
 
 
+def answered_yes_or_no(question: str) -> bool:
+    """A yes/no question that offers no choice: "Does rank 5 have at least 290 points?" is answered yes or no,
+    "Is A or B larger?" by naming one."""
+    return asks_yes_or_no(question) and not re.search(r"\bor\b", question, re.I)
+
+
 _EXCLUDING = {"not", "excluding", "except", "without", "counting", "besides"}  # "not counting e-bikes", "except Olga"
 _INCLUDING = {"including", "included", "incl", "plus"}  # "(e-bikes included)": no filter, the rest stay in
 

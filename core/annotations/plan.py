@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions,
-                                         asks_yes_or_no, bound_in, bounds, cell_values, figures, named_in, periods, same_value, singulars,
+                                         answered_yes_or_no, bound_in, bounds, cell_values, figures, named_in, periods, same_value, singulars,
                                          month_number, tokens, without_bounds)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
 from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is_twin
@@ -2086,7 +2086,7 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
             noun = counted_phrase(question) or "rows"
             answer = f"{format_value(value)} {noun}{_having(conditions) if conditions else ' in all'} ({where})."
             # "Does rank 5 have at least 290 points?" is answered yes or no first, then by the rows that decide it
-            return f"{'Yes' if value else 'No'}: {answer}" if asks_yes_or_no(question) else answer
+            return f"{'Yes' if value else 'No'}: {answer}" if answered_yes_or_no(question) else answer
         counted = rows[0][1] if len(rows[0]) > 1 and isinstance(rows[0][1], int) else None
         across = f", across {counted:,} row{'' if counted == 1 else 's'}" if counted is not None else ""
         wanted = asked_unit(question, unit) if isinstance(value, (int, float)) else None

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from core.annotations.across import stated_years
 from core.annotations.beyond_plan import beyond_plan
-from core.annotations.conditions import periods
+from core.annotations.conditions import answered_yes_or_no, periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, evidence as plan_evidence, fill_plan,
                                   figures_across_named, format_value as _value, phrase as phrase_plan,
@@ -597,16 +597,15 @@ def where_text(sql: str, tables: list) -> str:
                            (r"\bnot like\b", "not containing"), (r"\blike\b", "containing"),
                            (r"\bis not null\b", "given"), (r"\bis null\b", "blank")):
         text = re.sub(operator, said, text)
-    return " ".join(text.replace("'", "").replace("%", "").split())[:160]
+    text = " ".join(text.replace("'", "").replace("%", "").split())[:160]
+    # a filter inside a sub-query or a CASE ("... THEN more ELSE less END FROM ...") is the query's, not the reader's
+    return "" if _QUERY_SYNTAX.search(text) else text
 
 
-_YES_NO = re.compile(r"(did|does|do|is|was|were|are|has|have|had|can|could|will)\b", re.I)
+# as SQL writes them, and a stored name no printed header replaced ("not total_2009")
+_QUERY_SYNTAX = re.compile(r"\b(?:SELECT|FROM|CASE|WHEN|THEN|ELSE|END)\b|\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
 
 
-def _yes_no(question: str | None) -> bool:
-    """A question a count answers yes or no: it opens with an auxiliary verb and offers no choice
-    ("is A or B larger" is answered by naming one)."""
-    return bool(question and _YES_NO.match(question.strip()) and not re.search(r"\bor\b", question, re.I))
 
 
 _SUBTRACTION = re.compile(r"\)\s*-\s*\(|[\w\"\]]\s+-\s+[\w\"(]")
@@ -657,7 +656,7 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
             text = f"{value} {counted.group(1)}{' with ' + condition if condition else ''} (from {where})."
         elif named:  # a printed field found by its label: "The Due Date is 04/04/2023", not "The due_date for Label = …"
             text = f"The {named.group(1).strip('…')} is {value} (from {where})."
-        elif labels[0] == "number of rows" and _yes_no(result.parsed_question):  # "Did X run 10.55 or faster?"
+        elif labels[0] == "number of rows" and answered_yes_or_no(result.parsed_question or ""):  # "Did X run 10.55 or faster?"
             found = query.rows[0][visible[0]] or 0
             text = (f"{'Yes' if found else 'No'}: {value} row{'' if found == 1 else 's'}"
                     f"{' with ' + condition if condition else ''} (from {where}).")

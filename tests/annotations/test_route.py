@@ -104,3 +104,10 @@ def test_a_figure_the_query_names_a_percentage_is_said_with_its_percent_sign():
     result = StructuredResult(StructuredQuery(FactQuery(doc_ids=["d1"])), [], table_query=query,
                               parsed_question="What is the percentage change in the fleet's total?")
     assert phrase_table_answer(result, 10, 3).text.startswith("The percentage change is -21.52% (from Fleet.xlsx)")
+
+
+def test_a_filter_inside_a_case_or_a_sub_query_is_never_said():
+    sql = ("SELECT CASE WHEN total > (SELECT total FROM fleet WHERE registration = 'CD34') THEN 'more' ELSE 'less' "
+           "END FROM fleet WHERE registration = 'AB12'")
+    assert where_text(sql, [FLEET]) == ""
+    assert where_text("SELECT total FROM fleet WHERE registration <> total_2009", [FLEET]) == ""  # no header for it
