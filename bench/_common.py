@@ -103,6 +103,19 @@ def describe_code() -> str:
     return f"code under test: commit {v['commit'] or '?'}{dirty}"
 
 
+ANSWERS = ROOT / "bench" / "answers"
+
+
+def keep_answers(name: str, answers: list[dict]) -> Path:
+    """The answers a user would have read, as scored ({id, question, answer, confidence, correct} each), kept in
+    the repository as bench/answers/NAME.jsonl: tests/bench/test_leaks.py checks that none shows SQL, an
+    internal name, error text or a path."""
+    kept = ANSWERS / f"{name}.jsonl"
+    kept.write_text("".join(json.dumps({k: a.get(k) for k in ("id", "question", "answer", "confidence", "correct")},
+                                       ensure_ascii=False) + "\n" for a in answers), encoding="utf-8")
+    return kept
+
+
 def write_json(name: str, payload: dict) -> Path:
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.json"

@@ -17,6 +17,7 @@ CHECKS: list[tuple[str, re.Pattern]] = [
     ("error text", re.compile(r"\b\w*Error\b|Traceback|Exception\b|no such column|syntax error", re.I)),
     ("a Python value", re.compile(r"\b(?:None|True|False|nan|NaN)\b")),
     ("an operator as prose", re.compile(r"\s(?:=|==|!=|<>)\s|\blike\s+'|\bLIKE\b")),
+    ("a sortable copy's label", re.compile(r"\bas an ISO date\b|\(as printed\)|\bthe number .{1,60}? starts with\b")),
     ("facts jargon", re.compile(r"\bmatching facts\b|\bstructured facts\b", re.I)),
     ("a path", re.compile(r"(?:^|\s)(?:/[\w.-]+){2,}|[A-Z]:\\\\")),
 ]

@@ -35,11 +35,10 @@ import unicodedata
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from bench._common import RESULTS, p50_p95
+from bench._common import RESULTS, keep_answers, p50_p95
 
 SHARED = next((p / "shared" for p in Path(__file__).resolve().parents if (p / "shared" / "eval-public").is_dir()), Path("shared"))
 QUESTIONS = SHARED / "eval-public" / "records" / "questions.jsonl"
-ANSWERS = Path(__file__).resolve().parent / "answers"
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?")
 _SOURCE = re.compile(r"\[(?:Source\s*)?\d+\]")
 _REFUSAL = re.compile(
@@ -239,9 +238,7 @@ def main(argv=None) -> int:
     else:
         results = run(args)
     if args.keep_answers:
-        kept = ANSWERS / f"records_{args.part}.jsonl"
-        kept.write_text("".join(json.dumps({k: r[k] for k in ("id", "question", "answer", "confidence", "correct")},
-                                           ensure_ascii=False) + "\n" for r in results), encoding="utf-8")
+        keep_answers(f"records_{args.part}", results)
     print(json.dumps(report(results), indent=2))
     return 0
 

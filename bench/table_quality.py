@@ -27,7 +27,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from bench import splits
-from bench._common import RESULTS, p50_p95
+from bench._common import RESULTS, keep_answers, p50_p95
 
 # ../shared beside the checkout (/work/main -> /work/shared); a worktree one level deeper looks one higher
 SHARED = next((p / "shared" for p in Path(__file__).resolve().parents if (p / "shared" / "eval-public").is_dir()), Path("shared"))
@@ -276,6 +276,8 @@ def main(argv=None) -> int:
                         help="system text(s) for the model's query, comma-separated, run one after another in one "
                              "model process: current (core.annotations.sql.SYSTEM), " + ", ".join([*SYSTEMS, *EXAMPLES]))
     parser.add_argument("--name", default="", help="the results file's stem (default: table_quality_<part>_s<seed>_n<n>)")
+    parser.add_argument("--keep-answers", action="store_true",
+                        help="also write the answers to bench/answers/wtq_<part>.jsonl (the leak test reads them)")
     args = parser.parse_args(argv)
     if args.from_jsonl:  # re-scored with the current matcher
         results = [json.loads(line) for line in args.from_jsonl.read_text().splitlines() if line.strip()]
@@ -283,6 +285,10 @@ def main(argv=None) -> int:
             r["match"] = matches(r["reference"], r["answer"])
     else:
         results = run(args)
+    if args.keep_answers:
+        keep_answers(f"wtq_{args.part}", [{"id": r["id"], "question": r["question"], "answer": r["answer"],
+                                           "confidence": r.get("confidence"), "correct": bool(r.get("match"))}
+                                          for r in results])
     print(json.dumps(report(results), indent=2))
     return 0
 

@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import RESULTS, percentile, table  # noqa: E402
+from bench._common import RESULTS, keep_answers, percentile, table  # noqa: E402
 from bench.tatqa_metric import SCALES, score as official_score  # noqa: E402
 from core.agents.question_kind import TEXT, by_rules  # noqa: E402
 from core.annotations.conditions import singulars, tokens  # noqa: E402
@@ -454,24 +454,21 @@ def main(argv=None) -> int:
     if args.report:
         rows = report(args.report, Path(args.data))
         if args.keep_answers:
-            keep_answers(rows, args.part)
+            kept_answers(rows, args.part)
         return 0
     out = run(args)
     contexts = json.loads(Path(args.data).read_text())
     pairs = questions_of(split_contexts(contexts, args.seed)[args.part], args.seed, args.limit, args.skip)
     rows = report(out, Path(args.data), {q["uid"] for _, q in pairs})
     if args.keep_answers:
-        keep_answers(rows, args.part)
+        kept_answers(rows, args.part)
     return 0
 
 
-def keep_answers(rows: list[dict], part: str) -> None:
-    """The answers a user would have read, as scored, kept in the repository: tests/bench/test_leaks.py checks
-    that none shows SQL, an internal name, error text or a path."""
-    kept = Path(__file__).resolve().parent / "answers" / f"tatqa_{part}.jsonl"
-    kept.write_text("".join(json.dumps({"id": r["uid"], "question": r["question"], "answer": r["answer"],
-                                        "confidence": r.get("confidence"), "correct": bool(r.get("em"))},
-                                       ensure_ascii=False) + "\n" for r in rows if "answer" in r), encoding="utf-8")
+def kept_answers(rows: list[dict], part: str) -> None:
+    keep_answers(f"tatqa_{part}", [{"id": r["uid"], "question": r["question"], "answer": r["answer"],
+                                    "confidence": r.get("confidence"), "correct": bool(r.get("em"))}
+                                   for r in rows if "answer" in r])
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ ANSWERS = sorted((Path(__file__).resolve().parents[2] / "bench" / "answers").glo
     ("13 inspection with date_raised like 2024", "an internal name"),
     ("The total of T1.Rate times T1.Hrs for T1.Employee Lars", "an internal name"),
     ("1 rows match External valuation % under 50 %, column 1 Leasehold", "a made-up header"),
+    ("The Eps # for Air Date as an ISO date (YYYY-MM-DD) under 1967-09-23 is 1", "a sortable copy's label"),
 ])
 def test_each_kind_of_internal_text_is_caught(answer, kind):
     assert kind in leaks(answer)
