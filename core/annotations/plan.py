@@ -2135,6 +2135,8 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     asked = listed_phrase(question) if noun == labels[0] else None
     if asked and singulars(asked.split()[-1].lower()) & {f for w in tokens(noun) for f in singulars(w)}:
         noun = asked  # "5 Riverside jobs", as the question says it, not "5 Job No"
+    elif noun == labels[0] and len(rows) != 1 and re.search(r"[^\Ws]$", noun):
+        noun = re.sub(r"([^aeiou])y$", r"\1ie", noun) + "s"  # "4 Units", not "4 Unit"
     return f"{count} {noun}{_having(conditions)} ({where}): {items}.{more}"
 
 

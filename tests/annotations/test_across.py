@@ -408,7 +408,7 @@ def test_a_label_said_as_another_columns_value_is_that_value_not_the_row(stateme
         {"column": "District", "op": "is", "value": "Tel Aviv"}, {"column": "Population (2009)", "op": "<", "value": "65000"}]})]
     response = ws.ask("How many cities in the Tel Aviv district have a population under 65,000?", mode="pipeline",
                       doc_ids=scope)
-    assert response.answer.startswith("2 cities match"), response.answer
+    assert response.answer.startswith("2 cities with "), response.answer
 
 
 def test_a_financial_year_over_two_calendar_years_is_one_column(statement):

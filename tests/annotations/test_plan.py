@@ -627,7 +627,7 @@ def test_a_period_over_a_table_with_a_year_column_and_no_dates_bounds_the_years(
     ws = kb_of("lighthouses.csv", lights)
     ws.llm.script = [plan(answer="count")]
     response = ws.ask(question, mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
-    assert response.answer.startswith(f"{sum(built(y) for y in years)} lighthouses match"), response.answer
+    assert response.answer.startswith(f"{sum(built(y) for y in years)} lighthouses with "), response.answer
     assert "could not apply" not in response.answer
 
 
@@ -800,6 +800,10 @@ def test_a_list_and_a_count_are_said_with_the_question_s_own_noun_and_their_cond
     response = ws.ask("Which Station sales sold more than 6 loaves?", mode="pipeline", doc_ids=scope)
     expected = rows(ws, lambda r: r["Shop"] == "Station" and int(r["Loaves"]) > 6)
     assert response.answer.startswith(f"{len(expected)} Station sales with Shop Station, Loaves over 6 "), response.answer
+    ws.llm.script.append(plan(answer="list", column="Sale Ref", filters=[{"column": "Shop", "op": "is", "value": "Station"},
+                                                                         {"column": "Loaves", "op": ">", "value": "6"}]))
+    response = ws.ask("What are the refs of the Station sales of more than 6 loaves?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith(f"{len(expected)} Sale Refs with "), response.answer  # the header, as plural
 
     ws.llm.script.append(plan(answer="count", filters=[{"column": "Baker", "op": "is", "value": "Marek"}]))
     response = ws.ask("How many sales involve Marek?", mode="pipeline", doc_ids=scope)
