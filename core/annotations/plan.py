@@ -2311,7 +2311,9 @@ def _plural(word: str) -> bool:
 
 
 def _having(conditions: str) -> str:
-    """ " with Branch Riverside, in Q2" after a counted noun; a period alone reads " in Q2"."""
+    """ " with Branch Riverside, in Q2" after a counted noun; a period alone reads " in Q2"; nothing, nothing."""
+    if not conditions:
+        return ""
     return f" {conditions}" if _PERIOD_WORD.match(conditions) else f" with {conditions}"
 
 

@@ -810,6 +810,10 @@ def test_a_list_and_a_count_are_said_with_the_question_s_own_noun_and_their_cond
     count = len(rows(ws, lambda r: r["Baker"] == "Marek"))
     assert response.answer.startswith(f"{count} sales with Baker Marek ("), response.answer  # not "sales involve"
 
+    ws.llm.script.append(plan(answer="list", column="Sale Ref"))
+    response = ws.ask("Which sales are on the till export?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("240 sales (bakery_sales.csv): "), response.answer  # no conditions, none said
+
 
 def test_a_yes_or_no_about_rows_is_answered_yes_or_no_first(ws):
     scope = [ws.documents()[0].doc_id]
