@@ -156,7 +156,7 @@ def run(args) -> list[dict]:
     ws = Workspace(load_settings())
     results = [done[i["id"]] for i in items if i["id"] in done]
     print(f"{len(items)} questions ({args.part}), {len(ws.pipeline.tables.tables())} tables -> {out}", file=sys.stderr)
-    with open(out, "a", encoding="utf-8") as handle:
+    with open(out, "a" if args.resume else "w", encoding="utf-8") as handle:  # a new run starts the file again
         for n, item in enumerate(items, start=1):
             if item["id"] in done:
                 continue
