@@ -32,11 +32,15 @@ def test_a_plain_answer_with_its_files_name_is_clean():
     assert leaks("4 pumps are rated above 150 hp (112 kW): P-104, P-105, P-203, P-204.") == []
 
 
+# What the check cannot tell from a leak: text the document itself prints (checked against the file)
+AS_PRINTED = {("wtq_test.jsonl", "nu-714"): "a WikiTableQuestions cell reads '3×2w = 48×4k' (204-csv/326.csv)"}
+
+
 @pytest.mark.parametrize("path", ANSWERS, ids=[p.name for p in ANSWERS])
 def test_no_benchmark_answer_shows_internal_text(path):
     found = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
-        if kinds := leaks(record["answer"]):
+        if (kinds := leaks(record["answer"])) and (path.name, record["id"]) not in AS_PRINTED:
             found[record["id"]] = (kinds, record["answer"][:160])
     assert found == {}
