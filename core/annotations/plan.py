@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions,
-                                         answered_yes_or_no, bound_in, bounds, cell_values, figures, named_in, periods, same_value, singulars,
-                                         month_number, tokens, without_bounds)
+                                         answered_yes_or_no, bound_in, bounds, cell_values, figures, named_in, periods,
+                                         same_value, singulars, month_number, tokens, without_bounds)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
 from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is_twin
 from core.annotations.units import convert, header_unit, normal_unit, stated_scale, unit_kind
@@ -2311,7 +2311,7 @@ def _plural(word: str) -> bool:
 
 
 def _having(conditions: str) -> str:
-    """ " with Branch Riverside, in Q2" after a counted noun; a period alone reads " in Q2"; nothing, nothing."""
+    """ " with Branch Riverside, in Q2" after a counted noun; a period alone reads " in Q2"; no conditions, no words."""
     if not conditions:
         return ""
     return f" {conditions}" if _PERIOD_WORD.match(conditions) else f" with {conditions}"
