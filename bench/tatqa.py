@@ -453,22 +453,16 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.report:
         rows = report(args.report, Path(args.data))
-        if args.keep_answers:
-            kept_answers(rows, args.part)
-        return 0
-    out = run(args)
-    contexts = json.loads(Path(args.data).read_text())
-    pairs = questions_of(split_contexts(contexts, args.seed)[args.part], args.seed, args.limit, args.skip)
-    rows = report(out, Path(args.data), {q["uid"] for _, q in pairs})
+    else:
+        out = run(args)
+        contexts = json.loads(Path(args.data).read_text())
+        pairs = questions_of(split_contexts(contexts, args.seed)[args.part], args.seed, args.limit, args.skip)
+        rows = report(out, Path(args.data), {q["uid"] for _, q in pairs})
     if args.keep_answers:
-        kept_answers(rows, args.part)
+        keep_answers(f"tatqa_{args.part}", [{"id": r["uid"], "question": r["question"], "answer": r["answer"],
+                                             "confidence": r.get("confidence"), "correct": bool(r.get("em"))}
+                                            for r in rows if "answer" in r])
     return 0
-
-
-def kept_answers(rows: list[dict], part: str) -> None:
-    keep_answers(f"tatqa_{part}", [{"id": r["uid"], "question": r["question"], "answer": r["answer"],
-                                    "confidence": r.get("confidence"), "correct": bool(r.get("em"))}
-                                   for r in rows if "answer" in r])
 
 
 if __name__ == "__main__":

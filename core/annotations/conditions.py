@@ -339,6 +339,11 @@ def singulars(word: str) -> set[str]:
     return forms
 
 
+def word_forms(text: str) -> set[str]:
+    """Every word of `text` in every form its plural may stand for ("Job Nos" -> job, jobs, no, nos, ...)."""
+    return {form for word in tokens(text) for form in singulars(word)}
+
+
 def same_value(a: str, b: str) -> bool:
     """Two phrases name one value: the same but for case, accents and punctuation ("Dr Patel" / "Dr.
     Patel"), a plural last word ("rye loaves" / "Rye loaf"), or one letter ("canceled" / "Cancelled")."""
@@ -450,7 +455,7 @@ def cell_values(question: str, columns: dict[str, list[str]], label_words: set[s
     for start, word in free:
         holding = {column: held for column, cells in columns.items() if column not in valued
                    and (held := tuple(c for c in cells if len(c) <= PART_CELL_LENGTH and not _TOTAL_CELL.match(c)
-                                      and singulars(word) & {f for w in tokens(c) for f in singulars(w)}))}
+                                      and singulars(word) & word_forms(c)))}
         column, held = next(iter(holding.items())) if len(holding) == 1 else (None, ())
         if column is not None and len(held) <= PART_SHARE * len(columns[column]):
             found.append(CellValue(word, column, tuple(sorted(held)), _stance_at(asked, start, 1)))

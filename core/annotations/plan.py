@@ -26,7 +26,7 @@ from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions,
                                          answered_yes_or_no, bound_in, bounds, cell_values, figures, named_in, periods,
-                                         same_value, singulars, month_number, tokens, without_bounds)
+                                         same_value, singulars, month_number, tokens, without_bounds, word_forms)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
 from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is_twin
 from core.annotations.units import convert, header_unit, normal_unit, stated_scale, unit_kind
@@ -571,7 +571,7 @@ _SHARE_FILLER = {"the", "of", "in", "for", "a", "an", "and", "our", "its", "thei
 def _contained(label: str, phrase: str) -> int:
     """How many words a label has when the phrase holds every one of them (in any order, plurals as singulars;
     "Total" only where the phrase says total); else 0."""
-    said = {f for w in tokens(phrase) for f in singulars(w)}
+    said = word_forms(phrase)
     words = tokens(re.sub(r"\(\d{1,2}\)", " ", label))  # footnote marks anywhere: "Tax credits:(1)"
     if not words or (len(words) == 1 and words[0] in _LONE_LABELS and words[0] not in said):
         return 0
@@ -636,7 +636,7 @@ def share_of(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Pla
             row_b = totals[0].get(table.printed.get(label, label)) or "Total"
             printed_total = _number(totals[0][col_b.label])
         # every word of B is the column's or the total's: "staff numbers in 2018" names no total of the table
-        held = {f for w in tokens(f"{col_b.label} {row_b or ''} total all") for f in singulars(w)}
+        held = word_forms(f"{col_b.label} {row_b or ''} total all")
         if any(not singulars(w) & held for w in tokens(b) if w not in _SHARE_FILLER):
             return None
     if row_b is None or (row_a, col_a) == (row_b, col_b):
@@ -1483,7 +1483,7 @@ _GROUP_FILLER = {"of", "the", "our", "a", "an", "for", "and", "did", "do", "does
 
 
 def _label_forms(column: Column) -> set[str]:
-    return {f for w in tokens(column.label) for f in singulars(w)}
+    return word_forms(column.label)
 
 
 def asks_average(question: str) -> bool:
@@ -1617,7 +1617,7 @@ def person_column(columns: list[Column], question: str = "") -> Column | None:
     question names ("which borrower"), or the one naming who does the work ("Employee" over "Client")."""
     found = [c for c in columns if c.kind == "text" and _label_forms(c) & PERSON_WORDS]
     named = [c for c in found if not _label_forms(c) & _IDENTIFIER_WORDS]
-    asked = {f for w in tokens(question) for f in singulars(w)}
+    asked = word_forms(question)
     said = [c for c in named if _label_forms(c) & asked]
     working = [c for c in named if _label_forms(c) & WORKER_WORDS]
     for candidates in (found, named, said, working):
@@ -2133,7 +2133,7 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     more = f" Showing {len(shown)}; all {count} are in the table below and in the CSV export." if len(rows) > len(shown) else ""
     noun = labels[0] if len(planned.columns) == 1 or plan.named_by is not None else "rows"
     asked = listed_phrase(question) if noun == labels[0] else None
-    if asked and singulars(asked.split()[-1].lower()) & {f for w in tokens(noun) for f in singulars(w)}:
+    if asked and singulars(asked.split()[-1].lower()) & word_forms(noun):
         noun = asked  # "5 Riverside jobs", as the question says it, not "5 Job No"
     elif noun == labels[0] and len(rows) != 1 and re.search(r"[^\Ws]$", noun):
         noun = re.sub(r"([^aeiou])y$", r"\1ie", noun) + "s"  # "4 Units", not "4 Unit"

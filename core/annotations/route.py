@@ -606,8 +606,6 @@ def where_text(sql: str, tables: list) -> str:
 _QUERY_SYNTAX = re.compile(r"\b(?:SELECT|FROM|CASE|WHEN|THEN|ELSE|END)\b|\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
 
 
-
-
 _SUBTRACTION = re.compile(r"\)\s*-\s*\(|[\w\"\]]\s+-\s+[\w\"(]")
 
 
