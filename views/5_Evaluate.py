@@ -35,8 +35,8 @@ def run_progress(job: BackgroundEvaluation) -> None:
         job.stop()
     if job.stopping:
         st.caption("Stopping after the answer in progress…")
-    st.caption("The run goes on if you leave this page." + ("" if left else " The time left is shown after the "
-               "first answer, from this run's own answer times."))
+    st.caption("The run goes on if you leave this page." + ("" if job.answered else " The time left is shown after "
+               "the first answer, from this run's own answer times."))
     if job.run and job.run.results:  # each answer as it is scored, the newest first
         st.dataframe(pd.DataFrame([{"Question": r.question, "Answer": r.answer, "Right": r.correct,
                                     "Confidence": r.confidence, "Seconds": r.seconds}
