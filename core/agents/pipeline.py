@@ -24,6 +24,7 @@ from core.agents.router import DocumentRouter
 from core.agents.turn import Turn
 from core.agents.validator import Validation
 from core.annotations import choose
+from core.annotations.named_rows import rows_named
 from core.annotations.query import parse_structured, unexplained_words
 from core.annotations.route import (TableRoute, payload, run_planned_query, run_record_lookup, run_structured,
                                     run_table_query, save_result_set)
@@ -104,8 +105,10 @@ class AnswerPipeline:
                 # the model is asked only where the rules are unsure and a table was selected, if enabled
                 selected = bool(plan.tables and plan.tables.selections)
                 llm = self.llm if self.settings.route_kind_model else None
+                # "Who won after Byron Nelson?" names a row of the table and asks for the one beside it
+                rows = selected and rows_named(plan.question, plan.tables.selections[0].table, self.executor) is not None
                 kind = question_kind.classify(plan.question, table_selected=selected, llm=llm,
-                                              max_tokens=self.settings.route_kind_max_tokens)
+                                              max_tokens=self.settings.route_kind_max_tokens, names_rows=rows)
             plan = planner_agent.choose_route(plan, plan.tables, kind)
             plan.decomposition = self._decompose(plan)
             event.summary = plan.describe()

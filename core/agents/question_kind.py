@@ -226,12 +226,16 @@ def by_model(question: str, llm, max_tokens: int, unsure: Kind) -> Kind:
 
 
 def classify(question: str, *, table_selected: bool, llm=None,
-             max_tokens: int = Settings.route_kind_max_tokens) -> Kind:
+             max_tokens: int = Settings.route_kind_max_tokens, names_rows: bool = False) -> Kind:
     """The kind, asking `llm` only when the rules are unsure and a table was selected (without a
     table every kind goes to the text route, so the call would change nothing). Unsure and
-    unasked: records where a table was selected (it names the table), else text."""
+    unasked: records where a table was selected (it names the table), else text. `names_rows`: the
+    question names rows of the selected table as only the table can answer (the row listed after one,
+    the larger of two: core.annotations.named_rows), so it is records without asking."""
     default = RECORDS if table_selected else TEXT
     kind = by_rules(question, default)
+    if not kind.sure and table_selected and names_rows:
+        return Kind(RECORDS, True, "rules", "names rows of the table: the one beside a named row, or the larger of two")
     if kind.sure or not table_selected or llm is None:
         return kind
     return by_model(question, llm, max_tokens, kind)

@@ -1,11 +1,12 @@
 """Questions a query plan cannot say, which go to the free SQL writer instead (issue 22, item 2: "where a
 question needs more than the plan can say, free SQL may follow; decide the split on the dev parts").
 
-A plan filters rows, aggregates one column, groups and orders. It has no row order (the one after X, the
-last on the list), no difference between two rows' figures, no comparison of one row with another named
+A plan filters rows, aggregates one column, groups and orders. It has no row order (the one two after X,
+the last on the list), no difference between two rows' figures, no comparison of one row with another named
 row, no runs of rows, and no arithmetic across columns (a ratio of two totals, hours at their rates). The free writer has those (`source_row`, subqueries) and their checks
 (`sql.second_look`). A stated amount or time ("after 2000", "more than a week before they were
-collected") is a bound or a period the plan applies, not row order.
+collected") is a bound or a period the plan applies, not row order. (The row right after or before a
+named one, and the larger of two named rows, code reads whole first: core.annotations.named_rows.)
 """
 from __future__ import annotations
 

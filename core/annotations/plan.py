@@ -28,7 +28,8 @@ from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound
                                          answered_yes_or_no, bound_in, bounds, cell_values, figures, named_in, periods,
                                          same_value, singulars, month_number, tokens, without_bounds, word_forms)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
-from core.annotations.tables import CURRENCY_SIGNS, ISO_DATE_NOTE, TableInfo, is_twin
+from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, NUMBER_TWIN, NUMERIC_SHARE, TableInfo, is_twin,
+                                    leading_number, spoken_label)
 from core.annotations.units import convert, header_unit, normal_unit, stated_scale, unit_kind
 from core.llm.base import ChatLLM, LLMError
 
@@ -81,6 +82,7 @@ class Column:
     cells: list[str] = field(default_factory=list)  # distinct text cells
     expression: str | None = None  # a computed column's SQL (days between two dates); None for a stored one
     ends: tuple[str, str] | None = None  # a span's start and end dates as SQL (time_between)
+    figure: str | None = None  # SQL for the number each text cell starts with ("147.3 / 483" 147.3), or None
 
     @property
     def sql(self) -> str:
@@ -161,6 +163,7 @@ class PlannedQuery:
     seconds: float = 0.0
     tokens: dict = field(default_factory=dict)
     error: str | None = None
+    said: str = ""  # the answer as the rule that read the rows says it (core.annotations.named_rows)
 
     @property
     def refused(self) -> bool:
@@ -194,6 +197,7 @@ def columns_of(table: TableInfo, executor: ReadOnlyExecutor) -> list[Column]:
             cells = executor.run(f'SELECT DISTINCT "{name}" FROM {table.name} WHERE "{name}" IS NOT NULL '
                                  f'AND TRIM("{name}") <> \'\' LIMIT 400', [table.name]).rows
             column.cells = [str(c[0]) for c in cells]
+            column.figure = figure_of(table, name, column.cells)
         found.append(column)
     found += time_between(table, [c for c in found if c.kind == "date"])
     seen: set[str] = set()
@@ -202,6 +206,19 @@ def columns_of(table: TableInfo, executor: ReadOnlyExecutor) -> list[Column]:
             column.label += " (2)"
         seen.add(column.label)
     return found
+
+
+def figure_of(table: TableInfo, name: str, cells: list[str]) -> str | None:
+    """How a text column whose cells start with a figure ("150*", "147.3 / 483", "12 (3)") is ranked, summed
+    and compared: by its twin of that figure (ingest), else by SQLite's reading of the cell's leading number;
+    None when too few cells start with one."""
+    twin = next((c for c in table.columns if table.printed.get(c) == f"{NUMBER_TWIN}{table.printed.get(name, name)} starts with"), None)
+    if twin is not None:
+        return f'"{twin}"'
+    if cells and sum(leading_number(c) is not None for c in cells) >= NUMERIC_SHARE * len(cells):
+        # (a cell that starts with no figure, "n/a", is NULL, not CAST's 0)
+        return f"""CASE WHEN LTRIM("{name}", ' +-') GLOB '[0-9]*' THEN CAST(REPLACE("{name}", ',', '') AS REAL) END"""
+    return None
 
 
 def time_between(table: TableInfo, dates: list[Column]) -> list[Column]:
@@ -380,6 +397,9 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                 plan.answer = "list"  # "Which units fuelled up in Topeka?" names them; it does not count them
         listed = plan.column if plan.answer == "list" else plan.group_by if isinstance(plan.group_by, Column) else None
         plan.named_by = name_beside(question, listed, columns)
+        if plan.answer in ("minimum", "maximum") and plan.group_by is None and _WHICH.match(question):
+            # "What episode has the least viewers?" is answered with the episode, whatever its column holds
+            plan.named_by = asked_column(question, [c for c in columns if c is not plan.column], kinds=("text", "number"))
     return planned
 
 
@@ -1579,9 +1599,10 @@ def identifier_column(columns: list[Column], row_count: int) -> Column | None:
     return next((c for c in columns if c.kind == "text" and names_rows(c, row_count)), None)
 
 
-def asked_column(question: str, columns: list[Column]) -> Column | None:
+def asked_column(question: str, columns: list[Column], kinds: tuple[str, ...] = ("text",)) -> Column | None:
     """The column a "which X ..." or "list the X ..." names, by its header: "Which units ..." -> Unit,
-    "Which patients ..." -> Patient No, "Which e-bike models ..." -> Model (the last word is the noun)."""
+    "Which patients ..." -> Patient No, "Which e-bike models ..." -> Model (the last word is the noun);
+    of the `kinds` of column given."""
     if re.match(r"\W*(?:who|whose)\b", question, re.I):
         return person_column(columns, question)
     match = re.match(r"\W*(?:which|what(?:\s+(?:are|were|is|was))?|list|name|show)\s+(?:(?:all|every|of)\s+)?(?:the\s+|our\s+|your\s+)?"
@@ -1591,7 +1612,7 @@ def asked_column(question: str, columns: list[Column]) -> Column | None:
     words = tokens(match.group(1))
     for word in reversed(words):
         forms = singulars(word)
-        found = [c for c in columns if c.kind == "text" and forms & _label_forms(c)]
+        found = [c for c in columns if c.kind in kinds and forms & _label_forms(c)]
         if len(found) == 1:
             return found[0]
     return None
@@ -1727,12 +1748,14 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
         figures = ", ".join(c.sql for c in plan.across)
         return f"SELECT {f'{chr(34)}{label}{chr(34)}, ' if label else ''}{figures} FROM {table.name}{clause} ORDER BY source_row"
     measure = plan.column
-    if plan.answer in _SQL_AGGREGATE and (measure is None or measure.kind == "text"):
+    if plan.answer in _SQL_AGGREGATE and (measure is None or (measure.kind == "text" and not measure.figure)):
         measure = None
+    # a text column is aggregated by the figure its cells start with ("150*" 150, "147.3 / 483" 147.3)
+    measured = (measure.figure if measure.kind == "text" else measure.sql) if measure is not None else None
     if plan.answer == "count":
         value = f'COUNT(DISTINCT {plan.column.sql})' if plan.distinct else "COUNT(*)"
     elif plan.answer in _SQL_AGGREGATE and measure is not None:
-        value = f'{_SQL_AGGREGATE[plan.answer]}({measure.sql})'
+        value = f'{_SQL_AGGREGATE[plan.answer]}({measured})'
     else:
         value = None
     group = plan.group_by
@@ -1754,13 +1777,16 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
         # the extreme and the row that holds it ("the most expensive treatment" is named, not only priced)
         named = [c for c in table.columns if table.types.get(c) == "TEXT" and not is_twin(table, c)
                  and c not in table.dates][:3]  # what names the row (a job, its customer), not when it was
-        measured = measure.sql
+        if plan.named_by is not None:  # the column the question asks for ("what episode ...?"), first
+            named = [plan.named_by.name, *(c for c in named if c != plan.named_by.name)][:3]
+        if measure.kind == "text":  # its cell as printed ("147.3 / 483"): the figure alone has no unit to say
+            named = [measure.name, *(c for c in named if c != measure.name)]
         shown = "".join(f', "{c}"' for c in named)
         filled = (" AND " if clause else " WHERE ") + f"{measured} IS NOT NULL"
         return f"SELECT {measured} AS value{shown} FROM {table.name}{clause}{filled} " \
                f"ORDER BY {measured} {'DESC' if plan.answer == 'maximum' else 'ASC'} LIMIT 1"
     if value is not None:  # the figure, and how many rows it covers ("across 31 orders")
-        return f"SELECT {value} AS value, COUNT({measure.sql}) AS {ROWS_COUNTED} " \
+        return f"SELECT {value} AS value, COUNT({measured}) AS {ROWS_COUNTED} " \
                f"FROM {table.name}{clause}"
     # a list: the asked column (and the order column), in order, rows with a blank asked value left out
     shown = [c for c in [plan.column, plan.named_by, plan.order_by] if c is not None]
@@ -1897,7 +1923,7 @@ def year_unmentioned(planned: PlannedQuery, executor: ReadOnlyExecutor) -> str |
 
 
 def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
-    if planned.plan.section or planned.plan.shares:  # read whole by section_items, share_of
+    if planned.plan.section or planned.plan.shares or planned.said:  # read whole by section_items, share_of, named_rows
         return
     if (outside := dated_outside(planned, executor)) is not None:
         period, column, first, last = outside
@@ -2036,6 +2062,8 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     """One sentence with the figure and what it covers, then the rows (the evidence is cited by the caller)."""
     plan, table = planned.plan, planned.table
     where = table.filename
+    if planned.said:
+        return planned.said
     if plan.answer == NOT_IN_TABLE:
         held = ", ".join([table.printed.get(c, c) for c in table.columns if not is_twin(table, c)][:8])
         if (then := next((a for a in planned.applied if a.note.startswith(NO_ROWS_THEN)), None)) is not None:
@@ -2058,7 +2086,7 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     scope = _scope(conditions)
     rows = planned.rows
     measure = plan.column
-    unit = measure.unit if measure is not None and plan.answer not in ("count",) else None
+    unit = measure.unit if measure is not None and plan.answer not in ("count",) and measure.kind != "text" else None
     if isinstance(plan.group_by, (Column, str)) and plan.group_by is not None and rows \
             and len(rows[0]) == 2 + (plan.named_by is not None):
         group = plan.group_by
@@ -2099,8 +2127,12 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
             shown = format_value(value, unit)
         holder = ""
         if plan.answer in ("minimum", "maximum") and len(rows[0]) > 1 and counted is None:
-            holder = ": " + ", ".join(f"{_label_of(c, planned)} {format_value(v)}" for c, v in
-                                      zip(planned.columns[1:], rows[0][1:]) if v not in (None, ""))
+            beside = list(zip(planned.columns[1:], rows[0][1:]))
+            if measure is not None and measure.kind == "text":  # said as printed, "147.3 / 483", not as its figure
+                shown, beside = format_value(rows[0][1]), beside[1:]
+            said = {c.name for c, op, _ in plan.filters if op == "is"}  # "for Country Germany" is said once
+            beside = [(c, v) for c, v in beside if c not in said] or beside
+            holder = ": " + ", ".join(f"{_label_of(c, planned)} {format_value(v)}" for c, v in beside if v not in (None, ""))
         named = [plan.matched.get(i, (v,))[0] for i, (_, op, v) in enumerate(plan.filters) if op == "is"]
         if counted == 1 and plan.answer in _SQL_AGGREGATE and named and not plan.periods:
             # one row's cell, named by its row and column ("Grants, 2018: 912"), not "the total 2018 for ..."; a
@@ -2135,7 +2167,7 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     asked = listed_phrase(question) if noun == labels[0] else None
     if asked and singulars(asked.split()[-1].lower()) & word_forms(noun):
         noun = asked  # "5 Riverside jobs", as the question says it, not "5 Job No"
-    elif noun == labels[0] and len(rows) != 1 and re.search(r"[^\Ws]$", noun):
+    elif noun == labels[0] and len(rows) != 1 and re.search(r"[^\Ws]$", noun) and not re.search(r"[/()\d]", noun):
         noun = re.sub(r"([^aeiou])y$", r"\1ie", noun) + "s"  # "4 Units", not "4 Unit"
     return f"{count} {noun}{_having(conditions)} ({where}): {items}.{more}"
 
@@ -2361,7 +2393,7 @@ def _counted_noun(question: str) -> str | None:
 def _label_of(column: str, planned: PlannedQuery) -> str:
     for c in planned.table.columns:
         if c == column:
-            return planned.table.printed.get(c, c)
+            return spoken_label(planned.table.printed.get(c, c))
     return column
 
 
@@ -2390,6 +2422,8 @@ def evidence(planned: PlannedQuery) -> str:
     """Everything the phrased answer may state: the result as printed, group labels, the conditions and
     their converted bounds, the row count and the file (the Validator checks the answer against it)."""
     plan, units = planned.plan, [_unit_of(c, planned) for c in planned.columns]
+    if planned.said:
+        return planned.said
     if plan.section:
         return " ".join([plan.section, *(str(r[0]) for r in planned.rows), str(len(planned.rows)), planned.table.filename])
     if plan.shares:

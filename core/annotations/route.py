@@ -12,6 +12,7 @@ from core.annotations.across import stated_years
 from core.annotations.beyond_plan import beyond_plan
 from core.annotations.conditions import answered_yes_or_no, periods
 from core.annotations.model import normalize_label, singular
+from core.annotations.named_rows import rows_named
 from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, evidence as plan_evidence, fill_plan,
                                   figures_across_named, format_value as _value, phrase as phrase_plan,
                                   plan_by_rules, printed_unit, read_by_rules, run_plan)
@@ -20,7 +21,7 @@ from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
 from core.annotations.sql import (cut_to_nothing, found_nothing, named_nowhere, periods_unkept, provenance_only,
                                   reads_table, write_query)
-from core.annotations.tables import ISO_DATE_NOTE, PROVENANCE, spoken_label
+from core.annotations.tables import ISO_DATE_NOTE, PROVENANCE, is_twin, spoken_label
 
 
 @dataclass
@@ -276,7 +277,20 @@ class TableRoute:
 
     @property
     def fast(self) -> bool:
-        return self.lookup is not None or (self.parsed is not None and self.parsed.is_structured and not self.unexplained)
+        return self.lookup is not None or (self.parsed is not None and self.parsed.is_structured and not self.unexplained
+                                           and self._measured)
+
+    @property
+    def _measured(self) -> bool:
+        """A sum, average or extreme the rules read is over a number column of a selected table: "the tallest"
+        over a Height printed "228 / 748" is a text column's, whose figures the plan reads (the rules listed
+        every row instead)."""
+        parsed = self.parsed
+        if parsed.aggregate not in ("sum", "avg", "min", "max"):
+            return True
+        return any(table.types.get(column) == "REAL" and not is_twin(table, column)
+                   and singular(parsed.measure) in {singular(w) for w in normalize_label(table.printed.get(column, column)).split()}
+                   for table in (s.table for s in self.selections) for column in table.columns)
 
     @property
     def notes(self) -> list[str]:
@@ -388,7 +402,7 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
     best = fitting(question, selections)
     if best.table.kind not in PLANNED_KINDS:
         return run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)
-    ruled = read_by_rules(question, best.table, executor)
+    ruled = read_by_rules(question, best.table, executor) or rows_named(question, best.table, executor)
     handover = beyond_plan(question) if ruled is None else None
     if handover and not figures_across_named(question, best.table, executor):
         result = run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)

@@ -132,7 +132,9 @@ def sql_name(text: str, taken: set[str] | None = None) -> str:
 
 
 _LEADING = re.compile(r"^\s*[+\-−]?\d[\d,]*(?:\.\d+)?")
-_DATE_LIKE = re.compile(r"^\s*\d+\s*(?:[/\-:]\s*\d|\.\d+\.\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)", re.I)
+# (a day, a month or a year starts a date; "978 / 3,209", a height in metres and feet, is no date)
+_DATE_LIKE = re.compile(r"^\s*(?:(?:\d{1,2}|\d{4})\s*[/\-:]\s*\d|\d+\s*(?:\.\d+\.\d|"
+                        r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b))", re.I)
 
 
 def leading_number(text: str) -> float | None:

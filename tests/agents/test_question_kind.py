@@ -133,6 +133,14 @@ def test_without_a_selected_table_or_when_sure_the_model_is_not_asked():
     assert not llm.calls
 
 
+def test_a_question_that_names_rows_of_the_selected_table_as_only_it_can_answer_is_records_without_the_model():
+    llm = ScriptedLLM([])  # any call would fail: none is scripted
+    kind = classify("Who signed off after Dr Osei?", table_selected=True, llm=llm, names_rows=True)
+    assert (kind.kind, kind.sure, kind.by) == (RECORDS, True, "rules") and not llm.calls
+    # a question the rules are sure of keeps its kind
+    assert classify("Summarise the minutes after the audit", table_selected=True, names_rows=True).kind == SUMMARY
+
+
 def test_a_model_that_fails_leaves_the_table_route_and_says_so():
     kind = classify("Who signed off the claims?", table_selected=True, llm=ScriptedLLM(fail_with=LLMError("down")))
     assert kind.kind == RECORDS and not kind.sure and "could not decide" in kind.reason

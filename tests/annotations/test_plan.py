@@ -284,6 +284,24 @@ def test_the_most_popular_value_of_a_text_column_is_the_one_with_most_rows_not_t
     assert response.answer.startswith("Atlas has the highest"), response.answer
 
 
+def test_a_text_column_whose_cells_start_with_a_figure_is_ranked_by_that_figure_and_said_as_printed(kb_of):
+    # an export that prints two units in one cell, under a header of two lines
+    ws = kb_of("masts.csv", 'Mast,County,"Height\nm / ft"\nHolme Moss,Yorkshire,"228 / 748"\nEmley Moor,Yorkshire,"330.4 / 1,084"\n'
+                            'Sandy Heath,Bedfordshire,"227 / 745"\nBilsdale,Yorkshire,"95.6 / 314"\n')
+    ws.llm.script = [plan(answer="maximum", column="Height m / ft", filters=[{"column": "County", "op": "is", "value": "Yorkshire"}])]
+    response = ws.ask("Which mast in Yorkshire is the tallest by height?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    # 330.4 m, not "95.6 / 314", which sorts last as text
+    assert response.answer.startswith("The highest Height m / ft is 330.4 / 1,084 for County Yorkshire: Mast Emley Moor ("), \
+        response.answer
+
+
+def test_the_lowest_or_highest_figure_is_said_with_the_column_the_question_asks_for_even_a_number_column(kb_of):
+    ws = kb_of("open_days.csv", "Week,Opened,Visitors\n1,2024-05-04,1210\n2,2024-05-11,980\n3,2024-05-18,1433\n")
+    ws.llm.script = [plan(answer="minimum", column="Visitors")]
+    response = ws.ask("What week had the fewest visitors?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("The lowest Visitors is 980: Week 2"), response.answer
+
+
 def test_how_many_n_hour_days_is_the_total_time_in_days_of_n_hours(kb_of):
     lines = [(f"2024-03-{d:02d}", ["Ana", "Ben"][d % 2], ["Relaunch", "Support"][d % 3 == 0], d % 9 + 1) for d in range(1, 29)]
     ws = kb_of("timesheet.csv", "Date,Employee,Project,Hours (h)\n" + "\n".join(",".join(map(str, r)) for r in lines))
