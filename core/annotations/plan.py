@@ -1535,7 +1535,8 @@ def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
     named column, ordered, and the first one (or the number asked for) kept. "Which unit had the biggest
     single fill-up?" stays one row's maximum."""
     text = without_bounds(question)
-    named = asked_column(question, columns)
+    # "which season ..." names a Season of numbers too, never the figure ranked ("the combined population ...")
+    named = asked_column(question, [c for c in columns if c is not plan.column or c.kind == "text"], kinds=("text", "number"))
     listed = named or plan.column
     if plan.answer == "list" and plan.group_by in (None, listed) and _WHICH.search(question) \
             and (named is not None or (plan.column is not None and plan.column.kind == "text")):
@@ -1599,6 +1600,9 @@ def identifier_column(columns: list[Column], row_count: int) -> Column | None:
     return next((c for c in columns if c.kind == "text" and names_rows(c, row_count)), None)
 
 
+_LABEL_FILLER = {"no", "number", "name", "#"}  # "Season no.", "Player name" are named by their first word
+
+
 def asked_column(question: str, columns: list[Column], kinds: tuple[str, ...] = ("text",)) -> Column | None:
     """The column a "which X ..." or "list the X ..." names, by its header: "Which units ..." -> Unit,
     "Which patients ..." -> Patient No, "Which e-bike models ..." -> Model (the last word is the noun);
@@ -1613,6 +1617,8 @@ def asked_column(question: str, columns: list[Column], kinds: tuple[str, ...] = 
     for word in reversed(words):
         forms = singulars(word)
         found = [c for c in columns if c.kind in kinds and forms & _label_forms(c)]
+        if len(found) > 1:  # "which season": the Season column, not "Original airing TV season"
+            found = [c for c in found if _label_forms(c) <= forms | _LABEL_FILLER] or found
         if len(found) == 1:
             return found[0]
     return None
@@ -1987,6 +1993,8 @@ def group_label(group, key, table: TableInfo | None = None) -> str:
         return ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"][int(key)]
     if key is None:
         return "(blank)"
+    if isinstance(group, Column) and group.kind == "number":  # "Season 8", not "8.0"
+        return f"{group.label} {format_value(key)}"
     if isinstance(group, Column) and table is not None:
         spellings = table.categories.get(group.name) or []
         return next((g[0] for g in spellings if fold(str(key)) in {fold(s) for s in g}), str(key))

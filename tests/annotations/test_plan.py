@@ -298,8 +298,16 @@ def test_a_text_column_whose_cells_start_with_a_figure_is_ranked_by_that_figure_
 def test_the_lowest_or_highest_figure_is_said_with_the_column_the_question_asks_for_even_a_number_column(kb_of):
     ws = kb_of("open_days.csv", "Week,Opened,Visitors\n1,2024-05-04,1210\n2,2024-05-11,980\n3,2024-05-18,1433\n")
     ws.llm.script = [plan(answer="minimum", column="Visitors")]
-    response = ws.ask("What week had the fewest visitors?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    response = ws.ask("What week had the lowest visitor count?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
     assert response.answer.startswith("The lowest Visitors is 980: Week 2"), response.answer
+
+
+def test_which_x_had_the_most_ranks_the_column_named_x_even_of_numbers_over_one_that_only_mentions_x(kb_of):
+    ws = kb_of("quiz_league.csv", "Round,Round venue,Points\n1,Ayr,12\n2,Perth,30\n3,Stirling,18\n")
+    ws.llm.script = [plan(answer="maximum", column="Points")]
+    response = ws.ask("Which round had the most points?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.structured["plan"]["group_by"] == "Round", response.structured["plan"]
+    assert response.answer.startswith("Round 2 has the highest total Points: 30"), response.answer
 
 
 def test_how_many_n_hour_days_is_the_total_time_in_days_of_n_hours(kb_of):
