@@ -26,7 +26,8 @@ from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions,
                                          answered_yes_or_no, bound_in, bounds, cell_values, figures, named_in, periods,
-                                         same_value, singulars, month_number, tokens, without_bounds, word_forms)
+                                         same_value, singulars, month_number, tokens, without_bounds, word_forms,
+                                         years_in)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
 from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, NUMBER_TWIN, NUMERIC_SHARE, TableInfo, is_twin,
                                     leading_number, spoken_label)
@@ -387,9 +388,11 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
             return planned
         if plan.answer in ("count", "list") and asks_which(question) and plan.group_by is None:
             named = asked_column(question, columns)
-            if named is None and plan.column is not None and any(c is plan.column for _, c in plan.periods):
+            if named is None and plan.column is not None and (any(c is plan.column for _, c in plan.periods) or any(
+                    c is plan.column and op in (">", ">=", "<", "<=") for c, op, _ in plan.filters)):
                 # "Which of the vans went on the road after 2020?", read without its period ("... went on the
-                # road?"), listed the On Road dates: the rows are asked for, by what names them
+                # road?"), listed the On Road dates; "Which administrators started their terms after 1998?" the
+                # years over 1998: the rows are asked for, by what names them
                 named = identifier_column(columns, planned.table.row_count)
             if named is not None and (plan.column is None or plan.column.kind != "text" or plan.answer == "count"):
                 plan.column = named
@@ -1158,6 +1161,11 @@ def _period_by_column(question: str, period: Period, plan: Plan, columns: list[C
     if (dated := _dated_row(period, plan)) is not None:
         return Applied(period.text, dated.label, "in the plan", "the row it names")
     if column is None:
+        # "after 1998" as the model's "Term Started > 1998": a column of years is what the period filters
+        held = next((c for c, op, value in plan.filters if c.kind == "number" and op in (">", ">=", "<", "<=", "is")
+                     and _number(value) in {float(y) for y in years_in(period.text)}), None)
+        if held is not None:
+            return Applied(period.text, held.label, "in the plan", "as years")
         return Applied(period.text, None, "not applied", NO_DATES)
     if plan.column is column:
         return Applied(period.text, column.label, "in the plan", "the column it heads")
@@ -2175,7 +2183,7 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     asked = listed_phrase(question) if noun == labels[0] else None
     if asked and singulars(asked.split()[-1].lower()) & word_forms(noun):
         noun = asked  # "5 Riverside jobs", as the question says it, not "5 Job No"
-    elif noun == labels[0] and len(rows) != 1 and re.search(r"[^\Ws]$", noun) and not re.search(r"[/()\d]", noun):
+    elif noun == labels[0] and len(rows) != 1 and re.search(r"[^\Ws]$", noun) and not re.search(r"[/()\d]|ed$", noun):
         noun = re.sub(r"([^aeiou])y$", r"\1ie", noun) + "s"  # "4 Units", not "4 Unit"
     return f"{count} {noun}{_having(conditions)} ({where}): {items}.{more}"
 
@@ -2341,7 +2349,7 @@ def _measure_words(plan: Plan, question: str) -> str:
             "maximum": f"highest {name}", "count": "number of " + (_counted_noun(question) or "rows")}.get(plan.answer, name)
 
 
-_PHRASE_END = set("""did do does is are was were have has had will would can could should that which who with in on at
+_PHRASE_END = set("""the a an did do does is are was were have has had will would can could should that which who with in on at
 for from by of to into since during before after than this these those we our us you your they their it its per each
 came went got took sold made ran saw left paid spent bought gave kept""".split())
 

@@ -310,6 +310,15 @@ def test_which_x_had_the_most_ranks_the_column_named_x_even_of_numbers_over_one_
     assert response.answer.startswith("Round 2 has the highest total Points: 30"), response.answer
 
 
+def test_which_rows_passed_a_bound_are_named_not_the_bounded_figures(kb_of):
+    ws = kb_of("keepers.csv", "Keeper,Started,Station\nAna Roy,2009,Fair Isle\nBen Oduya,2016,Rona\nCy Hale,2019,Fair Isle\n")
+    ws.llm.script = [plan(answer="list", column="Started", filters=[{"column": "Started", "op": ">", "value": "2015"}])]
+    response = ws.ask("Which wardens took up their posts after 2015?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert "Ben Oduya" in response.answer and "Cy Hale" in response.answer and "2016" not in response.answer, response.answer
+    # the year the model applied to the column of years is no condition left out
+    assert "could not apply" not in response.answer, response.answer
+
+
 def test_how_many_n_hour_days_is_the_total_time_in_days_of_n_hours(kb_of):
     lines = [(f"2024-03-{d:02d}", ["Ana", "Ben"][d % 2], ["Relaunch", "Support"][d % 3 == 0], d % 9 + 1) for d in range(1, 29)]
     ws = kb_of("timesheet.csv", "Date,Employee,Project,Hours (h)\n" + "\n".join(",".join(map(str, r)) for r in lines))
@@ -619,6 +628,17 @@ def test_a_count_per_group_says_what_it_counts_in_the_questions_word(ws):
     ws.llm.script = [plan(answer="count", group_by="Shop")]
     response = ws.ask("Number of sales Zoe rang up per shop?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
     assert response.answer.startswith("Number of sales per Shop")
+
+
+@pytest.mark.parametrize("question, said", [
+    ("What was the number of people attending the Harbour shop's bake-off?", "people attending"),
+    ("How many emergency appointments did we have?", "emergency appointments"),
+    ("How many bikes sat in the workshop?", "bikes"),
+])
+def test_a_count_says_what_it_counts_up_to_its_noun(question, said):
+    from core.annotations.plan import counted_phrase
+
+    assert counted_phrase(question) == said
 
 
 def test_a_year_that_is_a_columns_header_names_that_column_not_a_period(kb_of):
