@@ -400,9 +400,9 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                 plan.answer = "list"  # "Which units fuelled up in Topeka?" names them; it does not count them
         listed = plan.column if plan.answer == "list" else plan.group_by if isinstance(plan.group_by, Column) else None
         plan.named_by = name_beside(question, listed, columns)
-        if plan.answer in ("minimum", "maximum") and plan.group_by is None and _WHICH.match(question):
+        if plan.answer in ("minimum", "maximum") and plan.group_by is None:
             # "What episode has the least viewers?" is answered with the episode, whatever its column holds
-            plan.named_by = asked_column(question, [c for c in columns if c is not plan.column], kinds=("text", "number"))
+            plan.named_by = thing_asked(question, [c for c in columns if c is not plan.column])
     return planned
 
 
@@ -1608,6 +1608,16 @@ def identifier_column(columns: list[Column], row_count: int) -> Column | None:
     return next((c for c in columns if c.kind == "text" and names_rows(c, row_count)), None)
 
 
+_THING_ASKED = re.compile(r"\W*(?:which|what)\s+(?:the\s+)?([a-z][\w-]*)\s+(?:is|was|has|had|did|does|got|gets|came|comes)\b", re.I)
+
+
+def thing_asked(question: str, columns: list[Column]) -> Column | None:
+    """The column "What episode has ...", "Which season had ..." asks for, by the word right after "what" or
+    "which" when a verb follows it ("What was our biggest single fuel purchase?" asks for no column)."""
+    match = _THING_ASKED.match(question)
+    return asked_column(f"which {match.group(1)}", columns, kinds=("text", "number")) if match else None
+
+
 _LABEL_FILLER = {"no", "number", "name", "#"}  # "Season no.", "Player name" are named by their first word
 
 
@@ -2183,9 +2193,17 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     asked = listed_phrase(question) if noun == labels[0] else None
     if asked and singulars(asked.split()[-1].lower()) & word_forms(noun):
         noun = asked  # "5 Riverside jobs", as the question says it, not "5 Job No"
-    elif noun == labels[0] and len(rows) != 1 and re.search(r"[^\Ws]$", noun) and not re.search(r"[/()\d]|ed$", noun):
-        noun = re.sub(r"([^aeiou])y$", r"\1ie", noun) + "s"  # "4 Units", not "4 Unit"
+    elif noun == labels[0] and len(rows) != 1:
+        noun = plural_header(noun)
     return f"{count} {noun}{_having(conditions)} ({where}): {items}.{more}"
+
+
+def plural_header(label: str) -> str:
+    """A header said of several rows: "4 Units", not "4 Unit"; one with a unit, a figure or a participle
+    ("Height m / ft", "Term Started") as printed."""
+    if not re.search(r"[^\Ws]$", label) or re.search(r"[/()\d]|ed$", label):
+        return label
+    return re.sub(r"([^aeiou])y$", r"\1ie", label) + "s"
 
 
 _BRACKETED_END = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*$")
@@ -2456,4 +2474,5 @@ def evidence(planned: PlannedQuery) -> str:
     wanted = asked_unit(planned.question, unit)
     if wanted and planned.rows and isinstance(planned.rows[0][0], (int, float)):
         cells.append(format_value(convert(planned.rows[0][0], unit, wanted), wanted))
-    return " ".join([*cells, conditions_text(planned), str(len(planned.rows)), planned.table.filename])
+    headers = [plural_header(_label_of(c, planned)) for c in planned.columns]  # "4 Sale Nos" is said of the header
+    return " ".join([*cells, *headers, conditions_text(planned), str(len(planned.rows)), planned.table.filename])
