@@ -6,9 +6,6 @@ The fixtures are a village show's prize lists and a walking club's logs, written
 import pytest
 
 from core.annotations.named_rows import asks_beside, beside, choice
-from core.config import Settings
-from core.llm.scripted import ScriptedLLM
-from core.workspace import Workspace
 
 # oldest first, as most lists of winners are printed
 MARROWS = "Year,Winner,Village,Weight (kg)\n" + "\n".join([
@@ -24,21 +21,6 @@ WALKS = "Walker,Route,Distance (km)\n" + "\n".join([
 # heights printed in two units, read by the figure each cell starts with
 PEAKS = "Peak,Range,Height (m / ft)\nScafell Pike,Southern Fells,\"978 / 3,209\"\nHelvellyn,Eastern Fells,\"950 / 3,117\"\n" \
         "Skiddaw,Northern Fells,\"931 / 3,054\""
-
-
-@pytest.fixture
-def kb_of(tmp_path, embedder, write_text):
-    """A knowledge base of one file, with a scripted model that has no reply: `kb_of("name.csv", text)`."""
-    opened = []
-
-    def open_kb(filename: str, text: str) -> Workspace:
-        ws = Workspace(Settings(data_dir=tmp_path / f"kb{len(opened)}"), embedder, ScriptedLLM([]))
-        opened.append(ws)
-        ws.ingestor.ingest_paths([write_text(filename, text)])
-        return ws
-    yield open_kb
-    for ws in opened:
-        ws.close()
 
 
 def read(rule, ws, question):

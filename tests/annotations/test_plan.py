@@ -30,21 +30,6 @@ def ws(tmp_path, embedder, write_text):
     ws.close()
 
 
-@pytest.fixture
-def kb_of(tmp_path, embedder, write_text):
-    """A knowledge base of one file, with the scripted model: `kb_of("name.csv", text)`."""
-    opened = []
-
-    def open_kb(filename: str, text: str) -> Workspace:
-        ws = Workspace(Settings(data_dir=tmp_path / f"kb{len(opened)}"), embedder, ScriptedLLM([]))
-        opened.append(ws)
-        ws.ingestor.ingest_paths([write_text(filename, text)])
-        return ws
-    yield open_kb
-    for ws in opened:
-        ws.close()
-
-
 def rows(ws, where):
     """The expected rows, computed in Python from the fixture (never from the code under test)."""
     lines = [dict(zip(SALES.splitlines()[0].split(","), _split(line))) for line in SALES.splitlines()[1:]]
