@@ -139,13 +139,14 @@ def beside(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Plann
         return None  # a name on several rows: beside which is not clear
     reversed_in_time = None if _IN_LIST_ORDER.search(question) else _newest_first(table, columns, executor)
     down = later != (reversed_in_time is not None)
-    sql = (f'SELECT "{column.name}" FROM {table.name} WHERE source_row {">" if down else "<"} {holding[0][0]} '
-           f'AND "{column.name}" IS NOT NULL AND TRIM("{column.name}") <> \'\' '
-           f'ORDER BY source_row {"ASC" if down else "DESC"} LIMIT 1')
-    found = executor.run(sql, [table.name])
+    found = executor.run(f'SELECT "{column.name}", source_row FROM {table.name} WHERE source_row {">" if down else "<"} '
+                         f'{holding[0][0]} AND "{column.name}" IS NOT NULL AND TRIM("{column.name}") <> \'\' '
+                         f'ORDER BY source_row {"ASC" if down else "DESC"} LIMIT 1', [table.name])
     if not found.rows:
         return None
-    answer, shown = found.rows[0][0], cells[0]
+    (answer, row), shown = found.rows[0], cells[0]
+    # the two rows read, the named one and its neighbour: what the answer cites
+    sql = f'SELECT "{column.name}" FROM {table.name} WHERE source_row IN ({holding[0][0]}, {row}) ORDER BY source_row'
     side = "after" if later else "before"
     order = f", which lists {reversed_in_time.label} newest first" if reversed_in_time is not None else ""
     plan = Plan("list", column, filters=[(column, "is", shown)], matched={0: cells})

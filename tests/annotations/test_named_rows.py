@@ -54,6 +54,7 @@ def test_the_next_row_is_read_in_the_tables_order_without_the_model(kb_of):
     response = ws.ask("Who won after Tom Ellery?", mode="pipeline")  # the scripted model would fail if asked
     assert response.answer.startswith("Ada Quist comes right after Tom Ellery"), response.answer
     assert response.confidence == "medium"  # the rules chose the row and the column: never high
+    assert "WHERE source_row IN (" in response.structured["query"]  # it cites the named row and the next, no others
 
 
 def test_a_list_printed_newest_first_is_read_in_time_unless_the_question_speaks_of_the_list(kb_of):
