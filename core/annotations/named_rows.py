@@ -182,9 +182,7 @@ def choice(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Plann
     named = [v for v in cell_values(question, texts) if v.stance == "is"]
     if len(named) != 2 or named[0].column != named[1].column or set(named[0].cells) & set(named[1].cells):
         return None
-    between = " ".join(words[words.index(tokens(named[0].text)[-1]) + 1:words.index(tokens(named[1].text)[0])]) \
-        if tokens(named[0].text)[-1] in words and tokens(named[1].text)[0] in words else ""
-    if between != "or":
+    if f" {named[0].text} or {named[1].text} " not in f" {' '.join(words)} ":
         return None  # "A or B" side by side, not two values met anywhere in the question
     asked = word_forms(question) - word_forms(named[0].text) - word_forms(named[1].text)
     measured = [c for c in _measures(columns) if c.name != named[0].column and word_forms(c.label) & asked]

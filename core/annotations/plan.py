@@ -29,8 +29,8 @@ from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound
                                          same_value, singulars, month_number, tokens, without_bounds, word_forms,
                                          years_in)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
-from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, NUMBER_TWIN, NUMERIC_SHARE, TableInfo, is_twin,
-                                    leading_number, spoken_label)
+from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, NUMERIC_SHARE, TableInfo, is_twin, leading_number,
+                                    number_twin_label, spoken_label)
 from core.annotations.units import convert, header_unit, normal_unit, stated_scale, unit_kind
 from core.llm.base import ChatLLM, LLMError
 
@@ -213,7 +213,7 @@ def figure_of(table: TableInfo, name: str, cells: list[str]) -> str | None:
     """How a text column whose cells start with a figure ("150*", "147.3 / 483", "12 (3)") is ranked, summed
     and compared: by its twin of that figure (ingest), else by SQLite's reading of the cell's leading number;
     None when too few cells start with one."""
-    twin = next((c for c in table.columns if table.printed.get(c) == f"{NUMBER_TWIN}{table.printed.get(name, name)} starts with"), None)
+    twin = next((c for c in table.columns if table.printed.get(c) == number_twin_label(table.printed.get(name, name))), None)
     if twin is not None:
         return f'"{twin}"'
     if cells and sum(leading_number(c) is not None for c in cells) >= NUMERIC_SHARE * len(cells):
@@ -2156,8 +2156,8 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
             beside = list(zip(planned.columns[1:], rows[0][1:]))
             if measure is not None and measure.kind == "text":  # said as printed, "147.3 / 483", not as its figure
                 shown, beside = format_value(rows[0][1]), beside[1:]
-            said = {c.name for c, op, _ in plan.filters if op == "is"}  # "for Country Germany" is said once
-            beside = [(c, v) for c, v in beside if c not in said] or beside
+            filtered = {c.name for c, op, _ in plan.filters if op == "is"}  # "for Country Germany" is said once
+            beside = [(c, v) for c, v in beside if c not in filtered] or beside
             holder = ": " + ", ".join(f"{_label_of(c, planned)} {format_value(v)}" for c, v in beside if v not in (None, ""))
         named = [plan.matched.get(i, (v,))[0] for i, (_, op, v) in enumerate(plan.filters) if op == "is"]
         if counted == 1 and plan.answer in _SQL_AGGREGATE and named and not plan.periods:

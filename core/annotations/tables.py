@@ -100,6 +100,11 @@ TWIN_NOTES = (ISO_DATE_NOTE, "(as printed)", DATETIME_NOTE)  # how a twin column
 NUMBER_TWIN = "the number "  # how a leading-number twin's label starts
 
 
+def number_twin_label(label: str) -> str:
+    """The label of the twin holding the number each cell of the column `label` starts with."""
+    return f"{NUMBER_TWIN}{label} starts with"
+
+
 def spoken_label(label: str) -> str:
     """A column's label as an answer says it: the form a twin restates its column in is the reader's business,
     not the user's ("Air Date as an ISO date (YYYY-MM-DD)" is said "Air Date"), and a header printed over two
@@ -358,7 +363,7 @@ def _text_column(info, frame, label, column, texts, filled, taken, order, table_
         info.categories[column] = groups
     leading = texts[filled].map(leading_number)
     if len(leading) and leading.notna().mean() >= NUMERIC_SHARE:  # "1st", "12 (3)", "+3", "4 km"
-        _twin(info, frame, f"{column} number", f"{NUMBER_TWIN}{label} starts with", "REAL",
+        _twin(info, frame, f"{column} number", number_twin_label(label), "REAL",
               pd.Series([leading_number(t) if isinstance(t, str) else None for t in texts], dtype="float64"), taken)
 
 
