@@ -160,15 +160,6 @@ _MORE = {"more", "most", "larger", "largest", "bigger", "biggest", "greater", "g
 _LESS = {"less", "least", "fewer", "fewest", "smaller", "smallest", "lower", "lowest", "shorter", "shortest",
          "lighter", "lightest", "narrower", "narrowest", "shallower", "shallowest"}
 _SAID_AS = {"more": "more", "most": "more", "less": "less", "least": "less", "fewer": "fewer", "fewest": "fewer"}
-# a column of text cells that start with their figure ("147.3 / 483", "12 (3)") is read by that figure
-LEADING_FIGURES_SHARE = 0.9
-
-
-def _measures(columns: list[Column]) -> list[Column]:
-    return [c for c in columns if c.kind == "number" or (c.kind == "text" and c.cells and sum(
-        leading_number(x) is not None for x in c.cells) >= LEADING_FIGURES_SHARE * len(c.cells))]
-
-
 def choice(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
     """Of two rows the question names with "or", the one with the larger (or smaller) figure in the column
     it names: "Which has a larger area, Ashdod or Eilat?". A row named on several rows is their total. None
@@ -182,19 +173,23 @@ def choice(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Plann
     named = [v for v in cell_values(question, texts) if v.stance == "is"]
     if len(named) != 2 or named[0].column != named[1].column or set(named[0].cells) & set(named[1].cells):
         return None
-    if f" {named[0].text} or {named[1].text} " not in f" {' '.join(words)} ":
+    said_words = f" {' '.join(words)} "
+    if f" {named[0].text} or {named[1].text} " not in said_words and f" {named[1].text} or {named[0].text} " not in said_words:
         return None  # "A or B" side by side, not two values met anywhere in the question
     asked = word_forms(question) - word_forms(named[0].text) - word_forms(named[1].text)
-    measured = [c for c in _measures(columns) if c.name != named[0].column and word_forms(c.label) & asked]
+    # a number column, or text cells read by the figure they start with ("978 / 3,209")
+    measured = [c for c in columns if (c.kind == "number" or c.figure) and c.name != named[0].column
+                and word_forms(c.label) & asked]
     if len(measured) != 1:
         return None
     measure, column = measured[0], next(c for c in columns if c.name == named[0].column)
     figures = []
     for value in named:
         where = f'"{column.name}" IN ({", ".join(text_literal(c) for c in value.cells)})'
-        rows = executor.run(f"SELECT {measure.sql} FROM {table.name} WHERE {where}", [table.name]).rows
-        numbers = [v if isinstance(v, (int, float)) else leading_number(str(v)) for (v,) in rows if v not in (None, "")]
-        if not numbers or len(numbers) != len(rows) or (len(numbers) > 1 and measure.kind != "number"):
+        rows = executor.run(f"SELECT {measure.figure or measure.sql} FROM {table.name} WHERE {where}",
+                            [table.name]).rows
+        numbers = [v for (v,) in rows if isinstance(v, (int, float))]
+        if not numbers or len(numbers) != len(rows):
             return None
         figures.append((value.cells[0], sum(numbers), len(numbers)))
     word = compared[0]

@@ -80,6 +80,9 @@ def test_of_two_named_rows_the_one_with_the_larger_figure_is_said_with_both_figu
     peaks = kb_of("peaks.csv", PEAKS)
     assert read(choice, peaks, "Which has the greater height, Skiddaw or Helvellyn?").said == \
         "Helvellyn has the greater Height (m / ft): 950 against 931 for Skiddaw (peaks.csv)."
+    # the names in either order, a longer name second
+    assert read(choice, peaks, "Which has the greater height, Skiddaw or Scafell Pike?").said == \
+        "Scafell Pike has the greater Height (m / ft): 978 against 931 for Skiddaw (peaks.csv)."
     ws = kb_of("walks.csv", WALKS)
     assert read(choice, ws, "Did Ines or Owen walk more distance?").said == \
         "Owen has more total Distance (km) than Ines: 28 km against 22 km (walks.csv)."
