@@ -280,15 +280,24 @@ class _Cell:
     text: str
     x0: float
     x1: float
+    text_cell: bool = False  # words, not a figure
 
 
 def _is_figure(text: str) -> bool:
     return bool(_NUMBER.match(text) or _DASH.match(text))
 
 
+# A cell printed as words in a column of figures ("N/A", "Indefinite", "2039 or indefinite"): a short phrase
+# of its own, set apart from the label by a wide gap
+TEXT_CELL_MAX_WORDS = 3
+
+
 def _split_row(line: Line) -> tuple[list[Word], list[_Cell]]:
-    """The label words and the trailing figures of a line ("$" and "%" joined to their number)."""
+    """The label words and the trailing cells of a line: figures ("$" and "%" joined to their number), and
+    short phrases set apart like cells. A phrase is a cell only where figures of other rows make a column
+    (`_read_block` gives the others back to the label)."""
     words = line.words
+    starts = _phrase_starts(line)
     end = len(words)
     cells: list[_Cell] = []
     while end > 0:
@@ -302,15 +311,31 @@ def _split_row(line: Line) -> tuple[list[Word], list[_Cell]]:
         elif _is_figure(word.text):
             cells.insert(0, _Cell(word.text, word.x0, word.x1))
         else:
-            break
+            start = max(i for i in starts if i < end)
+            if start == 0 or end - start > TEXT_CELL_MAX_WORDS or (end < len(words) and end not in starts) \
+                    or any(w.text.endswith(":") for w in words[start:end]):
+                break  # the label itself, or words running on into a figure
+            cells.insert(0, _Cell(" ".join(w.text for w in words[start:end]), words[start].x0, word.x1, text_cell=True))
+            end = start
+            continue
         end -= 1
     return words[:end], cells
 
 
+def _phrase_starts(line: Line) -> set[int]:
+    """The indexes of the words that start a phrase (see `phrases`)."""
+    gap = line.height * 0.55
+    return {0} | {i for i in range(1, len(line.words)) if line.words[i].x0 - line.words[i - 1].x1 > gap}
+
+
 def _is_year_header(label: list[Word], cells: list[_Cell]) -> bool:
     """'2022 2021' above the figures is a header line, not a row, also with words at its left
-    ("Years ended December 31,", "(Dollars in millions)")."""
-    return all(_YEAR.match(c.text) for c in cells)
+    ("Years ended December 31,", "(Dollars in millions)") or a heading beside them ("% Change")."""
+    return all(_YEAR.match(c.text) for c in cells if not c.text_cell)
+
+
+def _is_row(label: list[Word], cells: list[_Cell]) -> bool:
+    return len(cells) >= 2 and any(not c.text_cell for c in cells) and not _is_year_header(label, cells)
 
 
 # --- columns -------------------------------------------------------------------------------------
@@ -354,7 +379,7 @@ def _header_distance(phrase: Phrase, column: tuple[float, float]) -> float:
 def read_tables(lines: list[Line], page: int) -> list[_Block]:
     """Find the tables among a page's lines and read each with its header and caption."""
     parsed = [_split_row(line) for line in lines]
-    is_row = [len(cells) >= 2 and not _is_year_header(label, cells) for label, cells in parsed]
+    is_row = [_is_row(label, cells) for label, cells in parsed]
     blocks: list[_Block] = []
     i = 0
     while i < len(lines):
@@ -449,7 +474,8 @@ def _is_label_line(index: int, lines: list[Line], members: list[int], parsed, is
 
 
 def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int], page: int) -> _Block | None:
-    columns = _columns([parsed[m][1] for m in members if is_row[m]])
+    # the figures make the columns; a text cell joins the one it sits in
+    columns = _columns([[c for c in parsed[m][1] if not c.text_cell] for m in members if is_row[m]])
     if len(columns) < 2:
         return None
     height = median(lines[m].height for m in members)
