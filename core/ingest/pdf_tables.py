@@ -374,6 +374,14 @@ def _header_distance(phrase: Phrase, column: tuple[float, float]) -> float:
     return max(0.0, phrase.x0 - column[1], column[0] - phrase.x1)
 
 
+def _flush(upper: Phrase, lower: Phrase, height: float) -> bool:
+    """Two header phrases set one over the other with the same left edge, right edge or centre."""
+    tolerance = height / 4
+    return (abs(upper.x0 - lower.x0) <= tolerance or abs(upper.x1 - lower.x1) <= tolerance
+            or abs(upper.x0 + upper.x1 - lower.x0 - lower.x1) / 2 <= tolerance)
+
+
+
 # --- tables on a page ------------------------------------------------------------------------------
 
 def read_tables(lines: list[Line], page: int) -> list[_Block]:
@@ -459,7 +467,9 @@ def _is_label_line(index: int, lines: list[Line], members: list[int], parsed, is
     the first line of a label that wraps onto the row below it."""
     line = lines[index]
     # (a footnote mark after a label, "Net income (1)", is no figure: the figures start right of it)
-    figures_left = min((c.x0 for m in members for c in parsed[m][1] if not _MARK_CELL.match(c.text)), default=float("inf"))
+    # (the rows' figures: a section label's own year, "December 31, 2018", is not one)
+    figures_left = min((c.x0 for m in members if is_row[m] for c in parsed[m][1] if not _MARK_CELL.match(c.text)),
+                       default=float("inf"))
     left_of_figures = line.words[-1].x1 < figures_left - line.height
     if left_of_figures and line.text.endswith(":"):
         return True  # a section label, wherever it is set ("LIABILITIES AND EQUITY:" is centred)
@@ -540,6 +550,7 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
     k = first - 1
     header_lines = 0
     named = False  # whether a line naming each column on its own was read (the lowest one must)
+    below: dict[int, Phrase] = {}  # each column's phrase on the header line read last (the one below)
     while k >= 0 and header_lines < 5:
         line = lines[k]
         if lines[k + 1].top - line.bottom > 2.5 * height:
@@ -565,9 +576,11 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
             # the first line of one column's wrapped header, right-aligned with its figures ("Year-ended 31
             # March 2018 Restated" over "See note 2"), though near the middle of all of them
             headers[under[0]].insert(0, lone.text)
+            below[under[0]] = lone
         elif lone and abs((lone.x0 + lone.x1) / 2 - middle) <= spread / 4:
             for c in range(len(columns)):  # one phrase centred over the columns: it spans them all
                 headers[c].insert(0, lone.text)
+                below[c] = lone
         elif not over:  # a units line at the left only ("(in millions)" under the years): the stub's
             stub[:0] = [p.text for p in stubs]
             first = k
@@ -585,14 +598,22 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
                 break
             for c, (i,) in enumerate(over_column):
                 headers[c].insert(0, over[i].text)
+                below[c] = over[i]
         else:
+            # A phrase set flush with one column's phrase below it is that header's first line ("Accounts
+            # Receivable," over "Gross" and again over "Net", not over "Allowance for Losses" between them).
+            stacked = {c: i for i, p in enumerate(over) for c, q in below.items() if _flush(p, q, height)}
+            spanning = [i for i in range(len(over)) if i not in stacked.values()]
             for c, column in enumerate(columns):
-                # each column takes the nearest phrase of a spanning line: a centred "December 31,"
+                # each other column takes the nearest phrase of a spanning line: a centred "December 31,"
                 # lies over both of its years, though it may not reach either one's digits
-                distance, nearest = min(((_header_distance(p, column), i) for i, p in enumerate(over)),
+                distance, nearest = min(((_header_distance(over[i], column), i) for i in spanning),
                                         default=(reach + 1, -1))
+                if c in stacked:
+                    distance, nearest = 0.0, stacked[c]
                 if distance <= reach:
                     headers[c].insert(0, over[nearest].text)  # read upward: each line goes in front
+                    below[c] = over[nearest]
         stub[:0] = [p.text for p in stubs]
         first = k
         header_lines += 1

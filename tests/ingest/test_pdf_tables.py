@@ -281,3 +281,61 @@ def test_a_wrapped_header_right_aligned_over_one_column_is_that_columns_not_a_sp
                      caption="Revenue by source")
     (table,) = read_pdf_tables(path)
     assert table.columns == ["2025", "2024", "2023", "2023 restated (note 2)"]
+
+
+def test_words_printed_in_a_column_of_figures_are_cells_and_the_table_goes_on_under_its_header(tmp_path):
+    # a row printing "N/A" or "2031 or later" where others print a figure is a row of the table, not its end
+    header = [[(330, "Expiry"), (400, "Rent"), (480, "Floor area"), (550, "Break clause")]]
+    path = draw_rows(tmp_path / "leases.pdf", header, [
+        ("Harbour depot", ["2029", "410", "1,200", "2026"]),
+        ("Mill Lane garage", ["2031 or later", "275", "860", "N/A"]),
+        ("Station yard", ["2027", "190", "640", "None"]),
+        ("Town office", ["2030", "88", "150", "2027"]), ("Canal wharf", ["2033", "120", "400", "2028"])],
+        caption="Leases held at 31 March (rent in £k a year):")
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["Expiry", "Rent", "Floor area", "Break clause"]
+    assert [row.label for row in table.rows] == ["Harbour depot", "Mill Lane garage", "Station yard", "Town office",
+                                                 "Canal wharf"]
+    assert table.rows[1].values == ["2031 or later", "275", "860", "N/A"]
+    assert table.rows[2].values[3] == "None"
+
+
+def test_words_set_apart_beside_a_label_that_no_column_of_figures_holds_stay_in_the_label(tmp_path):
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "segments.pdf"
+    pdf = canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    pdf.setFont("Helvetica", 9)
+    y = 760
+    for x, year in zip(COLUMNS, ("2024", "2023", "2022", "2021")):
+        pdf.drawRightString(x, y, year)
+    for segment, region, figures in (("Retail", "UK", ("12", "11", "10", "9")), ("Wholesale", "EU", ("7", "6", "5", "4")),
+                                     ("Online", "UK", ("3", "2", "2", "1"))):
+        y -= 12
+        pdf.drawString(40, y, segment)
+        pdf.drawString(150, y, region)  # a second text column, far from the figures
+        for x, figure in zip(COLUMNS, figures):
+            pdf.drawRightString(x, y, figure)
+    pdf.showPage()
+    pdf.save()
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["2024", "2023", "2022", "2021"]
+    assert [row.label for row in table.rows] == ["Retail UK", "Wholesale EU", "Online UK"]
+
+
+def test_a_header_wrapped_over_some_columns_names_only_those_and_a_dated_heading_above_the_rows_holds_them(tmp_path):
+    # "Trade debtors," set over "Gross" and again over "Net" is not the header of "Provision" between them;
+    # "31 March 2025" over the first rows is their heading, not the table's caption (its year is no figure column)
+    header = [[(312, "Trade debtors,"), (462, "Trade debtors,")], [(312, "Gross"), (385, "Provision"), (462, "Net")]]
+    path = draw_rows(tmp_path / "debtors.pdf", header, [
+        ("31 March 2025", []), ("Retail customers", ["4,210", "(120)", "4,090"]),
+        ("Trade customers", ["1,880", "(45)", "1,835"]), ("Total", ["6,090", "(165)", "5,925"]),
+        ("31 March 2024", []), ("Retail customers", ["3,975", "(98)", "3,877"]),
+        ("Trade customers", ["1,604", "(51)", "1,553"]), ("Total", ["5,579", "(149)", "5,430"])],
+        caption="Debtors at the year end (£k):")
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["Trade debtors, Gross", "Provision", "Trade debtors, Net"]
+    assert [row.label for row in table.rows[:3]] == ["31 March 2025", "31 March 2025: Retail customers",
+                                                     "31 March 2025: Trade customers"]
+    assert table.rows[5].label == "31 March 2024: Retail customers"
