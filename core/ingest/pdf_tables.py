@@ -281,6 +281,7 @@ class _Cell:
     x0: float
     x1: float
     text_cell: bool = False  # words, not a figure
+    apart: bool = False  # set apart from the words before it by a wide gap, as a cell is
 
 
 def _is_figure(text: str) -> bool:
@@ -303,19 +304,20 @@ def _split_row(line: Line) -> tuple[list[Word], list[_Cell]]:
     while end > 0:
         word = words[end - 1]
         if word.text in _CURRENCY and cells:
-            cells[0] = _Cell(word.text + cells[0].text, cells[0].x0, cells[0].x1)  # keep the number's box
+            cells[0] = _Cell(word.text + cells[0].text, cells[0].x0, cells[0].x1,  # keep the number's box
+                             apart=end - 1 in starts)
         elif word.text in {"%", ")"} and end > 1 and _is_figure(words[end - 2].text):
             prev = words[end - 2]
-            cells.insert(0, _Cell(prev.text + word.text, prev.x0, word.x1))
+            cells.insert(0, _Cell(prev.text + word.text, prev.x0, word.x1, apart=end - 2 in starts))
             end -= 1
         elif _is_figure(word.text):
-            cells.insert(0, _Cell(word.text, word.x0, word.x1))
+            cells.insert(0, _Cell(word.text, word.x0, word.x1, apart=end - 1 in starts))
         else:
             start = max(i for i in starts if i < end)
             if start == 0 or end - start > TEXT_CELL_MAX_WORDS or (end < len(words) and end not in starts) \
                     or any(w.text.endswith(":") for w in words[start:end]):
                 break  # the label itself, or words running on into a figure
-            cells.insert(0, _Cell(" ".join(w.text for w in words[start:end]), words[start].x0, word.x1, text_cell=True))
+            cells.insert(0, _Cell(" ".join(w.text for w in words[start:end]), words[start].x0, word.x1, text_cell=True, apart=True))
             end = start
             continue
         end -= 1
@@ -343,21 +345,23 @@ def _is_row(label: list[Word], cells: list[_Cell]) -> bool:
 def _columns(rows: list[list[_Cell]]) -> list[tuple[float, float]]:
     """Column spans: figures of different rows that overlap horizontally share a column; a
     column must hold figures of a quarter of the rows (at least two), else they are figures
-    inside labels ("24,000 shares authorized; 7,437 outstanding")."""
-    spans = sorted((c.x0, c.x1, bool(_MARK_CELL.match(c.text))) for cells in rows for c in cells
+    inside labels ("24,000 shares authorized; 7,437 outstanding"), unless each of its figures is set apart
+    like a cell (a "Domestic 2019" column only the first row fills)."""
+    spans = sorted((c.x0, c.x1, bool(_MARK_CELL.match(c.text)), c.apart) for cells in rows for c in cells
                    if not _DASH.match(c.text))
     merged: list[list] = []
-    for x0, x1, mark in spans:
+    for x0, x1, mark, apart in spans:
         if merged and x0 <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], x1)
             merged[-1][2] += 1
             merged[-1][3] = merged[-1][3] and mark
+            merged[-1][4] = merged[-1][4] and apart
         else:
-            merged.append([x0, x1, 1, mark])
+            merged.append([x0, x1, 1, mark, apart])
     # (two rows: a figure column of one is a "Change" that only one row has)
     need = max(2, len(rows) // 4) if len(rows) > 2 else 1
     # A column of nothing but "(1)", "(2)": footnote marks set apart after the labels, not figures.
-    return [(x0, x1) for x0, x1, n, marks in merged if n >= need and not marks]
+    return [(x0, x1) for x0, x1, n, marks, apart in merged if (n >= need or apart) and not marks]
 
 
 def _column_of(x0: float, x1: float, columns: list[tuple[float, float]], slack: float) -> int | None:
