@@ -1380,6 +1380,13 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     if _WHO.match(question) and plan.answer == "list" and plan.column is not None and plan.column.kind == "number":
         applied.append(Applied("who", plan.column.label, "not applied", f"{plan.column.label} holds figures, not names"))
         plan.answer = NOT_IN_TABLE
+    # "When was the financial year end?" asks for a time: a total, an average or a count never says one, nor
+    # the extreme of a figure in a table that has no column of dates, years or periods to say it with
+    if _WHEN.match(question) and plan.group_by is None and plan.named_by is None and plan.column is not None and (
+            plan.answer in ("sum", "average", "median", "count") or plan.answer in ("minimum", "maximum")
+            and plan.column.kind != "date" and not any(c.kind == "date" or _TIME_LABEL.search(c.label) for c in columns)):
+        applied.append(Applied("when", plan.column.label, "not applied", f"{plan.column.label} holds figures, not times"))
+        plan.answer = NOT_IN_TABLE
     # A filter one grouping makes pointless: grouping on a column filtered to one value is one group.
     if isinstance(plan.group_by, Column) and any(c is plan.group_by and op == "is" and len({fold(v) for v in plan.matched.get(i, (value,))}) == 1
                                                  for i, (c, op, value) in enumerate(plan.filters)):
@@ -1396,6 +1403,8 @@ _PERIODIC = re.compile(r"\b(?:monthly|quarterly|(?:per|each|every|by) (?:month|q
                        r"month by month|quarter by quarter)\b", re.I)
 _BREAKDOWN = re.compile(r"\b(?:broken down|breakdown|split|separately|respectively|each)\b", re.I)
 _WHO = re.compile(r"^\W*(?:who|whom)\b", re.I)
+_WHEN = re.compile(r"^\W*when\b", re.I)
+_TIME_LABEL = re.compile(r"\b(?:years?|date|day|month|quarter|period|season|week|time|held|started|ended)\b", re.I)
 _PER_GROUP = re.compile(r"\b(?:per|each|every|by|broken down|breakdown|split)\b", re.I)
 _TOP = re.compile(r"\b(?:most|least|top|highest|lowest|best|worst|biggest|largest|smallest|busiest|fewest|more|less|fewer)\b", re.I)
 _WHICH = re.compile(r"^\W*(?:which|who|whose|what|name the)\b", re.I)

@@ -873,3 +873,21 @@ def test_how_many_people_passed_a_bound_on_a_measure_counts_the_people(kb_of):
     response = ws.ask("How many athletes got more than 500 preliminary points?", mode="pipeline",
                       doc_ids=[ws.documents()[0].doc_id])
     assert response.answer.startswith("2 athletes with Preliminary Points over 500"), response.answer
+
+
+def test_a_question_asking_when_is_not_answered_with_a_figure_that_names_no_time():
+    from core.annotations.plan import Plan, apply_conditions
+    # a report's lines: figures under year headers, no column of dates or periods
+    lines = [Column("line", "Line", "text"), Column("c_2024", "2024", "number", "£"), Column("c_2023", "2023", "number", "£")]
+    for answer in ("maximum", "sum", "count"):
+        plan = Plan(answer, lines[1])
+        apply_conditions("When did the financial year end?", plan, lines)
+        assert plan.answer == NOT_IN_TABLE, answer
+    # with a column of dates the extreme's row says when; and a question that does not ask when keeps its figure
+    payments = lines + [Column("paid_on", "Paid on", "date")]
+    plan = Plan("maximum", payments[1])
+    apply_conditions("When was the largest payment made?", plan, payments)
+    assert plan.answer == "maximum"
+    plan = Plan("sum", lines[1])
+    apply_conditions("What was the total in 2024?", plan, lines)
+    assert plan.answer == "sum"
