@@ -303,7 +303,7 @@ def _split_row(line: Line) -> tuple[list[Word], list[_Cell]]:
     cells: list[_Cell] = []
     while end > 0:
         word = words[end - 1]
-        if word.text in _CURRENCY and cells:
+        if word.text in _CURRENCY and cells and not cells[0].text_cell:
             cells[0] = _Cell(word.text + cells[0].text, cells[0].x0, cells[0].x1,  # keep the number's box
                              apart=end - 1 in starts)
         elif word.text in {"%", ")"} and end > 1 and _is_figure(words[end - 2].text):
@@ -604,9 +604,13 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
                 headers[c].insert(0, over[i].text)
                 below[c] = over[i]
         else:
-            # A phrase set flush with one column's phrase below it is that header's first line ("Accounts
-            # Receivable," over "Gross" and again over "Net", not over "Allowance for Losses" between them).
-            stacked = {c: i for i, p in enumerate(over) for c, q in below.items() if _flush(p, q, height)}
+            # A phrase printed again over other columns on the same line, each time flush with one column's
+            # phrase below it, is each of those headers' first line: "Accounts Receivable," over "Gross" and
+            # again over "Net" is not over "Allowance for Losses" between them (a span is printed once).
+            # (a phrase below that spans several columns names none of them alone)
+            own = {c: q for c, q in below.items() if sum(r is q for r in below.values()) == 1}
+            stacked = {c: i for i, p in enumerate(over) for c, q in own.items()
+                       if sum(r.text == p.text for r in over) > 1 and _flush(p, q, height)}
             spanning = [i for i in range(len(over)) if i not in stacked.values()]
             for c, column in enumerate(columns):
                 # each other column takes the nearest phrase of a spanning line: a centred "December 31,"
