@@ -191,10 +191,14 @@ def prediction_of(answer: str, question: str, spans: bool = True) -> tuple[list[
     stated = {re.sub(r"[^\d.]", "", m) for m in _NUMBER.findall(question)}
     figures: list[str] = []
     scales: list[str] = []  # each figure's own scale word: "2019 (... 519 thousand)" answers 2019, no scale
+    respective = re.search(r"\brespective", question, re.I)
     for match in _NUMBER.finditer(text):
         figure = match.group(0).strip().rstrip(",")  # "2017, 2018": the comma is the sentence's
         if re.sub(r"[^\d.]", "", figure) in stated:
             continue
+        if respective and re.fullmatch(r"(?:19|20)\d\d", figure) and re.search(r"\bin\s*$", text[:match.start()]):
+            continue  # "2.41 in 2019, 2.70 in 2018, 12.30 in 2017": the year each figure is for, not a figure asked
+
         figure, said = _scale_of(figure)
         negative = figure.startswith("(") and figure.endswith(")") or figure.startswith("-")
         figure = re.sub(r"[()$€£\s-]", "", figure)
@@ -209,7 +213,7 @@ def prediction_of(answer: str, question: str, spans: bool = True) -> tuple[list[
             head = re.findall(r"(?<![\d,.])(?:19|20)\d\d(?![\d,.])", text.split("(", 1)[0].rpartition(":")[2])
             if head:  # (a year the question states too: "Between 2018 and 2019, which year ...")
                 return list(dict.fromkeys(head)), ""
-        if re.search(r"\brespective", question, re.I):
+        if respective:
             return figures, next((s for s in scales if s), "")
         return figures[:1], scales[0]
     text = text.rstrip(".")

@@ -16,6 +16,12 @@ def test_respective_figures_are_all_read():
     assert figures == ["1,200", "1,350"] and scale == "million"
 
 
+def test_the_year_each_respective_figure_is_for_is_no_figure_asked():
+    figures, scale = prediction_of("Net income: 53,294 thousand in 2019, 61,431 thousand in 2018, 279,745 thousand in 2017",
+                                   "What is the net income for fiscal years 2019 to 2017 respectively?")
+    assert figures == ["53,294", "61,431", "279,745"] and scale == "thousand"
+
+
 def test_a_day_of_the_month_is_no_figure():
     figures, scale = prediction_of("Tax credits: 2,458 thousand in December 31, 2018, 2,261 thousand in December 31, 2019",
                                    "What are the respective tax credits in 2018 and 2019?")
