@@ -190,6 +190,8 @@ def header_unit(label: str) -> str | None:
     match = _HEADER_UNIT.search(text)
     if not match or _AREA_OR_VOLUME.search(text[:match.start() + 1]):
         return None
+    if match.group("c") and match.group("c") != "%" and re.search(r"\d\s*$", text[:match.start()]):
+        return None  # "2018 52 WEEKS", "10 km": how long the period or the course is, not the cells' unit
     found = (match.group("a") or match.group("b") or match.group("c")).lower()
     return "%" if found == "%" else _UNIT_ALIASES.get(found)
 

@@ -45,6 +45,7 @@ def test_thresholds_from_questions_use_the_same_base_units():
     ("Route_km", "km"), ("Distance_mi", "mi"), ("Discount %", "%"), ("Litres", "L"), ("Hrs", "h"),
     ("Wait (min)", "min"), ("Flow (l/s)", "l/s"), ("Budget (£k)", "£k"), ("Tank gal", "gal"),
     ("Price/gal", None), ("Area sq mi", None), ("Area (sq mi)", None), ("W", None), ("Grade A", None), ("Pages", None), ("Name", None),
+    ("2024 52 weeks", None), ("Relay 10 km", None), ("2024 %", "%"),  # how long a period or a course is: no unit of the cells
 ])
 def test_the_unit_a_header_names_in_one_spelling(header, unit):
     assert header_unit(header) == unit
