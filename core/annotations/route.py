@@ -553,6 +553,9 @@ _ROUNDED = re.compile(r"(?:ROUND|ABS)\s*\(\s*(.+?)\s*(?:,\s*\d+\s*)?\)", re.I)
 _QUERY_WORDS = re.compile(r"\b(?:CASE|WHEN|THEN|ELSE|END|CAST|SELECT|DISTINCT|AND|OR|NOT|IS|NULL|IN|LIKE|BETWEEN)\b"
                           r"|\b\w+\s*\(|'", re.I)
 _ARITHMETIC_WORDS = {"+": "plus", "-": "minus", "*": "times", "/": "divided by"}
+_ARITHMETIC_SAID = re.compile(r"\b(?:plus|minus|times|divided by)\b")
+# "What was the increase in interest expense from 2018?": what it asks for, as it says it
+_ASKED = re.compile(r"^\W*(?:what|how\s+much)\s+(?:is|was|are|were|has\s+been)\s+the\s+(?P<what>[^?]{3,90}?)\s*\??\s*$", re.I)
 
 
 # A column named through its table's alias or name ("T1.rate", "orders.total"): the reader hears the column.
@@ -576,7 +579,7 @@ def readable(expression: str, printed: dict[str, str]) -> str:
         return readable(wrapped.group(1), printed)
     if _QUERY_WORDS.search(expression):  # a CASE, a function, a condition: the query's text is never said
         return "result"
-    if re.fullmatch(r"[a-z]\w*", expression) and expression not in printed:  # the model's own alias: "share_pct"
+    if re.fullmatch(r"[A-Za-z]\w*", expression) and expression not in printed:  # the model's alias: "Taiwan_pct"
         return expression.replace("_", " ")
     text = re.sub(r"\s*([-+*/])\s*", lambda m: f" {_ARITHMETIC_WORDS[m.group(1)]} ", expression)
     text = re.sub(r'"?\b([A-Za-z_]\w*)\b"?', lambda m: printed.get(m.group(1), m.group(0).strip('"')), text)
@@ -672,10 +675,13 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
             found = query.rows[0][visible[0]] or 0
             text = (f"{'Yes' if found else 'No'}: {value} row{'' if found == 1 else 's'}"
                     f"{' with ' + condition if condition else ''} (from {where}).")
-        elif labels[0] == "result":  # an expression only the query can say: the figure, in the unit asked for
+        elif labels[0] == "result" or _ARITHMETIC_SAID.search(labels[0]):
+            # an expression only the query can say ("2019 minus 2018"): the figure, named as the question names it
             percent = " %" if re.search(r"\b(?:percent(?:age)?|share|proportion)\b|%", result.parsed_question or "", re.I) \
                 and "%" not in value else ""
-            text = f"The answer is {value}{percent}{' for ' + condition if condition else ''} (from {where})."
+            asked = _ASKED.match(result.parsed_question or "")
+            text = (f"The {asked.group('what')} is {value}{percent} (from {where})." if asked else
+                    f"The answer is {value}{percent}{' for ' + condition if condition else ''} (from {where}).")
         else:  # a figure the query names a percentage ("percentage_change") is said as one
             percent = "%" if re.search(r"\b(?:percent(?:age)?|pct)\b", labels[0], re.I) and "%" not in value else ""
             text = f"The {labels[0]}{' for ' + condition if condition else ''} is {value}{percent} (from {where})."

@@ -55,6 +55,7 @@ def test_an_expression_with_a_case_a_function_or_a_condition_is_never_said_as_qu
     assert column_label("ROUND(SUM(total), 2)", [FLEET]) == "Total"
     assert column_label("julianday(next_service_date) - julianday('now')", [FLEET]) == "result"
     assert column_label("share_pct", [FLEET]) == "share pct"
+    assert column_label("Diesel_share", [FLEET]) == "Diesel share"  # an alias the model capitalised
 
 
 def test_a_column_named_through_its_tables_alias_is_said_without_the_alias():
@@ -104,6 +105,26 @@ def test_a_figure_the_query_names_a_percentage_is_said_with_its_percent_sign():
     result = StructuredResult(StructuredQuery(FactQuery(doc_ids=["d1"])), [], table_query=query,
                               parsed_question="What is the percentage change in the fleet's total?")
     assert phrase_table_answer(result, 10, 3).text.startswith("The percentage change is -21.52% (from Fleet.xlsx)")
+
+
+def test_a_figure_the_query_computed_from_columns_is_named_as_the_question_names_it():
+    from core.annotations.query import StructuredQuery
+    from core.annotations.route import StructuredResult, TableQuery, phrase_table_answer
+    from core.annotations.search import FactQuery
+    from core.annotations.select import Selection
+
+    def said(sql: str, column: str, question: str) -> str:
+        query = TableQuery([Selection(FLEET, 1.0)], sql=sql, columns=[column], rows=[(412.0,)])
+        result = StructuredResult(StructuredQuery(FactQuery(doc_ids=["d1"])), [], table_query=query,
+                                  parsed_question=question)
+        return phrase_table_answer(result, 10, 3).text
+
+    # not "The Total minus Next service for Registration containing AB12 is 412"
+    assert said("SELECT total - next_service_date FROM fleet WHERE registration LIKE '%AB12%'",
+                "total - next_service_date", "What was the increase in the van's total since its service?").startswith(
+        "The increase in the van's total since its service is 412 (from Fleet.xlsx).")
+    assert said("SELECT CASE WHEN total > 3 THEN total END FROM fleet", "CASE WHEN total > 3 THEN total END",
+                "How much is the fleet's total over the threshold?").startswith("The fleet's total over the threshold is 412")
 
 
 def test_a_filter_inside_a_case_or_a_sub_query_is_never_said():
