@@ -2194,7 +2194,7 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
                           for r in shown)
     else:
         items = "; ".join(", ".join(f"{labels[n]} {format_value(v, units[n])}" for n, v in enumerate(r)) for r in shown)
-    if plan.limit == 1 and len(rows) == 1:
+    if len(rows) == 1 and not planned.truncated:  # the one row first: "Andrew Kaiser (officers.pdf, Title CFO)"
         return f"{items} ({where}{', ' + conditions if conditions else ''})."
     count = f"{len(rows)}{'+' if planned.truncated else ''}"
     more = f" Showing {len(shown)}; all {count} are in the table below and in the CSV export." if len(rows) > len(shown) else ""
