@@ -332,12 +332,25 @@ def _phrase_starts(line: Line) -> set[int]:
 
 def _is_year_header(label: list[Word], cells: list[_Cell]) -> bool:
     """'2022 2021' above the figures is a header line, not a row, also with words at its left
-    ("Years ended December 31,", "(Dollars in millions)") or a heading beside them ("% Change")."""
-    return all(_YEAR.match(c.text) for c in cells if not c.text_cell)
+    ("Years ended December 31,", "(Dollars in millions)")."""
+    return all(_YEAR.match(c.text) for c in cells)
 
 
 def _is_row(label: list[Word], cells: list[_Cell]) -> bool:
-    return len(cells) >= 2 and any(not c.text_cell for c in cells) and not _is_year_header(label, cells)
+    """A line ending in two or more figures: the rows that find a table."""
+    last_words = max((i for i, c in enumerate(cells) if c.text_cell), default=-1)
+    figures = cells[last_words + 1:]
+    return len(figures) >= 2 and not _is_year_header(label, figures)
+
+
+def _is_worded_row(cells: list[_Cell]) -> bool:
+    """A row printing words in a column of figures ("Current assets $37,390 N/A"): it continues a table its
+    figure rows found, never starts one, and holds at least as many figures (not a year, not a mark) as
+    words, so a header line ("2019 2018 % Change") is none."""
+    words = sum(c.text_cell for c in cells)
+    figures = sum(c.apart and not c.text_cell and not _MARK_CELL.match(c.text) and not _YEAR.match(c.text.rstrip("%"))
+                  for c in cells)  # ("Level 3" in a header is a word's number, not a cell)
+    return words > 0 and figures >= words
 
 
 # --- columns -------------------------------------------------------------------------------------
@@ -378,12 +391,6 @@ def _header_distance(phrase: Phrase, column: tuple[float, float]) -> float:
     return max(0.0, phrase.x0 - column[1], column[0] - phrase.x1)
 
 
-def _flush(upper: Phrase, lower: Phrase, height: float) -> bool:
-    """Two header phrases set one over the other with the same left edge, right edge or centre."""
-    tolerance = height / 4
-    return (abs(upper.x0 - lower.x0) <= tolerance or abs(upper.x1 - lower.x1) <= tolerance
-            or abs(upper.x0 + upper.x1 - lower.x0 - lower.x1) / 2 <= tolerance)
-
 
 
 # --- tables on a page ------------------------------------------------------------------------------
@@ -391,11 +398,12 @@ def _flush(upper: Phrase, lower: Phrase, height: float) -> bool:
 def read_tables(lines: list[Line], page: int) -> list[_Block]:
     """Find the tables among a page's lines and read each with its header and caption."""
     parsed = [_split_row(line) for line in lines]
-    is_row = [_is_row(label, cells) for label, cells in parsed]
+    finds = [_is_row(label, cells) for label, cells in parsed]
+    is_row = [found or _is_worded_row(cells) for found, (_, cells) in zip(finds, parsed)]
     blocks: list[_Block] = []
     i = 0
     while i < len(lines):
-        if not is_row[i]:
+        if not finds[i]:
             i += 1
             continue
         # A table: rows, with label-only lines (section labels, wrapped labels) between them.
@@ -408,9 +416,18 @@ def read_tables(lines: list[Line], page: int) -> list[_Block]:
                 break
             members.append(j)
             j += 1
+        # Rows with words in a figure column just above the first figure row belong to the table when
+        # their figures stand in its columns (a header line's "Level 2 Level 3" does not)
+        found = _columns([[c for c in parsed[m][1] if not c.text_cell] for m in members if finds[m]])
+        while members[0] > 0 and is_row[members[0] - 1] and \
+                lines[members[0]].top - lines[members[0] - 1].bottom <= 3 * lines[members[0]].height and \
+                all(_column_of(c.x0, c.x1, found, lines[members[0] - 1].height) is not None
+                    for c in parsed[members[0] - 1][1] if not c.text_cell):
+            members.insert(0, members[0] - 1)
+        first_row = members[0]
         # Section labels just above the first row ("Net sales:", "Assets / Current assets") belong
         # to the table too; the header lines are above them.
-        while (members[0] > 0 and i - members[0] < 3 and not is_row[members[0] - 1]
+        while (members[0] > 0 and first_row - members[0] < 3 and not is_row[members[0] - 1]
                and _is_label_line(members[0] - 1, lines, members, parsed, is_row)):
             members.insert(0, members[0] - 1)
         row_indices = [m for m in members if is_row[m]]
@@ -554,7 +571,6 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
     k = first - 1
     header_lines = 0
     named = False  # whether a line naming each column on its own was read (the lowest one must)
-    below: dict[int, Phrase] = {}  # each column's phrase on the header line read last (the one below)
     while k >= 0 and header_lines < 5:
         line = lines[k]
         if lines[k + 1].top - line.bottom > 2.5 * height:
@@ -580,11 +596,9 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
             # the first line of one column's wrapped header, right-aligned with its figures ("Year-ended 31
             # March 2018 Restated" over "See note 2"), though near the middle of all of them
             headers[under[0]].insert(0, lone.text)
-            below[under[0]] = lone
         elif lone and abs((lone.x0 + lone.x1) / 2 - middle) <= spread / 4:
             for c in range(len(columns)):  # one phrase centred over the columns: it spans them all
                 headers[c].insert(0, lone.text)
-                below[c] = lone
         elif not over:  # a units line at the left only ("(in millions)" under the years): the stub's
             stub[:0] = [p.text for p in stubs]
             first = k
@@ -602,26 +616,14 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
                 break
             for c, (i,) in enumerate(over_column):
                 headers[c].insert(0, over[i].text)
-                below[c] = over[i]
         else:
-            # A phrase printed again over other columns on the same line, each time flush with one column's
-            # phrase below it, is each of those headers' first line: "Accounts Receivable," over "Gross" and
-            # again over "Net" is not over "Allowance for Losses" between them (a span is printed once).
-            # (a phrase below that spans several columns names none of them alone)
-            own = {c: q for c, q in below.items() if sum(r is q for r in below.values()) == 1}
-            stacked = {c: i for i, p in enumerate(over) for c, q in own.items()
-                       if sum(r.text == p.text for r in over) > 1 and _flush(p, q, height)}
-            spanning = [i for i in range(len(over)) if i not in stacked.values()]
             for c, column in enumerate(columns):
-                # each other column takes the nearest phrase of a spanning line: a centred "December 31,"
+                # each column takes the nearest phrase of a spanning line: a centred "December 31,"
                 # lies over both of its years, though it may not reach either one's digits
-                distance, nearest = min(((_header_distance(over[i], column), i) for i in spanning),
+                distance, nearest = min(((_header_distance(p, column), i) for i, p in enumerate(over)),
                                         default=(reach + 1, -1))
-                if c in stacked:
-                    distance, nearest = 0.0, stacked[c]
                 if distance <= reach:
                     headers[c].insert(0, over[nearest].text)  # read upward: each line goes in front
-                    below[c] = over[nearest]
         stub[:0] = [p.text for p in stubs]
         first = k
         header_lines += 1
