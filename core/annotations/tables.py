@@ -42,7 +42,8 @@ FIELD_COLUMNS = ["label", "value", "number", "date"]
 # columns mix a stray "—" or "n/a" into numbers; lower lets text columns with a few numbers turn numeric.
 NUMERIC_SHARE = 0.8
 # A dash in a column of figures is a nil, as reports print it: neither a number nor text when the column is
-# typed ("(0.9)", "-", "(0.4)", "-" under a year was a text column, and its year's figures unreadable).
+# typed ("(0.9)", "-", "(0.4)", "-" under a year was a text column, and its year's figures unreadable); so is a
+# dash after a currency sign ("$-" beside "$58,000").
 NIL_MARKS = {"-", "–", "—", "−"}
 CURRENCY_SIGNS = "$€£¥₹"
 ISO_DATE_NOTE = "as an ISO date (YYYY-MM-DD)"  # the label of a date column's ISO twin, which follows it
@@ -299,7 +300,7 @@ def _rows_frame(name, doc_id, filename, sheet, members, cells) -> tuple[TableInf
         texts = pd.Series([c[0] if c else None for c in raw], dtype="object")
         numbers = pd.Series([c[1] if c else None for c in raw], dtype="float64")
         filled = texts.notna() & (texts.str.strip() != "")
-        typed = filled & ~texts.str.strip().isin(NIL_MARKS)
+        typed = filled & ~texts.str.strip().str.lstrip(CURRENCY_SIGNS).str.strip().isin(NIL_MARKS)
         numeric = typed.sum() > 0 and numbers[typed].notna().mean() >= NUMERIC_SHARE
         columns.append((label, column, raw, texts, filled, numeric))
     # Numeric dates are read in one order per column; a column whose values do not say takes its table's.

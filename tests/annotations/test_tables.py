@@ -231,6 +231,16 @@ def test_a_dash_for_nil_leaves_a_column_of_figures_a_number_column(tmp_path, emb
     ws.close()
 
 
+def test_a_dash_after_a_currency_sign_is_a_nil_too(tmp_path, embedder, write_text):
+    lines = ["Fee,2024,2023", "Audit,\"$58,000\",\"$55,000\"", "Audit-related,$-,$-", "Tax,\"$28,000\",\"$11,000\"",
+             "Other,$ -,$—"]
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([write_text("fees.csv", "\n".join(lines) + "\n")])
+    (table,) = ws.pipeline.tables.tables()
+    assert table.types["c_2024"] == "REAL" and table.types["c_2023"] == "REAL"
+    ws.close()
+
+
 def test_a_ruled_report_tables_total_line_is_a_row_to_ask_for(tmp_path, embedder):
     """A printed statement's "Total" line is what "the total staff costs" asks for (in a spreadsheet a TOTAL
     row only sums the records, and is set aside)."""
