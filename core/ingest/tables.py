@@ -181,6 +181,11 @@ def _table_scale(unit_row: list[str], body: list[tuple[int, list[str]]]) -> bool
 def _table(header_row: list[str], body: list[tuple[int, list[str]]], titles: list[str]) -> TableBlock:
     """A table from its header row and the rows below it: a units row under the header joins it, note rows
     and total rows are set aside."""
+    stacked = 0
+    while body and stacked < STACKED_HEADER_ROWS and _continues_header(body[0][1], body[1:]):
+        # a header set on several ruled rows ("Revised Preliminary" / "Allocation" / "As of August 1, 2019")
+        header_row = [" ".join(c for c in pair if c) for pair in zip(header_row + [""] * len(body[0][1]), body[0][1])]
+        body, stacked = body[1:], stacked + 1
     if body and _is_unit_row(body[0][1]):
         unit_row, body = body[0][1], body[1:]
         if _table_scale(unit_row, body):
@@ -205,6 +210,19 @@ def _table(header_row: list[str], body: list[tuple[int, list[str]]], titles: lis
     table.rows = [r[: last_used + 1] for r in table.rows]
     table.total_rows = [(n, r[: last_used + 1]) for n, r in table.total_rows]
     return table
+
+
+STACKED_HEADER_ROWS = 2  # rows under a header row that may continue it
+
+
+def _continues_header(row: list[str], below: list[tuple[int, list[str]]]) -> bool:
+    """A row under the header that goes on naming its columns: its first cell blank or a note in brackets
+    ("(In millions)"), words over at least two columns and no figure, with rows of figures below it. A list
+    whose every row is words (names, titles) has none: its first cells are filled."""
+    first, rest = (row[0].strip() if row else ""), [c for c in row[1:] if c.strip()]
+    return ((not first or (first.startswith("(") and first.endswith(")"))) and len(rest) >= 2
+            and all(parse_quantity(c) is None and not _NO_WORD.match(c) and not _states_a_unit(c) for c in rest)
+            and any(parse_quantity(c) is not None for _, later in below for c in later[1:] if c))
 
 
 _NO_WORD = re.compile(r"^[^\w]*$")  # "—", "-", "": a cell that says nothing

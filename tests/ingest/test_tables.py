@@ -256,3 +256,20 @@ def test_one_scale_in_the_units_row_of_a_report_table_is_the_whole_tables():
 def test_a_first_row_of_codes_or_figures_stays_a_record():
     assert find_tables([["Name", "Sex", "Grade"], ["", "M", "F"], ["Ann", "F", "B"]])[0].rows[0] == ["", "M", "F"]
     assert find_tables([["Item", "Price"], ["Bolt", "£5m"]])[0].header == ["Item", "Price"]
+
+
+def test_a_header_set_on_several_rows_is_one_header_and_a_list_of_words_keeps_its_rows():
+    # a ruled report table whose column names run over three rows, the stub's scale on the last
+    (table,) = find_tables([
+        ["", "Provisional", "Measurement", "Provisional"],
+        ["", "Allocation", "Period", "Allocation"],
+        ["(In £m)", "At 1 April 2024", "Adjustments", "At 31 March 2025"],
+        ["Cash", "16.0", "(0.2)", "15.8"],
+        ["Debtors", "37.3", "—", "37.3"],
+    ])
+    assert table.header[1:] == ["Provisional Allocation At 1 April 2024", "Measurement Period Adjustments",
+                                "Provisional Allocation At 31 March 2025"]
+    assert [r[0] for r in table.rows] == ["Cash", "Debtors"]
+    # a list whose rows are all words (a rota) is not one long header
+    (rota,) = find_tables([["Day", "Lead", "Second"], ["Monday", "Asha", "Tom"], ["Tuesday", "Bea", "Ravi"]])
+    assert len(rota.rows) == 2
