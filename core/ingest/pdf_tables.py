@@ -387,6 +387,12 @@ def _column_of(x0: float, x1: float, columns: list[tuple[float, float]], slack: 
     return best
 
 
+def _notes_column(header: list[str]) -> bool:
+    """A report's "Note" column (the note each line refers to): a period spanning the figures beside it is not
+    its header ("2019" over "Note | £m | £m" made two 2019 columns)."""
+    return len(header) == 1 and header[0].strip().lower() in ("note", "notes")
+
+
 def _header_distance(phrase: Phrase, column: tuple[float, float]) -> float:
     return max(0.0, phrase.x0 - column[1], column[0] - phrase.x1)
 
@@ -598,7 +604,8 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
             headers[under[0]].insert(0, lone.text)
         elif lone and abs((lone.x0 + lone.x1) / 2 - middle) <= spread / 4:
             for c in range(len(columns)):  # one phrase centred over the columns: it spans them all
-                headers[c].insert(0, lone.text)
+                if not _notes_column(headers[c]):
+                    headers[c].insert(0, lone.text)
         elif not over:  # a units line at the left only ("(in millions)" under the years): the stub's
             stub[:0] = [p.text for p in stubs]
             first = k
@@ -622,7 +629,7 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
                 # lies over both of its years, though it may not reach either one's digits
                 distance, nearest = min(((_header_distance(p, column), i) for i, p in enumerate(over)),
                                         default=(reach + 1, -1))
-                if distance <= reach:
+                if distance <= reach and (distance == 0 or not _notes_column(headers[c])):
                     headers[c].insert(0, over[nearest].text)  # read upward: each line goes in front
         stub[:0] = [p.text for p in stubs]
         first = k

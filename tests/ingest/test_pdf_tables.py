@@ -339,3 +339,13 @@ def test_a_dated_heading_above_the_first_rows_holds_them_and_is_not_the_caption(
     assert [row.label for row in table.rows[:3]] == ["31 March 2025", "31 March 2025: Retail customers",
                                                      "31 March 2025: Trade customers"]
     assert table.rows[5].label == "31 March 2024: Retail customers"
+
+
+def test_a_note_column_takes_no_period_of_the_figures_beside_it(tmp_path):
+    # "2025" over the first £m column lies nearer the Note column than "2024" does: it is still not the note's
+    header = [[(392, "2025"), (472, "2024")], [(322, "Note"), (392, "£m"), (472, "£m")]]
+    path = draw_rows(tmp_path / "balance.pdf", header, [
+        ("Investments", ["3", "1,216.0", "1,212.9"]), ("Debtors", ["4", "415.9", "440.7"]),
+        ("Cash at bank", ["5", "12.0", "0.2"])], caption="Company balance sheet at 31 March")
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["Note", "2025 £m", "2024 £m"]
