@@ -634,6 +634,12 @@ def _difference(question: str | None, column: str, value) -> bool:
             and re.search(r"\bdiffer(?:ence|ent|s)?\b", question, re.I) is not None and bool(_SUBTRACTION.search(column)))
 
 
+def _percent(question: str | None, value: str) -> str:
+    """ " %" after a figure a question about a percentage, a share or a proportion asks for, unless it has one."""
+    asked = re.search(r"\b(?:percent(?:age)?|share|proportion)\b|%", question or "", re.I)
+    return " %" if asked and "%" not in value else ""
+
+
 def unapplied_sentence(doubts: list[str]) -> str:
     return " I could not apply " + "; ".join(f"“{d}”" for d in doubts) + ", so this may cover more than you asked."
 
@@ -675,13 +681,13 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
             found = query.rows[0][visible[0]] or 0
             text = (f"{'Yes' if found else 'No'}: {value} row{'' if found == 1 else 's'}"
                     f"{' with ' + condition if condition else ''} (from {where}).")
-        elif labels[0] == "result" or _ARITHMETIC_SAID.search(labels[0]):
+        elif (labels[0] == "result" or _ARITHMETIC_SAID.search(labels[0])) and (
+                asked := _ASKED.match(result.parsed_question or "")):
             # an expression only the query can say ("2019 minus 2018"): the figure, named as the question names it
-            percent = " %" if re.search(r"\b(?:percent(?:age)?|share|proportion)\b|%", result.parsed_question or "", re.I) \
-                and "%" not in value else ""
-            asked = _ASKED.match(result.parsed_question or "")
-            text = (f"The {asked.group('what')} is {value}{percent} (from {where})." if asked else
-                    f"The answer is {value}{percent}{' for ' + condition if condition else ''} (from {where}).")
+            text = f"The {asked.group('what')} is {value}{_percent(result.parsed_question, value)} (from {where})."
+        elif labels[0] == "result":  # the figure, in the unit asked for
+            text = (f"The answer is {value}{_percent(result.parsed_question, value)}"
+                    f"{' for ' + condition if condition else ''} (from {where}).")
         else:  # a figure the query names a percentage ("percentage_change") is said as one
             percent = "%" if re.search(r"\b(?:percent(?:age)?|pct)\b", labels[0], re.I) and "%" not in value else ""
             text = f"The {labels[0]}{' for ' + condition if condition else ''} is {value}{percent} (from {where})."

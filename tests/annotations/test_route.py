@@ -125,6 +125,9 @@ def test_a_figure_the_query_computed_from_columns_is_named_as_the_question_names
         "The increase in the van's total since its service is 412 (from Fleet.xlsx).")
     assert said("SELECT CASE WHEN total > 3 THEN total END FROM fleet", "CASE WHEN total > 3 THEN total END",
                 "How much is the fleet's total over the threshold?").startswith("The fleet's total over the threshold is 412")
+    # a question that does not say what it asks for as "what is the …" keeps the query's own words
+    assert said("SELECT total * 2 FROM fleet WHERE registration = 'AB12'", "total * 2",
+                "What did the van come to at twice the rate?").startswith("The Total times 2 for Registration AB12 is 412")
 
 
 def test_a_filter_inside_a_case_or_a_sub_query_is_never_said():
