@@ -29,6 +29,7 @@ _CURRENCY = {"$", "€", "£"}
 # A text line ending in two or more figures: the cheap test for "this page holds number columns".
 _YEARS_SIDE_BY_SIDE = re.compile(r"(?:^|\s)(?:19|20)\d\d\s+(?:19|20)\d\d(?:\s|$)")
 _ROW_IN_TEXT = re.compile(r"\S.*?(?:\s+(?:\$\s*)?\(?-?\d[\d,]*(?:\.\d+)?%?\)?%?|\s+[—–]){2,}\s*$")  # "(87%)" too
+PHRASE_GAP = 0.55  # of the line height: a gap between words this wide ends a phrase (a header cell, a cell)
 
 
 @dataclass
@@ -263,14 +264,9 @@ def group_lines(words: list[Word]) -> list[Line]:
 def phrases(line: Line) -> list[Phrase]:
     """Split a line where the gap between words is wider than about two spaces (a space is about
     a quarter of the line height): headers of neighbouring columns can be that close."""
-    gap = line.height * 0.55
-    out: list[list[Word]] = []
-    for word in line.words:
-        if out and word.x0 - out[-1][-1].x1 <= gap:
-            out[-1].append(word)
-        else:
-            out.append([word])
-    return [Phrase(" ".join(w.text for w in ws), ws[0].x0, ws[-1].x1) for ws in out]
+    bounds = sorted(_phrase_starts(line)) + [len(line.words)]
+    return [Phrase(" ".join(w.text for w in line.words[a:b]), line.words[a].x0, line.words[b - 1].x1)
+            for a, b in zip(bounds, bounds[1:])]
 
 
 # --- rows ----------------------------------------------------------------------------------------
@@ -325,8 +321,9 @@ def _split_row(line: Line) -> tuple[list[Word], list[_Cell]]:
 
 
 def _phrase_starts(line: Line) -> set[int]:
-    """The indexes of the words that start a phrase (see `phrases`)."""
-    gap = line.height * 0.55
+    """The indexes of the words that start a phrase: after a gap wider than about two spaces (a space is about
+    a quarter of the line height)."""
+    gap = line.height * PHRASE_GAP
     return {0} | {i for i in range(1, len(line.words)) if line.words[i].x0 - line.words[i - 1].x1 > gap}
 
 
