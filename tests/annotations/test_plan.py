@@ -891,3 +891,17 @@ def test_a_question_asking_when_is_not_answered_with_a_figure_that_names_no_time
     plan = Plan("sum", lines[1])
     apply_conditions("What was the total in 2024?", plan, lines)
     assert plan.answer == "sum"
+
+
+def test_a_balance_date_picks_the_one_column_of_its_year_that_its_month_heads():
+    from core.annotations.plan import Plan, apply_conditions
+    # two columns of 2024: the date the question states is one of them, and the plan reading it applies it
+    lines = [Column("line", "Line", "text"), Column("at_april", "Provisional allocation As of April 1, 2024", "number", "£"),
+             Column("at_dec", "Final allocation As of December 31, 2024", "number", "£")]
+    plan = Plan("sum", lines[2], filters=[(lines[0], "is", "Total liabilities")])
+    applied = apply_conditions("What is the final Total liabilities as of December 31, 2024?", plan, lines)
+    assert any(a.how == "in the plan" and a.column == lines[2].label for a in applied), applied
+    # the plan that read the other date's column is moved to the one the question states
+    plan = Plan("sum", lines[1], filters=[(lines[0], "is", "Total liabilities")])
+    apply_conditions("What is the final Total liabilities as of December 31, 2024?", plan, lines)
+    assert plan.column is lines[2]
