@@ -350,6 +350,11 @@ def _is_worded_row(cells: list[_Cell]) -> bool:
     return words > 0 and figures >= words
 
 
+def _figures(cells: list[_Cell]) -> list[_Cell]:
+    """A row's cells that are figures, not words: they make a table's columns."""
+    return [c for c in cells if not c.text_cell]
+
+
 # --- columns -------------------------------------------------------------------------------------
 
 def _columns(rows: list[list[_Cell]]) -> list[tuple[float, float]]:
@@ -394,8 +399,6 @@ def _header_distance(phrase: Phrase, column: tuple[float, float]) -> float:
     return max(0.0, phrase.x0 - column[1], column[0] - phrase.x1)
 
 
-
-
 # --- tables on a page ------------------------------------------------------------------------------
 
 def read_tables(lines: list[Line], page: int) -> list[_Block]:
@@ -421,11 +424,11 @@ def read_tables(lines: list[Line], page: int) -> list[_Block]:
             j += 1
         # Rows with words in a figure column just above the first figure row belong to the table when
         # their figures stand in its columns (a header line's "Level 2 Level 3" does not)
-        found = _columns([[c for c in parsed[m][1] if not c.text_cell] for m in members if finds[m]])
+        found = _columns([_figures(parsed[m][1]) for m in members if finds[m]])
         while members[0] > 0 and is_row[members[0] - 1] and \
                 lines[members[0]].top - lines[members[0] - 1].bottom <= 3 * lines[members[0]].height and \
                 all(_column_of(c.x0, c.x1, found, lines[members[0] - 1].height) is not None
-                    for c in parsed[members[0] - 1][1] if not c.text_cell):
+                    for c in _figures(parsed[members[0] - 1][1])):
             members.insert(0, members[0] - 1)
         first_row = members[0]
         # Section labels just above the first row ("Net sales:", "Assets / Current assets") belong
@@ -509,7 +512,7 @@ def _is_label_line(index: int, lines: list[Line], members: list[int], parsed, is
 
 def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int], page: int) -> _Block | None:
     # the figures make the columns; a text cell joins the one it sits in
-    columns = _columns([[c for c in parsed[m][1] if not c.text_cell] for m in members if is_row[m]])
+    columns = _columns([_figures(parsed[m][1]) for m in members if is_row[m]])
     if len(columns) < 2:
         return None
     height = median(lines[m].height for m in members)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from itertools import zip_longest
 
 from core.annotations.documents import total_label
 from core.annotations.units import normal_unit, parse_quantity, stated_scale
@@ -184,7 +185,7 @@ def _table(header_row: list[str], body: list[tuple[int, list[str]]], titles: lis
     stacked = 0
     while body and stacked < STACKED_HEADER_ROWS and _continues_header(body[0][1], body[1:]):
         # a header set on several ruled rows ("Revised Preliminary" / "Allocation" / "As of August 1, 2019")
-        header_row = [" ".join(c for c in pair if c) for pair in zip(header_row + [""] * len(body[0][1]), body[0][1])]
+        header_row = [" ".join(c for c in pair if c) for pair in zip_longest(header_row, body[0][1], fillvalue="")]
         body, stacked = body[1:], stacked + 1
     if body and _is_unit_row(body[0][1]):
         unit_row, body = body[0][1], body[1:]
