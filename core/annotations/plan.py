@@ -129,9 +129,10 @@ class Plan:
     @property
     def reads_whole_table(self) -> bool:
         """No filter, group, period, ranking, row or cell the question named: a figure of the whole table (what
-        "Where are personnel expenses included?" got, read as a sum of every row)."""
+        "Where are personnel expenses included?" got, read as a sum of every row). A limit with no order is no
+        ranking: the first ten rows of a list of every row."""
         return not (any(op not in BLANK_OPS for _, op, _ in self.filters) or self.group_by is not None or self.periods
-                    or self.limit or self.order_by is not None or self.across or self.section or self.shares)
+                    or self.order_by is not None or self.across or self.section or self.shares)
 
     def to_dict(self) -> dict:
         return {"answer": self.answer, "column": self.column.label if self.column else None,
@@ -398,6 +399,17 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                 plan.column = named
             if plan.column is not None:
                 plan.answer = "list"  # "Which units fuelled up in Topeka?" names them; it does not count them
+        if counts_every_row(plan) and not planned.unapplied:  # (an unapplied condition is said, at low)
+            if (values := counted_values(question, columns, table.row_count)) is not None:
+                plan.column, plan.distinct = values, True
+                planned.applied.append(Applied(counted_phrase(question) or values.label, values.label, "added by code",
+                                               f"the different {values.label} values, not the rows"))
+            elif words := count_qualifiers(question, known_words(table)):
+                # "How many vans failed their inspection?" answered by every row answers another question: the
+                # free query writer may apply the words the plan did not (and is checked the same way)
+                planned.applied.append(Applied(" ".join(words), None, "not applied", "a count of every row"))
+                plan.answer = "other"
+                return planned
         listed = plan.column if plan.answer == "list" else plan.group_by if isinstance(plan.group_by, Column) else None
         plan.named_by = name_beside(question, listed, columns)
         if plan.answer in ("minimum", "maximum") and plan.group_by is None:
@@ -1035,6 +1047,11 @@ def name_words(table: TableInfo) -> frozenset:
     """The words of a table's file and sheet names, in their singular forms: they name the table, not its rows."""
     name = f"{table.filename.rsplit('.', 1)[0]} {table.sheet or ''}".replace("_", " ")
     return frozenset(f for w in tokens(name) for f in singulars(w))
+
+
+def known_words(table: TableInfo) -> frozenset:
+    """The words a table says of itself, in their singular forms: its file and sheet names and its headers."""
+    return name_words(table) | {f for label in table.printed.values() for f in word_forms(label)}
 
 
 def stated_conditions(question: str, columns: list[Column], table_words: frozenset = frozenset()) -> StatedConditions:
@@ -2425,6 +2442,52 @@ def counted_phrase(question: str) -> str | None:
         if _plural(word):  # the phrase's noun: "bikes", not "bikes sat"; "clinicians", not "clinicians work"
             break
     return " ".join(words)
+
+
+def counts_every_row(plan: Plan) -> bool:
+    """A count of rows with no condition on them: no filter, period or group."""
+    return plan.answer == "count" and not plan.distinct and not plan.filters and not plan.periods \
+        and plan.group_by is None
+
+
+def counted_values(question: str, columns: list[Column], row_count: int) -> Column | None:
+    """The text column whose different values a count of every row counts: "how many suppliers are listed?" over
+    order lines whose Supplier repeats is the number of suppliers, not of lines. A column with a value of its own
+    in every row names the rows themselves, and counting them is counting rows."""
+    phrase = counted_phrase(question)
+    if not phrase:
+        return None
+    forms = singulars(phrase.split()[-1])
+    found = [c for c in columns if c.kind == "text" and forms & _label_forms(c) and not names_rows(c, row_count)]
+    return found[0] if len(found) == 1 else None
+
+
+# Words a count of every row may carry beside what it counts: that the rows exist or are listed, where, who asks, and
+# the everyday verbs that say what any row is ("How many sales did the shops ring up?", "How many orders came in?").
+_EVERY_ROW_WORDS = set("""how many much what which who whom whose is are was were be been being the a an of in on at for
+from by to with and or did do does there here have has had get got total totals number numbers all overall altogether
+together combined count counted list listed lists label labeled labelled show shown shows table tables chart charts
+page pages sheet sheets file files data document documents record recorded records entered given include included
+includes appear appears appeared mention mentioned named exist exists existed this these those that it its we our us
+you your they their he she him his her i me tell give find please so far currently now different distinct unique
+separate s t than as whats between inclusive since until before after during up out off
+come came coming comes go went gone goes make made makes take took taken takes get gets getting sell sold sells ring
+rang rung rings run ran runs do done doing book booked books raise raised handle handled process processed place
+placed log logged receive received see saw seen hold held open opened close closed submit submitted issue issued
+serve served buy bought send sent deliver delivered register registered enter keep kept""".split())
+
+
+def count_qualifiers(question: str, known: frozenset | set = frozenset()) -> list[str]:
+    """The words of a count that narrow what it counts, for a query that counts every row: over a service log
+    "How many vans failed their MOT?" leaves "failed MOT"; "How many orders are in the ledger?" over ledger.csv,
+    "How many orders were booked?" over a table with a Booked column, and "In all, how many orders were there?"
+    leave none. `known` words (the table's name and headers, in their singular forms) say nothing the rows do
+    not; the counted word is the rows' own name; months and figures are periods and bounds, which
+    apply_conditions checks on their own."""
+    phrase = counted_phrase(question)
+    head = singulars(phrase.split()[-1]) if phrase else set()
+    return [w for w in tokens(question) if w not in _EVERY_ROW_WORDS and w not in head and not w.isdigit()
+            and w not in MONTHS and not singulars(w) & known]
 
 
 def _counted_noun(question: str) -> str | None:

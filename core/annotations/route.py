@@ -13,8 +13,8 @@ from core.annotations.beyond_plan import beyond_plan
 from core.annotations.conditions import answered_yes_or_no, periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.named_rows import rows_named
-from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, evidence as plan_evidence, fill_plan,
-                                  figures_across_named, format_value as _value, phrase as phrase_plan,
+from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, count_qualifiers, evidence as plan_evidence,
+                                  fill_plan, figures_across_named, known_words, format_value as _value, phrase as phrase_plan,
                                   plan_by_rules, printed_unit, read_by_rules, run_plan)
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
@@ -351,7 +351,7 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
         query.sql, query.columns = written.result.sql, written.result.columns
         query.rows, query.truncated = written.result.rows, written.result.truncated
         printed_dates(query, tables, executor)
-        unanswered = not_an_answer(written.result, tables, executor)
+        unanswered = not_an_answer(written.result, tables, executor, question)
         if unanswered:  # no records: the text route reads the pages, and the trace says why
             query.rows, written.result = [], None
             query.error = unanswered
@@ -376,11 +376,17 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
     return result
 
 
-def not_an_answer(result, tables: list, executor) -> str | None:
+# "SELECT COUNT(*) AS n FROM fleet": every row counted, with no condition on them
+_EVERY_ROW = re.compile(r'^\s*SELECT\s+COUNT\(\s*\*\s*\)(?:\s+AS\s+"?\w+"?)?\s+FROM\s+"?\w+"?\s*;?\s*$', re.I)
+
+
+def not_an_answer(result, tables: list, executor, question: str = "") -> str | None:
     """Why the rows of the model's last query say nothing about the question, or None: only where rows
-    are (their source_row), a figure cut out of text that came out empty, or nothing found by a filter that
+    are (their source_row), a figure cut out of text that came out empty, nothing found by a filter that
     names a text no cell holds (a count of 0 of panels whose symbol is 'cracked' is no count of anything the
-    table records)."""
+    table records), or every row counted for a question that counts only some (plan.count_qualifiers)."""
+    if _EVERY_ROW.match(result.sql) and len(tables) == 1 and (words := count_qualifiers(question, known_words(tables[0]))):
+        return f"the query counts every row, and the question counts only some ({' '.join(words)})"
     if provenance_only(result):
         return f"the query returned only row positions ({', '.join(result.columns)})"
     if cut_to_nothing(result):

@@ -905,3 +905,39 @@ def test_a_balance_date_picks_the_one_column_of_its_year_that_its_month_heads():
     plan = Plan("sum", lines[1], filters=[(lines[0], "is", "Total liabilities")])
     apply_conditions("What is the final Total liabilities as of December 31, 2024?", plan, lines)
     assert plan.column is lines[2]
+
+
+def test_a_count_of_every_row_answers_only_a_question_that_counts_every_row(ws):
+    scope = [ws.documents()[0].doc_id]
+    ws.llm.script = [plan(answer="count")]
+    response = ws.ask("In all, how many sales are there?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith(f"{len(rows(ws, lambda r: True))} "), response.answer
+
+
+def test_a_count_of_a_repeated_column_s_word_counts_its_different_values(ws):
+    ws.llm.script = [plan(answer="count", column="Product")]
+    response = ws.ask("How many shops are listed?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith(f"{len({r['Shop'] for r in rows(ws, lambda r: True)})} shops"), response.answer
+    assert response.structured["plan"]["column"] == "Shop"
+
+
+def test_a_count_of_every_row_for_a_question_that_counts_only_some_is_no_answer(ws):
+    # the words "apprentice" and "trained" narrow the sales; neither the plan nor the query applied them
+    table = ws.pipeline.tables.tables()[0]
+    ws.llm.script = [plan(answer="count"), json.dumps({"sql": f"SELECT COUNT(*) AS n FROM {table.name}"}),
+                     NO_INFORMATION]
+    response = ws.ask("How many sales did the apprentice we trained ring up?", mode="pipeline", doc_ids=[table.doc_id])
+    assert str(len(rows(ws, lambda r: True))) not in response.answer
+    assert response.route != "structured"
+
+
+def test_the_words_a_count_of_every_row_leaves_unexplained():
+    from core.annotations.plan import count_qualifiers
+
+    known = frozenset({"ledger", "booked", "order"})
+    assert count_qualifiers("How many vans failed their MOT?") == ["failed", "mot"]
+    assert count_qualifiers("How many orders are in the ledger?", known) == []
+    assert count_qualifiers("How many orders were booked?", known) == []
+    assert count_qualifiers("In all, how many orders were there?") == []
+    assert count_qualifiers("How many orders did the Leeds branch take?", known) == ["leeds", "branch"]
+    assert count_qualifiers("How many rush orders were booked in 2023?", known) == ["rush"]
