@@ -461,11 +461,12 @@ def read_tables(lines: list[Line], page: int) -> list[_Block]:
         only = blocks[0]
         # (the text on either side read as one, since a caption's brackets often wrap onto the next line)
         around = [" ".join(line.text for line in side) for side in (lines[:only.first], lines[only.last + 1:])]
-        stated = {(m.group(1).lower(), " ".join((m.group(2) or "").split())) for text in around
-                  for m in _PAGE_SCALE.finditer(text)}
+        # ("($ in millions)" keeps its currency: the figures are dollars, "$621 million")
+        stated = {(next((c for c in m.group(0)[:m.start(1) - m.start(0)] if c in _CURRENCY), ""), m.group(1).lower(),
+                   " ".join((m.group(2) or "").split())) for text in around for m in _PAGE_SCALE.finditer(text)}
         if len(stated) == 1:
-            scale, exception = stated.pop()
-            only.table.unit = f"in {scale}{exception}"
+            sign, scale, exception = stated.pop()
+            only.table.unit = f"{sign + ' ' if sign else ''}in {scale}{exception}"
     return blocks
 
 

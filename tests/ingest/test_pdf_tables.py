@@ -205,6 +205,9 @@ def test_the_scale_the_text_around_a_pages_one_table_states_is_the_tables(tmp_pa
                      after="Our segment results (in thousands, except per share data):")
     (table,) = read_pdf_tables(path)
     assert table.unit == "in thousands, except per share data"  # kept whole: the rows it names are not scaled
+    path = draw_rows(tmp_path / "dollars.pdf", header, rows, caption="North America", after="($ in thousands)")
+    (table,) = read_pdf_tables(path)
+    assert table.unit == "$ in thousands"  # its currency kept: the figures are dollars
     # a caption's brackets wrapped onto the next line are read as one
     path = draw_rows(tmp_path / "wrapped.pdf", header, rows, caption="North America",
                      after="The following table presents our segment results and the shares behind them (amounts in\n"
