@@ -66,7 +66,7 @@ _EXPLANATION = re.compile(
     r"legal\s+(?:proceedings|battles|matters|actions?|issues)|operates?\s+in|priorit(?:y|ies|i[sz]ed)|initiatives?|"
     r"outcome|meaning|definition|discussion|discussed|expect(?:s|ed)?|forecasts?|guidance|outlook|"
     r"significant(?:ly)?|substantial(?:ly)?|notable|noteworthy|components?\s+of|made\s+up\s+of)\b"
-    r"|\bwhat\s+(?:does|do|did|is|are)\s+(?:\w+\s+){0,6}?(?:mean|stand\s+for|include|comprise|consist|represent|"
+    r"|\bwhat\s+(?:does|do|did|is|are)\s+(?:[\w'’-]+\s+){0,6}?(?:mean|stand\s+for|include|comprise|consist|represent|"
     r"cover|refer\s+to|relate\s+to|show|involve)\b|\bwhat\s+(?:is|are)\s+(?:included|excluded|meant)\b"
     r"|\bhow\s+(?:is|are|was|were)\s+(?:[\w,'’-]+\s+){0,6}?(?:determined|estimated|calculated|measured|defined|"
     r"recogni[sz]ed|treated|accounted|divided|handled|managed|presented|reported|disclosed|classified|allocated|"
@@ -75,6 +75,17 @@ _EXPLANATION = re.compile(
     r"|\bhow\s+(?:has|have|had|did|does|do|is|are|was|were)\s+(?:[\w,'’-]+\s+){1,10}?(?:adapt|adjust|respond|react|"
     r"cope|coped|address|mitigat|handl|approach|position|prepar|navigat)\w*\b"
     r"|\bwhat\s+(?:is|are|was|were)\s+(?:the|our|its|their)\s+plans?\s+for\b"
+    # how a practice is carried out, said in the active voice ("How does the company estimate the fair value?"),
+    # and how often it is ("How often are the assumptions reviewed?": a practice, present tense; "how often did
+    # ..." counts rows)
+    r"|\bhow\s+(?:does|do)\s+(?:[\w,'’-]+\s+){1,6}?(?:define|estimate|calculate|determine|measure|recogni[sz]e|"
+    r"account|treat|value|review|manage|test|assess|allocate|classify|present|report|disclose|amorti[sz]e)\b"
+    r"|\bhow\s+often\s+(?:does|do|is|are)\b"
+    # where a document states something, and when a rule applies ("When is goodwill considered impaired?")
+    r"|\bwhere\s+(?:is|are|does|do)\s+(?:[\w,'’-]+\s+){1,8}?(?:defined|disclosed|reported|presented|included|"
+    r"recorded|described|discussed|explained|filed|file|report|disclose|present|include)\b"
+    r"|\bwhen\s+(?:is|are)\s+(?:[\w,'’-]+\s+){1,8}?(?:considered|deemed|required|necessary|tested|assessed|"
+    r"reviewed|recogni[sz]ed|impaired|triggered|permitted|allowed)\b|\bconsidered\s+to\s+be\b"
     # the length of a defined period ("How long is the notice period?", "the useful life of buildings"): a
     # term a document states, not a figure computed over rows ("how long did repairs take on average")
     r"|\bhow\s+long\s+(?:is|are|was|were)\s+(?:the|a|an|its|their|our|your)\s+(?:[\w()'’-]+\s+){0,6}?"
@@ -103,7 +114,7 @@ _COMPARATIVE = re.compile(r"\b(?:more|less|fewer|greater|bigger|smaller|higher|l
 _COUNT_OF = (r"(?:(?<![\w-])(?<![\w-]\s)|(?<=\bthe\s)|(?<=\ba\s)|(?<=\btotal\s)|(?<=\boverall\s)|(?<=\baverage\s)|"
              r"(?<=\bcombined\s)|(?<=\bsame\s)|(?<=\bexact\s))number\s+of")
 _AGGREGATE = re.compile(
-    r"\b(?:how\s+many|how\s+much|" + _COUNT_OF + r"|count(?:ed|s)?|totals?|totall?ed|sum(?:med)?|average|avg|mean|median|"
+    r"\b(?:how\s+many|how\s+much|how\s+often\s+(?:did|was|were|has|have)|" + _COUNT_OF + r"|count(?:ed|s)?|totals?|totall?ed|sum(?:med)?|average|avg|mean|median|"
     r"minimum|maximum|min|max|most(?!\s+recent)|least|fewest|highest|lowest|largest|smallest|biggest|longest|"
     r"shortest|cheapest|best|worst|top\s+(?:\d+|three|five|ten)|bottom\s+\d+|rank(?:ed|ing)?|"
     r"altogether|all\s+told|in\s+all|combined|percent(?:age)?|ratio|proportion|share\s+of|difference|change|"

@@ -177,6 +177,13 @@ def test_a_model_that_fails_leaves_the_table_route_and_says_so():
     ("What do the choir's travel costs result from?", TEXT),  # where a thing comes from, said in prose
     ("What does the allocation of rehearsal slots follow?", TEXT),
     ("What did the ticket income depend on?", TEXT),
+    ("What does the hall-hire agreement include?", TEXT),  # a hyphenated word before the verb
+    ("How does the treasurer estimate the value of donated instruments?", TEXT),  # a practice, in the active voice
+    ("How often are the section leaders elected?", TEXT),
+    ("How often did Priya miss rehearsal?", RECORDS),  # a count of past rows
+    ("Where are the choir's reserves disclosed?", TEXT),  # where a document states it
+    ("When is a member considered inactive?", TEXT),  # when a rule applies
+    ("What is considered to be a late cancellation?", TEXT),
 ])
 def test_the_rules_are_sure_of_plain_requests(question, expected):
     kind = by_rules(question)
