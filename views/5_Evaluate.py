@@ -3,6 +3,7 @@ see per question and in total how often retrieval, answers, citations and refusa
 import pandas as pd
 import streamlit as st
 
+from core.citations import place_citations
 from core.evaluate import (EvalRun, QuestionFileError, ResultsFileError, compare_runs, list_runs, load_results,
                            parse_questions, read_results_csv, results_csv)
 from core.evaluate.background import BackgroundEvaluation, say_seconds
@@ -38,7 +39,7 @@ def run_progress(job: BackgroundEvaluation) -> None:
     st.caption("The run goes on if you leave this page." + ("" if job.answered else " The time left is shown after "
                "the first answer, from this run's own answer times."))
     if job.run and job.run.results:  # each answer as it is scored, the newest first
-        st.dataframe(pd.DataFrame([{"Question": r.question, "Answer": r.answer, "Right": r.correct,
+        st.dataframe(pd.DataFrame([{"Question": r.question, "Answer": place_citations(r.answer), "Right": r.correct,
                                     "Confidence": r.confidence, "Seconds": r.seconds}
                                    for r in reversed(job.run.results)]),
                      hide_index=True, width="stretch", key="answered-so-far",
@@ -144,7 +145,7 @@ st.dataframe(pd.DataFrame([{"Confidence": c.confidence, "Questions": c.questions
                             "Accuracy": percent(c.accuracy)} for c in run.calibration]), hide_index=True)
 
 st.subheader("Per question")
-table = pd.DataFrame([r.__dict__ for r in run.results])
+table = pd.DataFrame([{**r.__dict__, "answer": place_citations(r.answer)} for r in run.results])  # "[1]", as in Chat
 st.dataframe(
     table, hide_index=True, width="stretch",
     column_order=["id", "question", "expected", "answer", "correct", "retrieval_hit", "citation_correct", "confidence",

@@ -247,3 +247,33 @@ def test_personal_data_in_an_answer_is_shown_or_hidden_as_the_user_chooses(page,
     page.set_viewport_size({"width": 1400, "height": 1000})
     sidebar.get_by_text("Hide personal data in answers").click()  # leave the setting as found
     _settled(page)
+
+
+def test_an_evaluation_run_shows_its_scores_and_each_answer(page, app_url, tmp_path):
+    """Runs last (the page-by-page test expects no run yet): a question file about a note the test uploads is
+    run on Evaluate; the scores and the per-question table appear, saved at both widths for a person to look at."""
+    note = tmp_path / "opening_hours.txt"
+    note.write_text("The workshop opens at 8 am on weekdays.\n\nOn Saturdays it opens at 10 am and closes at 2 pm.\n",
+                    encoding="utf-8")
+    questions = tmp_path / "hours_questions.csv"
+    questions.write_text("question,expected_answer,expected_file\n"
+                         "When does the workshop open on weekdays?,8 am,opening_hours.txt\n"
+                         "When does the workshop close on Saturdays?,2 pm,opening_hours.txt\n", encoding="utf-8")
+    _open(page, app_url, "Upload")
+    page.locator("input[type=file]").set_input_files([str(note)])
+    page.get_by_text("opening_hours").first.wait_for()
+    page.get_by_role("button", name="Add to knowledge base").click()
+    page.get_by_text("Indexed 1 of 1 file(s)").wait_for()
+
+    _open(page, app_url, "Evaluate")
+    page.locator("input[type=file]").set_input_files([str(questions)])
+    page.get_by_text("2 questions to run").wait_for()
+    page.get_by_role("button", name="Run 2 questions").click()
+    page.get_by_text("Per question").wait_for()
+    page.get_by_text("Answers right").first.wait_for()
+    _settled(page)
+    assert page.locator("[data-testid=stException]").count() == 0
+    for width in (1400, 500):
+        page.set_viewport_size({"width": width, "height": 1800})
+        _shot(page, f"9-evaluate-run-{width}")
+    page.set_viewport_size({"width": 1400, "height": 1000})
