@@ -14,8 +14,8 @@ from core.annotations.conditions import answered_yes_or_no, periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.named_rows import rows_named
 from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, count_qualifiers, evidence as plan_evidence,
-                                  fill_plan, figures_across_named, known_words, format_value as _value, phrase as phrase_plan,
-                                  plan_by_rules, printed_unit, read_by_rules, run_plan)
+                                  fill_plan, figures_across_named, format_value as _value, known_words,
+                                  phrase as phrase_plan, plan_by_rules, printed_unit, read_by_rules, run_plan)
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
@@ -385,7 +385,8 @@ def not_an_answer(result, tables: list, executor, question: str = "") -> str | N
     are (their source_row), a figure cut out of text that came out empty, nothing found by a filter that
     names a text no cell holds (a count of 0 of panels whose symbol is 'cracked' is no count of anything the
     table records), or every row counted for a question that counts only some (plan.count_qualifiers)."""
-    if _EVERY_ROW.match(result.sql) and len(tables) == 1 and (words := count_qualifiers(question, known_words(tables[0]))):
+    if _EVERY_ROW.match(result.sql) and len(tables) == 1 \
+            and (words := count_qualifiers(question, known_words(tables[0]))):
         return f"the query counts every row, and the question counts only some ({' '.join(words)})"
     if provenance_only(result):
         return f"the query returned only row positions ({', '.join(result.columns)})"
