@@ -2480,10 +2480,9 @@ serve served buy bought send sent deliver delivered register registered enter ke
 def count_qualifiers(question: str, known: frozenset | set = frozenset()) -> list[str]:
     """The words of a count that narrow what it counts, for a query that counts every row: over a service log
     "How many vans failed their MOT?" leaves "failed MOT"; "How many orders are in the ledger?" over ledger.csv,
-    "How many orders were booked?" over a table with a Booked column, and "In all, how many orders were there?"
-    leave none. `known` words (the table's name and headers, in their singular forms) say nothing the rows do
-    not; the counted word is the rows' own name; months and figures are periods and bounds, which
-    apply_conditions checks on their own."""
+    "How many orders were booked?" and "In all, how many orders were there?" leave none. The counted word is
+    taken as the rows' own name; `known` words (the table's name and headers, in their singular forms) say
+    nothing the rows do not; months and figures are periods and bounds, which apply_conditions checks."""
     phrase = counted_phrase(question)
     head = singulars(phrase.split()[-1]) if phrase else set()
     return [w for w in tokens(question) if w not in _EVERY_ROW_WORDS and w not in head and not w.isdigit()

@@ -92,6 +92,11 @@ def test_rows_of_positions_or_a_zero_count_of_a_text_no_cell_holds_are_no_answer
     assert not_an_answer(result(cut), [FLEET], executor) == "the figure the query cut out of a text cell came out empty"
     whole = "SELECT CAST(SUBSTR(registration, 3, 2) AS REAL) AS year FROM fleet WHERE registration LIKE 'KX21%'"
     assert not_an_answer(result(whole), [FLEET], executor) is None  # "21": a number was cut out
+    # every row counted answers only a question that counts every row ("Vehicles" is the sheet's name)
+    every = result("SELECT COUNT(*) AS n FROM fleet")
+    assert not_an_answer(every, [FLEET], executor, "How many vehicles are there?") is None
+    assert not_an_answer(every, [FLEET], executor, "How many vans failed their MOT?") == \
+        "the query counts every row, and the question counts only some (failed mot)"
 
 
 def test_a_figure_the_query_names_a_percentage_is_said_with_its_percent_sign():
