@@ -1819,7 +1819,8 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
         if isinstance(group, Column):  # a row with no client is no client's: "(blank)" is no group of "per client"
             clause += (" AND " if clause else " WHERE ") + f"{key} IS NOT NULL AND TRIM({key}) <> ''"
         order = "DESC" if plan.descending else "ASC"
-        ordered = f" ORDER BY 2 {order}" if plan.order_by is not None or plan.limit else " ORDER BY 1"
+        # (a group with no figure is not the lowest: SQLite sorts a blank first)
+        ordered = f" ORDER BY value IS NULL, value {order}" if plan.order_by is not None or plan.limit else " ORDER BY 1"
         limit = f" LIMIT {plan.limit}" if plan.limit else ""
         name = f', MIN({plan.named_by.sql}) AS "{plan.named_by.label.replace(chr(34), "")}"' if plan.named_by is not None else ""
         return f"SELECT {key} AS grp, {value} AS value{name} FROM {table.name}{clause} GROUP BY grp{ordered}{limit}"
@@ -1847,8 +1848,8 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
     if plan.column is not None:
         clause += (" AND " if clause else " WHERE ") + f'{plan.column.sql} IS NOT NULL'
     order = ""
-    if plan.order_by is not None:
-        order = f' ORDER BY {plan.order_by.sql} {"DESC" if plan.descending else "ASC"}'
+    if plan.order_by is not None:  # blanks last, as above
+        order = f' ORDER BY {plan.order_by.sql} IS NULL, {plan.order_by.sql} {"DESC" if plan.descending else "ASC"}'
     elif plan.answer in ("minimum", "maximum") and plan.column is not None:
         order = f' ORDER BY {plan.column.sql} {"DESC" if plan.answer == "maximum" else "ASC"}'
     limit = f" LIMIT {plan.limit}" if plan.limit else ""

@@ -941,3 +941,14 @@ def test_the_words_a_count_of_every_row_leaves_unexplained():
     assert count_qualifiers("In all, how many orders were there?") == []
     assert count_qualifiers("How many orders did the Leeds branch take?", known) == ["leeds", "branch"]
     assert count_qualifiers("How many rush orders were booked in 2023?", known) == ["rush"]
+
+
+def test_a_group_or_a_row_with_a_blank_figure_is_not_the_lowest(kb_of):
+    ws = kb_of("episodes.csv", "Episode,Viewers\n1,820000\n2,\n3,730000\n4,910000\n")
+    response = ws.ask("Which episode had the fewest viewers in total?", mode="pipeline",  # read by the rules
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("Episode 3 has the lowest"), response.answer
+    ws = kb_of("episodes.csv", "Episode,Viewers\n1,820000\n2,\n3,730000\n4,910000\n")
+    ws.llm.script = [plan(answer="list", column="Episode", order_by="Viewers", order="lowest first", limit=2)]
+    response = ws.ask("List the two episodes with the fewest viewers", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert "Episode 3, Viewers 730,000; Episode 1, Viewers 820,000" in response.answer, response.answer
