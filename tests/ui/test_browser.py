@@ -67,6 +67,15 @@ def _open(page, app_url: str, path: str = "") -> None:
     page.get_by_role("heading", level=1).first.wait_for()
 
 
+def _upload(page, app_url: str, path: Path) -> None:
+    """Add one file on the Upload page and wait until it is indexed."""
+    _open(page, app_url, "Upload")
+    page.locator("input[type=file]").set_input_files([str(path)])
+    page.get_by_text(path.stem).first.wait_for()
+    page.get_by_role("button", name="Add to knowledge base").click()
+    page.get_by_text("Indexed 1 of 1 file(s)").wait_for()
+
+
 def _settled(page) -> None:
     """Wait until the app's script has finished running (the attribute Streamlit's own browser tests
     read): elements drawn by a run still in progress are replaced when it ends, losing their state."""
@@ -218,11 +227,7 @@ def test_personal_data_in_an_answer_is_shown_or_hidden_as_the_user_chooses(page,
     note = tmp_path / "helpdesk.txt"
     note.write_text("The help desk answers on 020 7946 0958 from nine to five.\n\nOut of hours, write a ticket.\n",
                     encoding="utf-8")
-    _open(page, app_url, "Upload")
-    page.locator("input[type=file]").set_input_files([str(note)])
-    page.get_by_text("helpdesk").first.wait_for()
-    page.get_by_role("button", name="Add to knowledge base").click()
-    page.get_by_text("Indexed 1 of 1 file(s)").wait_for()
+    _upload(page, app_url, note)
 
     _open(page, app_url, "Chat")
     question = "How do I reach the help desk by phone?"
@@ -259,11 +264,7 @@ def test_an_evaluation_run_shows_its_scores_and_each_answer(page, app_url, tmp_p
     questions.write_text("question,expected_answer,expected_file\n"
                          "When does the workshop open on weekdays?,8 am,opening_hours.txt\n"
                          "When does the workshop close on Saturdays?,2 pm,opening_hours.txt\n", encoding="utf-8")
-    _open(page, app_url, "Upload")
-    page.locator("input[type=file]").set_input_files([str(note)])
-    page.get_by_text("opening_hours").first.wait_for()
-    page.get_by_role("button", name="Add to knowledge base").click()
-    page.get_by_text("Indexed 1 of 1 file(s)").wait_for()
+    _upload(page, app_url, note)
 
     _open(page, app_url, "Evaluate")
     page.locator("input[type=file]").set_input_files([str(questions)])
