@@ -129,10 +129,11 @@ class Plan:
     @property
     def reads_whole_table(self) -> bool:
         """No filter, group, period, ranking, row or cell the question named: a figure of the whole table (what
-        "Where are personnel expenses included?" got, read as a sum of every row). A limit with no order is no
-        ranking: the first ten rows of a list of every row."""
+        "Where are personnel expenses included?" got, read as a sum of every row). A list's limit with no order is
+        no ranking: the first ten rows of a list of every row ("the top attendance", a maximum, is one)."""
+        ranked = self.order_by is not None or (self.limit and self.answer != "list")
         return not (any(op not in BLANK_OPS for _, op, _ in self.filters) or self.group_by is not None or self.periods
-                    or self.order_by is not None or self.across or self.section or self.shares)
+                    or ranked or self.across or self.section or self.shares)
 
     def to_dict(self) -> dict:
         return {"answer": self.answer, "column": self.column.label if self.column else None,

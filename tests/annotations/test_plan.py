@@ -953,3 +953,14 @@ def test_a_group_or_a_row_with_a_blank_figure_is_not_the_lowest(kb_of):
     ws.llm.script = [plan(answer="list", column="Episode", order_by="Viewers", order="lowest first", limit=2)]
     response = ws.ask("List the two episodes with the fewest viewers", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
     assert "Episode 3, Viewers 730,000; Episode 1, Viewers 820,000" in response.answer, response.answer
+
+
+def test_a_plan_reads_the_whole_table_when_it_applies_no_condition_group_or_ranking():
+    from core.annotations.plan import Plan
+
+    activity = Column("activity", "Activity", "text")
+    attendance = Column("attendance", "Attendance", "number")
+    assert Plan("list", activity, limit=10).reads_whole_table  # the first ten rows of every row
+    assert not Plan("list", activity, order_by=attendance, limit=3).reads_whole_table  # a ranking
+    assert not Plan("maximum", attendance, limit=1).reads_whole_table  # "the top attendance" asks for one figure
+    assert not Plan("list", activity, filters=[(attendance, ">", "500")]).reads_whole_table
