@@ -2060,12 +2060,14 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
         # spellings of one value are said once ("Sourdough"); different values each ("Tyre 29in or Tyre 700x25c")
         values = list({fold(v): v for v in reversed(plan.matched.get(i, (value,)))}.values())[::-1]
         shown = " or ".join(values[:3]) + (f" and {len(values) - 3} more" if len(values) > 3 else "")
+        # a column with a blank header is said by its values alone: "column 3" is no name a person would say
+        blank = _BLANK_HEADER.fullmatch(column.label)
         if op == "is":
-            parts.append(f"{column.label} {shown}")
+            parts.append(_cell_said(column.label, shown))
         elif op == "is not":
-            parts.append(f"{column.label} not {shown}")
+            parts.append(_cell_said(column.label, f"not {shown}"))
         elif op == "contains":
-            parts.append(f"{column.label} containing “{value}”")
+            parts.append(f"“{value}”" if blank else f"{column.label} containing “{value}”")
         elif op == "is blank":
             parts.append(f"no {column.label}")
         elif op == "is not blank":
@@ -2188,7 +2190,8 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
                 shown, beside = format_value(rows[0][1]), beside[1:]
             filtered = {c.name for c, op, _ in plan.filters if op == "is"}  # "for Country Germany" is said once
             beside = [(c, v) for c, v in beside if c not in filtered] or beside
-            holder = ": " + ", ".join(f"{_label_of(c, planned)} {format_value(v)}" for c, v in beside if v not in (None, ""))
+            holder = ": " + ", ".join(_cell_said(_label_of(c, planned), format_value(v)) for c, v in beside
+                                      if v not in (None, ""))
         named = [plan.matched.get(i, (v,))[0] for i, (_, op, v) in enumerate(plan.filters) if op == "is"]
         if counted == 1 and plan.answer in _SQL_AGGREGATE and named and not plan.periods:
             # one row's cell, named by its row and column ("Grants, 2018: 912"), not "the total 2018 for ..."; a
@@ -2387,6 +2390,11 @@ def _scope(conditions: str) -> str:
 
 
 _BLANK_HEADER = re.compile(r"column \d+")  # ingest.tables.blank_header's stand-in for a blank header cell
+
+
+def _cell_said(label: str, value: str) -> str:
+    """ "Country Germany"; a cell of a column with a blank header by its value alone ("column 3" is no name)."""
+    return value if _BLANK_HEADER.fullmatch(label) else f"{label} {value}"
 
 
 def _measure_words(plan: Plan, question: str) -> str:

@@ -964,3 +964,11 @@ def test_a_plan_reads_the_whole_table_when_it_applies_no_condition_group_or_rank
     assert not Plan("list", activity, order_by=attendance, limit=3).reads_whole_table  # a ranking
     assert not Plan("maximum", attendance, limit=1).reads_whole_table  # "the top attendance" asks for one figure
     assert not Plan("list", activity, filters=[(attendance, ">", "500")]).reads_whole_table
+
+
+def test_a_condition_on_a_column_with_a_blank_header_is_said_by_its_value(kb_of):
+    ws = kb_of("fixtures.csv", "Round,,Goals\n1,Leeds v York,3\n2,York v Hull,5\n3,Hull v Leeds,2\n")
+    ws.llm.script = [plan(answer="maximum", column="Goals",
+                          filters=[{"column": "column 2", "op": "contains", "value": "York"}])]
+    response = ws.ask("What was the most goals in a York game?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert "5" in response.answer and "column 2" not in response.answer, response.answer
