@@ -405,10 +405,9 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                 plan.column, plan.distinct = values, True
                 planned.applied.append(Applied(counted_phrase(question) or values.label, values.label, "added by code",
                                                f"the different {values.label} values, not the rows"))
-            elif words := count_qualifiers(question, known_words(table)):
+            elif count_qualifiers(question, known_words(table)):
                 # "How many vans failed their inspection?" answered by every row answers another question: the
                 # free query writer may apply the words the plan did not (and is checked the same way)
-                planned.applied.append(Applied(" ".join(words), None, "not applied", "a count of every row"))
                 plan.answer = "other"
                 return planned
         listed = plan.column if plan.answer == "list" else plan.group_by if isinstance(plan.group_by, Column) else None
@@ -2061,13 +2060,13 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
         values = list({fold(v): v for v in reversed(plan.matched.get(i, (value,)))}.values())[::-1]
         shown = " or ".join(values[:3]) + (f" and {len(values) - 3} more" if len(values) > 3 else "")
         # a column with a blank header is said by its values alone: "column 3" is no name a person would say
-        blank = _BLANK_HEADER.fullmatch(column.label)
         if op == "is":
             parts.append(_cell_said(column.label, shown))
         elif op == "is not":
             parts.append(_cell_said(column.label, f"not {shown}"))
         elif op == "contains":
-            parts.append(f"“{value}”" if blank else f"{column.label} containing “{value}”")
+            parts.append(f"“{value}”" if _BLANK_HEADER.fullmatch(column.label)
+                         else f"{column.label} containing “{value}”")
         elif op == "is blank":
             parts.append(f"no {column.label}")
         elif op == "is not blank":
@@ -2474,17 +2473,17 @@ def counted_values(question: str, columns: list[Column], row_count: int) -> Colu
 
 # Words a count of every row may carry beside what it counts: that the rows exist or are listed, where, who asks, and
 # the everyday verbs that say what any row is ("How many sales did the shops ring up?", "How many orders came in?").
-_EVERY_ROW_WORDS = set("""how many much what which who whom whose is are was were be been being the a an of in on at for
-from by to with and or did do does there here have has had get got total totals number numbers all overall altogether
-together combined count counted list listed lists label labeled labelled show shown shows table tables chart charts
-page pages sheet sheets file files data document documents record recorded records entered given include included
-includes appear appears appeared mention mentioned named exist exists existed this these those that it its we our us
-you your they their he she him his her i me tell give find please so far currently now different distinct unique
-separate s t than as whats between inclusive since until before after during up out off
-come came coming comes go went gone goes make made makes take took taken takes get gets getting sell sold sells ring
-rang rung rings run ran runs do done doing book booked books raise raised handle handled process processed place
-placed log logged receive received see saw seen hold held open opened close closed submit submitted issue issued
-serve served buy bought send sent deliver delivered register registered enter keep kept""".split())
+_EVERY_ROW_WORDS = set("""how many much what which who whom whose is are was were be been being the a an of in on at
+for from by to with and or did do does there here have has had get got total totals number numbers all overall
+altogether together combined count counted list listed lists label labeled labelled show shown shows table tables chart
+charts page pages sheet sheets file files data document documents record recorded records entered given include
+included includes appear appears appeared mention mentioned named exist exists existed this these those that it its we
+our us you your they their he she him his her i me tell give find please so far currently now different distinct unique
+separate s t than as whats between inclusive since until before after during up out off come came coming comes go went
+gone goes make made makes take took taken takes gets getting sell sold sells ring rang rung rings run ran runs done
+doing book booked books raise raised handle handled process processed place placed log logged receive received see saw
+seen hold held open opened close closed submit submitted issue issued serve served buy bought send sent deliver
+delivered register registered enter keep kept""".split())
 
 
 def count_qualifiers(question: str, known: frozenset | set = frozenset()) -> list[str]:
