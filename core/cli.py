@@ -10,7 +10,7 @@ import logging
 import sys
 from pathlib import Path
 
-from core.citations import how_found, location
+from core.citations import how_found, location, place_citations
 from core.config import load_settings
 
 
@@ -213,16 +213,16 @@ def _ask(workspace, args) -> int:
         return 0
     if response.understood_as:
         print(f"(understood as: {response.understood_as})", file=sys.stderr if streamed else sys.stdout)
-    if not printed:  # agent mode's accepted answer arrives whole, not as a stream
-        print(response.answer + "\n")
+    # (as on screen: "[1][2]" where the claim ends, not a run of "[Source 1] [Source 2] …")
+    if not printed:  # a records answer, or agent mode's accepted answer, arrives whole, not as a stream
+        print(place_citations(response.answer) + "\n")
     elif "".join(printed).strip() != response.answer:  # citations stripped or a disclosure added
-        print("\n\nFinal answer:\n" + response.answer + "\n")
+        print("\n\nFinal answer:\n" + place_citations(response.answer) + "\n")
     else:
         print("\n")
-    label = "[{}]" if response.mode == "agent" else "[Source {}]"
     for c in (c for c in response.citations if c.cited or not any(x.cited for x in response.citations)):
         where = location(c.page, c.sheet, c.rows)
-        print(f"{label.format(c.number)} {c.filename} {where} ({how_found(c.matched, c.score)})")
+        print(f"[{c.number}] {c.filename} {where} ({how_found(c.matched, c.score)})")
     for gap in response.insufficiencies:
         print(f"missing: {gap['section']}: {gap['missing']}" if gap["section"] else f"missing: {gap['missing']}")
     flags = f"; flags: {', '.join(response.safety_flags)}" if response.safety_flags else ""

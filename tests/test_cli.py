@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from core.cli import main
 
@@ -156,4 +157,8 @@ def test_follow_ups_on_records_through_ask_session_replace_only_what_the_user_ch
         assert ask(asked)["understood_as"] == understood
 
     assert main(["--data-dir", data, "ask", "and in 2024?", "--session", "shops"]) == 0  # as text, too
-    assert "(understood as: What were Kingsmoor's average rye bread sales in 2024?)" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "(understood as: What were Kingsmoor's average rye bread sales in 2024?)" in printed
+    # citations as on screen: one compact "[1]…" where the claim ends, each source listed under its number
+    assert "[Source" not in printed and re.search(r"\S \[1\](\[\d\])*\.?\n", printed)
+    assert re.search(r"^\[1\] bakery_sales\.csv ", printed, re.M)
