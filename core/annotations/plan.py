@@ -1426,7 +1426,12 @@ _WHEN = re.compile(r"^\W*when\b", re.I)
 _TIME_LABEL = re.compile(r"\b(?:years?|date|day|month|quarter|period|season|week|time|held|started|ended)\b", re.I)
 _PER_GROUP = re.compile(r"\b(?:per|each|every|by|broken down|breakdown|split)\b", re.I)
 _TOP = re.compile(r"\b(?:most|least|top|highest|lowest|best|worst|biggest|largest|smallest|busiest|fewest|more|less|fewer)\b", re.I)
-_WHICH = re.compile(r"^\W*(?:which|who|whose|what|name the)\b", re.I)
+# A clause before the question word that excludes or scopes the rows ("Besides Forde, which ...", "Of the vans
+# on the road, which ...", "In the 2019 season, who ..."): the question still asks which. ("In which year"
+# has no clause: the words between the preposition and the question word are required.)
+_LEAD_IN = (r"^\W*(?:(?:besides|other\s+than|apart\s+from|aside\s+from|except(?:\s+for)?|excluding|among(?:st)?|"
+            r"out\s+of|of\s+(?:the|all|those|these|our)|in\s+(?:the|its|their|this|that)|during\s+the)\s+[^?,]*?,?\s+)?")
+_WHICH = re.compile(_LEAD_IN + r"(?:which|who|whose|what|name the)\b", re.I)
 
 
 def counted_measure(question: str, columns: list[Column]) -> Column | None:
@@ -1484,8 +1489,8 @@ def _head_word(label: str) -> str | None:
 
 def asks_which(question: str) -> bool:
     """A question that asks which rows or values, not how many: "Which units ...", "List the ...", "Name
-    every ..."."""
-    return bool(re.match(r"\W*(?:which|who|whose|list|name|show|give me|what are the)\b", question, re.I)) \
+    every ...", also after a clause that sets them apart ("Besides Forde, which other player ...")."""
+    return bool(re.match(_LEAD_IN + r"(?:which|who|whose|list|name|show|give me|what are the)\b", question, re.I)) \
         and not re.search(r"\bhow many\b|\bnumber of\b|\bcount\b", question, re.I)
 
 
@@ -1653,9 +1658,9 @@ def asked_column(question: str, columns: list[Column], kinds: tuple[str, ...] = 
     """The column a "which X ..." or "list the X ..." names, by its header: "Which units ..." -> Unit,
     "Which patients ..." -> Patient No, "Which e-bike models ..." -> Model (the last word is the noun);
     of the `kinds` of column given."""
-    if re.match(r"\W*(?:who|whose)\b", question, re.I):
+    if re.match(_LEAD_IN + r"(?:who|whose)\b", question, re.I):
         return person_column(columns, question)
-    match = re.match(r"\W*(?:which|what(?:\s+(?:are|were|is|was))?|list|name|show)\s+(?:(?:all|every|of)\s+)?(?:the\s+|our\s+|your\s+)?"
+    match = re.match(_LEAD_IN + r"(?:which|what(?:\s+(?:are|were|is|was))?|list|name|show)\s+(?:(?:all|every|of)\s+)?(?:the\s+|our\s+|your\s+)?"
                      r"([\w-]+(?:\s+[\w-]+){0,2})", question, re.I)
     if not match:
         return None

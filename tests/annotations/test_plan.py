@@ -395,9 +395,11 @@ def test_a_wait_stated_in_weeks_bounds_the_days_between_two_dates(jobs):
     assert how["how"] == "converted by code" and how["column"] == "days from Booked In to Collected"
 
 
-def test_which_x_lists_the_column_it_names_even_when_the_plan_counted(jobs):
+@pytest.mark.parametrize("question", ["Which jobs were on a rack oven?",
+                                      "Out of all the bookings, which jobs were on a rack oven?"])  # a lead-in clause
+def test_which_x_lists_the_column_it_names_even_when_the_plan_counted(jobs, question):
     jobs.llm.script = [plan(answer="count", filters=[{"column": "Oven", "op": "is", "value": "Rack"}])]
-    response = jobs.ask("Which jobs were on a rack oven?", mode="pipeline", doc_ids=[jobs.documents()[0].doc_id])
+    response = jobs.ask(question, mode="pipeline", doc_ids=[jobs.documents()[0].doc_id])
     expected = [r["Job"] for r in job_rows() if r["Oven"] == "Rack"]
     assert response.structured["plan"]["answer"] == "list" and response.structured["total_matches"] == len(expected)
 
