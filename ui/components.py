@@ -11,28 +11,12 @@ import streamlit as st
 
 from core.citations import how_found, location, place_citations
 from core.exports import export_filename, record_tables
+from core.safety.flags import flag_label
 from core.safety.pii import hidden_label
 
 CONFIDENCE_COLOURS = {"high": "green", "medium": "orange", "low": "red"}
 CITED_ROW = "rgba(255, 214, 0, 0.35)"  # the evidence view's highlight, as on a cited PDF page
 EVIDENCE_PAGE_PX = 640  # a cited page's width on screen (narrower screens shrink it to fit)
-FLAG_LABELS = {
-    "prompt_injection": "unsafe question",
-    "injection_in_context": "suspicious text in a document",
-    "empty_knowledge_base": "no documents",
-    "answer_too_short": "answer too short",
-    "llm_error": "model error",
-    "invalid_citation": "invalid citation removed",
-    "unsupported_claims": "some details not found in sources",
-    "no_citation": "answer cites no source",
-    "forced_synthesis": "written when the agent's step budget ran out",
-}
-
-
-def flag_label(flag: str) -> str:
-    """A safety flag as a user reads it: "pii_redacted:phone" is "phone number hidden"."""
-    return hidden_label(flag) or FLAG_LABELS.get(flag, flag.replace("_", " "))
-
 
 
 def page_header(tab: str, title: str, caption: str) -> None:

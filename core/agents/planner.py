@@ -16,6 +16,7 @@ from core.conversation.conditions import ValueColumns
 from core.conversation.follow_up import resolve_follow_up
 from core.conversation.summary import is_new_topic, strip_new_topic
 from core.safety import find_injection
+from core.safety.flags import Flag
 
 MESSAGES = {
     "prompt_injection": "I cannot process this question as it contains potentially unsafe patterns.",
@@ -175,20 +176,20 @@ def plan_question(
     if new_topic:
         text, previous_question = strip_new_topic(text), ""
     if not text:
-        plan = _stop(text, "empty_question")
+        plan = _stop(text, Flag.EMPTY_QUESTION)
         plan.new_topic = new_topic
         return plan
     injection = find_injection(text)
     if injection:
-        plan = _stop(text, "prompt_injection")
+        plan = _stop(text, Flag.PROMPT_INJECTION)
         plan.reason = "matched: " + ", ".join(injection)
         return plan
     if knowledge_base_empty:
-        return _stop(text, "empty_knowledge_base")
+        return _stop(text, Flag.EMPTY_KNOWLEDGE_BASE)
     if len(text) < settings.min_question_chars:
-        return _stop(text, "question_too_short")
+        return _stop(text, Flag.QUESTION_TOO_SHORT)
     if len(text) > settings.max_question_chars:
-        plan = _stop(text, "question_too_long")
+        plan = _stop(text, Flag.QUESTION_TOO_LONG)
         plan.response = MESSAGES["question_too_long"].format(limit=settings.max_question_chars)
         return plan
     if result_set is not None:  # "show the rest", "export that table"
@@ -220,6 +221,6 @@ def plan_question(
     )
 
 
-def _stop(text: str, flag: str) -> Plan:
+def _stop(text: str, flag: Flag) -> Plan:
     return Plan(question=text, needs_retrieval=False, response=MESSAGES[flag], safety_flags=[flag],
                 reason=flag.replace("_", " "))

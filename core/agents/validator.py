@@ -18,6 +18,7 @@ from core.annotations.conditions import years_in
 from core.citations import SOURCE_MARKER as _CITATION, cited_numbers
 from core.config import Settings
 from core.safety import find_injection
+from core.safety.flags import Flag
 from core.safety.pii import PLACEHOLDER as HIDDEN_VALUE
 from core.store.keyword import tokenize
 
@@ -498,12 +499,12 @@ def find_quote(draft: Draft, min_chars: int, near_share: float = 1.0) -> tuple[i
 
 
 def validate(draft: Draft, settings: Settings) -> Validation:
-    flags: list[str] = []
+    flags: list[Flag] = []
     if any(find_injection(s.chunk.text) for s in draft.sources):
-        flags.append("injection_in_context")
+        flags.append(Flag.INJECTION_IN_CONTEXT)
     cited, average = _cited_similarity(draft, draft.answer)
     if draft.error:
-        return Validation(False, "low", flags + ["llm_error"], f"Answer validation failed: {draft.error}",
+        return Validation(False, "low", flags + [Flag.LLM_ERROR], f"Answer validation failed: {draft.error}",
                           LLM_ERROR_FALLBACK.format(error=draft.error), average)
     answer = draft.answer.strip()
     if is_no_information(answer):  # (a refusal cites nothing, though the quote form appends its source)
@@ -579,12 +580,12 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         answer = render_quoted(whole_sentences(draft.quote), quoted_in)
         cited, average = _cited_similarity(draft, answer)
     if len(answer) < settings.min_answer_chars and quoted_in is None:
-        return Validation(False, "low", flags + ["answer_too_short"], "Answer validation failed: too short",
+        return Validation(False, "low", flags + [Flag.ANSWER_TOO_SHORT], "Answer validation failed: too short",
                           TOO_SHORT_FALLBACK, average)
 
     invalid = [n for n in cited if not 1 <= n <= draft.num_sources]
     if invalid:
-        flags.append("invalid_citation")
+        flags.append(Flag.INVALID_CITATION)
     valid_cited = [s for s in draft.sources if s.number in cited]
     grounding = valid_cited or draft.sources
     unsupported = unsupported_claims(
@@ -604,35 +605,35 @@ def validate(draft: Draft, settings: Settings) -> Validation:
     elif quoted_in is not None:
         misreading = misread(draft.question, draft.quote or "", answer, settings.quote_key_word_share)
         if misreading:
-            flags.append("possible_misread")
+            flags.append(Flag.POSSIBLE_MISREAD)
             confidence = "low"
         elif near and confidence == "high":
             confidence = "medium"  # the quote was not copied exactly: its reading is less sure
     if unconfirmed_year:  # on dev, one such answer was right and one misread another line: low
-        flags.append("year_not_stated")
+        flags.append(Flag.YEAR_NOT_STATED)
         confidence = "low"
     if corrected:
-        flags.append("arithmetic_corrected")
+        flags.append(Flag.ARITHMETIC_CORRECTED)
     if near:
-        flags.append("near_quote")
+        flags.append(Flag.NEAR_QUOTE)
     if restated:
-        flags.append("restates_question")
+        flags.append(Flag.RESTATES_QUESTION)
         confidence = "low"
     if adrift:
-        flags.append("answer_continues_quote")
+        flags.append(Flag.ANSWER_CONTINUES_QUOTE)
         confidence = "medium" if confidence == "high" else confidence
     if draft.exact:  # counted and filtered over every stored fact, not estimated from chunks
         confidence = "low" if draft.doubtful else "medium" if draft.relaxed else "high"
     if not cited:
-        flags.append("no_citation")
+        flags.append(Flag.NO_CITATION)
         confidence = lower(confidence)
     if unsupported:
-        flags.append("unsupported_claims")
+        flags.append(Flag.UNSUPPORTED_CLAIMS)
         # A quoted answer that states more than its quote's source is not read off the quote.
         confidence = "low" if quoted_in is not None else lower(confidence)
     figures = [u for u in unsupported if _NUMBER.fullmatch(u)]
     if figures:
-        flags.append("unsupported_figure")
+        flags.append(Flag.UNSUPPORTED_FIGURE)
     return Validation(True, confidence, flags, "Validation passed", None, average, cited, invalid, unsupported,
                       quote_found=True if quoted_in is not None else None,
                       answer=answer if answer != draft.answer.strip() else None, unsupported_figures=figures,

@@ -19,6 +19,7 @@ from core.config import Settings
 from core.llm.base import ChatLLM, TokenCallback
 from core.retrieval import HybridRetriever
 from core.safety import find_injection
+from core.safety.flags import Flag
 from core.store import KnowledgeBase
 from core.trace.events import Listener
 
@@ -83,7 +84,7 @@ class AgentMode:
         )
         limit = self.settings.max_question_chars
         if plan.needs_retrieval and len(plan.question) > limit:
-            return Plan(question=plan.question, needs_retrieval=False, safety_flags=["question_too_long"],
+            return Plan(question=plan.question, needs_retrieval=False, safety_flags=[Flag.QUESTION_TOO_LONG],
                         response=planner_agent.MESSAGES["question_too_long"].format(limit=limit),
                         reason="question too long")
         return plan
@@ -96,24 +97,24 @@ def to_response(plan: Plan, run: AgentRun, settings: Settings) -> Response:
     cited = [c for c in citations if c.cited]
     flags = list(plan.safety_flags)
     if any(find_injection(h.chunk.text) for h in run.state.hits.values()):
-        flags.append("injection_in_context")
+        flags.append(Flag.INJECTION_IN_CONTEXT)
     no_information = is_no_information(answer)
     used = cited or citations
     similarity = sum(c.score for c in used) / len(used) if used else 0.0
     confidence = assess_confidence(similarity, answer, settings)
     unsupported = run.gate.ungrounded if run.gate else []
     if run.llm_error:
-        flags.append("llm_error")
+        flags.append(Flag.LLM_ERROR)
     if run.grounded.stripped:
-        flags.append("invalid_citation")
+        flags.append(Flag.INVALID_CITATION)
     if not cited and not no_information:
-        flags.append("no_citation")
+        flags.append(Flag.NO_CITATION)
         confidence = lower(confidence)
     if unsupported:
-        flags.append("unsupported_claims")
+        flags.append(Flag.UNSUPPORTED_CLAIMS)
         confidence = lower(confidence)
     if run.forced_reason:
-        flags.append("forced_synthesis")
+        flags.append(Flag.FORCED_SYNTHESIS)
         confidence = lower(confidence)
     if run.llm_error or no_information:
         confidence = LOW
