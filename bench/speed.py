@@ -7,6 +7,10 @@
     python -m bench.speed cli --data-dir KB --question "..." [--runs 3]
         `python -m core ask` end to end as a user runs it, start-up included, and the time to import
         the modules the question needs.
+    python -m bench.speed calls --data-dir KB --questions FILE.jsonl [--ids ID ...] [--limit N]
+        Questions asked through Workspace with the model loaded once (a warm-up question first):
+        each model call's new prompt tokens (past the KV cache), cached tokens, tokens written and
+        seconds, and each answer's wall time: where an answer's seconds go.
     python -m bench.speed app [--runs 2]
         The app started as `scripts/run.sh` starts it, on the sample documents indexed with each
         embedding model: seconds until Home shows the knowledge base in Chromium (usable), and until
@@ -140,6 +144,49 @@ def run_cli(args) -> int:
     return 0
 
 
+def run_calls(args) -> int:
+    """Each model call of each question, timed around the provider's own call (the model loaded once)."""
+    from core.config import load_settings
+    from core.workspace import Workspace
+
+    print(describe_code())
+    print(f"load average {os.getloadavg()[0]:.2f} at start")
+    asked = [json.loads(line) for line in Path(args.questions).read_text(encoding="utf-8").splitlines() if line.strip()]
+    asked = [q for q in asked if not args.ids or q["id"] in args.ids][: args.limit]
+    workspace = Workspace(load_settings().replace(data_dir=Path(args.data_dir)))
+    calls: list[dict] = []
+    provider_call = workspace.llm._chat
+
+    def timed(messages, **options):
+        started = time.perf_counter()
+        done = provider_call(messages, **options)
+        calls.append({"seconds": round(time.perf_counter() - started, 2), "cached": done.cached_tokens,
+                      "new": done.prompt_tokens - done.cached_tokens, "written": done.completion_tokens,
+                      "json": options.get("schema") is not None})
+        return done
+
+    workspace.llm._chat = timed
+    workspace.ask("How many rows does the first table have?")  # loads the model: not counted
+    rows, answers = [], []
+    for question in asked:
+        calls.clear()
+        started = time.perf_counter()
+        response = workspace.ask(question["question"])
+        wall = time.perf_counter() - started
+        answers.append({"id": question.get("id"), "wall_s": round(wall, 2), "route": response.route,
+                        "calls": list(calls)})
+        spent = " + ".join(f"{c['seconds']:.1f} s ({c['new']} new, {c['cached']} cached, {c['written']} out)"
+                           for c in calls) or "no model call"
+        rows.append([question.get("id", ""), fmt(wall, 1, " s"), response.route, spent])
+    workspace.close()
+    print(table(["question", "wall", "route", "model calls"], rows))
+    walls = [a["wall_s"] for a in answers]
+    print(f"wall p50/p95: {p50_p95(walls)}")
+    path = write_json(args.name, {"machine": machine(), "answers": answers})
+    print(f"wrote {path}")
+    return 0
+
+
 def run_app(args) -> int:
     from core.embedding import INT8_MODEL, TORCH_MODEL
     from scripts.screenshots import index_samples
@@ -217,6 +264,12 @@ def main(argv: list[str] | None = None) -> int:
     cli.add_argument("--question", required=True)
     cli.add_argument("--runs", type=int, default=3)
     cli.add_argument("--name", default="speed_cli")
+    calls = sub.add_parser("calls", help="each model call's tokens and seconds, questions asked in one process")
+    calls.add_argument("--data-dir", required=True)
+    calls.add_argument("--questions", required=True, help="JSONL with id and question (a records or eval file)")
+    calls.add_argument("--ids", nargs="*", default=None)
+    calls.add_argument("--limit", type=int, default=None)
+    calls.add_argument("--name", default="speed_calls")
     app = sub.add_parser("app", help="seconds to a usable Home, each embedding model")
     app.add_argument("--runs", type=int, default=2)
     app.add_argument("--name", default="speed_app")
@@ -228,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.part == "_one":
         print(json.dumps(measure_one(args.model, args.texts, args.out)))
         return 0
-    return {"embeddings": run_embeddings, "cli": run_cli, "app": run_app}[args.part](args)
+    return {"embeddings": run_embeddings, "cli": run_cli, "calls": run_calls, "app": run_app}[args.part](args)
 
 
 if __name__ == "__main__":
