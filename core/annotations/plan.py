@@ -167,6 +167,7 @@ class PlannedQuery:
     tokens: dict = field(default_factory=dict)
     error: str | None = None
     said: str = ""  # the answer as the rule that read the rows says it (core.annotations.named_rows)
+    handover: str = ""  # why the plan went to the free query writer ("other"), as the trace says it
 
     @property
     def refused(self) -> bool:
@@ -405,10 +406,11 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                 plan.column, plan.distinct = values, True
                 planned.applied.append(Applied(counted_phrase(question) or values.label, values.label, "added by code",
                                                f"the different {values.label} values, not the rows"))
-            elif count_qualifiers(question, known_words(table)):
+            elif left := count_qualifiers(question, known_words(table)):
                 # "How many vans failed their inspection?" answered by every row answers another question: the
                 # free query writer may apply the words the plan did not (and is checked the same way)
                 plan.answer = "other"
+                planned.handover = f"it counted every row, and no condition applies “{' '.join(left)}”"
                 return planned
         listed = plan.column if plan.answer == "list" else plan.group_by if isinstance(plan.group_by, Column) else None
         plan.named_by = name_beside(question, listed, columns)

@@ -429,7 +429,7 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
     if not refused and (planned.plan is None or planned.plan.answer == "other" or planned.error is not None
                         or not planned.sql):
         result = run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)
-        result.attempts.insert(0, Attempt("a query plan: " + ("the question needs more than a plan can say"
+        result.attempts.insert(0, Attempt("a query plan: " + (planned.handover or "the question needs more than a plan can say"
                                           if planned.plan is not None and planned.plan.answer == "other"
                                           else planned.error or "none"), 0))
         return result

@@ -931,6 +931,10 @@ def test_a_count_of_every_row_for_a_question_that_counts_only_some_is_no_answer(
     response = ws.ask("How many sales did the apprentice we trained ring up?", mode="pipeline", doc_ids=[table.doc_id])
     assert str(len(rows(ws, lambda r: True))) not in response.answer
     assert response.route != "structured"
+    # the trace says why the plan was handed over: the words no condition applied
+    events = ws.turn(response.trace_id)["trace"]["events"]
+    tried = [a["description"] for e in events for a in e["outputs"].get("attempts", [])]
+    assert any("no condition applies “apprentice trained" in step for step in tried), tried
 
 
 def test_the_words_a_count_of_every_row_leaves_unexplained():
