@@ -978,3 +978,12 @@ def test_a_condition_on_a_column_with_a_blank_header_is_said_by_its_value(kb_of)
                           filters=[{"column": "column 2", "op": "contains", "value": "York"}])]
     response = ws.ask("What was the most goals in a York game?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
     assert "5" in response.answer and "column 2" not in response.answer, response.answer
+
+
+@pytest.mark.parametrize("asked, said", [("in the second quarter of 2024", "in the second quarter"),
+                                          ("in March 2023", "in March 2023")])
+def test_a_period_is_said_as_a_person_says_it(ws, asked, said):
+    ws.llm.script = [plan(answer="sum", column="Loaves", filters=[{"column": "Shop", "op": "is", "value": "Station"}])]
+    response = ws.ask(f"How many loaves did the Station shop sell {asked}?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert f", {said}" in response.answer and " in in " not in response.answer, response.answer
