@@ -45,10 +45,6 @@ NO_DATES = "the table has no dates"
 PERIOD_GROUPS = ["month", "quarter", "weekday"]
 ORDERS = ["", "highest first", "lowest first"]
 MAX_FILTERS = 4
-# The plan written with no space after "," and ":" ('{"answer":"sum","column":"Qty"}'): a quarter fewer tokens to
-# write at ~10 a second (12 records dev questions: 38 -> 29, 53 -> 38, 113 -> 80), the same plans (docs/tables.md,
-# session 26). Only the plan: the reader's answer form was not measured this way.
-MINIFIED_JSON = {"item_separator": ",", "key_separator": ":"}
 VALUES_SHOWN = 12  # a column with at most this many distinct values shows them all; more would crowd the prompt
 EXAMPLES_SHOWN = 3  # otherwise, this many example cells
 IDENTIFIER_SHARE = 0.9  # a column with a distinct value in this share of rows names rows (a sale, a job): no group
@@ -299,7 +295,7 @@ def schema_for(columns: list[Column], question: str = "") -> dict:
             "op": {"type": "string", "enum": BLANK_OPS},
             "value": {"type": "string", "enum": [""]}}, "required": ["column", "op", "value"]}
         filter_item = {"anyOf": [filter_item, blank_test]}
-    return {"x-guidance": MINIFIED_JSON, "type": "object", "properties": {
+    return {"type": "object", "properties": {
         "answer": {"type": "string", "enum": ANSWERS},
         "column": {"type": "string", "enum": [*labels, ""]},
         "filters": {"type": "array", "maxItems": MAX_FILTERS, "items": filter_item},

@@ -177,10 +177,8 @@ _COMPACT = {"whitespace_flexible": False, "item_separator": ", ", "key_separator
 
 
 def compact_json_grammar(schema: dict) -> str:
-    """An llguidance grammar for `schema` that admits only one-line JSON; a schema's own "x-guidance"
-    options (its separators) win over these. (The server's own response_format path ignores llguidance's
-    whitespace options, so the grammar is passed as is.)"""
+    """An llguidance grammar for `schema` that admits only one-line JSON. (The server's own
+    response_format path ignores llguidance's whitespace options, so the grammar is passed as is.)"""
     import xllamacpp
 
-    options = {**_COMPACT, **schema.get("x-guidance", {})}
-    return xllamacpp.json_schema_to_grammar(json.dumps({**schema, "x-guidance": options}))
+    return xllamacpp.json_schema_to_grammar(json.dumps({"x-guidance": _COMPACT, **schema}))

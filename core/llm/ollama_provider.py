@@ -23,7 +23,7 @@ class OllamaLLM(ChatLLM):
         try:
             stream = self.client.chat(
                 model=self.model, messages=messages, options=options, stream=True,
-                format={k: v for k, v in schema.items() if not k.startswith("x-")} if schema is not None else None,
+                format=schema if schema is not None else None,
             )
             pieces: list[str] = []
             last = None

@@ -52,15 +52,6 @@ def test_json_is_written_on_one_line(llm):
     assert "\n" not in completion.text and "  " not in completion.text  # no indentation tokens
 
 
-def test_a_schema_may_ask_for_json_with_no_space_after_its_separators(llm):
-    schema = {"x-guidance": {"item_separator": ",", "key_separator": ":"}, "type": "object",
-              "properties": {"colour": {"type": "string"}, "count": {"type": "integer"}}, "required": ["colour", "count"]}
-    value, completion = llm.complete_json([{"role": "user", "content": "Give a colour and a count as JSON."}], schema,
-                                          max_tokens=30)
-    assert set(value) == {"colour", "count"} and '":' in completion.text and '": ' not in completion.text
-    assert ', "' not in completion.text
-
-
 def test_an_earlier_prompt_is_restored_from_the_prompt_cache(llm):
     """A question back on the first table reuses that table's description, though another table came between
     behind the same instructions. (llama.cpp's default similarity, 0.1, kept the slot's own prompt whenever

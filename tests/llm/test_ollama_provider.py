@@ -83,10 +83,6 @@ def test_json_requests_send_the_schema(ollama_host):
     schema = {"type": "object", "properties": {"colour": {"type": "string"}}}
     value, _ = OllamaLLM(ollama_host, "qwen2.5-coder:1.5b").complete_json([{"role": "user", "content": "c"}], schema)
     assert value == {"colour": "blue"} and FakeOllama.requests[-1]["format"] == schema
-    # an option for the embedded engine's grammar ("x-guidance": its separators) is not Ollama's to read
-    OllamaLLM(ollama_host, "qwen2.5-coder:1.5b").complete_json([{"role": "user", "content": "c"}],
-                                                                {"x-guidance": {"item_separator": ","}, **schema})
-    assert FakeOllama.requests[-1]["format"] == schema
 
 
 def test_an_unreachable_server_is_a_clear_error():
