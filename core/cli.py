@@ -12,6 +12,7 @@ from pathlib import Path
 
 from core.citations import how_found, location, place_citations
 from core.config import load_settings
+from core.safety.flags import flag_label
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -225,7 +226,7 @@ def _ask(workspace, args) -> int:
         print(f"[{c.number}] {c.filename} {where} ({how_found(c.matched, c.score)})")
     for gap in response.insufficiencies:
         print(f"missing: {gap['section']}: {gap['missing']}" if gap["section"] else f"missing: {gap['missing']}")
-    flags = f"; flags: {', '.join(response.safety_flags)}" if response.safety_flags else ""
+    flags = f"; {'; '.join(flag_label(f) for f in response.safety_flags)}" if response.safety_flags else ""
     print(f"confidence: {response.confidence}{flags}; mode: {response.mode}; trace: {response.trace_id}")
     return 0
 

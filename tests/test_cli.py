@@ -162,3 +162,4 @@ def test_follow_ups_on_records_through_ask_session_replace_only_what_the_user_ch
     # citations as on screen: one compact "[1]…" where the claim ends, each source listed under its number
     assert "[Source" not in printed and re.search(r"\S \[1\](\[\d\])*\.?\n", printed)
     assert re.search(r"^\[1\] bakery_sales\.csv ", printed, re.M)
+    assert "confidence: low; may misread its quote; mode: pipeline" in printed  # a flag in words, as on screen
