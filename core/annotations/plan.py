@@ -2083,14 +2083,13 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
             parts.append(f"{column.label} {word} {format_value(_number(value), column.unit)}")
     for period, _ in plan.periods:
         text = period.text
-        parts.append(text if _PERIOD_WORD.match(text) else f"in the {text}" if _ORDINAL_PART.match(text)
-                     else text if _RELATIVE.match(text) else f"in {text}")
+        preposition = "" if _PERIOD_WORD.match(text) else "in the " if _ORDINAL_PART.match(text) else "in "
+        parts.append(preposition + text)
     return ", ".join(parts)
 
 
 _PERIOD_WORD = re.compile(r"(?i)(in|on|during|between|from|after|before|since|until)\b")
 _ORDINAL_PART = re.compile(r"(?i)(?:first|second|third|fourth|final|last|1st|2nd|3rd|4th)\s+(?:quarter|half)\b")
-_RELATIVE = re.compile(r"(?i)(?:last|this|next|previous)\s+(?:year|month|quarter|week)\b")
 _MONEY_WORDS = {"pounds": "£", "pound": "£", "euros": "€", "euro": "€", "dollars": "$", "dollar": "$"}
 
 
