@@ -145,7 +145,7 @@ def run_cli(args) -> int:
 
 
 def run_calls(args) -> int:
-    """Each model call of each question, timed around the provider's own call (the model loaded once)."""
+    """Each model call of each question, as the provider reports it when done (the model loaded once)."""
     from core.config import load_settings
     from core.workspace import Workspace
 
@@ -155,17 +155,12 @@ def run_calls(args) -> int:
     asked = [q for q in asked if not args.ids or q["id"] in args.ids][: args.limit]
     workspace = Workspace(load_settings().replace(data_dir=Path(args.data_dir)))
     calls: list[dict] = []
-    provider_call = workspace.llm._chat
 
-    def timed(messages, **options):
-        started = time.perf_counter()
-        done = provider_call(messages, **options)
-        calls.append({"seconds": round(time.perf_counter() - started, 2), "cached": done.cached_tokens,
-                      "new": done.prompt_tokens - done.cached_tokens, "written": done.completion_tokens,
-                      "json": options.get("schema") is not None})
-        return done
+    def record(done) -> None:
+        calls.append({"seconds": round(done.seconds, 2), "cached": done.cached_tokens,
+                      "new": done.prompt_tokens - done.cached_tokens, "written": done.completion_tokens})
 
-    workspace.llm._chat = timed
+    workspace.llm.on_completion = record
     workspace.ask("How many rows does the first table have?")  # loads the model: not counted
     rows, answers = [], []
     for question in asked:
