@@ -96,7 +96,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import splits  # noqa: E402
-from bench._common import ROOT, RESULTS, fmt, machine, p50_p95, peak_rss_mb, percentile, table, write_json  # noqa: E402
+from bench._common import ROOT, RESULTS, fmt, keep_answers, machine, p50_p95, peak_rss_mb, percentile, table, write_json  # noqa: E402
 from bench.financebench import (  # noqa: E402
     SHARED, evidence_pages, load_questions, on_evidence_page, part_of_questions, spread_over_types,
 )
@@ -129,6 +129,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="no model: re-score <name>.jsonl with the current rules and rewrite the report/JSON")
     p.add_argument("--resume", action="store_true",
                    help="keep the questions already in <name>.jsonl (same selection) and run only the rest")
+    p.add_argument("--keep-answers", action="store_true",
+                   help="keep the pipeline's answers as bench/answers/financebench_<part>.jsonl (the leak test reads them)")
     p.add_argument("--doc-filter", action="store_true",
                    help="diagnostic variant: both systems search only the question's own document(s) "
                         "(isolates answering from whole-KB retrieval misses); default off")
@@ -683,6 +685,10 @@ def main(argv=None) -> int:
         print()
         print_report(summary, rows, "own document only" if args.doc_filter else "whole KB")
         payload.update(llm_load_s=llm_load_s, evaluation_seconds=eval_s, summary=summary)
+        if args.keep_answers and "pipeline" in systems:
+            keep_answers(f"financebench_{args.part}", [
+                {"id": r["id"], "question": r["question"], "answer": r["pipeline"]["answer"],
+                 "confidence": r["pipeline"]["confidence"], "correct": r["score"]["pipeline"]["correct"]} for r in rows])
         fast_items, source = drafts, "recorded"
     else:
         fast_items = [(q["question"], synthetic_draft(ws, q["question"])) for q in questions]

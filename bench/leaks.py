@@ -1,8 +1,9 @@
 """What must never reach a user's screen in an answer (issue 22, item 4; issue 24, item 2): SQL, an
 internal table or column name, error text, Python values, raw flag names or a file-system path.
 
-`leaks(answer)` lists what it finds. tests/bench/test_leaks.py runs it over every answer the records
-benchmark produced (bench/answers/*.jsonl, written by `bench.records_quality --keep-answers`).
+`leaks(answer)` lists what it finds. tests/bench/test_leaks.py runs it over every answer the records,
+WikiTableQuestions, TAT-QA and FinanceBench benchmarks kept (bench/answers/*.jsonl, written by their
+`--keep-answers`).
 """
 from __future__ import annotations
 
@@ -26,5 +27,10 @@ CHECKS: list[tuple[str, re.Pattern]] = [
 def leaks(answer: str) -> list[str]:
     """What the answer shows that it must not, by kind ([] when it is clean). A file's own name
     ("orders_2023_2024.csv") is the user's and may be shown."""
-    text = _FILE.sub(" ", answer or "")
-    return [kind for kind, pattern in CHECKS if pattern.search(text)]
+    return list(leaked(answer))
+
+
+def leaked(text: str) -> dict[str, list[str]]:
+    """Each kind of leak in `text`, with the words that show it."""
+    text = _FILE.sub(" ", text or "")
+    return {kind: [m.group(0) for m in pattern.finditer(text)] for kind, pattern in CHECKS if pattern.search(text)}

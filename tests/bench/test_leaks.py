@@ -1,5 +1,5 @@
 """No answer shows SQL, internal names, error text, Python values or paths: the check itself, and every
-answer the records benchmark produced (kept in bench/answers/)."""
+answer the records, WikiTableQuestions, TAT-QA and FinanceBench benchmarks kept (bench/answers/)."""
 import json
 from pathlib import Path
 
