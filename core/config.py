@@ -167,6 +167,9 @@ class Settings:
 
     # --- LLM: embedded llama.cpp by default, Ollama when a host is set (the specified defaults)
     llm_provider: str = "auto"  # auto | embedded | ollama | scripted
+    # The scripted stand-in writes its words this many a second (0: all at once): a demo or a browser test
+    # then sees an answer arrive word by word, as the model's does.
+    scripted_words_per_second: float = 0.0
     llm_model_path: Path | None = None  # None: the verified Qwen2.5-Coder-1.5B file
     llm_threads: int = 2
     llm_context_tokens: int = 4096

@@ -19,7 +19,7 @@ def make_llm(settings: Settings) -> ChatLLM:
     if provider == "scripted":
         from core.llm.scripted import ScriptedLLM
 
-        return ScriptedLLM()
+        return ScriptedLLM(words_per_second=settings.scripted_words_per_second)
     if provider == "embedded":
         from core.llm.embedded import EmbeddedLLM
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Callable
 
 from core.llm.base import ChatLLM, Completion, LLMError, Messages
@@ -21,10 +22,12 @@ class ScriptedLLM(ChatLLM):
     name = "scripted"
     model = "scripted"
 
-    def __init__(self, script: Script | None = None, *, fail_with: Exception | None = None) -> None:
+    def __init__(self, script: Script | None = None, *, fail_with: Exception | None = None,
+                 words_per_second: float = 0.0) -> None:
         super().__init__(timeout=5)
         self.script = script
         self.fail_with = fail_with
+        self.words_per_second = words_per_second  # 0: every word at once
         self.calls: list[Messages] = []
 
     def _chat(self, messages: Messages, *, max_tokens, temperature, schema, on_token, timeout) -> Completion:
@@ -44,6 +47,8 @@ class ScriptedLLM(ChatLLM):
         words = text.split(" ")
         for i, word in enumerate(words):
             if on_token:
+                if self.words_per_second:
+                    time.sleep(1 / self.words_per_second)
                 on_token(word if i == 0 else " " + word)
         finish = "length" if len(words) > max_tokens else "stop"
         prompt = sum(len(m["content"].split()) for m in messages)
