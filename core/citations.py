@@ -26,6 +26,13 @@ def location(page: int | str | None = None, sheet: str | None = None, rows: str 
     return ", ".join(p for p in parts if p)
 
 
+def nearest_sentence(near: dict) -> str:
+    """A refusal's nearest figure in words: "Nearest I found, not the same thing: “Leakage averaged 11.3 Ml/d
+    in 2023.” (report.pdf, p. 4): it is about 2023, not 2022." """
+    where = ", ".join(p for p in (near["filename"], location(near.get("page"), near.get("sheet"), near.get("rows"))) if p)
+    return f"Nearest I found, not the same thing: “{near['quote']}” ({where}): {near['why']}."
+
+
 def how_found(matched: bool, score: float) -> str:
     """ "similarity 0.612" for a passage a search found; rows a records query matched are exact, not similar."""
     return "rows the query matched" if matched else f"similarity {score:.3f}"

@@ -10,8 +10,8 @@ import logging
 import sys
 from pathlib import Path
 
-from core.citations import how_found, location, place_citations
-from core.config import load_settings
+from core.citations import how_found, location, nearest_sentence, place_citations
+from core.config import SettingsError, load_settings
 from core.safety.flags import flag_label
 
 
@@ -103,7 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     data_dir = args.data_dir_sub or args.data_dir
-    settings = load_settings(data_dir=data_dir)
+    try:
+        settings = load_settings(data_dir=data_dir)
+    except SettingsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.command == "reindex":
         settings = settings.replace(reindex_on_settings_change=True)
     if args.command == "restore":  # before a workspace would create an empty knowledge base there
@@ -210,7 +214,8 @@ def _ask(workspace, args) -> int:
         data = response.to_dict()
         print(json.dumps({key: data[key] for key in (
             "answer", "citations", "confidence", "safety_flags", "reasoning", "timings", "tokens", "trace_id",
-            "intent", "route", "structured", "clarification", "insufficiencies", "mode", "understood_as")}, indent=2))
+            "intent", "route", "structured", "clarification", "insufficiencies", "mode", "understood_as", "nearest")},
+                         indent=2))
         return 0
     if response.understood_as:
         print(f"(understood as: {response.understood_as})", file=sys.stderr if streamed else sys.stdout)
@@ -221,6 +226,8 @@ def _ask(workspace, args) -> int:
         print("\n\nFinal answer:\n" + place_citations(response.answer) + "\n")
     else:
         print("\n")
+    if response.nearest:
+        print(nearest_sentence(response.nearest) + "\n")
     for c in (c for c in response.citations if c.cited or not any(x.cited for x in response.citations)):
         where = location(c.page, c.sheet, c.rows)
         print(f"[{c.number}] {c.filename} {where} ({how_found(c.matched, c.score)})")

@@ -87,6 +87,21 @@ def test_ask_json_prints_exactly_one_response_object_and_trace_reads_it_back(tmp
     assert main(["--data-dir", data, "trace", "nope"]) == 1
 
 
+def test_a_refusal_prints_the_nearest_figure_found_as_not_the_same_thing(tmp_path, write_text, capsys, monkeypatch):
+    monkeypatch.setenv("DOCUCHAT_LLM_PROVIDER", "scripted")
+    data = str(tmp_path / "kb")
+    main(["--data-dir", data, "ingest", str(write_text("squad_report.txt", "The team took 4 sick days in 2023.\n"))])
+    capsys.readouterr()
+
+    assert main(["--data-dir", data, "ask", "How many sick days did the team take in 2024?"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("I couldn't find this in your documents.")
+    assert ("Nearest I found, not the same thing: “The team took 4 sick days in 2023.” (squad_report.txt): "
+            "it is about 2023, not 2024.") in printed
+    assert main(["--data-dir", data, "ask", "How many sick days did the team take in 2024?", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["nearest"]["why"] == "it is about 2023, not 2024"
+
+
 def test_ask_in_agent_mode_prints_the_response_with_insufficiencies_and_mode(tmp_path, write_text, capsys, monkeypatch):
     from tests.agents.agent_mode.conftest import DOCS, final, open_files, scripted_agent, search
 

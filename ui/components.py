@@ -9,7 +9,7 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
-from core.citations import how_found, location, place_citations
+from core.citations import how_found, location, nearest_sentence, place_citations
 from core.exports import export_filename, record_tables
 from core.safety.flags import flag_label
 from core.safety.pii import hidden_label
@@ -27,8 +27,11 @@ def page_header(tab: str, title: str, caption: str) -> None:
 
 
 def match_summary(structured: dict) -> str:
-    """ "6 matching records": what the answer counted, in the reader's word (the stored facts are internal)."""
-    return f"{structured.get('total_records', structured['total_matches'])} matching records"
+    """ "6 matching records": what the answer counted, in the reader's word (the stored facts are internal);
+    "6 matching records in 9 rows" when one record is a row of several files (a panel in a datasheet and
+    in a spreadsheet), so the count and the rows listed and exported never disagree unexplained."""
+    records, rows = structured.get("total_records", structured["total_matches"]), structured["total_matches"]
+    return f"{records} matching records" + (f" in {rows} rows" if rows != records else "")
 
 def where(citation: dict) -> str:
     return location(citation.get("page"), citation.get("sheet"), citation.get("rows"))
@@ -223,7 +226,7 @@ def structured_table(response: dict) -> None:
                else f"{match_summary(structured)}.")
     name = export_filename(response.get("question", ""), [r.filename for r in rows], today())
     data, _ = ws.export_result_set(structured["result_set_id"])
-    st.download_button(f"Download all {total} as CSV", data, file_name=name,
+    st.download_button(f"Download all {total} rows as CSV", data, file_name=name,
                        mime="text/csv", key=f"download-{structured['result_set_id']}")
 
 
@@ -233,6 +236,8 @@ def render_answer(response: dict, asked: str = "", trace_link: bool = True) -> N
     if understood and understood.strip() != asked.strip():
         st.caption(f"Understood as: {escape_markdown(understood)}")
     answer_body(response)
+    if response.get("nearest"):  # a refusal's near miss: what was found, and why it is not the answer
+        st.caption(escape_markdown(nearest_sentence(response["nearest"])))
     insufficiencies(response)
     if response.get("clarification"):
         st.info(response["clarification"], icon=":material/help:")

@@ -53,6 +53,9 @@ class Response:
     mode: str = PIPELINE  # which engine answered: PIPELINE | AGENT
     interrupted: bool = False  # the app stopped while the model was writing this answer
     personal_data_hidden: bool = False  # the answer and its sources were shown with personal data hidden
+    # A refusal's nearest figure: what a source does state and why it is not what was asked,
+    # {quote, number, filename, page, sheet, rows, why}; shown beside the refusal, never as its answer.
+    nearest: dict | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -122,4 +125,14 @@ def respond(plan: Plan, draft: Draft | None, validation: Validation | None) -> R
         reasoning += "; not found in the cited sources: " + ", ".join(validation.unsupported[:8])
     return Response(answer.strip(), citations, validation.confidence, flags, reasoning,
                     intent=plan.intent, route=plan.route, unsupported=validation.unsupported,
-                    question=plan.question, new_topic=plan.new_topic, understood_as=understood_as(plan))
+                    question=plan.question, new_topic=plan.new_topic, understood_as=understood_as(plan),
+                    nearest=_nearest(validation, draft))
+
+
+def _nearest(validation: Validation, draft: Draft) -> dict | None:
+    near = validation.nearest
+    source = next((s for s in draft.sources if near and s.number == near.source), None)
+    if source is None:
+        return None
+    return {"quote": near.quote, "number": near.source, "filename": source.chunk.filename, "page": source.chunk.page,
+            "sheet": source.chunk.sheet, "rows": source.chunk.rows, "why": near.why}

@@ -36,6 +36,16 @@ _COMMON_NAMES = {"Source", "Sources", "I", "The", "This", "These", "However", "A
 
 
 @dataclass
+class Nearest:
+    """A figure the sources do state, refused as the answer because it is not what was asked (another
+    year, another company, another measure): shown beside the refusal as "not the same thing", so the
+    user sees what was found and why it was not taken (issue 23, item 6)."""
+    quote: str
+    source: int
+    why: str  # "it is about 2023, not 2024"
+
+
+@dataclass
 class Validation:
     is_valid: bool
     confidence: str  # high | medium | low
@@ -54,6 +64,7 @@ class Validation:
     unsupported_figures: list[str] = field(default_factory=list)  # numbers not in the cited sources
     calculation: str | None = None  # the calc form: what code computed, e.g. "A (1,200) / B (800) = 1.5"
     misread: str | None = None  # why a found quote may still be misread (lowers confidence)
+    nearest: Nearest | None = None  # a refusal's found figure that is not what was asked
 
     def describe(self) -> str:
         return f"{'valid' if self.is_valid else 'invalid'}, {self.confidence} confidence"
@@ -65,6 +76,7 @@ class Validation:
             "cited": self.cited, "invalid_citations": self.invalid_citations, "unsupported": self.unsupported,
             "quote_found": self.quote_found, "unsupported_figures": self.unsupported_figures,
             "calculation": self.calculation, "misread": self.misread,
+            "nearest": self.nearest.__dict__ if self.nearest else None,
         }
 
 
@@ -536,7 +548,8 @@ def validate(draft: Draft, settings: Settings) -> Validation:
             # A true sentence about another company or product answers nothing about this one.
             return Validation(True, "low", flags, "Validation passed (the quoted source does not name "
                               f"{', '.join(names)}: the documents do not answer this)", average_similarity=average,
-                              is_no_information=True, quote_found=False, answer=NO_INFORMATION)
+                              is_no_information=True, quote_found=False, answer=NO_INFORMATION,
+                              nearest=nearest_figure(draft.quote, quoted_in, f"its page does not name {' or '.join(names)}"))
         labels = " ".join(f.label for f in calculation.figures) if calculation else ""
         quoted_text = next(s.text for s in draft.sources if s.number == quoted_in)
         if not (about_the_question(draft.question, f"{draft.quote} {labels} {answer}")
@@ -544,13 +557,17 @@ def validate(draft: Draft, settings: Settings) -> Validation:
             # A true sentence on another subject ("leases" for a revenue question) answers nothing.
             return Validation(True, "low", flags, "Validation passed (the quote is not about what the question "
                               "asks: the documents do not answer this)", average_similarity=average,
-                              is_no_information=True, quote_found=False, answer=NO_INFORMATION)
+                              is_no_information=True, quote_found=False, answer=NO_INFORMATION,
+                              nearest=nearest_figure(draft.quote, quoted_in, "it is about something else"))
         reported = years_reported_instead(draft.question, f"{draft.quote} {answer}")
         if reported:
             # A sentence about another year answers nothing about the year asked.
+            asked = " or ".join(stated_years(draft.question))
             return Validation(True, "low", flags, f"Validation passed (the quote is about {min(reported)}, not the year the "
                               "question states: the documents do not answer this)", average_similarity=average,
-                              is_no_information=True, quote_found=False, answer=NO_INFORMATION)
+                              is_no_information=True, quote_found=False, answer=NO_INFORMATION,
+                              nearest=nearest_figure(draft.quote, quoted_in, f"it is about {min(reported)}"
+                                                     + (f", not {asked}" if asked else "")))
         unconfirmed_year = reported == set()  # it names years only to compare against: given, at low confidence
         if calculation is not None:  # code's figures and result replace whatever the model wrote
             answer = calculate.render(calculation, answer, figure_sources)
@@ -639,6 +656,17 @@ def validate(draft: Draft, settings: Settings) -> Validation:
                       answer=answer if answer != draft.answer.strip() else None, unsupported_figures=figures,
                       calculation=calculation.text if calculation else "; ".join(corrected or worked) or None,
                       misread=misreading)
+
+
+def nearest_figure(quote: str | None, source: int, why: str) -> Nearest | None:
+    """The quote refused as an answer, kept to show as the nearest thing found: only when it states a
+    figure (a year alone is no figure), since a sentence with none is no near miss for a figure asked."""
+    shown = whole_sentences(quote or "")
+    figures = [n for n in _NUMBER.findall(shown) if not _YEAR.fullmatch(n)]
+    return Nearest(shown, source, why) if figures else None
+
+
+_YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 def _calculate(draft: Draft) -> tuple[calculate.Calculation | None, list[int], str | None]:

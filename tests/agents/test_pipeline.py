@@ -102,6 +102,20 @@ def test_the_models_refusal_reads_as_a_person_would_say_it_with_no_source_marked
     assert response.citations and not any(c.cited for c in response.citations)  # the closest passages, not evidence
 
 
+def test_a_figure_for_another_year_is_refused_and_shown_as_the_nearest_thing_found(open_ws, write_text):
+    """Asked for 2024, the page states 2023's figure: the answer is a refusal (no figure of its own), and
+    the response keeps what was found, where, and why it is not the answer."""
+    from core.agents.responder import NOT_FOUND_ANSWER
+    from core.citations import nearest_sentence
+
+    ws = open_ws(["The team took 4 sick days [Source 1]."], with_docs=False, max_reflection_iterations=0)
+    ws.ingestor.ingest_paths([write_text("squad_report.txt", "Squad report.\nThe team took 4 sick days in 2023.\n")])
+    response = ws.ask("How many sick days did the team take in 2024?")
+    assert response.answer == NOT_FOUND_ANSWER and response.confidence == "low"
+    assert nearest_sentence(response.nearest) == ("Nearest I found, not the same thing: “The team took 4 sick days "
+                                                  "in 2023.” (squad_report.txt): it is about 2023, not 2024.")
+
+
 def test_no_answer_flow_is_valid_low_confidence_with_citations_attached(open_ws):
     ws = open_ws(["The provided documents do not contain information about quantum computing."])
     response = ws.ask("What is quantum computing?")

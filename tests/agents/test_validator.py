@@ -465,6 +465,27 @@ def test_a_quote_about_another_year_than_the_one_asked_answers_nothing():
     assert not validate(fiscal, S).is_no_information
 
 
+def test_a_refused_figure_of_another_year_or_company_is_kept_as_the_nearest_thing_found():
+    """Refused as the answer, the quoted figure is still what the documents hold nearest to the question:
+    it is kept, with why it is not the answer, for the page to show as "not the same thing"."""
+    texts = ("Squad report 2003: the team took 1 sick day in 2003 and 4 in 2002.",)
+    d = quoted("The team took 1 sick day in 2003. [Source 1]", "the team took 1 sick day in 2003", texts=texts)
+    d.question = "How many sick days did the team take in 2024?"
+    near = validate(d, S).nearest
+    assert (near.quote, near.source, near.why) == ("the team took 1 sick day in 2003", 1, "it is about 2003, not 2024")
+    other = quoted("It weighs 21.5 kg [Source 1]", "The HX-450 weighs 21.5 kg")
+    other.question = "What does the Orion-7 weigh?"
+    assert validate(other, S).nearest.why == "its page does not name Orion-7"
+    # a sentence with no figure but its year is no near miss for a figure
+    dated = quoted("The club was founded in 2003. [Source 1]", "The club was founded in 2003",
+                   texts=("The club was founded in 2003.",))
+    dated.question = "How many members did the club have in 2024?"
+    v = validate(dated, S)
+    assert v.is_no_information and v.nearest is None
+    other.question = "What does the HX-450 weigh?"
+    assert validate(other, S).nearest is None  # an answer has no nearest
+
+
 def test_a_year_named_only_as_the_comparison_does_not_date_the_quote_but_keeps_it_low():
     """"Fees fell to 4.1 % of income compared to 4.6 % in 2023" reports the year after 2023: asked about 2024,
     it is the answer on the page, not a sentence about 2023; nothing names 2024, so it is low."""

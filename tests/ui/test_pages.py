@@ -38,7 +38,7 @@ def _texts(at: AppTest) -> str:
 
 def test_home_shows_an_empty_knowledge_base_and_loads_the_samples(app):
     assert app.title[0].value == "DocuChat"
-    assert [m.label for m in app.metric] == ["Documents", "Searchable chunks", "Structured facts",
+    assert [m.label for m in app.metric] == ["Documents", "Searchable chunks", "Table rows and fields",
                                              "Files needing attention"]
     assert "The knowledge base is empty" in _texts(app)
 
@@ -85,6 +85,17 @@ def test_chat_answers_with_a_cited_source_and_a_confidence_badge(app):
     assert "25-year output warranty" in source.text[0].value
     sidebar = "\n".join(m.value for m in app.sidebar.markdown)
     assert "How long is the output warranty?" in sidebar  # the conversation so far
+
+
+def test_a_refusal_shows_the_nearest_figure_found_as_not_the_same_thing(app):
+    _upload(app, [("squad_report.txt", b"The team took 4 sick days in 2023.\n", "text/plain")])
+    _ask(app, "How many sick days did the team take in 2024?")
+
+    answer = app.chat_message[-1]
+    assert answer_markdown(answer) == "I couldn't find this in your documents."
+    captions = [c.value.replace("\\", "") for c in answer.caption]
+    assert ("Nearest I found, not the same thing: “The team took 4 sick days in 2023.” (squad_report.txt): "
+            "it is about 2023, not 2024.") in captions, captions
 
 
 def test_chat_explains_bad_questions_instead_of_failing(app):
@@ -170,7 +181,7 @@ def test_a_question_about_records_is_answered_from_every_row_with_a_table_and_do
     answer = app.chat_message[1]
     assert answer_markdown(answer).startswith("20 records")  # all 60 rows counted
     assert answer.dataframe[0].value.shape[0] == 10  # max_rows_per_answer shown inline
-    assert answer.get("download_button")[0].label == "Download all 20 as CSV"
+    assert answer.get("download_button")[0].label == "Download all 20 rows as CSV"
     sources = [e.label for e in answer.expander]  # exact rows: no "similarity 1.000"
     assert sources and all("rows the query matched" in s and "similarity" not in s for s in sources)
 
