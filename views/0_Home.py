@@ -35,8 +35,8 @@ status = ws.status()
 cols = st.columns(4)
 cols[0].metric("Documents", status["documents"])
 cols[1].metric("Searchable chunks", status["chunks"])
-cols[2].metric("Structured facts", status["facts"],
-               help="Table rows and key-value facts, for exact answers about records.")
+cols[2].metric("Table rows and fields", status["facts"],
+               help="Rows of tables and fields of forms and invoices, read for exact answers about records.")
 cols[3].metric("Files needing attention", len(status["failed"]),
                help="Files that could not be read; see the Upload page for the reason.")
 
@@ -49,8 +49,11 @@ with st.container(border=True):
     right.markdown("**Embedding model**")
     right.success(f"{status['embedding_model']}, local, offline")
     ocr_ready, ocr_message = ocr_status(ws.settings)
-    st.caption(f"Vector store: {status['vector_store']} · data folder: {status['data_dir']} · scanned images "
-               f"and pages: {ocr_message if ocr_ready else 'not read. ' + ocr_message}")
+    store = "a Chroma server" if status["vector_store"].startswith("http") else "Chroma, on this computer"
+    st.caption(f"Search index: {store} · scanned images and pages: "
+               f"{ocr_message if ocr_ready else 'not read. ' + ocr_message}")
+    with st.expander("Where your data is kept"):  # folded: a path is for the user who asks for it
+        st.caption(f"Data folder: {status['data_dir']} · search index: {status['vector_store']}")
 
 st.subheader("Start here")
 # Two short rows, so every label fits its column at laptop and phone widths.

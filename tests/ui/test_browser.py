@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from bench.leaks import leaked
 from samples import make_samples
 from tests.servers import free_port, running
 
@@ -25,8 +26,9 @@ SHOTS = Path(os.environ.get("DOCUCHAT_SCREENSHOTS", ROOT / "test-artifacts" / "s
 def app_url(tmp_path_factory):
     data = tmp_path_factory.mktemp("data")
     port = free_port()
+    # The scripted model writes at a reader's pace, so an answer arrives word by word as the model's does.
     env = {**os.environ, "DOCUCHAT_DATA_DIR": str(data), "DOCUCHAT_LLM_PROVIDER": "scripted",
-           "HF_HUB_OFFLINE": "1"}
+           "DOCUCHAT_SCRIPTED_WORDS_PER_SECOND": "8", "HF_HUB_OFFLINE": "1"}
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
                "--server.port", str(port), "--server.headless", "true"]
     url = f"http://127.0.0.1:{port}"
@@ -90,6 +92,29 @@ def _answered(page, question: str) -> None:
     enough: it shows only after a delay, so a check made early in the rerun found none."""
     page.locator("[data-testid=stSidebar]").get_by_text(question).first.wait_for()
     _settled(page)
+
+
+def _main_text(page) -> str:
+    """What the page's main area shows a user in words: folded sections' contents are not rendered, so not
+    read, and an icon's ligature name ("account_tree") is drawn as its glyph, so left out."""
+    _settled(page)
+    shown = page.evaluate("""() => {
+        const main = document.querySelector('[data-testid=stMainBlockContainer]');
+        if (!main) return null;
+        const icons = [...main.querySelectorAll('[data-testid=stIconMaterial]')].map(icon => icon.innerText);
+        return {text: main.innerText, icons: icons};
+    }""")
+    assert shown and shown["text"], "the page's main area is missing or empty"
+    text = shown["text"]
+    for name in set(shown["icons"]):
+        text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", " ", text)
+    return text
+
+
+def _no_python_values(page) -> None:
+    """No `None`, `True` or `False` where a person reads: a blank cell is blank, a check passed says so."""
+    shown = re.findall(r"\b(?:None|True|False)\b", _main_text(page))
+    assert not shown, f"Python values on the page: {shown}"
 
 
 def _click_until_open(page, chip) -> None:
@@ -170,6 +195,10 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     page.get_by_role("heading", name="Retrieved candidates").wait_for()
     page.locator("canvas, svg.marks").first.wait_for()  # the timeline chart rendered
     _shot(page, "4-trace")
+    _no_python_values(page)
+    page.set_viewport_size({"width": 500, "height": 1400})
+    _shot(page, "4-trace-500")
+    page.set_viewport_size({"width": 1400, "height": 1000})
 
     # A question about records: answered from every stored fact, with the table inline.
     _open(page, app_url, "Chat")
@@ -177,9 +206,15 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     box.fill("List all panels with a width of at most 1.2 m")  # read whole by the rule fast path: no model
     box.press("Enter")
     _answered(page, "List all panels with a width of at most 1.2 m")
-    page.get_by_text(re.compile(r"^\d+ matching records")).first.wait_for()
-    page.get_by_role("button", name=re.compile(r"Download all \d+ as CSV")).wait_for()
+    summary = page.get_by_text(re.compile(r"^\d+ matching records")).first
+    summary.wait_for()
+    download = page.get_by_role("button", name=re.compile(r"Download all \d+ rows as CSV"))
+    download.wait_for()
+    # A panel in the datasheet and in the spreadsheet is one record of two rows: the count says so.
+    records, rows = re.match(r"(\d+) matching records(?: in (\d+) rows)?", summary.inner_text()).groups()
+    assert re.search(r"\d+", download.inner_text()).group(0) == (rows or records)
     _shot(page, "5-chat-structured")
+    assert leaked(_main_text(page)) == {}  # the text answer and the records answer, their sources and tables
 
     _open(page, app_url, "Structured_Results")
     page.get_by_role("button", name="Download CSV").first.wait_for()
@@ -194,8 +229,52 @@ def test_upload_ask_trace_and_export(page, app_url, tmp_path):
     _shot(page, "6-structured-results")
 
     _open(page, app_url)
-    page.get_by_text("Structured facts").wait_for()
+    page.get_by_text("Table rows and fields").wait_for()
     _shot(page, "7-home")
+    assert leaked(_main_text(page)) == {}  # no data-folder path, no internal name
+
+
+def test_an_answer_appears_word_by_word_and_a_question_the_documents_cannot_answer_is_refused(page, app_url, tmp_path):
+    """The answer's words show while the model writes them (under the quote form too, whose JSON the page
+    never shows), before the answer is finished; a question the documents do not answer gets a refusal a
+    person would write, at low confidence, with the closest passages folded as not evidence and no [N]."""
+    note = tmp_path / "ferry_timetable.txt"
+    note.write_text("The island ferry leaves the harbour at seven in the morning on weekdays, calls at the north "
+                    "pier and the lighthouse jetty on the way out, and reaches the island about fifty minutes "
+                    "later, weather permitting, with the last sailing back at six in the evening.\n\n"
+                    "Cycles travel free; dogs must stay on a lead on the car deck.\n", encoding="utf-8")
+    _upload(page, app_url, note)
+    _open(page, app_url, "Chat")
+    box = page.get_by_placeholder("Ask a question about your documents")
+    sidebar = page.locator("[data-testid=stSidebar]")
+    for width, question in ((1400, "When does the island ferry leave the harbour on weekdays?"),
+                            (500, "When does the ferry reach the island?")):
+        page.set_viewport_size({"width": width, "height": 1400})
+        box.fill(question)
+        box.press("Enter")
+        writing = page.get_by_text(re.compile(r"^The island ferry\b.* ▌$"))  # the words so far, a cursor after them
+        writing.first.wait_for()
+        assert "{" not in writing.first.inner_text()  # the answer's words, not the quote form's JSON
+        assert sidebar.get_by_text(question).count() == 0  # still being written: not yet saved
+        page.get_by_text("Writing the answer").first.wait_for()  # the status names the step running
+        _shot(page, f"10-chat-words-as-written-{width}")
+        _answered(page, question)
+        assert page.get_by_text(re.compile(r"▌$")).count() == 0  # the finished answer replaces them
+
+    refused = "How much does a season ticket for the car park cost?"
+    for width in (1400, 500):
+        page.set_viewport_size({"width": width, "height": 1400})
+        if width == 1400:
+            box.fill(refused)
+            box.press("Enter")
+            _answered(page, refused)
+        answer = page.locator("[data-testid=stChatMessage]").last
+        answer.get_by_text("I couldn't find this in your documents.").wait_for()
+        answer.get_by_text("low confidence", exact=True).wait_for()
+        answer.get_by_text(re.compile(r"^Closest passages found \(\d+\), not evidence")).wait_for()
+        assert answer.locator("a[href^='#src-']").count() == 0  # no [N] on a passage that states nothing asked
+        _shot(page, f"11-chat-refusal-{width}")
+    page.set_viewport_size({"width": 1400, "height": 1000})
 
 
 PAGES = [("", "missing sample documents"), ("Upload", "Re-index"), ("Chat", "Try one of these"), ("Agent_Trace", "Raw trace"),
@@ -211,6 +290,8 @@ def test_every_page_renders_at_laptop_and_phone_width(page, app_url, width):
         _open(page, app_url, path)
         page.get_by_text(marker).first.wait_for()  # an element near the end of the page: it has drawn
         assert page.locator("[data-testid=stException]").count() == 0
+        if path != "Agent_Trace":  # the trace shows the query and the prompt, under plain labels, by design
+            assert leaked(_main_text(page)) == {}, path
         _shot(page, f"page-{path or 'Home'}-{width}")
     _open(page, app_url)
     links = page.locator("[data-testid=stPageLink] a")
