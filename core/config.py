@@ -12,6 +12,23 @@ from pathlib import Path
 
 ENV_PREFIX = "DOCUCHAT_"
 
+# Settings that take one of a few words. An unknown word ("olama", "Quote") is refused when the settings
+# are made, with the choices, not deep inside the first question (or silently read as the default). The
+# embedding model has its own check with the same message (core/embedding.py, EmbeddingModelError).
+CHOICES: dict[str, tuple[str, ...]] = {
+    "chunking_strategy": ("page", "document"),
+    "table_query_form": ("plan", "sql"),
+    "llm_provider": ("auto", "embedded", "ollama", "scripted"),
+    "llm_omp_wait_policy": ("PASSIVE", "ACTIVE"),
+    "answer_style": ("concise", "detailed", "bullet"),
+    "reader_form": ("free", "quote", "quote_optional", "calc", "line"),
+    "answer_mode": ("pipeline", "agent", "auto"),
+}
+
+
+class SettingsError(ValueError):
+    """A setting the app cannot use; the message names the environment variable and the choices."""
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -342,6 +359,12 @@ class Settings:
             # built before (no such key) is asked to re-index, as after a chunking change.
             "index_text": "v2 table-headers identity heading",
         }
+
+    def __post_init__(self) -> None:
+        for name, allowed in CHOICES.items():
+            if getattr(self, name) not in allowed:
+                raise SettingsError(f"{ENV_PREFIX}{name.upper()}={getattr(self, name)!r} is not one of the choices: "
+                                    f"{', '.join(allowed)}.")
 
     def replace(self, **changes: object) -> "Settings":
         return dataclasses.replace(self, **changes)

@@ -2,7 +2,7 @@
 per-session chat state lives in st.session_state."""
 import streamlit as st
 
-from core.config import Settings, load_settings
+from core.config import Settings, SettingsError, load_settings
 from core.conversation import Conversation
 from core.embedding import EmbeddingModelError
 from core.workspace import IndexSettingsChanged, Workspace
@@ -21,7 +21,11 @@ def workspace() -> Workspace:
     """The server's Workspace for the configured data dir, shared by every page and session. An index
     built with other settings (an upgrade changed the embedding model) stops the page with what to do,
     rather than a traceback: re-embedding every document is the user's decision, not a side effect."""
-    settings = load_settings()
+    try:
+        settings = load_settings()
+    except SettingsError as exc:  # a mistyped choice in the environment: say which, and the choices
+        st.error(str(exc), icon=":material/settings:")
+        st.stop()
     try:
         return _open(str(settings.data_dir.resolve()), settings)
     except (IndexSettingsChanged, EmbeddingModelError) as exc:
