@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,3 +105,28 @@ def test_typing_only_imports_are_not_dependencies(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from core.ingest import x\nimport core.store\n")
     assert runtime_imports(module) == {"typing", "core.store"}
+
+
+# The names of the months spelt out: as words ("january … february") or as an alternation of their abbreviations.
+_JANUARY, _FEBRUARY = re.compile(r"\bjanuary\b", re.I), re.compile(r"\bfebruary\b", re.I)
+_JAN_FEB = re.compile(r"\bjan(?:\(\?:uary\)\?)?\W{1,12}feb\b", re.I)  # "jan|feb", "jan(?:uary)?|feb"
+# Where they may be: the question's conditions (one period parser, issue 26), which every other reader of months
+# imports, and the receipt reader, which reads dates printed in eight languages ("janvier", "stycznia").
+MONTHS_LIVE_IN = {"core/annotations/conditions.py", "core/annotations/documents.py"}
+
+
+def spells_out_the_months(source: str) -> bool:
+    return bool(_JANUARY.search(source) and _FEBRUARY.search(source) or _JAN_FEB.search(source))
+
+
+def test_only_the_question_analysis_and_the_receipt_reader_spell_out_the_months():
+    spelt = {str(p.relative_to(ROOT)) for p in (ROOT / "core").rglob("*.py")
+             if spells_out_the_months(p.read_text(encoding="utf-8"))}
+    assert spelt == MONTHS_LIVE_IN
+
+
+def test_the_month_finder_sees_each_way_of_spelling_them_out():
+    for source in ('r"(?:jan(?:uary)?|feb(?:ruary)?)"', '"january february march"', 'r"(Jan|Feb|Mar)[a-z]*"',
+                   '1: "january jan janvier",\n    2: "february feb"'):
+        assert spells_out_the_months(source)
+    assert not spells_out_the_months('"january" alone, or a "Feb" alone')

@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
+from core.annotations.conditions import MONTH_NAME
 from core.config import Settings
 from core.llm.base import ChatLLM, Completion, LLMError
 from core.retrieval import RetrievalResult, RetrievedChunk
@@ -65,11 +66,9 @@ _RELATIVE_PERIOD = re.compile(
 
 # --- periods --------------------------------------------------------------------------------------
 
-_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
-         r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _YEAR = r"(?:19|20)\d\d"
 _PERIOD = re.compile(
-    rf"\b(?:(?:q[1-4]|(?:first|second|third|fourth) quarter|h[12]|{_MONTH}(?: \d{{1,2}},?)?)(?: of)?\s+(?:fy\s?|fiscal (?:year )?)?{_YEAR}"
+    rf"\b(?:(?:q[1-4]|(?:first|second|third|fourth) quarter|h[12]|{MONTH_NAME}(?: \d{{1,2}},?)?)(?: of)?\s+(?:fy\s?|fiscal (?:year )?)?{_YEAR}"
     rf"|(?:fy\s?|fiscal (?:year )?){_YEAR}|{_YEAR}\s?q[1-4]|q[1-4]|{_YEAR}(?:\s?[-/]\s?\d\d)?)\b",
     re.I,
 )

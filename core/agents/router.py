@@ -41,6 +41,7 @@ from typing import Callable
 
 import numpy as np
 
+from core.annotations.conditions import MONTH_NAME
 from core.config import Settings
 from core.ingest.context import CoverIdentity, context_of, cover_identity, parse_date
 from core.store import KnowledgeBase
@@ -53,7 +54,7 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 _QUARTER = re.compile(r"\bq([1-4])\b|(?<=\d)q([1-4])\b|\b([1-4])q\b")
 _QUARTER_WORDS = re.compile(r"\b(first|second|third|fourth|1st|2nd|3rd|4th)[- ]quarter\b")
 _ORDINAL = {"first": "1", "second": "2", "third": "3", "fourth": "4", "1st": "1", "2nd": "2", "3rd": "3", "4th": "4"}
-_MONTHS = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_MONTHS = MONTH_NAME + r"\.?"  # "Sept.", "Dec"
 # "the quarter ended March 31, 2023", "the period ending June 2023", "as of December 31, 2022".
 _PERIOD_END = re.compile(
     r"\b(?:quarter|period|year|months)\s+end(?:ed|ing)\s+(?:on\s+)?(" + _MONTHS + r")\s+(?:(\d{1,2}),?\s+)?(\d{4})"

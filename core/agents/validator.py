@@ -14,7 +14,7 @@ from core.agents import calculate
 from core.agents.confidence import assess_confidence, doubts, lower
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
 from core.annotations.across import operation_asked, stated_years
-from core.annotations.conditions import years_in
+from core.annotations.conditions import MONTHS, years_in
 from core.citations import SOURCE_MARKER as _CITATION, cited_numbers
 from core.config import Settings
 from core.safety import find_injection
@@ -248,8 +248,7 @@ _NOT_NAMES = {
     # query-language words typed into a question ("... OR '1'='1' UNION SELECT * FROM turns")
     "select", "union", "insert", "update", "delete", "drop", "table", "where", "null", "not", "like",
 }
-_PERIOD = re.compile(r"^(?:fy|q[1-4]|h[12]|cy)?'?\d{2,4}[a-z]?$|^\d+-[a-z]s?$|^(?:january|february|march|april|may|june|"
-                     r"july|august|september|october|november|december)$", re.I)
+_PERIOD = re.compile(rf"^(?:fy|q[1-4]|h[12]|cy)?'?\d{{2,4}}[a-z]?$|^\d+-[a-z]s?$|^(?:{'|'.join(MONTHS)})$", re.I)
 # "10-Qs" is a form (a period-like word, _PERIOD), not "10" and a name "Qs": the digits-dash form first
 _NAME_TOKEN = re.compile(r"\b(?:\d+-[A-Z][A-Za-z]*\b|[A-Z][\w&'.-]*|\d+[A-Za-z][\w-]*)")
 

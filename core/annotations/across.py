@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from core.annotations.conditions import MONTH_ABBREVIATIONS, MONTHS
+
 # What a question asks of a row's figures, by its words; the first that matches decides (a "percentage
 # change" is no plain change).
 OPERATIONS = [
@@ -195,9 +197,9 @@ def _stems(text: str) -> set[str]:
 
 # Words that speak of the document rather than of a row: "Which years does the table provide information for X?"
 # and the periods and persons any question has ("in December", "our")
-_ABOUT_THE_PAGE = {w[:5] for w in """table tables provide provided provides information shown show shows given
-calculated reported recorded stated listed disclosed presented our we us their january february march april may
-june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec quarter""".split()}
+_ABOUT_THE_PAGE = {w[:5] for w in [*"""table tables provide provided provides information shown show shows given
+calculated reported recorded stated listed disclosed presented our we us their quarter""".split(), *MONTHS,
+                                     *MONTH_ABBREVIATIONS]}
 
 
 def unexplained_words(question: str, texts: list[str]) -> set[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from core.annotations.conditions import MONTHS, month_number
 from core.annotations.model import singular
 from core.annotations.search import Condition, FactQuery
 
@@ -48,8 +49,7 @@ _CONTAINS = re.compile(r"\b(?:with|containing|contains|contain|(?:that )?(?:have
 _YEAR_RANGE = re.compile(r"\b(?:between|from)\s+((?:19|20)\d\d)\s+(?:and|to|-)\s+((?:19|20)\d\d)\b", re.I)
 _SINCE = re.compile(r"\b(?:since|after)\s+((?:19|20)\d\d)\b", re.I)
 _BEFORE = re.compile(r"\bbefore\s+((?:19|20)\d\d)\b", re.I)
-_MONTHS = ("january february march april may june july august september october november december").split()
-_MONTH_YEAR = re.compile(r"\bin\s+(" + "|".join(_MONTHS) + r")\s+((?:19|20)\d\d)\b", re.I)
+_MONTH_YEAR = re.compile(r"\bin\s+(" + "|".join(MONTHS) + r")\s+((?:19|20)\d\d)\b", re.I)
 _YEAR = re.compile(r"\b(?:in|during|for|of|from)\s+((?:19|20)\d\d)\b", re.I)
 _STOP = {"the", "a", "an", "all", "every", "each", "any", "of", "their", "its", "my", "our", "them", "it"}
 # Spelling variants that must find each other: a receipt says "tire", the user types "tyres".
@@ -190,7 +190,7 @@ def _time_range(lowered: str, result: StructuredQuery) -> None:
     if m := _YEAR_RANGE.search(lowered):
         query.date_from, query.date_to = f"{m.group(1)}-01-01", f"{m.group(2)}-12-31"
     elif m := _MONTH_YEAR.search(lowered):
-        month = _MONTHS.index(m.group(1).lower()) + 1
+        month = month_number(m.group(1))
         last = 29 if month == 2 else (30 if month in (4, 6, 9, 11) else 31)
         query.date_from, query.date_to = f"{m.group(2)}-{month:02d}-01", f"{m.group(2)}-{month:02d}-{last}"
     elif m := _SINCE.search(lowered):
@@ -260,7 +260,7 @@ def unexplained_words(question: str, parsed: StructuredQuery, accounted: set[str
         read |= {w for w, (label, _) in ADJECTIVES.items() if label in labels}
         read |= {w for bound, _ in _BOUNDS for w in re.findall(r"[a-z]+", bound)} | {"than", "m", "mm", "cm", "kg", "w"}
     if parsed.query.date_from or parsed.query.date_to:
-        read |= set(_MONTHS) | {"since", "after", "before", "between", "during"}
+        read |= set(MONTHS) | {"since", "after", "before", "between", "during"}
     known = read | {singular(w) for w in read} | accounted
     return [w for w in re.findall(r"[a-z0-9]+", lowered)
             if w not in _FUNCTION_WORDS and w not in known and singular(w) not in known]

@@ -29,6 +29,7 @@ from typing import Callable
 
 import pandas as pd
 
+from core.annotations.conditions import MONTHS
 from core.annotations.columns import excel_serial_dates, numeric_order, read_dates, variant_groups
 from core.annotations.documents import PRINTED as RECORD_PRINTED, RECORD_TABLE, is_total_line
 from core.annotations.model import NOTE, TITLE_JOIN, TOTAL, normalize_label
@@ -140,7 +141,7 @@ def sql_name(text: str, taken: set[str] | None = None) -> str:
 _LEADING = re.compile(r"^\s*[+\-−]?\d[\d,]*(?:\.\d+)?")
 # (a day, a month or a year starts a date; "978 / 3,209", a height in metres and feet, is no date)
 _DATE_LIKE = re.compile(r"^\s*(?:(?:\d{1,2}|\d{4})\s*[/\-:]\s*\d|\d+\s*(?:\.\d+\.\d|"
-                        r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b))", re.I)
+                        rf"(?:{'|'.join(m[:3] for m in MONTHS)})[a-z]*\b))", re.I)
 
 
 def leading_number(text: str) -> float | None:

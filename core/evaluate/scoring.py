@@ -16,6 +16,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from core.annotations.conditions import MONTH_NAME
 from core.citations import MARKER
 
 
@@ -205,7 +206,7 @@ def clean_gold(answer: str) -> str:
 
 
 _ABBREVIATIONS = {"adj", "inc", "ltd", "co", "corp", "no", "vs", "approx", "est", "mr", "ms", "dr", "st", "jr"}
-_MONTH = re.compile(r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+$", re.I)
+_MONTH = re.compile(MONTH_NAME + r"\.?\s+$", re.I)
 
 
 def first_sentence(text: str) -> str:

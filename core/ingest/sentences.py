@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 
+from core.annotations.conditions import MONTH_ABBREVIATIONS
+
 # Letters with full stops ("U.S.", "e.g.", "a.m."), and short words written with one before a name or
 # a figure. "etc." is left out: it ends sentences as often as not.
 _ABBREVIATION = re.compile(
     r"(?:^|[\s(])(?:(?:[A-Za-z]\.){2,}|(?:Mr|Mrs|Ms|Dr|Prof|St|No|Nos|Inc|Co|Corp|Ltd|Bros|vs|approx|Fig|Ref|Vol|"
-    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.)$")
+    + "|".join(m.capitalize() for m in MONTH_ABBREVIATIONS) + r")\.)$")
 
 
 def ends_with_abbreviation(text: str) -> bool:

@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 
 from core.agents.agent_mode.state import AgentState, OpenedCitation, SearchHit, ToolResult
+from core.annotations.conditions import MONTHS, month_number
 from core.annotations.query import parse_structured
 from core.annotations.route import format_number, run_structured
 from core.annotations.search import FactStore
@@ -41,12 +42,11 @@ TOOL_DESCRIPTIONS = {
                      '"measure": "total", "group_by": "vendor"} - compute over every matching record.',
 }
 
-_MONTHS = "january february march april may june july august september october november december".split()
 # Digits around, not word boundaries: file names join dates with underscores ("policy_2024-03.md").
 _ISO = re.compile(r"(?<!\d)((?:19|20)\d\d)[-_./](0[1-9]|1[0-2])(?:[-_./](0[1-9]|[12]\d|3[01]))?(?!\d)")
-_MONTH_DAY_YEAR = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),?\s+((?:19|20)\d\d)\b", re.I)
-_DAY_MONTH_YEAR = re.compile(r"\b(\d{1,2})\s+(" + "|".join(_MONTHS) + r")\s+((?:19|20)\d\d)\b", re.I)
-_MONTH_YEAR = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+((?:19|20)\d\d)\b", re.I)
+_MONTH_DAY_YEAR = re.compile(r"\b(" + "|".join(MONTHS) + r")\s+(\d{1,2}),?\s+((?:19|20)\d\d)\b", re.I)
+_DAY_MONTH_YEAR = re.compile(r"\b(\d{1,2})\s+(" + "|".join(MONTHS) + r")\s+((?:19|20)\d\d)\b", re.I)
+_MONTH_YEAR = re.compile(r"\b(" + "|".join(MONTHS) + r")\s+((?:19|20)\d\d)\b", re.I)
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 
 
@@ -56,11 +56,11 @@ def dates_in(text: str) -> list[str]:
     for m in _ISO.finditer(text):
         found.append((m.start(), f"{m.group(1)}-{m.group(2)}-{m.group(3) or '01'}"))
     for m in _MONTH_DAY_YEAR.finditer(text):
-        found.append((m.start(), f"{m.group(3)}-{_MONTHS.index(m.group(1).lower()) + 1:02d}-{int(m.group(2)):02d}"))
+        found.append((m.start(), f"{m.group(3)}-{month_number(m.group(1)):02d}-{int(m.group(2)):02d}"))
     for m in _DAY_MONTH_YEAR.finditer(text):
-        found.append((m.start(), f"{m.group(3)}-{_MONTHS.index(m.group(2).lower()) + 1:02d}-{int(m.group(1)):02d}"))
+        found.append((m.start(), f"{m.group(3)}-{month_number(m.group(2)):02d}-{int(m.group(1)):02d}"))
     if not found:
-        found += [(m.start(), f"{m.group(2)}-{_MONTHS.index(m.group(1).lower()) + 1:02d}-01")
+        found += [(m.start(), f"{m.group(2)}-{month_number(m.group(1)):02d}-01")
                   for m in _MONTH_YEAR.finditer(text)]
     if not found:
         found += [(m.start(), f"{m.group(1)}-01-01") for m in _YEAR.finditer(text)]
