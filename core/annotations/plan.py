@@ -2213,7 +2213,10 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
             return f"{', '.join(_unmarked(n) for n in named)}, {plan.column.label}: {shown} ({where})."
         # the figure right after what it measures, then what it covers: a reader (and a scorer) takes the
         # first figure as the answer, and a converted bound ("Frame (cm) at least 53.34 cm") is not it
-        return f"The {_measure_words(plan, question)} is {shown}{scope}{holder}{across} ({where})."
+        said = _measure_words(plan, question)
+        if wanted and plan.column is not None and plan.column.ends:  # "The average time from Opened to Closed is
+            said = said.replace("days from", "time from", 1)           # 5.90 h (0.2457 days)", not "average days"
+        return f"The {said} is {shown}{scope}{holder}{across} ({where})."
     if not rows:
         return f"No rows of {where} match{' ' + conditions if conditions else ''}."
     shown = rows[:max_rows]

@@ -374,6 +374,16 @@ def test_the_time_between_two_dates_is_a_column_the_plan_can_average(jobs):
     assert f"across {len(waits)} rows" in response.answer
 
 
+def test_a_time_between_two_dates_asked_in_hours_is_said_as_a_time_not_as_days(jobs):
+    jobs.llm.script = [plan(answer="average", column="days from Booked In to Collected")]
+    response = jobs.ask("What was the average turnaround, in hours?", mode="pipeline",
+                        doc_ids=[jobs.documents()[0].doc_id])
+    waits = [days_waited(r) for r in job_rows() if r["Collected"]]
+    average = sum(waits) / len(waits)
+    assert response.answer.startswith(f"The average time from Booked In to Collected is {average * 24:,.2f} h "
+                                      f"({average:,.2f} days)"), response.answer
+
+
 def test_a_median_asked_is_the_median_even_when_the_plan_said_average(jobs):
     from statistics import median
 
