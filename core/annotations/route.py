@@ -380,6 +380,17 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
 _EVERY_ROW = re.compile(r'^\s*SELECT\s+COUNT\(\s*\*\s*\)(?:\s+AS\s+"?\w+"?)?\s+FROM\s+"?\w+"?\s*;?\s*$', re.I)
 
 
+_COUNTS = re.compile(r"^\s*SELECT\s+COUNT\(", re.I)
+_IDENTIFIER = re.compile(r'"[^"]*"')
+_VALUE = re.compile(r"'[^']*'|(?<![\w.])\d")  # a quoted text or a figure, once the quoted names are set aside
+
+
+def _names_a_value(sql: str) -> bool:
+    """Whether the query's conditions hold a value or a figure ("Rank = 5", "Points >= 290"), not only columns."""
+    where = re.split(r"\bWHERE\b", sql, maxsplit=1, flags=re.I)
+    return len(where) == 2 and bool(_VALUE.search(_IDENTIFIER.sub(" ", where[1])))
+
+
 def not_an_answer(result, tables: list, executor, question: str = "") -> str | None:
     """Why the rows of the model's last query say nothing about the question, or None: only where rows
     are (their source_row), a figure cut out of text that came out empty, nothing found by a filter that
@@ -388,6 +399,10 @@ def not_an_answer(result, tables: list, executor, question: str = "") -> str | N
     if _EVERY_ROW.match(result.sql) and len(tables) == 1 \
             and (words := count_qualifiers(question, known_words(tables[0]))):
         return f"the query counts every row, and the question counts only some ({' '.join(words)})"
+    if answered_yes_or_no(question) and _COUNTS.match(result.sql) and not _names_a_value(result.sql):
+        # "Does AMCOR have an improving gross margin profile?" answered "Yes: 9 rows with 2023 over 2022": rows
+        # counted by comparing columns with each other, or every row, name nothing the question asks about
+        return "a yes or no counted rows that no value or figure picks out"
     if provenance_only(result):
         return f"the query returned only row positions ({', '.join(result.columns)})"
     if cut_to_nothing(result):

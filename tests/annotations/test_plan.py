@@ -947,6 +947,26 @@ def test_a_count_of_every_row_for_a_question_that_counts_only_some_is_no_answer(
     assert any("no condition applies “apprentice trained" in step for step in tried), tried
 
 
+def test_a_yes_or_no_counted_by_comparing_columns_alone_is_no_answer(ws):
+    """"Yes: 9 rows with 2023 over 2022" answers nothing about an improving margin: rows counted by comparing two
+    columns name no value or figure of the question. The text is read instead."""
+    table = ws.pipeline.tables.tables()[0]
+    names = {label: name for name, label in table.printed.items()}
+    compared = f'SELECT COUNT(*) AS n FROM {table.name} WHERE "{names["Loaves"]}" > "{names["Oven Power [hp]"]}"'
+    ws.llm.script = [plan(answer="count", column="Loaves"), json.dumps({"sql": compared}), NO_INFORMATION]
+    response = ws.ask("Does the bakery have an improving loaves profile?", mode="pipeline", doc_ids=[table.doc_id])
+    assert not response.answer.startswith(("Yes", "No")), response.answer
+    assert response.route != "structured"
+
+
+def test_a_yes_or_no_counted_by_a_value_the_question_names_is_an_answer():
+    from core.annotations.route import _names_a_value
+    assert _names_a_value("SELECT COUNT(*) FROM t WHERE rank = 5 AND points >= 290")
+    assert _names_a_value("SELECT COUNT(*) FROM t WHERE \"area\" = 'South Asia'")
+    assert not _names_a_value('SELECT COUNT(*) FROM t WHERE "2023" > "2022"')  # a year-named column is no figure
+    assert not _names_a_value("SELECT COUNT(*) FROM t")
+
+
 def test_the_words_a_count_of_every_row_leaves_unexplained():
     from core.annotations.plan import count_qualifiers
 
