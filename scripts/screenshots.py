@@ -3,9 +3,10 @@
     HF_HUB_OFFLINE=1 .venv/bin/python scripts/screenshots.py [--provider embedded] [--out docs/images]
 
 It indexes the sample documents into a fresh data dir, starts Streamlit on 127.0.0.1, asks two
-questions as a user would, and saves: chat-answer.png (an answer with its citations), evidence.png (its
-chip opened: the cited page with the quoted words highlighted), agent-trace.png (that answer's trace) and
-structured-result.png (records with the CSV export). The default provider is the embedded model, as a user gets it; `--provider scripted`
+questions as a user would, and saves: chat-writing.png (the answer's words as the model writes them),
+chat-answer.png (the answer with its citations), evidence.png (its chip opened: the cited page with the quoted
+words highlighted), agent-trace.png (that answer's trace), refusal.png (a question the documents do not answer)
+and structured-result.png (records with the CSV export). The default provider is the embedded model, as a user gets it; `--provider scripted`
 makes a quick layout check without a model.
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ from tests.ui.test_browser import CHROMIUM, CHROMIUM_FLAGS, _click_until_open, _
 # the spreadsheet and datasheets, which the third screenshot shows).
 TEXT_QUESTION = "What torque should the clamps be tightened to?"
 RECORDS_QUESTION = "List all panels with a width of at most 1.2 m"  # read whole by the rules: records, no model
+UNANSWERED_QUESTION = "Which airline flies to Lisbon on Fridays?"  # no sample document says
 ANSWER_TIMEOUT_MS = 600_000
 # The live status is checked by eye, not shown in the README: it goes with the test screenshots.
 WAITING_SHOT = ROOT / "test-artifacts" / "screenshots" / "chat-waiting.png"  # the embedded model on a busy 2-core machine
@@ -47,20 +49,31 @@ def index_samples(data_dir: Path, **settings) -> None:
         ws.close()
 
 
-def ask(page, question: str, waiting: Path | None = None) -> None:
-    """Ask as a user does; `waiting`: also save the live status while the model reads its prompt."""
+def ask(page, question: str, waiting: Path | None = None, writing: Path | None = None) -> bool:
+    """Ask as a user does; `waiting`: also save the live status while the model reads its prompt; `writing`:
+    the answer's words as the model writes them (True if they were caught before the answer was done)."""
     box = page.get_by_placeholder("Ask a question about your documents")
     box.fill(question)
     box.press("Enter")
-    done = page.get_by_text("View trace").first
+    done = page.locator("[data-testid=stSidebar]").get_by_text(question).first  # listed once the answer is saved
     if waiting is not None:  # the model reading its passages, if the answer comes that way
         reading = page.get_by_text(re.compile(r"Reading \d+ passages?")).first
         reading.or_(done).first.wait_for(timeout=ANSWER_TIMEOUT_MS)
         if reading.is_visible():
             page.wait_for_timeout(3000)  # a few seconds into the wait: the counter has moved
             page.screenshot(path=str(waiting))
+    caught = False
+    if writing is not None:  # the words so far, the cursor after them
+        words = page.get_by_text(re.compile(r"\S ▌$")).first
+        words.or_(done).first.wait_for(timeout=ANSWER_TIMEOUT_MS)
+        if words.is_visible():
+            page.wait_for_timeout(600)
+            page.screenshot(path=str(writing))
+            caught = True
     done.wait_for(timeout=ANSWER_TIMEOUT_MS)
+    _settled(page)
     page.wait_for_timeout(800)  # let the last deltas paint
+    return caught
 
 
 def go(page, title: str) -> None:
@@ -93,8 +106,8 @@ def _flow(page, url: str, out: Path, model: bool) -> list[Path]:
     page.goto(url)
     page.get_by_role("heading", level=1).first.wait_for()
     go(page, "Chat")
-    ask(page, TEXT_QUESTION, waiting=WAITING_SHOT if model else None)
-    _settled(page)
+    if ask(page, TEXT_QUESTION, waiting=WAITING_SHOT if model else None, writing=out / "chat-writing.png"):
+        shots.append(out / "chat-writing.png")
     page.wait_for_timeout(500)
     shots.append(out / "chat-answer.png")
     page.screenshot(path=str(shots[-1]))
@@ -116,6 +129,13 @@ def _flow(page, url: str, out: Path, model: bool) -> list[Path]:
     page.screenshot(path=str(shots[-1]))
 
     go(page, "Chat")
+    page.get_by_role("button", name="New topic").click()
+    page.mouse.move(700, 60)  # off the button: its tooltip is not part of the picture
+    _settled(page)
+    ask(page, UNANSWERED_QUESTION)
+    shots.append(out / "refusal.png")
+    page.screenshot(path=str(shots[-1]))
+
     ask(page, RECORDS_QUESTION)
     go(page, "Structured Results")
     page.get_by_role("button", name="Download CSV").first.wait_for()

@@ -548,7 +548,8 @@ def validate(draft: Draft, settings: Settings) -> Validation:
             return Validation(True, "low", flags, "Validation passed (the quoted source does not name "
                               f"{', '.join(names)}: the documents do not answer this)", average_similarity=average,
                               is_no_information=True, quote_found=False, answer=NO_INFORMATION,
-                              nearest=nearest_figure(draft.quote, quoted_in, f"its page does not name {' or '.join(names)}"))
+                              nearest=nearest_figure(draft.question, draft.quote, quoted_in,
+                                                     f"its page does not name {' or '.join(names)}"))
         labels = " ".join(f.label for f in calculation.figures) if calculation else ""
         quoted_text = next(s.text for s in draft.sources if s.number == quoted_in)
         if not (about_the_question(draft.question, f"{draft.quote} {labels} {answer}")
@@ -557,7 +558,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
             return Validation(True, "low", flags, "Validation passed (the quote is not about what the question "
                               "asks: the documents do not answer this)", average_similarity=average,
                               is_no_information=True, quote_found=False, answer=NO_INFORMATION,
-                              nearest=nearest_figure(draft.quote, quoted_in, "it is about something else"))
+                              nearest=nearest_figure(draft.question, draft.quote, quoted_in, "it is about something else"))
         reported = years_reported_instead(draft.question, f"{draft.quote} {answer}")
         if reported:
             # A sentence about another year answers nothing about the year asked.
@@ -565,7 +566,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
             return Validation(True, "low", flags, f"Validation passed (the quote is about {min(reported)}, not the year the "
                               "question states: the documents do not answer this)", average_similarity=average,
                               is_no_information=True, quote_found=False, answer=NO_INFORMATION,
-                              nearest=nearest_figure(draft.quote, quoted_in, f"it is about {min(reported)}"
+                              nearest=nearest_figure(draft.question, draft.quote, quoted_in, f"it is about {min(reported)}"
                                                      + (f", not {asked}" if asked else "")))
         unconfirmed_year = reported == set()  # it names years only to compare against: given, at low confidence
         if calculation is not None:  # code's figures and result replace whatever the model wrote
@@ -657,15 +658,17 @@ def validate(draft: Draft, settings: Settings) -> Validation:
                       misread=misreading)
 
 
-def nearest_figure(quote: str | None, source: int, why: str) -> Nearest | None:
-    """The quote refused as an answer, kept to show as the nearest thing found: only when it states a
-    figure (a year alone is no figure), since a sentence with none is no near miss for a figure asked."""
+def nearest_figure(question: str, quote: str | None, source: int, why: str) -> Nearest | None:
+    """The quote refused as an answer, kept to show as the nearest thing found: only when it states a figure (a
+    year alone is no figure) and the question asks for no name, place or reason, which a figure cannot be a near
+    miss for (support hours are no near miss for "Which airline flies to Lisbon?")."""
     shown = whole_sentences(quote or "")
     figures = [n for n in _NUMBER.findall(shown) if not _YEAR.fullmatch(n)]
-    return Nearest(shown, source, why) if figures else None
+    return Nearest(shown, source, why) if figures and not _NAME_ASKED.match(question or "") else None
 
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_NAME_ASKED = re.compile(r"\s*(?:which|who|whom|whose|where|why)\b", re.I)
 
 
 def _calculate(draft: Draft) -> tuple[calculate.Calculation | None, list[int], str | None]:

@@ -34,11 +34,17 @@ MONTHS = ("january february march april may june july august september october n
 MONTH_ABBREVIATIONS = ("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec")
 MONTH_NAME = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _ORDINAL = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": 4, "final": 4}
+_ORDINAL_PERIOD = re.compile(rf"(?i)(?:{'|'.join(_ORDINAL)})\s+(?:quarter|half)\b")
 
 
 def years_in(text: str) -> set[int]:
     """Every year a text names ("in 2024", "FY2019"), not an amount ("$2019") or a share ("2019%")."""
     return {int(y) for y in _YEAR.findall(text)}
+
+
+def said_with_the(period_text: str) -> bool:
+    """Whether a stated period is said with "the": "in the second quarter", but "in Q2", "in 2024", "in March"."""
+    return bool(_ORDINAL_PERIOD.match(period_text))
 
 
 def month_number(word: str) -> int | None:

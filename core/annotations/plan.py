@@ -26,8 +26,8 @@ from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions,
                                          answered_yes_or_no, bound_in, bounds, cell_values, figures, named_in, periods,
-                                         same_value, singulars, month_number, tokens, without_bounds, word_forms,
-                                         years_in)
+                                         said_with_the, same_value, singulars, month_number, tokens, without_bounds,
+                                         word_forms, years_in)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
 from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, NUMERIC_SHARE, TableInfo, is_twin, leading_number,
                                     number_twin_label, spoken_label)
@@ -2083,13 +2083,12 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
             parts.append(f"{column.label} {word} {format_value(_number(value), column.unit)}")
     for period, _ in plan.periods:
         text = period.text
-        preposition = "" if _PERIOD_WORD.match(text) else "in the " if _ORDINAL_PART.match(text) else "in "
+        preposition = "" if _PERIOD_WORD.match(text) else "in the " if said_with_the(text) else "in "
         parts.append(preposition + text)
     return ", ".join(parts)
 
 
 _PERIOD_WORD = re.compile(r"(?i)(in|on|during|between|from|after|before|since|until)\b")
-_ORDINAL_PART = re.compile(r"(?i)(?:first|second|third|fourth|final|last|1st|2nd|3rd|4th)\s+(?:quarter|half)\b")
 _MONEY_WORDS = {"pounds": "£", "pound": "£", "euros": "€", "euro": "€", "dollars": "$", "dollar": "$"}
 
 

@@ -484,6 +484,12 @@ def test_a_refused_figure_of_another_year_or_company_is_kept_as_the_nearest_thin
     assert v.is_no_information and v.nearest is None
     other.question = "What does the HX-450 weigh?"
     assert validate(other, S).nearest is None  # an answer has no nearest
+    # a question that asks for no figure has no near miss in a figure: support hours for an airline
+    hours = quoted("Support is open 8:00 to 18:00 [Source 1]", "Support is open Monday to Friday from 8:00 to 18:00",
+                   texts=("Support is open Monday to Friday from 8:00 to 18:00.",))
+    hours.question = "Which airline flies to Lisbon on Fridays?"
+    v = validate(hours, S)
+    assert v.is_no_information and v.nearest is None
 
 
 def test_a_year_named_only_as_the_comparison_does_not_date_the_quote_but_keeps_it_low():

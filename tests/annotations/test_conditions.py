@@ -1,5 +1,5 @@
 """The conditions a question states, read by code: periods, bounds with units, and cell values."""
-from core.annotations.conditions import CellValue, bound_in, bounds, cell_values, named_in, periods, tokens
+from core.annotations.conditions import CellValue, bound_in, bounds, cell_values, named_in, periods, said_with_the, tokens
 from core.annotations.units import convert
 
 
@@ -162,3 +162,8 @@ def test_a_word_of_a_total_row_or_of_a_column_already_named_is_no_condition():
         == [("riverside depot", "Description")]
     assert cell_values("How many journeys were there?", {"Description": ["Bus journeys x", "Total journeys", "A", "B"]}, set()) \
         == [CellValue("journeys", "Description", ("Bus journeys x",), "is")]
+
+
+def test_a_period_named_by_its_ordinal_is_said_with_the():
+    assert said_with_the("second quarter") and said_with_the("final half of 2024") and said_with_the("4th quarter")
+    assert not said_with_the("Q2") and not said_with_the("2024") and not said_with_the("March")
