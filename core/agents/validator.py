@@ -663,11 +663,10 @@ def nearest_figure(question: str, quote: str | None, source: int, why: str) -> N
     year alone is no figure) and the question asks for no name, place or reason, which a figure cannot be a near
     miss for (support hours are no near miss for "Which airline flies to Lisbon?")."""
     shown = whole_sentences(quote or "")
-    figures = [n for n in _NUMBER.findall(shown) if not _YEAR.fullmatch(n)]
+    figures = [n for n in _NUMBER.findall(shown) if not years_in(n)]
     return Nearest(shown, source, why) if figures and not _NAME_ASKED.match(question or "") else None
 
 
-_YEAR = re.compile(r"(?:19|20)\d\d")
 _NAME_ASKED = re.compile(r"\s*(?:which|who|whom|whose|where|why)\b", re.I)
 
 
