@@ -67,10 +67,11 @@ _EXPLANATION = re.compile(
     r"outcome|meaning|definition|discussion|discussed|expect(?:s|ed)?|forecasts?|guidance|outlook|"
     r"significant(?:ly)?|substantial(?:ly)?|notable|noteworthy|components?\s+of|made\s+up\s+of)\b"
     r"|\bwhat\s+(?:does|do|did|is|are)\s+(?:[\w'’-]+\s+){0,6}?(?:mean|stand\s+for|include|comprise|consist|represent|"
-    r"cover|refer\s+to|relate\s+to|show|involve)\b|\bwhat\s+(?:is|are)\s+(?:included|excluded|meant)\b"
+    r"cover|refer\s+to|relate\s+to|show|involve|reflect)\b|\bwhat\s+(?:is|are)\s+(?:included|excluded|meant)\b"
     r"|\bhow\s+(?:is|are|was|were)\s+(?:[\w,'’-]+\s+){0,6}?(?:determined|estimated|calculated|measured|defined|"
     r"recogni[sz]ed|treated|accounted|divided|handled|managed|presented|reported|disclosed|classified|allocated|"
-    r"stated|carried|valued)\b"
+    r"stated|carried|valued|attributed|assigned|apportioned|computed|derived|translated|amorti[sz]ed|depreciated|"
+    r"assessed|evaluated|reviewed|tested|funded|financed|settled)\b"
     # how someone acted or coped, not how much a figure moved: "How have inventory levels adapted to demand?"
     r"|\bhow\s+(?:has|have|had|did|does|do|is|are|was|were)\s+(?:[\w,'’-]+\s+){1,10}?(?:adapt|adjust|respond|react|"
     r"cope|coped|address|mitigat|handl|approach|position|prepar|navigat)\w*\b"
@@ -90,6 +91,7 @@ _EXPLANATION = re.compile(
     # term a document states, not a figure computed over rows ("how long did repairs take on average")
     r"|\bhow\s+long\s+(?:is|are|was|were)\s+(?:the|a|an|its|their|our|your)\s+(?:[\w()'’-]+\s+){0,6}?"
     r"(?:period|term|life|lives|duration|window|tenure)s?\b"
+    r"|\bover\s+what\s+(?:period|duration|term|time|timeframe|time\s+frame|horizon)\b"
     # a definition: "What are OEM?", "What is a distribution customer?" (no determiner of a figure: "What is the total?")
     r"|^\s*what\s+(?:is|are)\s+(?:an?\s+)?(?!(?:the|our|your|its|their|this|that|these|those)\b|.*['’]s\b)"
     r"[\w&.'’-]+(?:\s+[\w&.'’-]+){0,2}\s*\?\s*$",
@@ -169,6 +171,11 @@ def _found(pattern: re.Pattern, question: str) -> str:
 _CONDITIONAL_INSTRUCTION = re.compile(r"(?<=[?.!])\s+If\b[^?.!]*(?:[.!]|$)", re.I)
 
 
+# A term in double quotes is a name the question asks about, not its words: "per" in "Earnings per share" asks for
+# no figure per group.
+_QUOTED_TERM = re.compile(r'["“][^"“”]{1,80}["”]')
+
+
 # A second question joined on ("..., and what was the focus of this spending?"): a figure asked for with what
 # explains it is a question for the prose around the figure.
 _SECOND_QUESTION = re.compile(r"[,;]\s*and\s+((?:what|which|how|why|who|where|when)\b.*)$", re.I)
@@ -178,7 +185,7 @@ def by_rules(question: str, default: str = RECORDS) -> Kind:
     """The kind the rules are sure of, or `default` marked unsure. A summary request wins unless a
     computation is asked for beside it; a reason asked for outright wins unless a count or rows are;
     otherwise words of one kind decide, and words of two kinds leave the question unsure."""
-    question = _CONDITIONAL_INSTRUCTION.sub(" ", question)
+    question = _QUOTED_TERM.sub("NAME", _CONDITIONAL_INSTRUCTION.sub(" ", question))
     summary = _found(_SUMMARY, question)
     reason = _found(_REASON, question) or _found(_COMPLEMENT, question)
     prose = reason or _found(_EXPLANATION, question) or _found(_POLICY, question)

@@ -423,6 +423,18 @@ def answered_yes_or_no(question: str) -> bool:
     return asks_yes_or_no(question) and not re.search(r"\bor\b", question, re.I)
 
 
+# The words of a question that counts, or may ("the total of orders", "how many", "how often", "number of");
+# a yes/no is answered by counting the rows that decide it.
+_COUNTS = re.compile(r"\bhow\s+(?:many|often|frequently)\b|\bnumber\s+of\b|\bcount(?:s|ed|ing)?\b|\btimes\b"
+                     r"|\btotals?\b|\btall(?:y|ied)\b|\bin\s+all\b|\baltogether\b|\bamount\s+of\b", re.I)
+
+
+def asks_count(question: str) -> bool:
+    """Whether a count of rows can answer the question: "What is the discount rate in 2019?" asks for a figure,
+    and counting the one row that holds it ("1 row with Discount rate") answers nothing asked."""
+    return bool(_COUNTS.search(question)) or asks_yes_or_no(question)
+
+
 _EXCLUDING = {"not", "excluding", "except", "without", "counting", "besides"}  # "not counting e-bikes", "except Olga"
 _INCLUDING = {"including", "included", "incl", "plus"}  # "(e-bikes included)": no filter, the rest stay in
 

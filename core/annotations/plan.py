@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions,
-                                         answered_yes_or_no, bound_in, bounds, cell_values, figures, named_in, periods,
-                                         said_with_the, same_value, singulars, month_number, tokens, without_bounds,
+                                         answered_yes_or_no, asks_count, bound_in, bounds, cell_values, figures, named_in,
+                                         periods, said_with_the, same_value, singulars, month_number, tokens, without_bounds,
                                          word_forms, years_in)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
 from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, NUMERIC_SHARE, TableInfo, is_twin, leading_number,
@@ -401,6 +401,12 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                 plan.column = named
             if plan.column is not None:
                 plan.answer = "list"  # "Which units fuelled up in Topeka?" names them; it does not count them
+        if plan.answer == "count" and plan.group_by is None and not asks_count(question):
+            # "What is the discount rate in 2019?" planned as a count of the rows named Discount rate is "1": a
+            # count answers only a question that counts; the free query writer is checked the same way
+            plan.answer = "other"
+            planned.handover = "it counted rows, and the question asks for no count"
+            return planned
         if counts_every_row(plan) and not planned.unapplied:  # (an unapplied condition is said, at low)
             if (values := counted_values(question, columns, table.row_count)) is not None:
                 plan.column, plan.distinct = values, True

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from core.annotations.across import stated_years
 from core.annotations.beyond_plan import beyond_plan
-from core.annotations.conditions import answered_yes_or_no, periods
+from core.annotations.conditions import answered_yes_or_no, asks_count, periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.named_rows import rows_named
 from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, count_qualifiers, evidence as plan_evidence,
@@ -399,6 +399,8 @@ def not_an_answer(result, tables: list, executor, question: str = "") -> str | N
     if _EVERY_ROW.match(result.sql) and len(tables) == 1 \
             and (words := count_qualifiers(question, known_words(tables[0]))):
         return f"the query counts every row, and the question counts only some ({' '.join(words)})"
+    if question and _COUNTS.match(result.sql) and len(result.columns) == 1 and not asks_count(question):
+        return "the query counts rows, and the question asks for no count"
     if answered_yes_or_no(question) and _COUNTS.match(result.sql) and not _names_a_value(result.sql):
         # "Does AMCOR have an improving gross margin profile?" answered "Yes: 9 rows with 2023 over 2022": rows
         # counted by comparing columns with each other, or every row, name nothing the question asks about

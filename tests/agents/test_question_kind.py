@@ -184,6 +184,12 @@ def test_a_model_that_fails_leaves_the_table_route_and_says_so():
     ("Where are the choir's reserves disclosed?", TEXT),  # where a document states it
     ("When is a member considered inactive?", TEXT),  # when a rule applies
     ("What is considered to be a late cancellation?", TEXT),
+    ("What do the members' subscriptions reflect?", TEXT),  # what a figure stands for
+    ("How is the hall-hire income attributed to the choirs?", TEXT),  # how a figure is arrived at, in the passive
+    ("How are the new music stands depreciated?", TEXT),
+    ("Over what period is the lottery grant recognised?", TEXT),  # a term the accounts state
+    ('What is the definition of the term "cost per member"?', TEXT),  # "per" names the term; it groups nothing
+    ('What was the change in "ticket income" from 2023 to 2024?', RECORDS),  # the quoted row's change
 ])
 def test_the_rules_are_sure_of_plain_requests(question, expected):
     kind = by_rules(question)

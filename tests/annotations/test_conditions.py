@@ -167,3 +167,13 @@ def test_a_word_of_a_total_row_or_of_a_column_already_named_is_no_condition():
 def test_a_period_named_by_its_ordinal_is_said_with_the():
     assert said_with_the("second quarter") and said_with_the("final half of 2024") and said_with_the("4th quarter")
     assert not said_with_the("Q2") and not said_with_the("2024") and not said_with_the("March")
+
+
+def test_a_count_answers_a_question_that_counts_or_a_yes_or_no():
+    from core.annotations.conditions import asks_count
+
+    for question in ("How many vans failed their MOT?", "What is the number of open tickets?", "How often did Priya miss?",
+                     "What is the total amount of head coaches?", "Are there any orders over 500?"):
+        assert asks_count(question), question
+    for question in ("What is the discount rate in 2019?", "What do capital leases reflect?", "Which van is the oldest?"):
+        assert not asks_count(question), question

@@ -947,6 +947,26 @@ def test_a_count_of_every_row_for_a_question_that_counts_only_some_is_no_answer(
     assert any("no condition applies “apprentice trained" in step for step in tried), tried
 
 
+def test_a_count_answers_only_a_question_that_counts(ws):
+    """"What were the takings of sale S7?" planned as a count of the rows of S7 would say "1 sale": the plan goes to
+    the query writer, whose query for the figure is the answer; a count written there is no answer either."""
+    table = ws.pipeline.tables.tables()[0]
+    names = {label: name for name, label in table.printed.items()}
+    s7 = [{"column": "Sale Ref", "op": "is", "value": "S7"}]
+    figure = f'SELECT "{names["Takings (GBP)"]}" FROM {table.name} WHERE "{names["Sale Ref"]}" = \'S7\''
+    ws.llm.script = [plan(answer="count", filters=s7), json.dumps({"sql": figure})]
+    response = ws.ask("What were the takings of sale S7?", mode="pipeline", doc_ids=[table.doc_id])
+    assert "191.50" in response.answer and not response.answer.startswith("1 "), response.answer
+    events = ws.turn(response.trace_id)["trace"]["events"]
+    tried = [a["description"] for e in events for a in e["outputs"].get("attempts", [])]
+    assert any("the question asks for no count" in step for step in tried), tried
+
+    counted = f'SELECT COUNT(*) FROM {table.name} WHERE "{names["Sale Ref"]}" = \'S7\''
+    ws.llm.script = [plan(answer="count", filters=s7), json.dumps({"sql": counted}), NO_INFORMATION]
+    response = ws.ask("What were the takings of sale S7?", mode="pipeline", doc_ids=[table.doc_id])
+    assert response.route != "structured" and not response.answer.startswith("1 "), response.answer
+
+
 def test_a_yes_or_no_counted_by_comparing_columns_alone_is_no_answer(ws):
     """"Yes: 9 rows with 2023 over 2022" answers nothing about an improving margin: rows counted by comparing two
     columns name no value or figure of the question. The text is read instead."""

@@ -95,6 +95,12 @@ def test_rows_of_positions_or_a_zero_count_of_a_text_no_cell_holds_are_no_answer
     # every row counted answers only a question that counts every row ("Vehicles" is the sheet's name)
     every = result("SELECT COUNT(*) AS n FROM fleet")
     assert not_an_answer(every, [FLEET], executor, "How many vehicles are there?") is None
+    # a count answers a question that counts, or a yes or no; not one that asks for a figure
+    one = result("SELECT COUNT(*) FROM fleet WHERE registration = 'KX21 ABC'")
+    assert not_an_answer(one, [FLEET], executor, "What is the total of KX21 ABC?") is None
+    assert not_an_answer(one, [FLEET], executor, "Is KX21 ABC due a service?") is None
+    assert not_an_answer(one, [FLEET], executor, "What is the next service date of KX21 ABC?") == \
+        "the query counts rows, and the question asks for no count"
     assert not_an_answer(every, [FLEET], executor, "How many vans failed their MOT?") == \
         "the query counts every row, and the question counts only some (failed mot)"
 
