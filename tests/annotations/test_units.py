@@ -73,6 +73,11 @@ def test_convert_between_units_of_one_kind_only():
     (["(in thousands, except per share data)"], None, None),  # no row named: some rows are not scaled
     (["Comparison of 2019 to 2018 (in 000’s)"], "Net sales", ("", "thousand")),
     (["Results ($000s)"], "Net sales", ("$", "thousand")),
+    (["2019 RMB’Million"], "Disposals", ("", "million")),  # another currency's code before its scale
+    (["Group RM'000"], "Revenue", ("", "thousand")),
+    (["USD million"], "Revenue", ("$", "million")),
+    (["$ MILLION"], "Sales", ("$", "million")),
+    (["EBITDA m", "Q4 2019"], "Sales", None),  # a longer capitalised word is no currency code
 ])
 def test_a_scale_with_an_exception_scales_every_row_but_those_it_names(texts, row, scale):
     from core.annotations.units import stated_scale

@@ -92,3 +92,10 @@ def test_a_negative_figure_scores_in_either_notation_tatqa_writes_it():
 def test_the_years_a_which_year_answer_names_before_its_figures_are_all_read():
     assert prediction_of("Rent: 2017 and 2019 (2017: 40 thousand; 2018: 65 thousand; 2019: 38 thousand) [Source 1]",
                          "In which year was rent below 50 thousand?") == (["2017", "2019"], "")
+
+
+def test_a_date_asked_for_with_when_is_read_whole():
+    assert prediction_of("The club filed its appeal on March 3, 2021. [Source 1]", "When did the club file its appeal?") \
+        == (["March 3, 2021"], "")
+    # a figure asked with "when" in it is still a figure
+    assert prediction_of("Sales peaked at 5 million in 2019.", "When were sales highest, and at what figure?")[0] == ["5"]
