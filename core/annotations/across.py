@@ -23,7 +23,7 @@ OPERATIONS = [
 ]
 EACH = "each"  # no operation: the row's figure in each year the question states
 WHICH_YEAR, HOW_MANY_YEARS = "which year", "how many years"  # answered by the year columns themselves
-_WHICH_YEAR = re.compile(r"\b(?:in )?(?:which|what) (?:fiscal |financial )?years?\b", re.I)
+_WHICH_YEAR = re.compile(r"\b(?:in )?(?:which|what) (?:(?:fiscal |financial )?years?|fy)\b", re.I)  # "Which FY has ..."
 _HOW_MANY_YEARS = re.compile(r"\bhow many (?:fiscal |financial )?years\b", re.I)
 _LOWEST = re.compile(r"\b(?:smaller|smallest|lower|lowest|less|least|fewer|fewest|minimum|decreas\w*)\b", re.I)
 _HIGHEST = re.compile(r"\b(?:larger|largest|bigger|biggest|higher|highest|more|most|greater|greatest|maximum|increas\w*)\b",

@@ -143,6 +143,8 @@ def test_which_year_is_answered_by_the_year_whose_figure_is_highest_or_lowest(ws
     assert response.answer.startswith("Grants: 2019 (2017: 880; 2018: 912; 2019: 860)")
     response = ask(ws, "Which year had the higher donations, 2018 or 2019?", answer="maximum", column="2019", filters=ROW)
     assert response.answer.startswith("Donations: 2019 (")
+    response = ask(ws, "Which FY had the higher donations?", answer="maximum", column="2019", filters=ROW)
+    assert response.answer.startswith("Donations: 2019 (2017: 1,240; 2018: 1,310; 2019: 1,507)"), response.answer
 
 
 def test_how_many_years_counts_the_years_whose_figure_meets_the_stated_bound(ws):
