@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions,
-                                         answered_yes_or_no, asks_count, bound_in, bounds, cell_values, figures, named_in,
-                                         periods, said_with_the, same_value, singulars, month_number, tokens, without_bounds,
-                                         word_forms, years_in)
+                                         answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, bounds, cell_values,
+                                         figures, named_in, periods, said_with_the, same_value, singulars, month_number,
+                                         tokens, without_bounds, word_forms, years_in)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
 from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, NUMERIC_SHARE, TableInfo, is_twin, leading_number,
                                     number_twin_label, spoken_label)
@@ -406,6 +406,13 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
             # count answers only a question that counts; the free query writer is checked the same way
             plan.answer = "other"
             planned.handover = "it counted rows, and the question asks for no count"
+            return planned
+        if plan.answer == "count" and plan.group_by is None and not asks_yes_or_no(question) \
+                and (named := one_row_named(plan, table.row_count)) is not None:
+            # "How many PSUs were granted in 2019?" over a report's rows counted the one row labelled Granted: its
+            # cell is the figure asked for, and a count of one row says nothing
+            plan.answer = "other"
+            planned.handover = f"it counted the one row {named} names"
             return planned
         if counts_every_row(plan) and not planned.unapplied:  # (an unapplied condition is said, at low)
             if (values := counted_values(question, columns, table.row_count)) is not None:
@@ -2468,6 +2475,15 @@ def counted_phrase(question: str) -> str | None:
         if _plural(word):  # the phrase's noun: "bikes", not "bikes sat"; "clinicians", not "clinicians work"
             break
     return " ".join(words)
+
+
+def one_row_named(plan: Plan, row_count: int) -> str | None:
+    """The column of a filter that picks one row by a value no other row has (a report's row label, an
+    identifier), or None: a count of such rows is 0 or 1 whatever the table holds."""
+    for column, op, _ in plan.filters:
+        if op == "is" and column.kind == "text" and 1 < row_count == len(column.cells):
+            return column.label
+    return None
 
 
 def counts_every_row(plan: Plan) -> bool:

@@ -967,6 +967,22 @@ def test_a_count_answers_only_a_question_that_counts(ws):
     assert response.route != "structured" and not response.answer.startswith("1 "), response.answer
 
 
+def test_a_count_of_the_one_row_a_unique_value_names_is_no_answer(ws):
+    """A sale reference names one row: "how many" counted over it is 1 whatever was sold; the plan goes to the
+    query writer, which reads the row's figure."""
+    table = ws.pipeline.tables.tables()[0]
+    names = {label: name for name, label in table.printed.items()}
+    figure = f'SELECT "{names["Loaves"]}" FROM {table.name} WHERE "{names["Sale Ref"]}" = \'S12\''
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Sale Ref", "op": "is", "value": "S12"}]),
+                     json.dumps({"sql": figure})]
+    response = ws.ask("How many went out on sale S12?", mode="pipeline", doc_ids=[table.doc_id])
+    assert response.answer.startswith("The Loaves"), response.answer
+    assert f" is {12 % 7 + 1} " in response.answer, response.answer
+    events = ws.turn(response.trace_id)["trace"]["events"]
+    tried = [a["description"] for e in events for a in e["outputs"].get("attempts", [])]
+    assert any("it counted the one row Sale Ref names" in step for step in tried), tried
+
+
 def test_a_yes_or_no_counted_by_comparing_columns_alone_is_no_answer(ws):
     """"Yes: 9 rows with 2023 over 2022" answers nothing about an improving margin: rows counted by comparing two
     columns name no value or figure of the question. The text is read instead."""
