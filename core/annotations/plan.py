@@ -408,7 +408,8 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
             planned.handover = "it counted rows, and the question asks for no count"
             return planned
         if plan.answer == "count" and plan.group_by is None and not asks_yes_or_no(question) \
-                and (named := one_row_named(plan, table.row_count)) is not None:
+                and not re.search(r"\btimes\b", question, re.I) \
+                and (named := one_row_named(plan, table, executor)) is not None:
             # "How many PSUs were granted in 2019?" over a report's rows counted the one row labelled Granted: its
             # cell is the figure asked for, and a count of one row says nothing
             plan.answer = "other"
@@ -2477,11 +2478,19 @@ def counted_phrase(question: str) -> str | None:
     return " ".join(words)
 
 
-def one_row_named(plan: Plan, row_count: int) -> str | None:
-    """The column of a filter that picks one row by a value no other row has (a report's row label, an
-    identifier), or None: a count of such rows is 0 or 1 whatever the table holds."""
-    for column, op, _ in plan.filters:
-        if op == "is" and column.kind == "text" and 1 < row_count == len(column.cells):
+def one_row_named(plan: Plan, table: TableInfo, executor: ReadOnlyExecutor) -> str | None:
+    """The column of a filter whose value names one row in a column of names (most of its values name one row
+    each: a report's row labels, references), or None: a count of such a row is 1, whatever the row holds.
+    ("How many times did Norway win?" counts the rows of a name that may stand once: the caller leaves it.)"""
+    for column, op, value in plan.filters:
+        if op != "is" or column.kind != "text" or 2 * len(column.cells) <= table.row_count or column.expression:
+            continue
+        try:
+            found = executor.run(f"SELECT COUNT(*) FROM {table.name} WHERE LOWER(TRIM({column.sql})) = "
+                                 f"LOWER(TRIM({text_literal(str(value))}))", [table.name]).rows
+        except (QueryRefused, Exception):  # (the table's own column: nothing the question could make fail)
+            continue
+        if found and found[0][0] == 1:
             return column.label
     return None
 

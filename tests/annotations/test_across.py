@@ -610,3 +610,24 @@ def test_a_question_that_says_more_than_the_row_holds_is_left_to_the_model_and_t
     ws.llm.calls.clear()
     response = ws.ask("What was the research expense in 2019?", mode="pipeline", doc_ids=scope)
     assert response.answer.startswith("Research expense, 2019: 455 (") and not ws.llm.calls
+
+
+def test_how_many_of_a_report_row_is_its_figure_not_a_count_of_the_row(statement):
+    """"How many were granted?" over a share-award note: the Granted row's figure. A plan that counts the rows
+    labelled Granted says 1 whatever was granted: it goes to the query writer, which reads the cell. (The
+    opening and closing balances share a label, so the labels are not all different.)"""
+    ws, scope = statement("share_awards.csv", "Description,Awards,Fair value ($)\n"
+                                              "Unvested,\"1,200\",14.10\n"
+                                              "Granted,375,15.20\n"
+                                              "Vested,-190,13.90\n"
+                                              "Unvested,\"1,385\",14.60\n")
+    table = ws.pipeline.tables.tables()[0]
+    names = {label: name for name, label in table.printed.items()}
+    cell = f'SELECT "{names["Awards"]}" FROM {table.name} WHERE "{names["Description"]}" = \'Granted\''
+    ws.llm.script = [json.dumps({"column": "", "answer": "count",
+                                 "filters": [{"column": "Description", "op": "is", "value": "Granted"}]}),
+                     json.dumps({"sql": cell})]
+    response = ws.ask("How many were granted?", mode="pipeline", doc_ids=scope)
+    assert "375" in response.answer and not response.answer.startswith(("0 ", "1 ")), response.answer
+    tried = [a["description"] for e in ws.turn(response.trace_id)["trace"]["events"] for a in e["outputs"].get("attempts", [])]
+    assert any("it counted the one row Description names" in step for step in tried), tried
