@@ -20,6 +20,7 @@ CHECKS: list[tuple[str, re.Pattern]] = [
     ("an operator as prose", re.compile(r"\s(?:=|==|!=|<>)\s|\blike\s+'|\bLIKE\b")),
     ("a sortable copy's label", re.compile(r"\bas an ISO date\b|\(as printed\)|\bthe number .{1,60}? starts with\b")),
     ("facts jargon", re.compile(r"\bmatching facts\b|\bstructured facts\b", re.I)),
+    ("the prompt's words", re.compile(r"\b(?:in|from|within|to)\s+the\s+(?:provided\s+|given\s+)?context\b", re.I)),
     ("a path", re.compile(r"(?:^|\s)(?:/[\w.-]+){2,}|[A-Z]:\\\\")),
 ]
 

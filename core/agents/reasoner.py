@@ -372,6 +372,16 @@ def stated_in_full(question: str, answer: str, quote: str, source: int | None, p
     return render_quoted(" ".join(printed.group(0).split()) if printed else quote, source)
 
 
+# The prompt calls the passages "the provided context"; the user gave documents ("There are 10 officers listed in the
+# context" was a TAT-QA tuning answer)
+_PROMPTS_WORDS = re.compile(r"\b(in|from|within|to)\s+the\s+(?:provided\s+|given\s+)?context\b", re.I)
+
+
+def in_users_words(answer: str) -> str:
+    """The answer with the prompt's name for the passages said as the user's: "in the documents"."""
+    return _PROMPTS_WORDS.sub(r"\1 the documents", answer)
+
+
 def parse_quoted(text: str) -> tuple[str, int | None, str]:
     """(quote, source number, answer) from the model's JSON; a reply cut short or not JSON at all
     gives what could be read, so the Validator's check decides (an empty quote is a refusal)."""
@@ -501,7 +511,7 @@ def _reason_quoted(draft: Draft, messages, llm: ChatLLM, temperature: float, max
     draft.completions.append(completion)
     read_reply(draft, text)  # the quote answers it when the model left the answer out
     page = next((s.text for s in draft.sources if s.number == draft.quote_source), "")
-    draft.answer = stated_in_full(draft.question, draft.answer, draft.quote, draft.quote_source, page)
+    draft.answer = in_users_words(stated_in_full(draft.question, draft.answer, draft.quote, draft.quote_source, page))
     answer = parse_quoted(text)[2] or draft.quote
     if on_token and draft.answer.startswith(answer) and len(draft.answer) > len(answer):
         on_token(draft.answer[len(answer):])  # the citation, after the streamed words

@@ -222,3 +222,12 @@ def test_a_line_id_that_is_not_in_the_context_is_no_quote():
     draft = reason("q?", [chunk("Fiscal 2023 spans 53 weeks.")], ScriptedLLM(['{"line": "L9", "answer": "53"}']),
                    style="concise", budget=300, temperature=0.3, max_tokens=50, count_tokens=count, form=LINE)
     assert draft.quote == "" and draft.quote_source is None
+
+
+def test_the_prompts_name_for_the_passages_is_said_as_the_users_documents():
+    from core.agents.reasoner import in_users_words
+
+    assert in_users_words("Six wardens are listed in the provided context. [Source 1]") == \
+        "Six wardens are listed in the documents. [Source 1]"
+    assert in_users_words("According to the context, the fee is £5.") == "According to the documents, the fee is £5."
+    assert in_users_words("The contextual note applies.") == "The contextual note applies."
