@@ -235,9 +235,11 @@ def convert(value: float, unit: str, to: str) -> float | None:
 _SCALE = re.compile(r"\bin\s+(?P<word>thousands|millions|billions)\b|\bin\s+(?P<zeros3>000)[‘’']?s\b"
                     r"|(?P<sign>[$€£¥])\s?[‘’']?(?P<zeros>000)s?\b"
                     r"|\b(?P<code>USD|EUR|GBP)\s?[‘’']?(?P<zeros2>000)s?\b"
-                    r"|(?<![A-Za-z])(?:US|A|C|NZ|HK|S)?(?P<sign2>[$€£¥])\s?(?P<letter>k|m|mn|bn|(?:thousand|million|billion)s?)\b"
+                    r"|(?<![A-Za-z])(?:US|A|C|NZ|HK|S)?(?P<sign2>[$€£¥])\s?"
+                    r"(?P<letter>k|m|mn|bn|(?:thousand|million|billion)s?)\b"
                     # another currency's code before its scale: "RMB’Million", "RM'000", "CHF million", "SEK m"
-                    r"|(?-i:\b(?P<code3>[A-Z]{3}|RM))(?:\s|\s?[‘’']\s?)(?P<coded>000|(?:thousand|million|billion)s?|mn|bn|m|k)\b", re.I)
+                    r"|(?-i:\b(?P<code3>[A-Z]{3}|RM))(?:\s|\s?[‘’']\s?)"
+                    r"(?P<coded>000|(?:thousand|million|billion)s?|mn|bn|m|k)\b", re.I)
 _SCALE_WORDS = {"thousands": "thousand", "millions": "million", "billions": "billion", "000": "thousand",
                 "k": "thousand", "m": "million", "mn": "million", "bn": "billion",
                 "thousand": "thousand", "million": "million", "billion": "billion"}
@@ -281,7 +283,8 @@ def stated_scale(texts: list[str], row: str | None = None) -> tuple[str, str] | 
     for match in _SCALE.finditer(joined):
         word = match.group("word") or match.group("zeros") or match.group("zeros2") or match.group("zeros3") \
             or match.group("letter") or match.group("coded")
-        sign = match.group("sign") or match.group("sign2") or _CODE_SIGNS.get((match.group("code") or match.group("code3") or "").lower()) \
+        code = match.group("code") or match.group("code3") or ""
+        sign = match.group("sign") or match.group("sign2") or _CODE_SIGNS.get(code.lower()) \
             or next((c for c in "$€£¥" if c in joined), "") \
             or next((sign for words, sign in _CURRENCY_WORDS.items() if re.search(rf"\b{words}\b", joined, re.I)), "")
         return sign, _SCALE_WORDS[word.lower()]
