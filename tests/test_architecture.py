@@ -130,3 +130,21 @@ def test_the_month_finder_sees_each_way_of_spelling_them_out():
                    '1: "january jan janvier",\n    2: "february feb"'):
         assert spells_out_the_months(source)
     assert not spells_out_the_months('"january" alone, or a "Feb" alone')
+
+
+# A confidence level changed in place: `confidence = "low"`, `confidence = lower(confidence)`, `confidence = MEDIUM`.
+_LEVEL_CHANGED = re.compile(r"\bconfidence\s*=\s*(?:[\"'](?:high|medium|low)[\"']|HIGH|MEDIUM|LOW|lower\()")
+
+
+def test_only_the_confidence_policy_changes_a_level():
+    """Checks return findings; `confidence.settle` alone turns them into a level (issue 26, item 5), so the
+    pipeline and agent mode cannot drift apart again."""
+    changed = {str(p.relative_to(ROOT)) for p in (ROOT / "core").rglob("*.py")
+               if _LEVEL_CHANGED.search(p.read_text(encoding="utf-8"))}
+    assert changed == set()
+
+
+def test_the_level_finder_sees_each_way_of_changing_one():
+    for source in ('confidence = "low"', "        confidence = lower(confidence)", "confidence = MEDIUM"):
+        assert _LEVEL_CHANGED.search(source)
+    assert not _LEVEL_CHANGED.search('confidence, flags = settle(level, findings)\nrow.confidence == "low"')

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
+from core.agents.confidence import LOW
 from core.agents.planner import Plan
 from core.agents.reasoner import NO_INFORMATION, Draft
 from core.agents.validator import Validation
@@ -78,7 +79,7 @@ INTERRUPTED_ANSWER = ("This answer was interrupted: the app stopped while the mo
 
 def interrupted(plan: Plan, trace_id: str, mode: str) -> Response:
     """What the audit log holds for a turn whose answer was streaming when the app stopped."""
-    return Response(INTERRUPTED_ANSWER, [], "low", list(plan.safety_flags), plan.reason, trace_id=trace_id,
+    return Response(INTERRUPTED_ANSWER, [], LOW, list(plan.safety_flags), plan.reason, trace_id=trace_id,
                     intent=plan.intent, route=plan.route, question=plan.question, mode=mode, interrupted=True)
 
 
@@ -92,7 +93,7 @@ def save_turn(catalog: Catalog, response: Response, question: str, trace: TraceR
 
 def respond(plan: Plan, draft: Draft | None, validation: Validation | None) -> Response:
     if not plan.needs_retrieval or draft is None or validation is None:
-        return Response(plan.response or "", [], "low", list(plan.safety_flags), plan.reason,
+        return Response(plan.response or "", [], LOW, list(plan.safety_flags), plan.reason,
                         intent=plan.intent, route="none", question=plan.question, new_topic=plan.new_topic,
                         understood_as=understood_as(plan))
     flags = list(dict.fromkeys(plan.safety_flags + validation.safety_flags))

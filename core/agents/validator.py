@@ -2,6 +2,8 @@
 
 Beyond the specified checks: every [Source N] must exist, and the numbers and names in the answer must occur
 in the sources it cites. A draft that fails grounding asks for one refined retrieval.
+The checks return findings; the one confidence policy (`confidence.settle`), which agent mode also ends in,
+turns them into the answer's level and flags.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from decimal import Decimal, InvalidOperation
 from difflib import SequenceMatcher
 
 from core.agents import calculate
-from core.agents.confidence import assess_confidence, doubts, lower
+from core.agents.confidence import HIGH, LOW, MEDIUM, Effect, Finding, assess_confidence, doubts, settle
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
 from core.annotations.across import operation_asked, stated_years
 from core.annotations.conditions import MONTHS, years_in
@@ -509,153 +511,195 @@ def find_quote(draft: Draft, min_chars: int, near_share: float = 1.0) -> tuple[i
     return None, False
 
 
+@dataclass
+class _Reading:
+    """The quote form's checks passed: the source that holds the quote (or the calculation's figures),
+    whether it holds it only nearly, what code computed from the figures, and whether the quote names
+    years only to compare against."""
+    source: int | None = None
+    near: bool = False
+    calculation: calculate.Calculation | None = None
+    figure_sources: list[int] = field(default_factory=list)
+    text: str = ""  # the quote's source as the model saw it
+    unconfirmed_year: bool = False
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    """Why the sources do not answer the question, though the model answered; and the figure found."""
+    why: str
+    nearest: Nearest | None = None
+
+
+@dataclass
+class _Settled:
+    """The answer as it will be shown, and what code did to the model's."""
+    text: str
+    calculation: calculate.Calculation | None = None
+    worked: list[str] = field(default_factory=list)  # sums the model wrote out, checked by code
+    corrected: list[str] = field(default_factory=list)  # ... of which code replaced the result
+    restated: bool = False  # the answer only restated the question: its quote is said instead
+    adrift: bool = False  # the answer went on past its quote: cut back to the quote
+
+
 def validate(draft: Draft, settings: Settings) -> Validation:
-    flags: list[Flag] = []
-    if any(find_injection(s.chunk.text) for s in draft.sources):
-        flags.append(Flag.INJECTION_IN_CONTEXT)
+    """The draft checked: a refusal when the check, not the model, finds the sources do not answer; else
+    the answer code settled (its arithmetic, its citation) with the findings of every check, which the
+    one confidence policy (`confidence.settle`) turns into a level and flags."""
+    findings = [Finding(Flag.INJECTION_IN_CONTEXT)] if any(find_injection(s.chunk.text) for s in draft.sources) else []
     cited, average = _cited_similarity(draft, draft.answer)
     if draft.error:
-        return Validation(False, "low", flags + [Flag.LLM_ERROR], f"Answer validation failed: {draft.error}",
+        _, flags = settle(LOW, findings + [Finding(Flag.LLM_ERROR, Effect.LOW)])
+        return Validation(False, LOW, flags, f"Answer validation failed: {draft.error}",
                           LLM_ERROR_FALLBACK.format(error=draft.error), average)
+    _, refusal_flags = settle(LOW, findings)  # a refusal is low whatever else was found
     answer = draft.answer.strip()
     if is_no_information(answer):  # (a refusal cites nothing, though the quote form appends its source)
-        return Validation(True, "low", flags, "Validation passed (the documents do not answer this)",
+        return Validation(True, LOW, refusal_flags, "Validation passed (the documents do not answer this)",
                           average_similarity=average, is_no_information=True,
                           answer=_CITATION.sub("", answer).strip() if draft.quote is not None else None)
-    quoted_in, quoted_text, unconfirmed_year = None, "", False
-    calculation, figure_sources = None, []
-    if draft.quote is not None and draft.operation != calculate.NONE:
-        calculation, figure_sources, missing = _calculate(draft)
+    reading = _check_quote(draft, answer, settings)
+    if isinstance(reading, _Refusal):
+        return Validation(True, LOW, refusal_flags, f"Validation passed ({reading.why}: the documents do not "
+                          "answer this)", average_similarity=average, is_no_information=True,
+                          quote_found=False, answer=NO_INFORMATION, nearest=reading.nearest)
+    settled = _settle_answer(draft, reading, answer)
+    answer, calculation, source = settled.text, settled.calculation, reading.source
+    cited, average = _cited_similarity(draft, answer)
+    if len(answer) < settings.min_answer_chars and source is None:
+        _, flags = settle(LOW, findings + [Finding(Flag.ANSWER_TOO_SHORT, Effect.LOW)])
+        return Validation(False, LOW, flags, "Answer validation failed: too short", TOO_SHORT_FALLBACK, average)
+
+    invalid = [n for n in cited if not 1 <= n <= draft.num_sources]
+    grounding = [s for s in draft.sources if s.number in cited] or draft.sources
+    unsupported = unsupported_claims(
+        answer, "\n".join(_source_text(s) for s in grounding) + "\n" + draft.evidence
+        + ("\n" + calculation.text if calculation else "") + "".join(f"\n{w}" for w in settled.worked)
+    )
+    figures = [u for u in unsupported if _NUMBER.fullmatch(u)]
+    misreading = None
+    if source is not None and calculation is None and not settled.worked:
+        misreading = misread(draft.question, draft.quote or "", answer, settings.quote_key_word_share)
+    findings += answer_findings(draft, reading, settled, misreading, invalid=bool(invalid), cited=bool(cited),
+                                unsupported=bool(unsupported), unsupported_figures=bool(figures))
+    confidence, flags = settle(assess_confidence(average, answer, settings), findings)
+    return Validation(True, confidence, flags, "Validation passed", None, average, cited, invalid, unsupported,
+                      quote_found=True if source is not None else None,
+                      answer=answer if answer != draft.answer.strip() else None, unsupported_figures=figures,
+                      calculation=(calculation.text if calculation
+                                   else "; ".join(settled.corrected or settled.worked) or None),
+                      misread=misreading)
+
+
+def _check_quote(draft: Draft, answer: str, settings: Settings) -> _Reading | _Refusal:
+    """The quote form's checks, in order: the calculation's figures are printed in a source; the quote is
+    in a source; that source's document names what the question names; the quote is about the question;
+    it reports the year asked. The first that fails refuses (the check, not the model, decides)."""
+    reading = _Reading()
+    if draft.quote is None:
+        return reading
+    if draft.operation != calculate.NONE:
+        reading.calculation, reading.figure_sources, missing = _calculate(draft)
         if missing:
             # A calculation over a figure no source prints is not answerable from the documents.
-            return Validation(True, "low", flags, f"Validation passed (the calculation's figure {missing} is not "
-                              "in the sources: the documents do not answer this)", average_similarity=average,
-                              is_no_information=True, quote_found=False, answer=NO_INFORMATION)
-    near = False
-    if draft.quote is not None:  # the quote form: the check, not the model, decides a refusal
-        quoted_in, near = find_quote(draft, settings.min_exact_quote_chars, settings.near_quote_share)
-        if quoted_in is None and calculation is not None:
-            quoted_in = figure_sources[0]  # the figures, each found in a source, are the evidence
-        if quoted_in is None:
-            why = "no quote" if not draft.quote else f"its quote is not in Source {draft.quote_source}"
-            return Validation(True, "low", flags, f"Validation passed (the model gave {why}: the documents "
-                              "do not answer this)", average_similarity=average, is_no_information=True,
-                              quote_found=False, answer=NO_INFORMATION)
-        names = question_names(draft.question)
-        quoted_doc = next(s.chunk.doc_id for s in draft.sources if s.number == quoted_in)
-        if not any(names_in(names, s) for s in draft.sources if s.chunk.doc_id == quoted_doc):
-            # A true sentence about another company or product answers nothing about this one.
-            return Validation(True, "low", flags, "Validation passed (the quoted source does not name "
-                              f"{', '.join(names)}: the documents do not answer this)", average_similarity=average,
-                              is_no_information=True, quote_found=False, answer=NO_INFORMATION,
-                              nearest=nearest_figure(draft.question, draft.quote, quoted_in,
-                                                     f"its page does not name {' or '.join(names)}"))
-        labels = " ".join(f.label for f in calculation.figures) if calculation else ""
-        quoted_text = next(s.text for s in draft.sources if s.number == quoted_in)
-        if not (about_the_question(draft.question, f"{draft.quote} {labels} {answer}")
-                or covers(draft.question, quoted_text, settings.quote_key_word_share)):
-            # A true sentence on another subject ("leases" for a revenue question) answers nothing.
-            return Validation(True, "low", flags, "Validation passed (the quote is not about what the question "
-                              "asks: the documents do not answer this)", average_similarity=average,
-                              is_no_information=True, quote_found=False, answer=NO_INFORMATION,
-                              nearest=nearest_figure(draft.question, draft.quote, quoted_in, "it is about something else"))
-        reported = years_reported_instead(draft.question, f"{draft.quote} {answer}")
-        if reported:
-            # A sentence about another year answers nothing about the year asked.
-            asked = " or ".join(stated_years(draft.question))
-            return Validation(True, "low", flags, f"Validation passed (the quote is about {min(reported)}, not the year the "
-                              "question states: the documents do not answer this)", average_similarity=average,
-                              is_no_information=True, quote_found=False, answer=NO_INFORMATION,
-                              nearest=nearest_figure(draft.question, draft.quote, quoted_in, f"it is about {min(reported)}"
-                                                     + (f", not {asked}" if asked else "")))
-        unconfirmed_year = reported == set()  # it names years only to compare against: given, at low confidence
-        if calculation is not None:  # code's figures and result replace whatever the model wrote
-            answer = calculate.render(calculation, answer, figure_sources)
-            cited, average = _cited_similarity(draft, answer)
-        elif quoted_in != draft.quote_source:  # copied right, numbered wrong: cite where the quote is
-            answer = render_quoted(_CITATION.sub("", answer).strip(), quoted_in)
-            cited, average = _cited_similarity(draft, answer)
+            return _Refusal(f"the calculation's figure {missing} is not in the sources")
+    source, reading.near = find_quote(draft, settings.min_exact_quote_chars, settings.near_quote_share)
+    if source is None and reading.calculation is not None:
+        source = reading.figure_sources[0]  # the figures, each found in a source, are the evidence
+    if source is None:
+        gave = f"its quote is not in Source {draft.quote_source}" if draft.quote else "no quote"
+        return _Refusal(f"the model gave {gave}")
+    names = question_names(draft.question)
+    quoted_doc = next(s.chunk.doc_id for s in draft.sources if s.number == source)
+    if not any(names_in(names, s) for s in draft.sources if s.chunk.doc_id == quoted_doc):
+        # A true sentence about another company or product answers nothing about this one.
+        return _Refusal(f"the quoted source does not name {', '.join(names)}",
+                        nearest_figure(draft.question, draft.quote, source,
+                                       f"its page does not name {' or '.join(names)}"))
+    labels = " ".join(f.label for f in reading.calculation.figures) if reading.calculation else ""
+    reading.text = next(s.text for s in draft.sources if s.number == source)
+    if not (about_the_question(draft.question, f"{draft.quote} {labels} {answer}")
+            or covers(draft.question, reading.text, settings.quote_key_word_share)):
+        # A true sentence on another subject ("leases" for a revenue question) answers nothing.
+        return _Refusal("the quote is not about what the question asks",
+                        nearest_figure(draft.question, draft.quote, source, "it is about something else"))
+    reported = years_reported_instead(draft.question, f"{draft.quote} {answer}")
+    if reported:
+        # A sentence about another year answers nothing about the year asked.
+        asked = " or ".join(stated_years(draft.question))
+        return _Refusal(f"the quote is about {min(reported)}, not the year the question states",
+                        nearest_figure(draft.question, draft.quote, source,
+                                       f"it is about {min(reported)}" + (f", not {asked}" if asked else "")))
+    reading.source = source
+    reading.unconfirmed_year = reported == set()  # it names years only to compare against: given, at low confidence
+    return reading
+
+
+def _settle_answer(draft: Draft, reading: _Reading, answer: str) -> _Settled:
+    """The answer as shown: code's figures and result in place of the model's, the citation moved to the
+    source that holds the quote, the model's own sums checked, the arithmetic a question across years asks
+    done by code, and the quote itself where the answer only restated the question or ran past its quote."""
+    calculation, source = reading.calculation, reading.source
+    if calculation is not None:  # code's figures and result replace whatever the model wrote
+        answer = calculate.render(calculation, answer, reading.figure_sources)
+    elif source is not None and source != draft.quote_source:  # copied right, numbered wrong: cite where the quote is
+        answer = render_quoted(_CITATION.sub("", answer).strip(), source)
     worked, corrected = [], []
     if calculation is None:  # sums the reader wrote out itself: checked by code, the result said first
         answer, worked, corrected = calculate.settle_expressions(answer)
-    if calculation is None and not worked and quoted_in is not None:
+    if calculation is None and not worked and source is not None:
         # "the change in X from 2017 to 2018" answered with each year's figure: code does the arithmetic asked
         operation, years = operation_asked(draft.question or ""), stated_years(draft.question or "")
         if (across := calculate.across_years(operation, years, answer)) is not None:
             calculation = across
-            answer = calculate.render_across(operation, years, across, [quoted_in])
-            cited, average = _cited_similarity(draft, answer)
+            answer = calculate.render_across(operation, years, across, [source])
     restated = bool(draft.question) and restates_question(draft.question, answer)
-    if restated and quoted_in is not None and draft.quote:
+    if restated and source is not None and draft.quote:
         # The model's answer adds nothing to the question, but its quote is on the page and about the
         # question: the quote, cited, is the nearest thing to an answer the sources give (low confidence).
-        answer = render_quoted(draft.quote, quoted_in)
-        cited, average = _cited_similarity(draft, answer)
-    adrift = (not restated and calculation is None and quoted_in is not None and bool(draft.quote)
-              and continues_quote(draft.quote, answer, quoted_text))
+        answer = render_quoted(draft.quote, source)
+    adrift = (not restated and calculation is None and source is not None and bool(draft.quote)
+              and continues_quote(draft.quote, answer, reading.text))
     if adrift:  # what the quote says, not the words after it; the model's reading was off: medium at most
-        answer = render_quoted(whole_sentences(draft.quote), quoted_in)
-        cited, average = _cited_similarity(draft, answer)
-    if len(answer) < settings.min_answer_chars and quoted_in is None:
-        return Validation(False, "low", flags + [Flag.ANSWER_TOO_SHORT], "Answer validation failed: too short",
-                          TOO_SHORT_FALLBACK, average)
+        answer = render_quoted(whole_sentences(draft.quote), source)
+    return _Settled(answer, calculation, worked, corrected, restated, adrift)
 
-    invalid = [n for n in cited if not 1 <= n <= draft.num_sources]
-    if invalid:
-        flags.append(Flag.INVALID_CITATION)
-    valid_cited = [s for s in draft.sources if s.number in cited]
-    grounding = valid_cited or draft.sources
-    unsupported = unsupported_claims(
-        answer, "\n".join(_source_text(s) for s in grounding) + "\n" + draft.evidence
-        + ("\n" + calculation.text if calculation else "") + "".join(f"\n{w}" for w in worked)
-    )
-    confidence = assess_confidence(average, answer, settings)
-    if quoted_in is not None and confidence == "low" and not doubts(answer):
-        # The evidence was found word for word, so a low similarity does not make it a guess; but
-        # a found quote can still be misread (98 % taken for 84.8 % in the same sentence: measured
-        # in docs/reader.md), so only the similarity rule makes a quoted answer high.
-        confidence = "medium"
-    misreading = None
-    if calculation is not None or worked:
+
+def answer_findings(draft: Draft, reading: _Reading, settled: _Settled, misreading: str | None, *, invalid: bool,
+                    cited: bool, unsupported: bool, unsupported_figures: bool) -> list[Finding]:
+    """What the checks of an answer found, in the order the policy applies them."""
+    quoted = reading.source is not None
+    findings = [Finding(Flag.INVALID_CITATION)] if invalid else []
+    if quoted and not doubts(settled.text):
+        # The evidence was found word for word, so a low similarity does not make it a guess; but a found
+        # quote can still be misread (98 % taken for 84.8 % in the same sentence: measured in docs/reader.md),
+        # so only the similarity rule makes a quoted answer high.
+        findings.append(Finding(None, Effect.AT_LEAST_MEDIUM))
+    if settled.calculation is not None or settled.worked:
         # Code did the arithmetic, but the model chose the figures and the operation: never high.
-        confidence = "medium" if confidence == "high" else confidence
-    elif quoted_in is not None:
-        misreading = misread(draft.question, draft.quote or "", answer, settings.quote_key_word_share)
-        if misreading:
-            flags.append(Flag.POSSIBLE_MISREAD)
-            confidence = "low"
-        elif near and confidence == "high":
-            confidence = "medium"  # the quote was not copied exactly: its reading is less sure
-    if unconfirmed_year:  # on dev, one such answer was right and one misread another line: low
-        flags.append(Flag.YEAR_NOT_STATED)
-        confidence = "low"
-    if corrected:
-        flags.append(Flag.ARITHMETIC_CORRECTED)
-    if near:
-        flags.append(Flag.NEAR_QUOTE)
-    if restated:
-        flags.append(Flag.RESTATES_QUESTION)
-        confidence = "low"
-    if adrift:
-        flags.append(Flag.ANSWER_CONTINUES_QUOTE)
-        confidence = "medium" if confidence == "high" else confidence
+        findings.append(Finding(None, Effect.AT_MOST_MEDIUM))
+    if misreading:
+        findings.append(Finding(Flag.POSSIBLE_MISREAD, Effect.LOW))
+    if reading.unconfirmed_year:  # on dev, one such answer was right and one misread another line: low
+        findings.append(Finding(Flag.YEAR_NOT_STATED, Effect.LOW))
+    if settled.corrected:
+        findings.append(Finding(Flag.ARITHMETIC_CORRECTED))
+    if reading.near:  # the quote was not copied exactly: its reading is less sure
+        findings.append(Finding(Flag.NEAR_QUOTE, Effect.AT_MOST_MEDIUM))
+    if settled.restated:
+        findings.append(Finding(Flag.RESTATES_QUESTION, Effect.LOW))
+    if settled.adrift:
+        findings.append(Finding(Flag.ANSWER_CONTINUES_QUOTE, Effect.AT_MOST_MEDIUM))
     if draft.exact:  # counted and filtered over every stored fact, not estimated from chunks
-        confidence = "low" if draft.doubtful else "medium" if draft.relaxed else "high"
+        findings.append(Finding(None, Effect.SET, LOW if draft.doubtful else MEDIUM if draft.relaxed else HIGH))
     if not cited:
-        flags.append(Flag.NO_CITATION)
-        confidence = lower(confidence)
+        findings.append(Finding(Flag.NO_CITATION, Effect.LOWER))
     if unsupported:
-        flags.append(Flag.UNSUPPORTED_CLAIMS)
         # A quoted answer that states more than its quote's source is not read off the quote.
-        confidence = "low" if quoted_in is not None else lower(confidence)
-    figures = [u for u in unsupported if _NUMBER.fullmatch(u)]
-    if figures:
-        flags.append(Flag.UNSUPPORTED_FIGURE)
-    return Validation(True, confidence, flags, "Validation passed", None, average, cited, invalid, unsupported,
-                      quote_found=True if quoted_in is not None else None,
-                      answer=answer if answer != draft.answer.strip() else None, unsupported_figures=figures,
-                      calculation=calculation.text if calculation else "; ".join(corrected or worked) or None,
-                      misread=misreading)
+        findings.append(Finding(Flag.UNSUPPORTED_CLAIMS, Effect.LOW if quoted else Effect.LOWER))
+    if unsupported_figures:
+        findings.append(Finding(Flag.UNSUPPORTED_FIGURE))
+    return findings
 
 
 def nearest_figure(question: str, quote: str | None, source: int, why: str) -> Nearest | None:

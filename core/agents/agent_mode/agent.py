@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from core.agents import planner as planner_agent
 from core.agents import responder as responder_agent
-from core.agents.confidence import LOW, assess_confidence, lower
+from core.agents.confidence import Effect, Finding, assess_confidence, settle
 from core.agents.agent_mode.constraints import analyze_constraints
 from core.agents.agent_mode.loop import AgentLoop, AgentRun
 from core.agents.agent_mode.tools import AgentTools
@@ -91,33 +91,31 @@ class AgentMode:
 
 
 def to_response(plan: Plan, run: AgentRun, settings: Settings) -> Response:
-    """The agent's result in the pipeline's Response, with the pipeline's confidence policy (core/agents/confidence.py)."""
+    """The agent's result in the pipeline's Response: its checks' findings settled by the pipeline's one
+    confidence policy (core/agents/confidence.py)."""
     citations = run.grounded.citations
     answer = run.answer
     cited = [c for c in citations if c.cited]
-    flags = list(plan.safety_flags)
-    if any(find_injection(h.chunk.text) for h in run.state.hits.values()):
-        flags.append(Flag.INJECTION_IN_CONTEXT)
+    injected = any(find_injection(h.chunk.text) for h in run.state.hits.values())
+    findings = [Finding(Flag.INJECTION_IN_CONTEXT)] if injected else []
     no_information = is_no_information(answer)
     used = cited or citations
     similarity = sum(c.score for c in used) / len(used) if used else 0.0
-    confidence = assess_confidence(similarity, answer, settings)
     unsupported = run.gate.ungrounded if run.gate else []
     if run.llm_error:
-        flags.append(Flag.LLM_ERROR)
+        findings.append(Finding(Flag.LLM_ERROR, Effect.LOW))
     if run.grounded.stripped:
-        flags.append(Flag.INVALID_CITATION)
+        findings.append(Finding(Flag.INVALID_CITATION))
     if not cited and not no_information:
-        flags.append(Flag.NO_CITATION)
-        confidence = lower(confidence)
+        findings.append(Finding(Flag.NO_CITATION, Effect.LOWER))
     if unsupported:
-        flags.append(Flag.UNSUPPORTED_CLAIMS)
-        confidence = lower(confidence)
+        findings.append(Finding(Flag.UNSUPPORTED_CLAIMS, Effect.LOWER))
     if run.forced_reason:
-        flags.append(Flag.FORCED_SYNTHESIS)
-        confidence = lower(confidence)
-    if run.llm_error or no_information:
-        confidence = LOW
+        findings.append(Finding(Flag.FORCED_SYNTHESIS, Effect.LOWER))
+    if no_information:
+        findings.append(Finding(None, Effect.LOW))
+    confidence, raised = settle(assess_confidence(similarity, answer, settings), findings)
+    flags = [*plan.safety_flags, *raised]
     state = run.state
     reasoning = (f"Agent mode: {state.searches_done} searches, {len(state.opened)} citations opened, "
                  f"{state.tool_calls_used} tool calls, {run.reprompts} reprompts, {run.llm_calls} model calls; "
