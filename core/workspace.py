@@ -14,7 +14,7 @@ from core.agents import AnswerPipeline, Response
 from core.agents.agent_mode import AGENT, AgentMode, choose_mode
 from core.config import Settings, load_settings
 from core.conversation import Conversation, update_summary
-from core.conversation.summary import result_set_command
+from core.conversation.summary import ResultSetCommand, result_set_command
 from core.embedding import Embedder, shared_embedder
 from core.ingest.pipeline import Ingestor
 from core.llm import ChatLLM, make_llm
@@ -68,7 +68,8 @@ class Workspace:
         previous = options.pop("previous_result_set", None)
         command = result_set_command(question or "") if previous else None
         if command or options.get("doc_ids") or options.get("search_in"):
-            return self.pipeline.ask(question, result_set=(command, previous) if command else None, **options)
+            return self.pipeline.ask(question, result_set=ResultSetCommand(command, previous) if command else None,
+                                     **options)
         options.pop("search_in", None)
         if choose_mode(question or "", mode or self.settings.answer_mode) == AGENT:
             return self.agent.ask(question, **options)

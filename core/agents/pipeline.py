@@ -32,6 +32,7 @@ from core.annotations.search import FactStore
 from core.annotations.select import Selection, file_words, named_files, record_lookup, select_tables, table_card
 from core.annotations.sql import ReadOnlyExecutor
 from core.annotations.tables import TableStore
+from core.conversation.summary import ResultSetCommand
 from core.config import Settings
 from core.llm.base import ChatLLM, TokenCallback
 from core.retrieval import HybridRetriever
@@ -62,11 +63,11 @@ class AnswerPipeline:
     def ask(
         self, question: str, *, style: str | None = None, top_k: int | None = None,
         on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
-        result_set: tuple[str, str] | None = None, doc_ids: list[str] | None = None,
+        result_set: ResultSetCommand | None = None, doc_ids: list[str] | None = None,
         search_in: list[str] | None = None, redact_answers: bool | None = None,
     ) -> Response:
         """doc_ids: answer from these documents only (`ask --doc`): their tables, else their text.
-        result_set: ("rest" | "export", result_set_id), a command on the previous result set.
+        result_set: a command on the previous result set ("show the rest", "export that table").
         search_in: a diagnostic of retrieval: the route is chosen as usual, then every text search
         is restricted to these documents. redact_answers: hide personal data in the answer (default: the setting)."""
         turn = Turn(self.kb.catalog, question, on_event, PIPELINE,
@@ -87,7 +88,7 @@ class AnswerPipeline:
 
     # --- the five steps -------------------------------------------------------------------------
 
-    def _plan(self, question: str, previous_question: str, result_set: tuple[str, str] | None, trace: TraceRecorder,
+    def _plan(self, question: str, previous_question: str, result_set: ResultSetCommand | None, trace: TraceRecorder,
               doc_ids: list[str] | None = None) -> Plan:
         with trace.step("plan", "Planner", question=question, previous_question=previous_question) as event:
             plan = planner_agent.plan_question(
@@ -273,7 +274,7 @@ class AnswerPipeline:
         return found
 
     def _retrieve_facts(self, plan: Plan, trace: TraceRecorder) -> Evidence:
-        route: TableRoute = plan.structured
+        route: TableRoute = plan.tables
         with trace.step("retrieval", "Retriever", route="structured", understood=route.notes,
                         tables=[x.table.name for x in route.selections], path="rules" if route.fast else "model") as event:
             if route.lookup is not None:  # one field of one named invoice or receipt

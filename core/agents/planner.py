@@ -13,6 +13,7 @@ from core.agents.question_kind import RECORDS, Kind
 from core.config import Settings
 from core.retrieval.fusion import is_enumeration, semantic_weight
 from core.conversation.conditions import ValueColumns
+from core.conversation.summary import ResultSetCommand
 from core.conversation.follow_up import resolve_follow_up
 from core.conversation.summary import is_new_topic, strip_new_topic
 from core.safety import find_injection
@@ -55,10 +56,12 @@ class Plan:
     rewritten_by: str = ""  # "rule" | "model": who made the follow-up standalone
     rewrite_note: str = ""  # why a follow-up was kept as typed
     new_topic: bool = False  # the user said "new topic": the conversation starts afresh
-    structured: object | None = None  # the parsed structured query (core.annotations.query)
+    result_set: ResultSetCommand | None = None  # "show the rest" / "export that table" of the previous answer
     classification: str = "SIMPLE"  # SIMPLE | COMPARATIVE | MULTI_STEP | TEMPORAL
     enumeration: bool = False  # "list all ...", retrieved broadly
-    tables: object | None = None  # the tables the question names (core.annotations.route.TableRoute), if any are stored
+    # the tables the question names (core.annotations.route.TableRoute), if any are stored; on the structured
+    # route, the tables it reads
+    tables: object | None = None
     decomposition: object | None = None  # the split into sub-queries (core.agents.decompose.Decomposition)
     routing: object | None = None  # the documents the question is about (core.agents.router.Routing), once routed
     search_words: object | None = None  # the documents' own words for it (core.agents.search_words), once written
@@ -87,7 +90,7 @@ class Plan:
             "route": self.route, "fallbacks": self.fallbacks, "sub_queries": self.sub_queries,
             "safety_flags": self.safety_flags, "semantic_weight": self.semantic_weight,
             "understood": parsed.notes if parsed else None, "tables": self.tables.trace() if self.tables else None,
-            "result_set": self.structured if self.route == RESULT_SET else None,
+            "result_set": [self.result_set.command, self.result_set.result_set_id] if self.result_set else None,
             "classification": self.classification, "enumeration": self.enumeration,
             "kind": self.kind or None, "kind_reason": self.kind_reason or None,
             "decomposition": self.decomposition.trace() if self.decomposition else None,
@@ -133,7 +136,7 @@ def choose_route(plan: Plan, tables, kind: Kind | None = None) -> Plan:
     selected = tables is not None and tables.selections
     asks = f"a {kind.kind} question ({kind.reason}; decided by {kind.by})" if kind is not None else ""
     if selected and (kind is None or kind.kind == RECORDS):
-        plan.route, plan.fallbacks, plan.structured = STRUCTURED, [HYBRID, LONG_TEXT], tables
+        plan.route, plan.fallbacks, plan.tables = STRUCTURED, [HYBRID, LONG_TEXT], tables
         chosen = ", ".join(f"{s.table.filename} ({'; '.join(s.reasons)})" for s in tables.selections)
         how = ("the rule parse accounts for every word: rule fast path" if tables.fast else
                "the model writes the query")
@@ -165,12 +168,12 @@ def classify_intent(question: str) -> str:
 
 def plan_question(
     question: str, *, knowledge_base_empty: bool, settings: Settings, previous_question: str = "",
-    result_set: tuple[str, str] | None = None, llm=None, value_columns: ValueColumns | None = None,
+    result_set: ResultSetCommand | None = None, llm=None, value_columns: ValueColumns | None = None,
 ) -> Plan:
     """`llm`, when given, rewrites a follow-up that no rule parses (one short JSON call); `value_columns`
     tells which stored columns hold a name, so that a follow-up's name replaces the one of its kind.
-    result_set: ("rest" | "export", result_set_id) when the question is a command on the previous
-    answer's result set ("show the rest", "export that table"), as Workspace.ask read it."""
+    result_set: the question's command on the previous answer's result set ("show the rest", "export that
+    table"), as Workspace.ask read it."""
     text = (question or "").strip()
     new_topic = is_new_topic(text)
     if new_topic:
@@ -193,8 +196,8 @@ def plan_question(
         plan.response = MESSAGES["question_too_long"].format(limit=settings.max_question_chars)
         return plan
     if result_set is not None:  # "show the rest", "export that table"
-        return Plan(question=text, needs_retrieval=True, route=RESULT_SET, structured=result_set,
-                    reason=f"follow-up on the previous result set: {result_set[0]}", intent=ENUMERATION)
+        return Plan(question=text, needs_retrieval=True, route=RESULT_SET, result_set=result_set,
+                    reason=f"follow-up on the previous result set: {result_set.command}", intent=ENUMERATION)
     asked = text
     resolution = resolve_follow_up(text, previous_question, llm, settings.standalone_max_tokens, value_columns)
     if resolution.unclear:  # a rewrite that dropped a condition would answer another question

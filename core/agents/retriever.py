@@ -211,7 +211,7 @@ def reopen_result_set(plan: Plan, facts: FactStore, kb: KnowledgeBase, page_size
     from core.annotations.query import StructuredQuery
     from core.annotations.route import Attempt
 
-    command, result_set_id = plan.structured
+    command, result_set_id = plan.result_set.command, plan.result_set.result_set_id
     stored = kb.catalog.result_set(result_set_id)
     rows = facts.rows_by_id(stored["fact_ids"]) if stored else []
     if command == "rest":

@@ -16,6 +16,13 @@ _NEW_TOPIC = re.compile(r"^\s*(new topic|start over|reset)\b[\s.:,!-]*", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 
+@dataclass(frozen=True)
+class ResultSetCommand:
+    """A command on the previous answer's result set: "rest" ("show the rest") or "export" ("export that table")."""
+    command: str
+    result_set_id: str
+
+
 @dataclass
 class Conversation:
     summary: str = ""
