@@ -182,9 +182,7 @@ class Workspace:
         selected and ranked tables, the rule parse, the record lookup), without answering it: the
         table route's first step, which the benchmarks score on its own. None when no table is stored.
         `with_model`: as an answer chooses, asking the model where the words could not tell tables apart."""
-        from core.agents.planner import Plan
-
-        return self.pipeline.tables_named(Plan(question=question, needs_retrieval=True), with_model=with_model)
+        return self.pipeline.finder.find(question, with_model=with_model)
 
     def typed_tables(self) -> list:
         """The typed tables questions about records are answered from (core.annotations.tables.TableInfo:

@@ -23,13 +23,11 @@ from core.agents.responder import PIPELINE, Response
 from core.agents.router import DocumentRouter
 from core.agents.turn import Turn
 from core.agents.validator import Validation
-from core.annotations import choose
+from core.annotations.finder import TableFinder
 from core.annotations.named_rows import rows_named
-from core.annotations.query import parse_structured, unexplained_words
 from core.annotations.route import (TableRoute, payload, run_planned_query, run_record_lookup, run_structured,
                                     run_table_query, save_result_set)
 from core.annotations.search import FactStore
-from core.annotations.select import Selection, file_words, named_files, record_lookup, select_tables, table_card
 from core.annotations.sql import ReadOnlyExecutor
 from core.annotations.tables import TableStore
 from core.conversation.summary import ResultSetCommand
@@ -54,7 +52,9 @@ class AnswerPipeline:
         self.tables = TableStore(lambda: kb.catalog.documents(INDEXED), kb.catalog.facts,
                                  settings.data_dir / "tables.sqlite3", lambda: kb.catalog.get_meta("generation") or "0",
                                  settings.max_table_pages)
-        self._cards: tuple | None = None  # (table names, their cards' embeddings), for table selection
+        self.finder = TableFinder(
+            self.tables, self.facts, lambda: [d.filename for d in kb.documents() if d.status == "indexed"],
+            lambda texts: kb.embedder.embed(texts), llm, settings, asks_records=_surely_records)
         self.executor = ReadOnlyExecutor(self.tables.path, settings.table_query_max_rows, settings.table_query_timeout_s)
         self.router = DocumentRouter(kb, settings) if settings.document_routing else None
         # Told of each answered turn's final draft and its validation (the benchmarks keep them).
@@ -100,7 +100,7 @@ class AnswerPipeline:
                 plan.doc_ids = doc_ids
             facts_available = plan.needs_retrieval and plan.route != planner_agent.RESULT_SET and (
                 self.kb.counts()["facts"] > 0)
-            plan.tables = self.tables_named(plan) if facts_available else None
+            plan.tables = self.finder.find(plan.question, plan.doc_ids) if facts_available else None
             kind = None
             if plan.needs_retrieval and plan.route != planner_agent.RESULT_SET:
                 # the model is asked only where the rules are unsure and a table was selected, if enabled
@@ -115,78 +115,6 @@ class AnswerPipeline:
             event.summary = plan.describe()
             event.outputs.update(plan.trace())
         return plan
-
-    def tables_named(self, plan: Plan, with_model: bool = True) -> TableRoute | None:
-        """The tables the question names (or, scoped by the user, the tables of those documents), and
-        whether the rule parse accounts for the whole question on them (the fast path). `with_model`:
-        the model chooses where the words could not (core.annotations.choose)."""
-        tables = self.tables.tables()
-        if not tables:
-            return None
-        s = self.settings
-        parsed = parse_structured(plan.question, self.facts.known_values(), self.facts.known_words())
-        measured = {c.label for c in parsed.query.conditions if c.label and c.unit}  # "no wider than 1.2 m"
-        if plan.doc_ids:
-            scoped = [t for t in tables if t.doc_id in plan.doc_ids]
-            ranked = sorted(select_tables(plan.question, scoped, 0.0)[1], key=lambda x: -x.score)
-            selected = (ranked or [Selection(t, 0.0) for t in scoped])[: s.table_max_selected]
-            for selection in selected:
-                selection.reasons.insert(0, "scoped to this document by the user")
-        else:
-            # A question naming a file ("the Orlen invoice") is about that file: its tables, or (it has
-            # none) its text; never another file's table with a "total" column. Files sharing a word of
-            # the name stay candidates ("orders" names orders.csv, and more_orders.csv may hold the value).
-            filenames = [d.filename for d in self.kb.documents() if d.status == "indexed"]
-            named = named_files(plan.question, filenames)
-            if named:
-                shared = set().union(*(file_words(f) for f in named))
-                tables = [t for t in tables if t.filename in named or file_words(t.filename) & shared]
-            selected, ranked = select_tables(plan.question, tables, s.table_min_score, s.table_max_selected,
-                                             s.table_close, measured=measured,
-                                             similarity=self._similarities(plan.question, tables),
-                                             weight=s.table_similarity_weight, floor=s.table_similarity_floor)
-        choice = None
-        if with_model and s.table_choice_model and not plan.doc_ids:
-            selected, choice = self._choose_table(plan.question, selected, ranked)
-        if not selected:
-            return TableRoute([], ranked, None, choice=choice)
-        accounted = set().union(*(x.file_words for x in selected))
-        route = TableRoute(selected, ranked, parsed, unexplained_words(plan.question, parsed, accounted), choice=choice)
-        # the record of a selected document, even when two of its other tables outscored it
-        documents = {x.table.doc_id for x in selected}
-        if any(x.table.kind == "records" for x in selected):  # and the one record whose value the question names
-            documents |= {x.table.doc_id for x in ranked if x.table.kind == "record"
-                          and any(r.startswith("names values") for r in x.reasons)}
-        route.lookup = record_lookup(plan.question, [x for x in ranked if x.table.doc_id in documents])
-        return route
-
-    def _choose_table(self, question: str, selected: list[Selection],
-                      ranked: list[Selection]) -> tuple[list, choose.Choice | None]:
-        """(the selection, the model's choice or None when it was not asked). Only a question the rules
-        are sure asks for records is worth the call: a summary or a rule goes to text anyway, and so does
-        an unsure question that selected no table (question_kind.classify), which the call would send
-        to a table: the model names a table for almost any question."""
-        s = self.settings
-        doubt = choose.unsure(selected, ranked, floor=s.table_choice_floor, max_candidates=s.table_choice_candidates)
-        if doubt is None or not (kind := question_kind.by_rules(question, question_kind.TEXT)).sure \
-                or kind.kind != question_kind.RECORDS:
-            return selected, None
-        choice = choose.choose(question, doubt, self.llm, max_tokens=s.table_choice_max_tokens,
-                               max_values=s.table_choice_values)
-        if choice.table is None:
-            return [], choice
-        choice.table.reasons.append("chosen by the model: no table reached the bar")
-        return [choice.table], choice
-
-    def _similarities(self, question: str, tables: list) -> dict[str, float]:
-        """Cosine similarity of the question and each table's card, the cards embedded once per build."""
-        if not self.settings.table_similarity_weight:
-            return {}
-        stamp = tuple(t.name for t in tables)
-        if self._cards is None or self._cards[0] != stamp:
-            self._cards = (stamp, self.kb.embedder.embed([table_card(t) for t in tables]))
-        vector = self.kb.embedder.embed([question])[0]
-        return {name: float(v) for name, v in zip(stamp, self._cards[1] @ vector)}
 
     def _decompose(self, plan: Plan) -> decompose_agent.Decomposition | None:
         """Text questions: classify and split into sub-queries. The model is offered
@@ -413,6 +341,12 @@ class AnswerPipeline:
             "completion": (draft.completion_tokens if draft else 0) + sum(c.get("completion", 0) for c in calls),
         }
         return response
+
+
+def _surely_records(question: str) -> bool:
+    """Whether the rules are sure the question asks for records: only then may the model choose a table."""
+    kind = question_kind.by_rules(question, question_kind.TEXT)
+    return kind.sure and kind.kind == question_kind.RECORDS
 
 
 def clarification(result) -> str:
