@@ -28,12 +28,16 @@ _GENERIC = _STOP | set("csv xlsx pdf txt file table sheet fields invoice receipt
 _WORD = re.compile(r"[a-z0-9]+(?:['.][a-z0-9]+)*")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _POSSESSIVE = re.compile(r"'s$")
+# A file's extension typed after its name ("in orders.csv", "fleet_2024.xlsx") is a word of its own: glued to
+# the name it hid the name ("orders.csv" is one word to _WORD), and a question naming its file named none.
+_EXTENSION = re.compile(r"\.(csv|tsv|xlsx|xls|ods|pdf|txt|md|docx?|json)\b", re.I)
 
 
 def words(text: str) -> list[str]:
     """Lower-case words without accents: "Seán" and "sean" are one word, as are "Café" and "cafe"; a
     possessive is its name ("T-107's" names T-107, "Lars's" Lars)."""
-    return [_POSSESSIVE.sub("", w) for w in _WORD.findall(_CAMEL.sub(" ", without_accents(text).replace("’", "'")).lower())]
+    text = _EXTENSION.sub(r" \1", _CAMEL.sub(" ", without_accents(text).replace("’", "'")))
+    return [_POSSESSIVE.sub("", w) for w in _WORD.findall(text.lower())]
 
 
 @dataclass

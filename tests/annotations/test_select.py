@@ -61,6 +61,13 @@ def test_a_file_is_named_by_all_the_words_of_its_name():
     assert named_files("What is the interior colour?", files) == []  # one word of two
 
 
+def test_a_file_named_with_its_extension_is_named():
+    files = ["orders.csv", "fleet_register_2024.xlsx", "minutes.pdf"]
+    assert named_files("How many rows of orders.csv are from 2024?", files) == ["orders.csv"]
+    assert named_files("Which pumps in fleet_register_2024.xlsx run on diesel?", files) == ["fleet_register_2024.xlsx"]
+    assert named_files("What does Minutes.PDF say about budgets?", files) == ["minutes.pdf"]
+
+
 def test_a_bounded_quantity_selects_the_table_with_that_column():
     specs = TableInfo("specs", "d4", "maker_a.xlsx", "Panels", "rows", ["model", "w"], {"model": "Model", "w": "W [m]"},
                       {}, {}, 5, values=["SP-M 0.38"])
