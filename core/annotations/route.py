@@ -568,6 +568,8 @@ def column_label(column: str, tables: list) -> str:
     if match:
         inner = match.group(3).strip()
         what = readable(inner, printed) if inner and inner != "*" else "rows"
+        if what == "result":  # SUM(CASE WHEN …) is no "total of result": an expression only the query can say
+            return what
         op = _OP_WORDS[match.group(1).lower()]
         return what if what.lower() == op else f"{op} of {what}"  # SUM("total") is the Total, not "total of Total"
     return readable(column.strip('"'), printed)

@@ -54,6 +54,7 @@ def test_an_expression_with_a_case_a_function_or_a_condition_is_never_said_as_qu
     assert label == "result"
     assert column_label("ROUND(SUM(total), 2)", [FLEET]) == "Total"
     assert column_label("julianday(next_service_date) - julianday('now')", [FLEET]) == "result"
+    assert column_label("SUM(CASE WHEN total < 5 THEN 1 ELSE 0 END)", [FLEET]) == "result"  # not "total of result"
     assert column_label("share_pct", [FLEET]) == "share pct"
     assert column_label("Diesel_share", [FLEET]) == "Diesel share"  # an alias the model capitalised
 
