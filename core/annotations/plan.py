@@ -29,8 +29,8 @@ from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound
                                          figures, named_in, periods, said_with_the, same_value, singulars, month_number,
                                          tokens, without_bounds, word_forms, years_in)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
-from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, NUMERIC_SHARE, TableInfo, is_twin, leading_number,
-                                    number_twin_label, spoken_label)
+from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, LABELS_HEADER, NUMERIC_SHARE, TableInfo, is_twin,
+                                    leading_number, number_twin_label, spoken_label)
 from core.annotations.units import convert, header_unit, normal_unit, stated_scale, unit_kind
 from core.llm.base import ChatLLM, LLMError
 
@@ -2086,7 +2086,7 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
         elif op == "is not":
             parts.append(_cell_said(column.label, f"not {shown}"))
         elif op == "contains":
-            parts.append(f"“{value}”" if _BLANK_HEADER.fullmatch(column.label)
+            parts.append(f"“{value}”" if _UNPRINTED_HEADER.fullmatch(column.label)
                          else f"{column.label} containing “{value}”")
         elif op == "is blank":
             parts.append(f"no {column.label}")
@@ -2414,11 +2414,14 @@ def _scope(conditions: str) -> str:
 
 
 _BLANK_HEADER = re.compile(r"column \d+")  # ingest.tables.blank_header's stand-in for a blank header cell
+# ... and the name of the blank corner over a report table's row labels (tables.LABELS_HEADER): neither was printed,
+# so a condition on such a column is said by its value ("Investment income", not "Description Investment income")
+_UNPRINTED_HEADER = re.compile(rf"column \d+|{LABELS_HEADER}")
 
 
 def _cell_said(label: str, value: str) -> str:
     """ "Country Germany"; a cell of a column with a blank header by its value alone ("column 3" is no name)."""
-    return value if _BLANK_HEADER.fullmatch(label) else f"{label} {value}"
+    return value if _UNPRINTED_HEADER.fullmatch(label) else f"{label} {value}"
 
 
 def _measure_words(plan: Plan, question: str) -> str:

@@ -21,7 +21,7 @@ from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
 from core.annotations.sql import (cut_to_nothing, found_nothing, named_nowhere, periods_unkept, provenance_only,
                                   reads_table, write_query)
-from core.annotations.tables import ISO_DATE_NOTE, PROVENANCE, is_twin, spoken_label
+from core.annotations.tables import ISO_DATE_NOTE, LABELS_HEADER, PROVENANCE, is_twin, spoken_label
 
 
 @dataclass
@@ -620,7 +620,9 @@ def where_text(sql: str, tables: list) -> str:
     match = _WHERE.search(_double_quoted(sql or ""))
     if not match or "select" in match.group(1).lower():
         return ""
-    printed = {c: spoken_label(label) for t in tables for c, label in t.printed.items()}
+    # a report's row labels are said by themselves: "for Investment income", not "for Description Investment income"
+    printed = {c: _LABELS_SAID if label == LABELS_HEADER else spoken_label(label)
+               for t in tables for c, label in t.printed.items()}
     # "x IS NOT NULL" only keeps the rows that have a value: it says nothing about which rows were asked for
     condition = " AND ".join(part for part in re.split(r"\s+AND\s+", _QUALIFIER.sub("", match.group(1)), flags=re.I)
                              if not re.fullmatch(r'\s*"?\w+"?\s+IS\s+NOT\s+NULL\s*', part, re.I))
@@ -640,10 +642,13 @@ def where_text(sql: str, tables: list) -> str:
                            (r"\bnot like\b", "not containing"), (r"\blike\b", "containing"),
                            (r"\bis not null\b", "given"), (r"\bis null\b", "blank")):
         text = re.sub(operator, said, text)
+    text = re.sub(rf"{_LABELS_SAID}\s*(?:containing\s+)?", "", text)
     text = " ".join(text.replace("'", "").replace("%", "").split())[:160]
     # a filter inside a sub-query or a CASE ("... THEN more ELSE less END FROM ...") is the query's, not the reader's
     return "" if _QUERY_SYNTAX.search(text) else text
 
+
+_LABELS_SAID = "\x00"  # stands for tables.LABELS_HEADER in a condition until its operators are said
 
 # as SQL writes them, and a stored name no printed header replaced ("not total_2009")
 _QUERY_SYNTAX = re.compile(r"\b(?:SELECT|FROM|CASE|WHEN|THEN|ELSE|END)\b|\b[a-z][a-z0-9]*_[a-z0-9_]+\b")

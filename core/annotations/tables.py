@@ -107,6 +107,11 @@ def number_twin_label(label: str) -> str:
     return f"{NUMBER_TWIN}{label} starts with"
 
 
+# What ingest calls the blank corner over a report table's row labels (ingest.tables): no one printed it, so an
+# answer says a condition on those labels by the label alone ("for Investment income").
+LABELS_HEADER = "Description"
+
+
 def spoken_label(label: str) -> str:
     """A column's label as an answer says it: the form a twin restates its column in is the reader's business,
     not the user's ("Air Date as an ISO date (YYYY-MM-DD)" is said "Air Date"), and a header printed over two

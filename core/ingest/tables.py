@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 
 from core.annotations.documents import total_label
+from core.annotations.tables import LABELS_HEADER  # what a report table's blank corner over its row labels is called
 from core.annotations.units import normal_unit, parse_quantity, stated_scale
 
 Cell = object
@@ -64,7 +65,6 @@ def _split_blocks(rows: list[list[str]]) -> list[list[tuple[int, list[str]]]]:
     return blocks
 
 
-LABELS_HEADER = "Description"  # what a report table's blank corner over its row labels is called
 
 
 def blank_header(position: int) -> str:

@@ -631,3 +631,10 @@ def test_how_many_of_a_report_row_is_its_figure_not_a_count_of_the_row(statement
     assert "375" in response.answer and not response.answer.startswith(("0 ", "1 ")), response.answer
     tried = [a["description"] for e in ws.turn(response.trace_id)["trace"]["events"] for a in e["outputs"].get("attempts", [])]
     assert any("it counted the one row Description names" in step for step in tried), tried
+
+
+def test_a_condition_on_a_reports_row_labels_is_said_by_the_label_not_by_the_corners_name(ws):
+    response = ask(ws, "How much did the income lines add up to in 2019?", answer="sum", column="2019",
+                   filters=[{"column": "Description", "op": "contains", "value": "income"}])
+    assert "is 455 for “income”" in response.answer, response.answer  # (a Total row is no line of its own)
+    assert "Description" not in response.answer  # ingest's name for the blank corner over the labels

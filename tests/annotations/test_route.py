@@ -147,3 +147,16 @@ def test_a_filter_inside_a_case_or_a_sub_query_is_never_said():
            "END FROM fleet WHERE registration = 'AB12'")
     assert where_text(sql, [FLEET]) == ""
     assert where_text("SELECT total FROM fleet WHERE registration <> total_2009", [FLEET]) == ""  # no header for it
+
+
+REPORT = TableInfo("report", "d2", "annual_report.pdf", None, "rows", ["description", "c_2019", "c_2018"],
+                   {"description": "Description", "c_2019": "2019", "c_2018": "2018"},
+                   {"description": "TEXT", "c_2019": "REAL", "c_2018": "REAL"}, {}, 12)
+
+
+def test_a_report_rows_label_is_said_by_itself_not_by_the_name_ingest_gave_its_blank_corner():
+    assert where_text("SELECT c_2019 FROM report WHERE description = 'Investment income'", [REPORT]) \
+        == "Investment income"
+    assert where_text("SELECT SUM(c_2018) FROM report WHERE description LIKE '%income tax%' AND c_2019 > 5",
+                      [REPORT]) == "income tax and 2019 over 5"
+    assert where_text("SELECT c_2019 FROM report WHERE description NOT LIKE '%total%'", [REPORT]) == "not containing total"
