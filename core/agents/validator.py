@@ -580,8 +580,8 @@ def validate(draft: Draft, settings: Settings) -> Validation:
     misreading = None
     if source is not None and calculation is None and not settled.worked:
         misreading = misread(draft.question, draft.quote or "", answer, settings.quote_key_word_share)
-    findings += answer_findings(draft, reading, settled, misreading, invalid=bool(invalid), cited=bool(cited),
-                                unsupported=bool(unsupported), unsupported_figures=bool(figures))
+    findings += _answer_findings(draft, reading, settled, misreading, invalid=bool(invalid), cited=bool(cited),
+                                 unsupported=bool(unsupported), unsupported_figures=bool(figures))
     confidence, flags = settle(assess_confidence(average, answer, settings), findings)
     return Validation(True, confidence, flags, "Validation passed", None, average, cited, invalid, unsupported,
                       quote_found=True if source is not None else None,
@@ -665,8 +665,8 @@ def _settle_answer(draft: Draft, reading: _Reading, answer: str) -> _Settled:
     return _Settled(answer, calculation, worked, corrected, restated, adrift)
 
 
-def answer_findings(draft: Draft, reading: _Reading, settled: _Settled, misreading: str | None, *, invalid: bool,
-                    cited: bool, unsupported: bool, unsupported_figures: bool) -> list[Finding]:
+def _answer_findings(draft: Draft, reading: _Reading, settled: _Settled, misreading: str | None, *, invalid: bool,
+                     cited: bool, unsupported: bool, unsupported_figures: bool) -> list[Finding]:
     """What the checks of an answer found, in the order the policy applies them."""
     quoted = reading.source is not None
     findings = [Finding(Flag.INVALID_CITATION)] if invalid else []

@@ -36,7 +36,7 @@ def test_a_plain_answer_with_its_files_name_is_clean():
 # What the check cannot tell from a leak: text the document itself prints (checked against the file)
 AS_PRINTED = {("wtq_test.jsonl", "nu-714"): "a WikiTableQuestions cell reads '3×2w = 48×4k' (204-csv/326.csv)"}
 # A kept answer written before the fix of what it shows: the next run of that benchmark replaces it
-KEPT_BEFORE_FIX = {("wtq_test.jsonl", "nu-3905"): "'in the provided context' (2026-11-29; reasoner.in_users_words)"}
+KEPT_BEFORE_FIX: dict[tuple[str, str], str] = {}  # (file, id) -> what it shows and the fix
 
 
 @pytest.mark.parametrize("path", ANSWERS, ids=[p.name for p in ANSWERS])
