@@ -16,7 +16,6 @@ from core.config import Settings
 from core.safety.flags import Flag
 
 HIGH, MEDIUM, LOW = "high", "medium", "low"
-LEVELS = (LOW, MEDIUM, HIGH)
 UNCERTAINTY_PHRASES = ("might", "possibly", "perhaps", "unclear", "not sure")
 
 

@@ -13,9 +13,8 @@ from core.agents.question_kind import RECORDS, Kind
 from core.config import Settings
 from core.retrieval.fusion import is_enumeration, semantic_weight
 from core.conversation.conditions import ValueColumns
-from core.conversation.summary import ResultSetCommand
 from core.conversation.follow_up import resolve_follow_up
-from core.conversation.summary import is_new_topic, strip_new_topic
+from core.conversation.summary import ResultSetCommand, is_new_topic, strip_new_topic
 from core.safety import find_injection
 from core.safety.flags import Flag
 

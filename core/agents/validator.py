@@ -547,7 +547,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
     the answer code settled (its arithmetic, its citation) with the findings of every check, which the
     one confidence policy (`confidence.settle`) turns into a level and flags."""
     findings = [Finding(Flag.INJECTION_IN_CONTEXT)] if any(find_injection(s.chunk.text) for s in draft.sources) else []
-    cited, average = _cited_similarity(draft, draft.answer)
+    _, average = _cited_similarity(draft, draft.answer)  # what a refusal reports; an answer's is taken once settled
     if draft.error:
         _, flags = settle(LOW, findings + [Finding(Flag.LLM_ERROR, Effect.LOW)])
         return Validation(False, LOW, flags, f"Answer validation failed: {draft.error}",

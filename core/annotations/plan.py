@@ -2416,7 +2416,7 @@ def _scope(conditions: str) -> str:
 _BLANK_HEADER = re.compile(r"column \d+")  # ingest.tables.blank_header's stand-in for a blank header cell
 # ... and the name of the blank corner over a report table's row labels (tables.LABELS_HEADER): neither was printed,
 # so a condition on such a column is said by its value ("Investment income", not "Description Investment income")
-_UNPRINTED_HEADER = re.compile(rf"column \d+|{LABELS_HEADER}")
+_UNPRINTED_HEADER = re.compile(rf"{_BLANK_HEADER.pattern}|{re.escape(LABELS_HEADER)}")
 
 
 def _cell_said(label: str, value: str) -> str:

@@ -65,8 +65,6 @@ def _split_blocks(rows: list[list[str]]) -> list[list[tuple[int, list[str]]]]:
     return blocks
 
 
-
-
 def blank_header(position: int) -> str:
     """The stand-in name of a column whose header cell is blank, by its 1-based position."""
     return f"column {position}"
