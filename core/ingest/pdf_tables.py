@@ -361,7 +361,9 @@ def _columns(rows: list[list[_Cell]]) -> list[tuple[float, float]]:
     """Column spans: figures of different rows that overlap horizontally share a column; a
     column must hold figures of a quarter of the rows (at least two), else they are figures
     inside labels ("24,000 shares authorized; 7,437 outstanding"), unless each of its figures is set apart
-    like a cell (a "Domestic 2019" column only the first row fills)."""
+    like a cell (a "Domestic 2019" column only the first row fills). A column has a figure set apart from the
+    words before it: numbers one space after their label's words ("Opening balance – IAS 39", "IFRS 9",
+    "Level 2") are part of the label, however many rows print one."""
     spans = sorted((c.x0, c.x1, bool(_MARK_CELL.match(c.text)), c.apart) for cells in rows for c in cells
                    if not _DASH.match(c.text))
     merged: list[list] = []
@@ -371,12 +373,19 @@ def _columns(rows: list[list[_Cell]]) -> list[tuple[float, float]]:
             merged[-1][2] += 1
             merged[-1][3] = merged[-1][3] and mark
             merged[-1][4] = merged[-1][4] and apart
+            merged[-1][5] = merged[-1][5] or apart
         else:
-            merged.append([x0, x1, 1, mark, apart])
+            merged.append([x0, x1, 1, mark, apart, apart])
     # (two rows: a figure column of one is a "Change" that only one row has)
     need = max(2, len(rows) // 4) if len(rows) > 2 else 1
     # A column of nothing but "(1)", "(2)": footnote marks set apart after the labels, not figures.
-    return [(x0, x1) for x0, x1, n, marks, apart in merged if (n >= need or apart) and not marks]
+    return [(x0, x1) for x0, x1, n, marks, apart, any_apart in merged
+            if (n >= need or apart) and not marks and any_apart]
+
+
+def _runs_on(cell: _Cell, label_words: list[Word]) -> bool:
+    """Whether a cell follows its label's last word at a word's space, not a cell's gap."""
+    return bool(label_words) and not cell.apart and cell.x0 >= label_words[-1].x1
 
 
 def _column_of(x0: float, x1: float, columns: list[tuple[float, float]], slack: float) -> int | None:
@@ -545,7 +554,8 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
         values = [""] * width
         extra: list[str] = []
         for cell in cells:
-            k = _column_of(cell.x0, cell.x1, columns, slack)
+            # a number one space after the label's last word is the label's ("IAS 39"), unless it lies in a column
+            k = _column_of(cell.x0, cell.x1, columns, 0.0 if _runs_on(cell, label_words) else slack)
             if k is None or values[k]:
                 extra.append(cell.text)  # a footnote mark or a year in the label: text, not a figure
             else:

@@ -352,3 +352,16 @@ def test_a_note_column_takes_no_period_of_the_figures_beside_it(tmp_path):
         ("Cash at bank", ["5", "12.0", "0.2"])], caption="Company balance sheet at 31 March")
     (table,) = read_pdf_tables(path)
     assert table.columns == ["Note", "2025 £m", "2024 £m"]
+
+
+def test_a_number_one_space_after_a_labels_words_is_the_labels_however_many_rows_print_one(tmp_path):
+    """A fair-value note's rows: "Level 1", "Opening balance under IFRS 16". The number is a word of the label, not a
+    figure column before the table's own (which had cost the table its header as well)."""
+    path = draw_rows(tmp_path / "levels.pdf", [[(320, "2023"), (390, "2022"), (470, "2021"), (540, "2020")]],
+                     [("Opening balance under IFRS 16", ["", "1,410", "", "1,220"]),
+                      ("Level 1", ["310", "290", "250", "240"]), ("Level 2", ["120", "115", "98", "97"]),
+                      ("Level 3", ["45", "40", "38", "30"]), ("Closing balance", ["475", "445", "386", "367"])])
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["2023", "2022", "2021", "2020"]
+    assert [row.label for row in table.rows][:3] == ["Opening balance under IFRS 16", "Level 1", "Level 2"]
+    assert table.row_text(table.rows[0]) == "Opening balance under IFRS 16 | 2022: 1,410 | 2020: 1,220"
