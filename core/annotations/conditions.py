@@ -423,6 +423,20 @@ def answered_yes_or_no(question: str) -> bool:
     return asks_yes_or_no(question) and not re.search(r"\bor\b", question, re.I)
 
 
+# The words of a question that asks for figures added up or averaged: "the total", "combined", "in all", "on
+# average". A report's table prints its totals; a sum of its line items answers only a question that says so.
+_ADDS_UP = re.compile(r"\btotal(?:s|led|ed)?\b|\bsum(?:s|med)?\b|\bcombined\b|\baltogether\b|\btogether\b"
+                      r"|\bin\s+all\b|\boverall\b|\baggregate[sd]?\b|\bcumulative(?:ly)?\b|\baverage[sd]?\b|\bmean\b"
+                      r"|\badd(?:s|ed)?\s+up\b|\bacross\s+(?:all|every|the)\b|\ball\s+(?:the\s+)?\w+\s+(?:together|combined)\b",
+                      re.I)
+
+
+def asks_to_add_up(question: str) -> bool:
+    """Whether the question asks for figures added up or averaged: "What was the compensation expense in 2019?"
+    asks for one figure, and the sum of every line of a share-plan table beside it answers nothing asked."""
+    return bool(_ADDS_UP.search(question))
+
+
 # The words of a question that counts, or may ("the total of orders", "how many", "how often", "number of");
 # a yes/no is answered by counting the rows that decide it.
 _COUNTS = re.compile(r"\bhow\s+(?:many|often|frequently)\b|\bnumber\s+of\b|\bcount(?:s|ed|ing)?\b|\btimes\b"

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field, replace
 
 from core.annotations.across import stated_years
 from core.annotations.beyond_plan import beyond_plan
-from core.annotations.conditions import answered_yes_or_no, asks_count, periods
+from core.annotations.conditions import answered_yes_or_no, asks_count, asks_to_add_up, periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.named_rows import rows_named
-from core.annotations.plan import (NOT_IN_TABLE, PlannedQuery, count_qualifiers, evidence as plan_evidence,
+from core.annotations.plan import (NOT_IN_TABLE, ROWS_COUNTED, PlannedQuery, count_qualifiers, evidence as plan_evidence,
                                   fill_plan, figures_across_named, format_value as _value, known_words,
                                   phrase as phrase_plan, plan_by_rules, printed_unit, read_by_rules, run_plan)
 from core.annotations.query import StructuredQuery
@@ -381,6 +381,8 @@ _EVERY_ROW = re.compile(r'^\s*SELECT\s+COUNT\(\s*\*\s*\)(?:\s+AS\s+"?\w+"?)?\s+F
 
 
 _COUNTS = re.compile(r"^\s*SELECT\s+COUNT\(", re.I)
+_ADDS = re.compile(r"^\s*SELECT\s+(?:SUM|AVG|TOTAL)\s*\(", re.I)
+_SELECTED = re.compile(r"^\s*SELECT\s+.*?\s+FROM\s", re.I | re.S)  # the select list, up to the first FROM
 _IDENTIFIER = re.compile(r'"[^"]*"')
 _VALUE = re.compile(r"'[^']*'|(?<![\w.])\d")  # a quoted text or a figure, once the quoted names are set aside
 
@@ -389,6 +391,31 @@ def _names_a_value(sql: str) -> bool:
     """Whether the query's conditions hold a value or a figure ("Rank = 5", "Points >= 290"), not only columns."""
     where = re.split(r"\bWHERE\b", sql, maxsplit=1, flags=re.I)
     return len(where) == 2 and bool(_VALUE.search(_IDENTIFIER.sub(" ", where[1])))
+
+
+def _rows_covered(sql: str, table, executor) -> int:
+    """How many rows a one-table query reads: its select list replaced by a count (0 if that does not run)."""
+    try:
+        found = executor.run(_SELECTED.sub("SELECT COUNT(*) FROM ", sql, count=1), [table.name]).rows
+    except Exception:  # (a query whose count cannot be read is left to the other checks)
+        return 0
+    return found[0][0] if found and isinstance(found[0][0], int) else 0
+
+
+def adds_up_unasked(question: str, planned: PlannedQuery) -> str | None:
+    """Why a plan's sum or average over several lines of a report's table is no answer, or None. A report prints
+    its totals, and the prose beside it states what its lines do not: "What was the compensation expense in
+    2019?" over a share plan's movements added up every line ("The total 2019 is 85,358, across 5 rows"). Only
+    a question that asks for figures added up (conditions.asks_to_add_up) is answered by adding its lines; a
+    CSV or a sheet is the record itself, and adding its rows is what a question of it asks."""
+    plan = planned.plan
+    if plan is None or plan.answer not in ("sum", "average") or plan.group_by is not None or plan.across \
+            or planned.table.is_whole_document or asks_to_add_up(question) or not planned.rows \
+            or planned.columns[1:2] != [ROWS_COUNTED]:
+        return None
+    counted = planned.rows[0][1]
+    return f"it added up {counted} lines of a report's table, and the question asks for one figure" \
+        if isinstance(counted, int) and counted > 1 else None
 
 
 def not_an_answer(result, tables: list, executor, question: str = "") -> str | None:
@@ -401,6 +428,9 @@ def not_an_answer(result, tables: list, executor, question: str = "") -> str | N
         return f"the query counts every row, and the question counts only some ({' '.join(words)})"
     if question and _COUNTS.match(result.sql) and len(result.columns) == 1 and not asks_count(question):
         return "the query counts rows, and the question asks for no count"
+    if question and _ADDS.match(result.sql) and len(tables) == 1 and not tables[0].is_whole_document \
+            and not asks_to_add_up(question) and _rows_covered(result.sql, tables[0], executor) > 1:
+        return "the query adds up lines of a report's table, and the question asks for one figure"
     if answered_yes_or_no(question) and _COUNTS.match(result.sql) and not _names_a_value(result.sql):
         # "Does AMCOR have an improving gross margin profile?" answered "Yes: 9 rows with 2023 over 2022": rows
         # counted by comparing columns with each other, or every row, name nothing the question asks about
@@ -443,6 +473,8 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
             and not planned.sql:
         run_plan(planned, executor)
         refused = planned.refused  # a stated year the table holds no row of
+        if not refused and (unasked := adds_up_unasked(question, planned)):
+            planned.plan.answer, planned.handover = "other", unasked
     if not refused and (planned.plan is None or planned.plan.answer == "other" or planned.error is not None
                         or not planned.sql):
         result = run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)

@@ -4,6 +4,7 @@ import pytest
 from core.config import Settings
 from core.llm.scripted import ScriptedLLM
 from core.workspace import Workspace
+from tests.report_pdfs import write_statement
 
 
 @pytest.fixture
@@ -18,5 +19,21 @@ def kb_of(tmp_path, embedder, write_text):
         ws.ingestor.ingest_paths([write_text(filename, text)])
         return ws
     yield open_kb
+    for ws in opened:
+        ws.close()
+
+
+@pytest.fixture
+def pdf_statement(tmp_path, embedder):
+    """A knowledge base of one statement printed in a PDF (its total lines are rows, as printed), read by the rules:
+    `ws, scope = pdf_statement(["2018", "2019"], [(label, figures), ...], caption="the line above")`."""
+    opened = []
+
+    def open_one(years, rows, caption=""):
+        ws = Workspace(Settings(data_dir=tmp_path / f"kb{len(opened)}"), embedder, ScriptedLLM([]))
+        opened.append(ws)
+        ws.ingestor.ingest_paths([write_statement(tmp_path / f"statement{len(opened)}.pdf", years, rows, caption)])
+        return ws, [ws.documents()[0].doc_id]
+    yield open_one
     for ws in opened:
         ws.close()

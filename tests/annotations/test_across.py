@@ -13,7 +13,6 @@ from core.annotations import across
 from core.config import Settings
 from core.llm.scripted import ScriptedLLM
 from core.workspace import Workspace
-from tests.report_pdfs import write_statement
 
 FUNDS = ("Description,2017,2018,2019\n"
          "Donations,\"1,240\",\"1,310\",\"1,507\"\n"
@@ -507,22 +506,6 @@ def test_of_two_tables_selected_a_period_goes_to_the_one_whose_columns_its_years
     question = "What were selling expenses for the years ended December 31, 2018 and 2019?"
     assert fitting(question, [record, statement]) is statement
     assert fitting("What was invoiced in December?", [statement, record]) is record  # a period of dated rows
-
-
-@pytest.fixture
-def pdf_statement(tmp_path, embedder):
-    """A knowledge base of one statement printed in a PDF (its total lines are rows, as printed), read by the rules:
-    `ws, scope = pdf_statement(["2018", "2019"], [(label, figures), ...])`."""
-    opened = []
-
-    def open_one(years, rows):
-        ws = Workspace(Settings(data_dir=tmp_path / f"kb{len(opened)}"), embedder, ScriptedLLM([]))
-        opened.append(ws)
-        ws.ingestor.ingest_paths([write_statement(tmp_path / f"statement{len(opened)}.pdf", years, rows)])
-        return ws, [ws.documents()[0].doc_id]
-    yield open_one
-    for ws in opened:
-        ws.close()
 
 
 def test_total_beside_a_named_row_is_the_figure_asked_not_the_total_row_as_well(pdf_statement):

@@ -177,3 +177,15 @@ def test_a_count_answers_a_question_that_counts_or_a_yes_or_no():
         assert asks_count(question), question
     for question in ("What is the discount rate in 2019?", "What do capital leases reflect?", "Which van is the oldest?"):
         assert not asks_count(question), question
+
+
+def test_a_question_asks_for_figures_added_up_only_when_it_says_so():
+    from core.annotations.conditions import asks_to_add_up
+    for asked in ("What was the total grant income in 2023?", "What do the three shops' takings come to combined?",
+                  "How many volunteers did we have in all?", "What is the average hall-hire fee?",
+                  "What do the fuel lines add up to?", "What did we raise across all the branches?",
+                  "What is the sum of the two grants?"):
+        assert asks_to_add_up(asked), asked
+    for one in ("What was the grant income in 2023?", "What is the hall-hire fee for Saturdays?",
+                "How much did the Riverside branch raise in May?"):
+        assert not asks_to_add_up(one), one

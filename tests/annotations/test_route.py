@@ -160,3 +160,31 @@ def test_a_report_rows_label_is_said_by_itself_not_by_the_name_ingest_gave_its_b
     assert where_text("SELECT SUM(c_2018) FROM report WHERE description LIKE '%income tax%' AND c_2019 > 5",
                       [REPORT]) == "income tax and 2019 over 5"
     assert where_text("SELECT c_2019 FROM report WHERE description NOT LIKE '%total%'", [REPORT]) == "not containing total"
+
+
+def test_the_lines_of_a_reports_table_are_added_up_only_for_a_question_that_asks_for_a_total(pdf_statement):
+    """A share-award note in a PDF: the expense is stated in the prose above the movements, and adding up every
+    movement ("The total 2019 is …, across 4 rows") answers nothing asked. The plan that adds them goes to the
+    query writer; its sum is no answer either, and the page is read. Asked for a total, the lines are added."""
+    import json
+
+    ws, scope = pdf_statement(["2018", "2019"], [("Unvested at start of year", ["4,040", "4,260"]),
+                                                 ("Granted", ["662", "1,133"]), ("Vested", ["(555)", "(1,235)"]),
+                                                 ("Unvested at end of year", ["4,147", "4,158"])],
+                              caption="Award expense was 1,792 in 2019. The movements in awards were as follows:")
+    table = ws.pipeline.tables.tables()[0]
+    column = {label: name for name, label in table.printed.items()}["2019"]
+    adds_up = json.dumps({"answer": "sum", "column": "2019", "filters": []})
+    ws.llm.script = [adds_up, json.dumps({"sql": f'SELECT SUM("{column}") FROM {table.name}'}),
+                     "Award expense was 1,792 in 2019."]
+    response = ws.ask("What was the award expense in 2019?", mode="pipeline", doc_ids=scope)
+    assert "1,792" in response.answer and "8,316" not in response.answer, response.answer
+    events = ws.turn(response.trace_id)["trace"]["events"]
+    tried = [a["description"] for e in events for a in e["outputs"].get("attempts", [])]
+    assert any("it added up 4 lines of a report's table, and the question asks for one figure" in t for t in tried), tried
+    assert "the query adds up lines of a report's table" in json.dumps(events)
+
+    ws.llm.calls.clear()
+    ws.llm.script = [adds_up]
+    total = ws.ask("What is the total of the award movements in 2019?", mode="pipeline", doc_ids=scope)
+    assert total.answer.startswith("The total 2019 is 8316, across 4 rows"), total.answer
