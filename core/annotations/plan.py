@@ -1213,6 +1213,25 @@ def _period_by_column(question: str, period: Period, plan: Plan, columns: list[C
     return Applied(period.text, column.label, "not applied", "the plan reads another column")
 
 
+_COMPARED = re.compile(r"\b(?:vs\.?|versus|compar(?:e|ed|es|ing|ison)|variation|variance|against)\b", re.I)
+
+
+def _year_of_a_compared_column(question: str, period: Period, plan: Plan, columns: list[Column]) -> Applied | None:
+    """A year that heads a column, where the plan reads a column comparing it with another ("What was the gross
+    margin in 2018?" read "Variation 2019 vs 2018", "-130 bps"): a question that asks for no change or comparison
+    asks for the year's own column, and the plan is moved to it. None where the plan reads no such column."""
+    read = plan.column
+    if read is None or plan.across or len(row_figures.periods_in(read.label)) < 2 \
+            or row_figures.operation_asked(question) is not None or _COMPARED.search(question):
+        return None
+    own = period_column(period, columns)
+    year = str(period.year or "")
+    if own is None or own is read or year not in row_figures.periods_in(read.label):
+        return None
+    plan.column = own
+    return Applied(period.text, own.label, "moved by code", f"the column it heads, not {read.label}")
+
+
 def _dated_row(period: Period, plan: Plan) -> Column | None:
     """The label column of a row the plan reads that is labelled with the stated date ("Outstanding at September
     30, 2018"), or with its month where the columns it reads are headed by its year ("Outstanding at 31 March",
@@ -1241,9 +1260,10 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     # "Between 2018 and 2019, which year ...": years that head columns, not a range of numbers
     stated.bounds = [b for b in stated.bounds if not _years_name_columns(b.text, columns)]
     in_columns = _financial_years_named(question, columns)
+    applied: list[Applied] = [a for p in stated.periods if not applies_as_period(p, columns)
+                              and (a := _year_of_a_compared_column(question, p, plan, columns)) is not None]
     stated.periods = [p for p in stated.periods if applies_as_period(p, columns)
                       and not _in_financial_year(p, in_columns) and not _year_end_of_columns(p, question, columns)]
-    applied: list[Applied] = []
     plan.dated = date_column(question, columns)
     # a table with no dates but a Year column: its periods are bounds on it, applied after the model's
     # unstated numbers are dropped (below)

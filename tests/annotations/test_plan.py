@@ -919,6 +919,21 @@ def test_a_balance_date_picks_the_one_column_of_its_year_that_its_month_heads():
     assert plan.column is lines[2]
 
 
+def test_a_year_asked_alone_reads_its_own_column_not_one_comparing_it_with_another_year():
+    from core.annotations.plan import Plan, apply_conditions
+    lines = [Column("line", "Line", "text"), Column("y2024", "Year ended 31 March 2024 %", "number"),
+             Column("y2023", "Year ended 31 March 2023 %", "number"), Column("var", "Variation 2024 vs 2023", "text")]
+    plan = Plan("maximum", lines[3], filters=[(lines[0], "is", "Occupancy rate")])
+    applied = apply_conditions("What was the occupancy rate in 2023?", plan, lines)
+    assert plan.column is lines[2]
+    assert any(a.how == "moved by code" and a.column == lines[2].label for a in applied), applied
+    # a question that compares the years asks for the comparing column
+    for compares in ("How did the occupancy rate in 2023 compare with 2024?", "What was the change in occupancy in 2023?"):
+        plan = Plan("maximum", lines[3], filters=[(lines[0], "is", "Occupancy rate")])
+        apply_conditions(compares, plan, lines)
+        assert plan.column is lines[3], compares
+
+
 def test_a_count_of_every_row_answers_only_a_question_that_counts_every_row(ws):
     scope = [ws.documents()[0].doc_id]
     ws.llm.script = [plan(answer="count")]
