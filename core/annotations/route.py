@@ -474,7 +474,9 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
         run_plan(planned, executor)
         refused = planned.refused  # a stated year the table holds no row of
         if not refused and (unasked := adds_up_unasked(question, planned)):
-            planned.plan.answer, planned.handover = "other", unasked
+            # the page states what the lines added up do not: the text route reads it (the free query writer,
+            # given such questions on the TAT-QA tuning part, wrote other sums of unasked cells)
+            planned.plan.answer, planned.handover, refused = NOT_IN_TABLE, unasked, True
     if not refused and (planned.plan is None or planned.plan.answer == "other" or planned.error is not None
                         or not planned.sql):
         result = run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)
@@ -489,8 +491,8 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
     notes = [f"table {best.table.filename}" + (f" ({'; '.join(best.reasons)})" if best.reasons else "")]
     result = StructuredResult(StructuredQuery(FactQuery(doc_ids=[best.table.doc_id]), notes=notes), [])
     result.table_query, result.planned, result.parsed_question = query, planned, question
-    result.attempts.append(Attempt(f"a query plan{' read by the rules' if by_rules else ''} over {best.table.filename}",
-                                   len(planned.rows)))
+    result.attempts.append(Attempt(f"a query plan{' read by the rules' if by_rules else ''} over {best.table.filename}"
+                                   + (f": {planned.handover}" if planned.handover else ""), len(planned.rows)))
     result.rows = facts.rows_by_id(provenance_ids(planned.sql, [best.table], executor)) if planned.sql else []
     # The model chose the columns and the operation, or the rules read the row from the question's words:
     # an answer from a plan is at most medium.
