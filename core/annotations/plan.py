@@ -167,11 +167,12 @@ class PlannedQuery:
     tokens: dict = field(default_factory=dict)
     error: str | None = None
     said: str = ""  # the answer as the rule that read the rows says it (core.annotations.named_rows)
-    handover: str = ""  # why the plan went to the free query writer ("other"), as the trace says it
+    handover: str = ""  # why the plan went to the free query writer ("other") or to the page, as the trace says it
 
     @property
     def refused(self) -> bool:
-        """The model said no column holds what the question asks: the answer says so."""
+        """The model said no column holds what the question asks, or code found the plan answers another
+        question (route.adds_up_unasked): the answer says so, or the page is read."""
         return self.plan is not None and self.plan.answer == NOT_IN_TABLE
 
     @property
