@@ -1222,12 +1222,12 @@ def _year_of_a_compared_column(question: str, period: Period, plan: Plan, column
     margin in 2018?" read "Variation 2019 vs 2018", "-130 bps"): a question that asks for no change or comparison
     asks for the year's own column, and the plan is moved to it. None where the plan reads no such column."""
     read = plan.column
-    if read is None or plan.across or len(row_figures.periods_in(read.label)) < 2 \
-            or row_figures.operation_asked(question) is not None or _COMPARED.search(question):
+    compared = row_figures.periods_in(read.label) if read is not None else []
+    if len(compared) < 2 or plan.across or row_figures.operation_asked(question) is not None \
+            or _COMPARED.search(question) or str(period.year or "") not in compared:
         return None
     own = period_column(period, columns)
-    year = str(period.year or "")
-    if own is None or own is read or year not in row_figures.periods_in(read.label):
+    if own is None or own is read:
         return None
     plan.column = own
     return Applied(period.text, own.label, "moved by code", f"the column it heads, not {read.label}")
@@ -1261,8 +1261,11 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     # "Between 2018 and 2019, which year ...": years that head columns, not a range of numbers
     stated.bounds = [b for b in stated.bounds if not _years_name_columns(b.text, columns)]
     in_columns = _financial_years_named(question, columns)
-    applied: list[Applied] = [a for p in stated.periods if not applies_as_period(p, columns)
-                              and (a := _year_of_a_compared_column(question, p, plan, columns)) is not None]
+    applied: list[Applied] = []
+    for period in stated.periods:  # a year that heads a column: the plan may read one comparing it with another
+        moved = None if applies_as_period(period, columns) else _year_of_a_compared_column(question, period, plan, columns)
+        if moved is not None:
+            applied.append(moved)
     stated.periods = [p for p in stated.periods if applies_as_period(p, columns)
                       and not _in_financial_year(p, in_columns) and not _year_end_of_columns(p, question, columns)]
     plan.dated = date_column(question, columns)
