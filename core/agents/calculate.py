@@ -220,10 +220,74 @@ _YEAR_FIGURE = re.compile(r"\b((?:19|20)\d\d)\b\s*(?::|,)?\s*(?:was|were|is|amou
 _RESPECTIVELY = re.compile(rf"({_FIGURE})\s+and\s+({_FIGURE}),?\s+respectively", re.I)
 _ACROSS = {"change": "difference", "percent change": "percent_change", "average": "average", "sum": "sum"}
 
+# "of $88,848, $133,514 and $138,668 during the years ended December 31, 2019, 2018 and 2017, respectively":
+# two lists of as many items, figures and years, paired in order by the sentence's last word
+_ITEM = rf"(?:(?:fiscal|FY)\s*)?{_FIGURE}(?:\s?(?!(?:and|in|for|of|to|at|on|by|or|as|the|an?|was|is|are)\b)[A-Za-z]{{1,3}}\b)?"  # "412 mm"
+_LIST = re.compile(rf"{_ITEM}(?:\s*,\s*{_ITEM})*\s*,?\s*and\s+{_ITEM}", re.I)
+_LISTED_YEAR = re.compile(r"^(?:(?:fiscal|FY)\s*)?((?:19|20)\d\d)$", re.I)
+_DAY_OF_MONTH = re.compile(r"\b((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+)\d{1,2},\s*")
+_RESPECTIVE_SENTENCE = re.compile(r"[^.;]*(?:\.\d[^.;]*)*\brespectively\b", re.I)
+# what the sentence says the figures are, before its first list: "The Company's income before income tax expense"
+_SUBJECT_TAIL = re.compile(r"(?:\s+(?:of|was|were|is|are|amounted to|totall?ed|for|in|during|at|as of|as at|the|years?|"
+                           r"fiscal|ended|ending|periods?|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*))+\s*$",
+                           re.I)
+_INTRODUCTION = re.compile(r"^(?:In|During|As|For|Since|At|On|Under|With|After|Before|Following)\b[^,]*,\s*")
+_SUBJECT_WORDS = 14
+
+
+@dataclass
+class Respective:
+    """A sentence's figures, each paired with the year the sentence names for it."""
+    by_year: dict[str, str]  # year -> figure as printed
+    subject: str  # the sentence's words for what the figures are ("" when it has none short enough)
+    sentence: str
+
+
+def respective_years(text: str) -> Respective | None:
+    """The one "respectively" sentence of `text` that pairs a list of figures with a list of as many years;
+    None when there is none, or when the sentence holds two figure lists of that length (which is meant?)."""
+    found = None
+    for sentence in _RESPECTIVE_SENTENCE.finditer(_DAY_OF_MONTH.sub(r"\1", text)):
+        lists = [(m, [i.strip() for i in re.findall(_ITEM, m.group(0), re.I)]) for m in _LIST.finditer(sentence.group(0))]
+        years = [(m, [_LISTED_YEAR.match(i).group(1) for i in items]) for m, items in lists
+                 if all(_LISTED_YEAR.match(i) for i in items)]
+        if len(years) != 1 or len(set(years[0][1])) != len(years[0][1]):
+            continue
+        year_list, listed = years[0]
+        figures = [(m, items) for m, items in lists if m is not year_list and len(items) == len(listed)]
+        if len(figures) != 1 or found is not None:
+            return None
+        (first, between), last = sorted([(figures[0][0].start(), figures[0][0].end()),
+                                         (year_list.start(), year_list.end())])
+        words = sentence.group(0)
+        # before the first list ("X of $1, $2 ... 2019 and 2018"), else between them ("in 2019 and 2018 X was $1 and $2")
+        subject = next((s for s in (_INTRODUCTION.sub("", _SUBJECT_TAIL.sub("", part).strip())
+                                    for part in (words[:first], words[between:last[0]])) if s), "")
+        if len(subject.split()) > _SUBJECT_WORDS:
+            subject = ""
+        found = Respective(dict(zip(listed, figures[0][1])), subject[:1].upper() + subject[1:],
+                           " ".join(sentence.group(0).split()))
+    return found
+
+
+def of_years_asked(years: list[str], text: str) -> tuple[str, Respective] | None:
+    """The figures of the years a question asks, read off a sentence that states more years "respectively":
+    "How much was X in 2019?" answered "X of $88,848, $133,514 and $138,668 ... 2019, 2018 and 2017,
+    respectively" is "X: $88,848 in 2019". None unless the sentence states every year asked and others."""
+    respective = respective_years(text)
+    if not years or respective is None or not set(years) < set(respective.by_year):
+        return None
+    figures = ", ".join(f"{respective.by_year[y]} in {y}" for y in years)
+    return (f"{respective.subject}: {figures}." if respective.subject else f"{figures[0].upper()}{figures[1:]}."), respective
+
 
 def _figures_by_year(answer: str, years: list[str]) -> dict[str, Figure] | None:
     """Each stated year's one figure in the reader's answer, or None when a year has none or two."""
     found: dict[str, set[str]] = {y: set() for y in years}
+    respective = respective_years(answer)
+    if respective is not None and set(years) <= set(respective.by_year):  # each year as the sentence pairs them
+        paired = {year: parse_figure(year, respective.by_year[year]) for year in years}
+        return paired if None not in paired.values() else None
     together = _RESPECTIVELY.search(answer)
     if together and len(years) == 2:  # "were 12,749 and 11,875, respectively": in the question's order
         answer = answer[:together.start()] + answer[together.end():]

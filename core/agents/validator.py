@@ -540,6 +540,7 @@ class _Settled:
     corrected: list[str] = field(default_factory=list)  # ... of which code replaced the result
     restated: bool = False  # the answer only restated the question: its quote is said instead
     adrift: bool = False  # the answer went on past its quote: cut back to the quote
+    chosen: str | None = None  # the year asked, read by code off a sentence stating several "respectively"
 
 
 def validate(draft: Draft, settings: Settings) -> Validation:
@@ -578,7 +579,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
     )
     figures = [u for u in unsupported if _NUMBER.fullmatch(u)]
     misreading = None
-    if source is not None and calculation is None and not settled.worked:
+    if source is not None and calculation is None and not settled.worked and not settled.chosen:
         misreading = misread(draft.question, draft.quote or "", answer, settings.quote_key_word_share)
     findings += _answer_findings(draft, reading, settled, misreading, invalid=bool(invalid), cited=bool(cited),
                                  unsupported=bool(unsupported), unsupported_figures=bool(figures))
@@ -587,7 +588,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
                       quote_found=True if source is not None else None,
                       answer=answer if answer != draft.answer.strip() else None, unsupported_figures=figures,
                       calculation=(calculation.text if calculation
-                                   else "; ".join(settled.corrected or settled.worked) or None),
+                                   else "; ".join(settled.corrected or settled.worked) or settled.chosen),
                       misread=misreading)
 
 
@@ -644,7 +645,7 @@ def _settle_answer(draft: Draft, reading: _Reading, answer: str) -> _Settled:
         answer = calculate.render(calculation, answer, reading.figure_sources)
     elif source is not None and source != draft.quote_source:  # copied right, numbered wrong: cite where the quote is
         answer = render_quoted(_CITATION.sub("", answer).strip(), source)
-    worked, corrected = [], []
+    worked, corrected, chosen = [], [], None
     if calculation is None:  # sums the reader wrote out itself: checked by code, the result said first
         answer, worked, corrected = calculate.settle_expressions(answer)
     if calculation is None and not worked and source is not None:
@@ -653,6 +654,9 @@ def _settle_answer(draft: Draft, reading: _Reading, answer: str) -> _Settled:
         if (across := calculate.across_years(operation, years, answer)) is not None:
             calculation = across
             answer = calculate.render_across(operation, years, across, [source])
+        elif (operation is None or len(years) == 1) and (asked := _of_years_asked(years, answer, draft.quote or "")) is not None:
+            # "X in 2019?" answered with the sentence that states 2019, 2018 and 2017 "respectively"
+            answer, chosen = render_quoted(asked[0], source), asked[1]
     restated = bool(draft.question) and restates_question(draft.question, answer)
     if restated and source is not None and draft.quote:
         # The model's answer adds nothing to the question, but its quote is on the page and about the
@@ -662,7 +666,20 @@ def _settle_answer(draft: Draft, reading: _Reading, answer: str) -> _Settled:
               and continues_quote(draft.quote, answer, reading.text))
     if adrift:  # what the quote says, not the words after it; the model's reading was off: medium at most
         answer = render_quoted(whole_sentences(draft.quote), source)
-    return _Settled(answer, calculation, worked, corrected, restated, adrift)
+    return _Settled(answer, calculation, worked, corrected, restated, adrift, chosen)
+
+
+def _of_years_asked(years: list[str], answer: str, quote: str) -> tuple[str, str] | None:
+    """The answer narrowed to the years asked, read off its "respectively" sentence (or its quote's, when each
+    figure the answer states is one of that sentence's): the answer and how code chose it, for the trace."""
+    figures = [n for n in _NUMBER.findall(_CITATION.sub("", answer)) if not years_in(n)]
+    for text in (answer, quote):
+        asked = calculate.of_years_asked(years, text)
+        if asked is not None and (text is answer or figures and all(
+                any(f.strip() in printed for printed in asked[1].by_year.values()) for f in figures)):
+            pairs = "; ".join(f"{y}: {asked[1].by_year[y]}" for y in years)
+            return asked[0], f"{pairs}: read off “{asked[1].sentence}”, which pairs its figures with its years in order"
+    return None
 
 
 def _answer_findings(draft: Draft, reading: _Reading, settled: _Settled, misreading: str | None, *, invalid: bool,

@@ -61,3 +61,28 @@ def test_words_that_only_look_like_sums_are_left_alone():
     from core.agents.calculate import settle_expressions
     for text in ("Sales grew in 2018-2019 = a record", "Revenue 2019: 4,105 (2018: 3,900)", "1/3 of staff"):
         assert settle_expressions(text)[0] == text
+
+
+def test_a_sentence_stating_several_years_respectively_pairs_each_figure_with_its_year():
+    from core.agents.calculate import respective_years
+    said = respective_years("Rainfall at the depot of 412 mm, 388 mm and 405 mm during the years ended June 30, 2024, "
+                            "2023 and 2022, respectively, was recorded by the site team.")
+    assert said.by_year == {"2024": "412 mm", "2023": "388 mm", "2022": "405 mm"}
+    assert said.subject == "Rainfall at the depot"
+    later = respective_years("As reported, for fiscal 2023 and 2024 the visits were 1,204 and 1,388, respectively.")
+    assert later.by_year == {"2023": "1,204", "2024": "1,388"} and later.subject == "The visits"
+
+
+def test_a_respectively_sentence_with_two_lists_of_figures_pairs_nothing():
+    from core.agents.calculate import respective_years
+    assert respective_years("Fees rose by 4% and 2% to $120 and $118 in 2024 and 2023, respectively.") is None
+    assert respective_years("Fees were $120 and $118 for members and guests, respectively.") is None
+
+
+def test_only_the_years_asked_are_read_off_a_respectively_sentence():
+    from core.agents.calculate import of_years_asked
+    text = "Total grants paid of $1.2 million, $0.9 million and $1.4 million in 2024, 2023 and 2022, respectively."
+    assert of_years_asked(["2023"], text)[0] == "Total grants paid: $0.9 million in 2023."
+    assert of_years_asked(["2024", "2022"], text)[0] == "Total grants paid: $1.2 million in 2024, $1.4 million in 2022."
+    assert of_years_asked(["2024", "2023", "2022"], text) is None  # every year it states: the sentence answers as it is
+    assert of_years_asked(["2021"], text) is None

@@ -451,6 +451,23 @@ def test_figures_for_each_year_said_respectively_are_taken_in_the_questions_orde
     assert across_years("change", ["2018", "2019"], "Orders were 120 in 2019, or 118 in 2019 by another count.") is None
 
 
+def test_a_year_asked_of_a_sentence_stating_several_respectively_is_answered_with_that_years_figure():
+    page = ("Grants. Total grants paid of $1.2 million, $0.9 million and $1.4 million in 2024, 2023 and 2022, "
+            "respectively, went to local clubs.")
+    sentence = page.split(". ", 1)[1]
+    d = quoted(f"{sentence} [Source 1]", sentence, texts=(page,))
+    d.question = "How much were the total grants paid in 2023?"
+    v = validate(d, S)
+    assert v.answer == "Total grants paid: $0.9 million in 2023. [Source 1]" and v.quote_found
+    assert "2023: $0.9 million" in v.calculation and v.confidence == "medium"
+    # the reader's own figure, from that sentence but of another year, is replaced by the year's
+    misread = quoted("The total grants paid in 2023 were $1.2 million. [Source 1]", sentence, texts=(page,))
+    misread.question = d.question
+    assert validate(misread, S).answer == "Total grants paid: $0.9 million in 2023. [Source 1]"
+    d.question = "How much were the total grants paid?"  # no year asked: the sentence answers as it is
+    assert validate(d, S).answer is None
+
+
 def test_a_quote_about_another_year_than_the_one_asked_answers_nothing():
     texts = ("Squad report 2003: the team took 1 sick day in 2003 and 4 in 2002.",)
     d = quoted("The team took 1 sick day in 2003. [Source 1]", "the team took 1 sick day in 2003", texts=texts)
