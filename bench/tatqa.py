@@ -134,6 +134,7 @@ _FILE = re.compile(r"\((?:from\s+)?[\w.-]+\.(?:pdf|csv|xlsx|txt|md)\)", re.I)  #
 _LIST_ITEM_WORDS = 3  # a listed name or year is short; a clause is part of a sentence
 _NUMBER = re.compile(r"\(?-?[$€£]?\s?\d[\d,]*(?:\.\d+)?\)?(?:\s?%|\s?(?:thousand|million|billion|percentage points|percent)\b)?",
                      re.I)
+_SPLIT_YEAR = re.compile(r"(?:19|20)\d\d\s*/\s*\d{2,4}\b")
 _DAY_OF_MONTH = re.compile(r"\b((?:January|February|March|April|May|June|July|August|September|October|November|"
                            r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?)\s+\d{1,2}(?:st|nd|rd|th)?\b,?")
 # "When did the court deny the rehearing?" answered "... on November 12, 2019": the date is the answer, not its year
@@ -203,6 +204,9 @@ def prediction_of(answer: str, question: str, spans: bool = True) -> tuple[list[
             continue
         if respective and re.fullmatch(r"(?:19|20)\d\d", figure) and re.search(r"\bin\s*$", text[:match.start()]):
             continue  # "2.41 in 2019, 2.70 in 2018, 12.30 in 2017": the year each figure is for, not a figure asked
+        at = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
+        if _SPLIT_YEAR.match(text, at) or re.search(r"(?:19|20)\d\d\s*/\s*$", text[:at]):
+            continue  # "Income taxes, 2018/2019: -€298 million": a financial year names the column, it is no figure
 
         figure, said = _scale_of(figure)
         negative = figure.startswith("(") and figure.endswith(")") or figure.startswith("-")

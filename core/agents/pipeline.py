@@ -145,6 +145,11 @@ class AnswerPipeline:
                 # nothing in the question asked for records, and the plan applied none of its words
                 trace.record("reflection", "Retriever", "nothing in the question asks for records and the table's "
                              "answer applies none of its words: searching the text instead")
+            elif not plan.kind_said and evidence.has_records and evidence.lists_only_named_cells:
+                # "What is lease related and other charges?" listed the two row labels it names: nothing in the
+                # question asked for rows, and a list of what it named tells the asker nothing
+                trace.record("reflection", "Retriever", "nothing in the question asks for records and the table's "
+                             "answer only lists the rows it names: searching the text instead")
             elif evidence.refused_by_table and not evidence.structured.planned.table.is_whole_document:
                 # a report's table has no line for "the federal minimum tax credit carryforwards"; the note
                 # beside it in the prose may state it

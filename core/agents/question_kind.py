@@ -72,6 +72,10 @@ _EXPLANATION = re.compile(
     r"recogni[sz]ed|treated|accounted|divided|handled|managed|presented|reported|disclosed|classified|allocated|"
     r"stated|carried|valued|attributed|assigned|apportioned|computed|derived|translated|amorti[sz]ed|depreciated|"
     r"assessed|evaluated|reviewed|tested|funded|financed|settled)\b"
+    # ... and any other manner asked of a thing done to it, the question ending on the participle ("How is the
+    # revenue diversified?"), unless the participle says how a figure moved ("How has revenue changed?")
+    r"|^\s*how\s+(?:is|are|was|were|has|have|had)\s+(?:[\w,'’&.-]+\s+){1,8}?(?!(?:changed|increased|decreased|"
+    r"grown|risen|fallen|declined|dropped|improved|moved|performed|trended|varied|fluctuated)\b)\w+(?:ed|en)\s*\??\s*$"
     # how someone acted or coped, not how much a figure moved: "How have inventory levels adapted to demand?"
     r"|\bhow\s+(?:has|have|had|did|does|do|is|are|was|were)\s+(?:[\w,'’-]+\s+){1,10}?(?:adapt|adjust|respond|react|"
     r"cope|coped|address|mitigat|handl|approach|position|prepar|navigat)\w*\b"

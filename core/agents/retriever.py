@@ -47,6 +47,12 @@ class Evidence:
         return planned is not None and planned.plan is not None and planned.plan.reads_whole_table
 
     @property
+    def lists_only_named_cells(self) -> bool:
+        """The plan listed only the cells the question names, in the column they are in (`Plan.lists_only_named_cells`)."""
+        planned = self.structured.planned if self.structured is not None else None
+        return planned is not None and planned.plan is not None and planned.plan.lists_only_named_cells
+
+    @property
     def has_records(self) -> bool:
         """Structured facts matched: the answer is phrased from them, without the model."""
         if self.refused_by_table:

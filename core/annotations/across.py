@@ -107,10 +107,14 @@ def stated_years(question: str) -> list[str]:
 
 def columns_for_years(years: list[str], columns: list) -> list | None:
     """The number column each stated year names, one each (a "2019 in %" twin beside "2019" is not the
-    figure); None unless every year names exactly one."""
+    figure); None unless every year names exactly one. A financial year is named by the year it ends in: "FY2019"
+    is the column "2018/2019" of a table that has no column "2019"."""
     found = []
     for year in years:
         named = [c for c in columns if c.kind == "number" and periods_in(c.label) == [year]]
+        if not named and "/" not in year:
+            named = [c for c in columns if c.kind == "number" and len(periods := periods_in(c.label)) == 1
+                     and periods[0].endswith(f"/{year}")]
         plain = [c for c in named if (c.unit or "") != "%"] or named
         if len(plain) != 1:
             return None

@@ -135,6 +135,15 @@ class Plan:
         return not (any(op not in BLANK_OPS for _, op, _ in self.filters) or self.group_by is not None or self.periods
                     or ranked or self.across or self.section or self.shares)
 
+    @property
+    def lists_only_named_cells(self) -> bool:
+        """A list of the cells its filters name in the very column listed, and nothing beside them: "What is
+        lease related and other charges?" planned as the labels "Lease related expenses" and "Other" tells
+        the asker nothing the question did not."""
+        return (self.answer == "list" and self.column is not None and bool(self.filters) and self.named_by is None
+                and not (self.across or self.shares or self.periods or self.section or self.group_by)
+                and all(c.name == self.column.name and op in ("is", "contains") for c, op, _ in self.filters))
+
     def to_dict(self) -> dict:
         return {"answer": self.answer, "column": self.column.label if self.column else None,
                 "filters": [{"column": c.label, "op": op, "value": v} for c, op, v in self.filters],

@@ -20,7 +20,7 @@ from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
 from core.annotations.sql import (cut_to_nothing, found_nothing, named_nowhere, periods_unkept, provenance_only,
-                                  reads_table, write_query)
+                                  reads_table, share_of_nothing, write_query, years_unkept)
 from core.annotations.tables import ISO_DATE_NOTE, LABELS_HEADER, PROVENANCE, is_twin, spoken_label
 
 
@@ -366,7 +366,8 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
     if written.result is not None:
         result.rows = facts.rows_by_id(provenance_ids(query.sql, tables, executor))
         # a period the query still lets go after the retry is said, and the answer is no better than low
-        result.doubts = [p.text.strip() for p in periods_unkept(question, query.sql, tables, executor)]
+        result.doubts = [p.text.strip() for p in (periods_unkept(question, query.sql, tables, executor)
+                                                   + years_unkept(question, query.sql, tables, executor))]
         if written.retried:
             result.relaxed.append("a corrected query after an error")
         # A query that ran is no proof it answers the question: on WikiTableQuestions (test part, 77
@@ -437,6 +438,8 @@ def not_an_answer(result, tables: list, executor, question: str = "") -> str | N
         return "a yes or no counted rows that no value or figure picks out"
     if provenance_only(result):
         return f"the query returned only row positions ({', '.join(result.columns)})"
+    if share_of_nothing(result.sql, result, executor):
+        return "the query's figure is 0 because its own WHERE leaves out the rows its calculation picks"
     if cut_to_nothing(result):
         return "the figure the query cut out of a text cell came out empty"
     absent = named_nowhere(result.sql, tables, executor) if found_nothing(result) else []

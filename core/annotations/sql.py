@@ -278,8 +278,8 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
             if empty:
                 # Nothing found is usually a filter that misspells a value ('Australia' vs 'AUS'): one more
                 # try, told by code which cells are close to the values the filter named.
-                feedback = (f"That query found nothing (no rows, or only 0 / NULL). "
-                            f"{close_values(sql, tables, executor)}{EMPTY_HINT}")
+                feedback = share_of_nothing(sql, result, executor) or (
+                    f"That query found nothing (no rows, or only 0 / NULL). {close_values(sql, tables, executor)}{EMPTY_HINT}")
             else:
                 feedback = f"{doubt} Write a corrected query."
         messages = messages + [
@@ -303,7 +303,9 @@ def second_look(question: str, sql: str, result: QueryResult, tables: list[Table
     totals row is left out (a totals row counted as a nation, or taken as the largest), and a row before
     another read the wrong way."""
     unkept = periods_unkept(question, sql, tables, executor)
+    undated = years_unkept(question, sql, tables, executor)
     return (provenance_only(result) or (unkept_doubt(unkept) if unkept else None)
+            or (years_unkept_doubt(undated) if undated else None)
             or counted_quantity(question, sql, tables, executor)
             or unfiltered_aggregate(question, sql, tables, executor) or ungrouped_aggregate(question, sql)
             or totals_row_result(sql, result, tables, executor) or row_direction(question, sql)
@@ -347,6 +349,37 @@ def periods_unkept(question: str, sql: str, tables: list[TableInfo], executor: R
                 or (period.months and not set(period.months) <= months_named(sql)):
             unkept.append(period)
     return unkept
+
+
+_PRINTED_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_YEARS_READ = 500  # distinct cells of a column looked at for the years a table prints
+
+
+def years_unkept(question: str, sql: str, tables: list[TableInfo], executor: ReadOnlyExecutor) -> list[Period]:
+    """The periods the question states that a query over an undated table lets go: a year the table prints in
+    more than one (a column each heads, rows under "June 30, 2019" and "June 30, 2018") that the query never
+    names. "The net total ... as of June 30, 2019" summed the rows under both dates."""
+    undated = [t for t in tables if not any(d.get("twin") for d in t.dates.values()) and reads_table(sql, t)]
+    printed = set()
+    for table in undated:
+        printed |= {int(y) for label in table.printed.values() for y in _PRINTED_YEAR.findall(label)}
+        for column in (c for c in table.columns if table.types.get(c) == "TEXT"):
+            try:
+                cells = executor.run(f'SELECT DISTINCT "{column}" FROM {table.name} LIMIT {_YEARS_READ}', [table.name]).rows
+            except (sqlite3.Error, QueryRefused):
+                continue
+            printed |= {int(y) for (cell,) in cells if isinstance(cell, str) for y in _PRINTED_YEAR.findall(cell)}
+    if len(printed) < 2:  # a table of one year need not be kept to it
+        return []
+    return [period for period in periods(question)
+            if period.year in printed and str(period.year) not in (sql or "")]
+
+
+def years_unkept_doubt(unkept: list[Period]) -> str:
+    """What the model is told when its query over a report's table let a year go that the table prints."""
+    return ("The question asks about " + " and ".join(f"“{p.text.strip()}”" for p in unkept)
+            + ", which the table prints beside other years, and the query does not keep to it. Read the column that "
+              "year heads, or the rows under it.")
 
 
 def _only_year(year: int, dated: list[tuple[TableInfo, str]], executor: ReadOnlyExecutor) -> bool:
@@ -404,6 +437,30 @@ def share_of_itself(sql: str, result: QueryResult) -> str | None:
             return (f"The share is {value:g} because the WHERE keeps only the rows where {condition.strip()}: every "
                     "row counted meets the condition the share is about. Keep that condition in the CASE only "
                     "and leave it out of the WHERE.")
+    return None
+
+
+_ONE_TABLE = re.compile(r"^\s*SELECT\b(?:(?!\bSELECT\b).)*?\bFROM\s+(\"[^\"]+\"|\w+)\s*(?:WHERE\b|$)", re.I | re.S)
+
+
+def share_of_nothing(sql: str, result: QueryResult, executor: ReadOnlyExecutor) -> str | None:
+    """A figure of 0 computed as SUM(CASE WHEN c ...) over rows the WHERE keeps, none of which meets c: "the
+    share of assets in Euro of the Group total" as CASE WHEN currency = 'Euro' under WHERE currency = 'Group
+    total' is 0 % whatever the data. The rows the CASE picks must be among those the WHERE keeps; a case no row
+    of the table meets is an honest 0."""
+    table, where = _ONE_TABLE.match(sql or ""), _WHERE_CLAUSE.search(sql or "")
+    if table is None or len(result.rows) != 1 or len(result.rows[0]) != 1 or result.rows[0][0] not in (0, 0.0):
+        return None
+    kept = where.group(1).strip() if where else "1"
+    for condition in _CASE_WHEN.findall(sql):
+        try:  # (a case no row of the table meets gives an honest 0: "how many ran slower than 1000 s")
+            met, anywhere = executor.run(f"SELECT SUM(({kept}) AND ({condition})), SUM({condition}) FROM {table.group(1)}",
+                                         [table.group(1).strip('"')]).rows[0]
+        except (sqlite3.Error, QueryRefused):
+            continue
+        if not met and anywhere:
+            return (f"The figure is 0 because no row the WHERE keeps meets {condition.strip()}: the rows the CASE picks "
+                    "are left out by the WHERE. Keep in the WHERE every row the calculation needs.")
     return None
 
 

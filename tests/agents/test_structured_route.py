@@ -450,3 +450,15 @@ def test_a_table_answer_that_applies_none_of_an_unsure_questions_words_gives_way
                       doc_ids=[ws.documents()[0].doc_id])
     assert response.route == "hybrid" and "42 buses" in response.answer, response.answer
     ws.close()
+
+
+def test_a_table_answer_that_only_lists_the_rows_an_unsure_question_names_gives_way_to_the_text(tmp_path, embedder):
+    """"What is the Northgate depot fleet?" names a row of the table; a plan that lists that row's label back
+    tells the asker nothing the question did not, so the pages are read."""
+    ws = depot_workspace(tmp_path, embedder, {"answer": "list", "column": "Description", "filters": [
+        {"column": "Description", "op": "is", "value": "Northgate depot"}]})
+    response = ws.ask("What is the Northgate depot fleet?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.route == "hybrid" and "42 buses" in response.answer, response.answer
+    events = ws.turn(response.trace_id)["trace"]["events"]
+    assert any("only lists the rows it names" in e["summary"] for e in events if e["kind"] == "reflection")
+    ws.close()

@@ -621,3 +621,24 @@ def test_a_condition_on_a_reports_row_labels_is_said_by_the_label_not_by_the_cor
                    filters=[{"column": "Description", "op": "contains", "value": "income"}])
     assert "is 455 for “income”" in response.answer, response.answer  # (a Total row is no line of its own)
     assert "Description" not in response.answer  # ingest's name for the blank corner over the labels
+
+
+def test_a_financial_year_is_the_split_year_column_it_ends_in(tmp_path, embedder, write_text):
+    ws = Workspace(Settings(data_dir=tmp_path / "fy"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([write_text("club_accounts.csv", "Item,2022/2023,2023/2024\nBar takings,\"4,210\",\"4,655\"\n"
+                                                              "Hall hire,980,1040\n")])
+    ws.llm.script = [json.dumps({"answer": "value", "column": "2023/2024", "filters": [
+        {"column": "Item", "op": "is", "value": "Hall hire"}]})]
+    response = ws.ask("What was the hall hire in FY2024?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert "1,040" in response.answer and "could not apply" not in response.answer, response.answer
+    ws.close()
+
+
+def test_a_year_names_a_split_year_column_only_where_no_column_is_that_year_alone():
+    from core.annotations.plan import Column
+
+    split = [Column("a", "2022/2023", "number"), Column("b", "2023/2024", "number")]
+    assert across.columns_for_years(["2024"], split) == [split[1]]  # the financial year that ends in 2024
+    assert across.columns_for_years(["2025"], split) is None
+    plain = [*split, Column("c", "2024", "number")]
+    assert across.columns_for_years(["2024"], plain) == [plain[2]]

@@ -1053,6 +1053,18 @@ def test_a_plan_reads_the_whole_table_when_it_applies_no_condition_group_or_rank
     assert not Plan("list", activity, filters=[(attendance, ">", "500")]).reads_whole_table
 
 
+def test_a_plan_that_lists_only_the_cells_its_filters_name_in_that_column_lists_only_named_cells():
+    from core.annotations.plan import Plan
+
+    activity = Column("activity", "Activity", "text")
+    attendance = Column("attendance", "Attendance", "number")
+    assert Plan("list", activity, filters=[(activity, "is", "Choir"), (activity, "is", "Band")]).lists_only_named_cells
+    assert not Plan("list", activity, filters=[(attendance, ">", "500")]).lists_only_named_cells  # rows it chose
+    assert not Plan("list", activity, filters=[(activity, "is", "Choir"), (attendance, ">", "500")]).lists_only_named_cells
+    assert not Plan("sum", attendance, filters=[(activity, "is", "Choir")]).lists_only_named_cells  # a figure
+    assert not Plan("list", activity).lists_only_named_cells  # every row: reads_whole_table says so
+
+
 def test_a_condition_on_a_column_with_a_blank_header_is_said_by_its_value(kb_of):
     ws = kb_of("fixtures.csv", "Round,,Goals\n1,Leeds v York,3\n2,York v Hull,5\n3,Hull v Leeds,2\n")
     ws.llm.script = [plan(answer="maximum", column="Goals",

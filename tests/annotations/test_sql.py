@@ -396,6 +396,25 @@ def test_a_filter_text_no_cell_contains_is_named_and_one_some_cell_contains_is_n
     assert sql_module.named_nowhere("SELECT COUNT(*) FROM races WHERE time_s > 120", [TABLE], executor) == []
 
 
+def test_a_figure_of_0_from_a_case_no_row_the_where_keeps_meets_goes_back_and_is_no_answer(executor):
+    from core.annotations.route import not_an_answer
+
+    nothing = ("SELECT SUM(CASE WHEN nation = 'Kenya' THEN time_s ELSE 0 END) * 100 / SUM(time_s) FROM races "
+               "WHERE nation = 'Sri Lanka'")
+    fixed = "SELECT SUM(CASE WHEN nation = 'Kenya' THEN time_s ELSE 0 END) * 100 / SUM(time_s) FROM races"
+    llm = ScriptedLLM([json.dumps({"sql": nothing}), json.dumps({"sql": fixed})])
+    written = write_query("What share of the total time did Kenyans run, as a percentage?", [TABLE], llm, executor, 3, 200)
+    assert "no row the WHERE keeps meets nation = 'Kenya'" in llm.calls[1][-1]["content"]
+    assert written.result.rows[0][0] > 0
+    zero = executor.run(nothing, ["races"])
+    assert "leaves out the rows its calculation picks" in not_an_answer(zero, [TABLE], executor, "What share did Kenyans run?")
+    # a 0 the rows give honestly is an answer: no row of the table meets the CASE, or some row the WHERE keeps does
+    none_slow = "SELECT SUM(CASE WHEN time_s > 1000 THEN 1 ELSE 0 END) FROM races WHERE nation = 'Kenya'"
+    assert sql_module.share_of_nothing(none_slow, executor.run(none_slow, ["races"]), executor) is None
+    honest = "SELECT SUM(CASE WHEN nation = 'Kenya' THEN 0 ELSE 0 END) FROM races WHERE nation = 'Kenya'"
+    assert sql_module.share_of_nothing(honest, executor.run(honest, ["races"]), executor) is None
+
+
 @pytest.fixture
 def timesheet(tmp_path):
     """Weekly hours over two years, with the ISO twin a dated table carries (core.annotations.tables)."""
@@ -436,3 +455,35 @@ def test_a_period_the_query_let_go_goes_back_once_and_what_is_still_let_go_is_sa
     dropped = sql_module.periods_unkept("What did Ana work in 2024?", "SELECT SUM(hrs) FROM hours WHERE employee = 'Ana'",
                                         [table], executor)
     assert [p.text.strip() for p in dropped] == ["2024"]
+
+
+@pytest.fixture
+def holdings(tmp_path):
+    """A report's table with no date column: the rows of two balance dates under a line naming each."""
+    path = tmp_path / "holdings.sqlite3"
+    rows = [("March 31, 2025", None), ("Seed bank", 12.0), ("Herbarium", 3.5),
+            ("March 31, 2024", None), ("Seed bank", 10.0), ("Herbarium", 3.1)]
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE holdings (description TEXT, net REAL, fact_id TEXT, source_row INTEGER)")
+        conn.executemany("INSERT INTO holdings VALUES (?, ?, ?, ?)",
+                         [(d, n, f"g{i}", i) for i, (d, n) in enumerate(rows, start=1)])
+        conn.execute("CREATE TABLE latest AS SELECT * FROM holdings WHERE source_row <= 3")
+    table = TableInfo("holdings", "d6", "holdings.pdf", None, "rows", ["description", "net"],
+                      {"description": "Description", "net": "Net"}, {"description": "TEXT", "net": "REAL"}, {}, len(rows))
+    return ReadOnlyExecutor(path, max_rows=100, timeout_s=2.0), table
+
+
+def test_a_year_a_report_table_prints_beside_others_that_the_query_never_names_is_found_by_code(holdings):
+    executor, table = holdings
+    question = "What was the net seed bank holding as of March 31, 2025?"
+    both = "SELECT SUM(net) FROM holdings WHERE description = 'Seed bank'"
+    assert [p.text.strip() for p in sql_module.years_unkept(question, both, [table], executor)] == ["March 2025"]
+    kept = "SELECT net FROM holdings WHERE description = 'Seed bank' AND source_row > (SELECT source_row FROM holdings " \
+           "WHERE description LIKE '%2025%') ORDER BY source_row LIMIT 1"
+    assert sql_module.years_unkept(question, kept, [table], executor) == []
+    summed = sql_module.QueryResult(both, ["SUM(net)"], [(22.0,)])
+    assert "prints beside other years" in sql_module.second_look(question, both, summed, [table], executor)
+    # a table that prints one year only need not be kept to it
+    latest = TableInfo("latest", "d7", "latest.pdf", None, "rows", ["description", "net"],
+                       {"description": "Description", "net": "Net"}, {"description": "TEXT", "net": "REAL"}, {}, 3)
+    assert sql_module.years_unkept(question, both.replace("holdings", "latest"), [latest], executor) == []

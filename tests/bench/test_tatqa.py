@@ -99,3 +99,8 @@ def test_a_date_asked_for_with_when_is_read_whole():
         == (["March 3, 2021"], "")
     # a figure asked with "when" in it is still a figure
     assert prediction_of("Sales peaked at 5 million in 2019.", "When were sales highest, and at what figure?")[0] == ["5"]
+
+
+def test_a_financial_year_naming_the_column_is_no_figure():
+    assert prediction_of("Bar takings, 2022/2023: £4,210 thousand (club.pdf). [Source 1]",
+                         "What were the bar takings in FY2023?") == (["4,210"], "thousand")
