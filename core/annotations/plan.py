@@ -132,8 +132,15 @@ class Plan:
         "Where are personnel expenses included?" got, read as a sum of every row). A list's limit with no order is
         no ranking: the first ten rows of a list of every row ("the top attendance", a maximum, is one)."""
         ranked = self.order_by is not None or (self.limit and self.answer != "list")
-        return not (any(op not in BLANK_OPS for _, op, _ in self.filters) or self.group_by is not None or self.periods
+        return not (any(op not in BLANK_OPS and not self.leaves_out_totals(i) for i, (_, op, _) in enumerate(self.filters))
+                    or self.group_by is not None or self.periods
                     or ranked or self.across or self.section or self.shares)
+
+    def leaves_out_totals(self, index: int) -> bool:
+        """Whether filter `index` only leaves out a report table's total lines (code's, for a list of items)."""
+        _, op, value = self.filters[index]
+        return op == "is not" and all(row_figures.is_total_label(v, or_subtotal=True)
+                                      for v in self.matched.get(index, (value,)))
 
     @property
     def lists_only_named_cells(self) -> bool:
@@ -1459,6 +1466,15 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     if isinstance(plan.group_by, Column) and any(c is plan.group_by and op == "is" and len({fold(v) for v in plan.matched.get(i, (value,))}) == 1
                                                  for i, (c, op, value) in enumerate(plan.filters)):
         plan.group_by, plan.limit = None, None
+    # "What are the countries the revenue is split by?" over a report's rows: its total lines are no members of
+    # the list, nor counted among them, unless the question asks about totals
+    members = plan.column if plan.answer in ("list", "count") and plan.column is not None \
+        and plan.column.kind == "text" else None
+    totals = [c for c in members.cells if row_figures.is_total_label(c, or_subtotal=True)] if members else []
+    if totals and not set(tokens(question)) & _TOTAL_WORDS and not any(c is members for c, _, _ in plan.filters):
+        plan.filters.append((members, "is not", totals[0]))
+        plan.matched[len(plan.filters) - 1] = tuple(totals)
+        applied.append(Applied("total lines left out", members.label, "added by code", "a total is no item of a list"))
     # The model's own conditions (the words it read as a filter, "emergency" as Code EMG) are listed too.
     accounted = {a.column for a in applied}
     for column, op, value in plan.filters:
@@ -2110,6 +2126,8 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
     for i, (column, op, value) in enumerate(plan.filters):
         if column is grouped and op == "is":
             continue
+        if plan.leaves_out_totals(i):
+            continue  # a list's total lines left out: no condition the asker stated (the trace says it)
         # spellings of one value are said once ("Sourdough"); different values each ("Tyre 29in or Tyre 700x25c")
         values = list({fold(v): v for v in reversed(plan.matched.get(i, (value,)))}.values())[::-1]
         shown = " or ".join(values[:3]) + (f" and {len(values) - 3} more" if len(values) > 3 else "")

@@ -462,3 +462,11 @@ def test_a_table_answer_that_only_lists_the_rows_an_unsure_question_names_gives_
     events = ws.turn(response.trace_id)["trace"]["events"]
     assert any("only lists the rows it names" in e["summary"] for e in events if e["kind"] == "reflection")
     ws.close()
+
+
+def test_a_list_of_a_report_tables_rows_leaves_out_its_total_line(tmp_path, embedder):
+    ws = depot_workspace(tmp_path, embedder, {"answer": "list", "column": "Description", "filters": []})
+    response = ws.ask("Which depots are listed in the journeys table?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert "Northgate depot" in response.answer and "Riverside depot" in response.answer, response.answer
+    assert "Total journeys" not in response.answer and response.answer.startswith("2 "), response.answer
+    ws.close()
