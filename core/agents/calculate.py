@@ -244,8 +244,9 @@ class Respective:
 
 
 def respective_years(text: str) -> Respective | None:
-    """The one "respectively" sentence of `text` that pairs a list of figures with a list of as many years;
-    None when there is none, or when the sentence holds two figure lists of that length (which is meant?)."""
+    """The one "respectively" sentence of `text` that pairs a list of figures with a list of as many years; None
+    when there is none or two. A sentence with two figure lists of that length pairs nothing: which list the years
+    belong to, it does not say."""
     found = None
     for sentence in _RESPECTIVE_SENTENCE.finditer(_DAY_OF_MONTH.sub(r"\1", text)):
         lists = [(m, [i.strip() for i in re.findall(_ITEM, m.group(0), re.I)]) for m in _LIST.finditer(sentence.group(0))]
@@ -255,7 +256,9 @@ def respective_years(text: str) -> Respective | None:
             continue
         year_list, listed = years[0]
         figures = [(m, items) for m, items in lists if m is not year_list and len(items) == len(listed)]
-        if len(figures) != 1 or found is not None:
+        if len(figures) != 1:
+            continue
+        if found is not None:
             return None
         (first, between), last = sorted([(figures[0][0].start(), figures[0][0].end()),
                                          (year_list.start(), year_list.end())])

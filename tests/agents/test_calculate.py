@@ -77,6 +77,12 @@ def test_a_respectively_sentence_with_two_lists_of_figures_pairs_nothing():
     from core.agents.calculate import respective_years
     assert respective_years("Fees rose by 4% and 2% to $120 and $118 in 2024 and 2023, respectively.") is None
     assert respective_years("Fees were $120 and $118 for members and guests, respectively.") is None
+    # ... and another sentence that does pair them is still read
+    later = respective_years("Fees were $120 and $118 for members and guests, respectively. Visits were 1,204 and 1,388 "
+                             "in 2023 and 2024, respectively.")
+    assert later.by_year == {"2023": "1,204", "2024": "1,388"}
+    assert respective_years("Visits were 10 and 12 in 2023 and 2024, respectively. Hires were 3 and 4 in 2023 and 2024, "
+                            "respectively.") is None  # two sentences pair the same years: which is asked, code cannot tell
 
 
 def test_only_the_years_asked_are_read_off_a_respectively_sentence():
