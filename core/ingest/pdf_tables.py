@@ -408,6 +408,14 @@ def _header_distance(phrase: Phrase, column: tuple[float, float]) -> float:
     return max(0.0, phrase.x0 - column[1], column[0] - phrase.x1)
 
 
+def _aligned_over(phrase: Phrase, columns: list[tuple[float, float]], height: float) -> int | None:
+    """The one column a header phrase lies over and ends with, right-aligned as a column's wrapped header is;
+    None for a phrase over several columns or none, or that ends elsewhere (a centred span)."""
+    under = [c for c, (a, b) in enumerate(columns) if phrase.x0 < b and phrase.x1 > a]
+    # (right-aligned text ends where the figures end, to a point; a centred "December 31," only near them)
+    return under[0] if len(under) == 1 and abs(phrase.x1 - columns[under[0]][1]) <= height / 4 else None
+
+
 # --- tables on a page ------------------------------------------------------------------------------
 
 def read_tables(lines: list[Line], page: int) -> list[_Block]:
@@ -582,6 +590,8 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
 
     first = members[0]
     headers: list[list[str]] = [[] for _ in columns]
+    # the columns a group's name, set over its first column, runs on over: the name's upper lines go to them all
+    group_of = list(range(len(columns)))
     stub: list[str] = []
     caption = ""
     unreliable = False
@@ -611,8 +621,11 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
         under = [c for c, (a, b) in enumerate(columns) if lone and lone.x0 < b and lone.x1 > a]
         if lone and len(columns) > 1 and len(under) == 1 and abs(lone.x1 - columns[under[0]][1]) <= height:
             # the first line of one column's wrapped header, right-aligned with its figures ("Year-ended 31
-            # March 2018 Restated" over "See note 2"), though near the middle of all of them
-            headers[under[0]].insert(0, lone.text)
+            # March 2018 Restated" over "See note 2"), though near the middle of all of them; or of a group's
+            # name, over each column of the group
+            for c in range(len(columns)):
+                if group_of[c] == group_of[under[0]]:
+                    headers[c].insert(0, lone.text)
         elif lone and abs((lone.x0 + lone.x1) / 2 - middle) <= spread / 4:
             for c in range(len(columns)):  # one phrase centred over the columns: it spans them all
                 if not _notes_column(headers[c]):
@@ -634,6 +647,21 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
                 break
             for c, (i,) in enumerate(over_column):
                 headers[c].insert(0, over[i].text)
+        elif None not in (aligned := [_aligned_over(p, columns, height) for p in over]):
+            # Every phrase ends where one column's figures end, over that column alone: each is the upper line of
+            # its column's wrapped header ("Fixed rate" over "financial assets"), or a group's name set over the
+            # group's first column ("Fiscal Year 2018" over "Net Sales", then "% of Total"). A column with none
+            # takes the one to its left, as a group runs on to the right; a column left of them all ("Total",
+            # one line high) takes none. A group's name wrapped over two lines goes to the same columns on both.
+            for c in range(len(columns)):
+                kin = [i for i, over_column in enumerate(aligned) if group_of[over_column] == group_of[c]]
+                left = [i for i, over_column in enumerate(aligned) if over_column < c]
+                if kin:
+                    headers[c].insert(0, over[kin[0]].text)
+                elif left:
+                    nearest = max(left, key=lambda i: aligned[i])
+                    headers[c].insert(0, over[nearest].text)
+                    group_of[c] = group_of[aligned[nearest]]
         else:
             for c, column in enumerate(columns):
                 # each column takes the nearest phrase of a spanning line: a centred "December 31,"

@@ -365,3 +365,50 @@ def test_a_number_one_space_after_a_labels_words_is_the_labels_however_many_rows
     assert table.columns == ["2023", "2022", "2021", "2020"]
     assert [row.label for row in table.rows][:3] == ["Opening balance under IFRS 16", "Level 1", "Level 2"]
     assert table.row_text(table.rows[0]) == "Opening balance under IFRS 16 | 2022: 1,410 | 2020: 1,220"
+
+
+def test_wrapped_headers_right_aligned_over_their_columns_are_not_spread_to_a_column_beside_them(tmp_path):
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    def over(column: int, text: str) -> tuple[float, str]:  # centred so that it ends where the column's figures end
+        return COLUMNS[column] - stringWidth(text, "Helvetica", 9) / 2, text
+    # "Total" is one line; the three columns beside it wrap theirs over two lines, right-aligned as reports set them
+    path = draw_rows(tmp_path / "holdings.pdf",
+                     [[over(1, "Fixed rate"), over(2, "Floating rate"), over(3, "No interest")],
+                      [over(0, "Total"), over(1, "holdings"), over(2, "holdings"), over(3, "earned")]],
+                     [("Seed bank", ["83.2", "13.5", "50.1", "19.6"]), ("Herbarium", ["12.0", "1.1", "10.4", "0.5"]),
+                      ("Archive", ["40.3", "2.2", "30.0", "8.1"]), ("Group total", ["135.5", "16.8", "90.5", "28.2"])],
+                     caption="Holdings by interest")
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["Total", "Fixed rate holdings", "Floating rate holdings", "No interest earned"]
+
+
+def test_a_groups_name_set_over_its_first_column_runs_on_over_the_columns_to_its_right(tmp_path):
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    def over(column: int, text: str) -> tuple[float, str]:
+        return COLUMNS[column] - stringWidth(text, "Helvetica", 9) / 2, text
+    path = draw_rows(tmp_path / "takings.pdf",
+                     [[over(0, "Season 2025"), over(2, "Season 2024")],
+                      [over(0, "Takings"), over(1, "% of all"), over(2, "Takings"), over(3, "% of all")]],
+                     [("Bar", ["48,210", "40.0%", "45,050", "38.1%"]), ("Tickets", ["30,112", "25.0%", "31,400", "26.6%"]),
+                      ("Hall hire", ["22,040", "18.3%", "20,100", "17.0%"]), ("Donations", ["20,138", "16.7%", "21,600", "18.3%"])],
+                     caption="Takings by source")
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["Season 2025 Takings", "Season 2025 % of all", "Season 2024 Takings", "Season 2024 % of all"]
+
+
+def test_a_groups_name_wrapped_over_two_lines_heads_every_column_of_the_group(tmp_path):
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    def over(column: int, text: str) -> tuple[float, str]:
+        return COLUMNS[column] - stringWidth(text, "Helvetica", 9) / 2, text
+    path = draw_rows(tmp_path / "funds.pdf",
+                     [[over(2, "Restricted")], [over(0, "Unrestricted funds"), over(2, "funds")],
+                      [over(0, "2025"), over(1, "2024"), over(2, "2025"), over(3, "2024")]],
+                     [("Opening balance", ["8,410", "7,950", "2,104", "1,880"]), ("Income", ["3,120", "2,980", "640", "610"]),
+                      ("Spending", ["2,700", "2,520", "590", "386"]), ("Closing balance", ["8,830", "8,410", "2,154", "2,104"])],
+                     caption="Movement in funds")
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["Unrestricted funds 2025", "Unrestricted funds 2024", "Restricted funds 2025",
+                             "Restricted funds 2024"]
