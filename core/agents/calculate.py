@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from core.annotations.across import percent_change
+from core.annotations.conditions import MONTH_NAME
 
 NONE = "none"
 # operation: (figures needed at least, how the answer sentence names it)
@@ -225,11 +226,11 @@ _ACROSS = {"change": "difference", "percent change": "percent_change", "average"
 _ITEM = rf"(?:(?:fiscal|FY)\s*)?{_FIGURE}(?:\s?(?!(?:and|in|for|of|to|at|on|by|or|as|the|an?|was|is|are)\b)[A-Za-z]{{1,3}}\b)?"  # "412 mm"
 _LIST = re.compile(rf"{_ITEM}(?:\s*,\s*{_ITEM})*\s*,?\s*and\s+{_ITEM}", re.I)
 _LISTED_YEAR = re.compile(r"^(?:(?:fiscal|FY)\s*)?((?:19|20)\d\d)$", re.I)
-_DAY_OF_MONTH = re.compile(r"\b((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+)\d{1,2},\s*")
+_DAY_OF_MONTH = re.compile(rf"\b({MONTH_NAME}\.?\s+)\d{{1,2}},\s*", re.I)
 _RESPECTIVE_SENTENCE = re.compile(r"[^.;]*(?:\.\d[^.;]*)*\brespectively\b", re.I)
 # what the sentence says the figures are, before its first list: "The Company's income before income tax expense"
 _SUBJECT_TAIL = re.compile(r"(?:\s+(?:of|was|were|is|are|amounted to|totall?ed|for|in|during|at|as of|as at|the|years?|"
-                           r"fiscal|ended|ending|periods?|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*))+\s*$",
+                           rf"fiscal|ended|ending|periods?|{MONTH_NAME}))+\s*$",
                            re.I)
 _INTRODUCTION = re.compile(r"^(?:In|During|As|For|Since|At|On|Under|With|After|Before|Following)\b[^,]*,\s*")
 _SUBJECT_WORDS = 14
