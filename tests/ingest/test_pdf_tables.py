@@ -145,6 +145,13 @@ def test_a_loaded_page_keeps_its_prose_and_gives_the_table_a_section_of_its_own(
     assert next_page.text.strip() == "A page of prose: revenue grew 12 percent in 2022."
 
 
+def right_over(column: int, text: str) -> tuple[float, str]:
+    """A header phrase centred so that it ends where the column's figures end (right-aligned over it)."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    return COLUMNS[column] - stringWidth(text, "Helvetica", 9) / 2, text
+
+
 def draw_rows(path: Path, header_lines: list[list[tuple[float, str]]], rows: list[tuple[str, list[str]]],
               caption: str = "The following table summarizes loss from operations (in millions):", after: str = "") -> Path:
     """A table whose header lines are (x centre, text) pairs and whose figures are right-aligned
@@ -274,12 +281,9 @@ def test_a_footnote_mark_after_a_label_does_not_end_the_table_at_the_next_headin
 
 
 def test_a_wrapped_header_right_aligned_over_one_column_is_that_columns_not_a_span(tmp_path):
-    from reportlab.pdfbase.pdfmetrics import stringWidth
-
-    def over(column: int, text: str) -> tuple[float, str]:  # centred so that it ends where the column's figures end
-        return COLUMNS[column] - stringWidth(text, "Helvetica", 9) / 2, text
     path = draw_rows(tmp_path / "restated.pdf",
-                     [[over(3, "2023 restated")], [over(0, "2025"), over(1, "2024"), over(2, "2023"), over(3, "(note 2)")]],
+                     [[right_over(3, "2023 restated")],
+                      [right_over(0, "2025"), right_over(1, "2024"), right_over(2, "2023"), right_over(3, "(note 2)")]],
                      [("Fares", ["83.2", "73.5", "70.1", "69.9"]), ("Advertising", ["12.0", "11.1", "10.4", "10.6"])],
                      caption="Revenue by source")
     (table,) = read_pdf_tables(path)
@@ -367,48 +371,24 @@ def test_a_number_one_space_after_a_labels_words_is_the_labels_however_many_rows
     assert table.row_text(table.rows[0]) == "Opening balance under IFRS 16 | 2022: 1,410 | 2020: 1,220"
 
 
-def test_wrapped_headers_right_aligned_over_their_columns_are_not_spread_to_a_column_beside_them(tmp_path):
-    from reportlab.pdfbase.pdfmetrics import stringWidth
+FIGURES = [("Seed bank", ["83.2", "13.5", "50.1", "19.6"]), ("Herbarium", ["12.0", "1.1", "10.4", "0.5"]),
+           ("Archive", ["40.3", "2.2", "30.0", "8.1"]), ("Group total", ["135.5", "16.8", "90.5", "28.2"])]
 
-    def over(column: int, text: str) -> tuple[float, str]:  # centred so that it ends where the column's figures end
-        return COLUMNS[column] - stringWidth(text, "Helvetica", 9) / 2, text
-    # "Total" is one line; the three columns beside it wrap theirs over two lines, right-aligned as reports set them
-    path = draw_rows(tmp_path / "holdings.pdf",
-                     [[over(1, "Fixed rate"), over(2, "Floating rate"), over(3, "No interest")],
-                      [over(0, "Total"), over(1, "holdings"), over(2, "holdings"), over(3, "earned")]],
-                     [("Seed bank", ["83.2", "13.5", "50.1", "19.6"]), ("Herbarium", ["12.0", "1.1", "10.4", "0.5"]),
-                      ("Archive", ["40.3", "2.2", "30.0", "8.1"]), ("Group total", ["135.5", "16.8", "90.5", "28.2"])],
-                     caption="Holdings by interest")
+
+@pytest.mark.parametrize("header_lines, columns", [
+    # "Total" is one line; the three columns beside it wrap theirs over two lines: none spreads to "Total"
+    ([[(1, "Fixed rate"), (2, "Floating rate"), (3, "No interest")],
+      [(0, "Total"), (1, "holdings"), (2, "holdings"), (3, "earned")]],
+     ["Total", "Fixed rate holdings", "Floating rate holdings", "No interest earned"]),
+    # a group's name set over its first column runs on over the columns to its right, not into the next group
+    ([[(0, "Season 2025"), (2, "Season 2024")], [(0, "Takings"), (1, "% of all"), (2, "Takings"), (3, "% of all")]],
+     ["Season 2025 Takings", "Season 2025 % of all", "Season 2024 Takings", "Season 2024 % of all"]),
+    # ... and, wrapped over two lines, heads every column of its group on both
+    ([[(2, "Restricted")], [(0, "Unrestricted funds"), (2, "funds")], [(0, "2025"), (1, "2024"), (2, "2025"), (3, "2024")]],
+     ["Unrestricted funds 2025", "Unrestricted funds 2024", "Restricted funds 2025", "Restricted funds 2024"]),
+])
+def test_header_lines_right_aligned_over_their_columns_head_those_columns_and_their_groups(tmp_path, header_lines, columns):
+    path = draw_rows(tmp_path / "holdings.pdf", [[right_over(c, text) for c, text in line] for line in header_lines],
+                     FIGURES, caption="Holdings by interest")
     (table,) = read_pdf_tables(path)
-    assert table.columns == ["Total", "Fixed rate holdings", "Floating rate holdings", "No interest earned"]
-
-
-def test_a_groups_name_set_over_its_first_column_runs_on_over_the_columns_to_its_right(tmp_path):
-    from reportlab.pdfbase.pdfmetrics import stringWidth
-
-    def over(column: int, text: str) -> tuple[float, str]:
-        return COLUMNS[column] - stringWidth(text, "Helvetica", 9) / 2, text
-    path = draw_rows(tmp_path / "takings.pdf",
-                     [[over(0, "Season 2025"), over(2, "Season 2024")],
-                      [over(0, "Takings"), over(1, "% of all"), over(2, "Takings"), over(3, "% of all")]],
-                     [("Bar", ["48,210", "40.0%", "45,050", "38.1%"]), ("Tickets", ["30,112", "25.0%", "31,400", "26.6%"]),
-                      ("Hall hire", ["22,040", "18.3%", "20,100", "17.0%"]), ("Donations", ["20,138", "16.7%", "21,600", "18.3%"])],
-                     caption="Takings by source")
-    (table,) = read_pdf_tables(path)
-    assert table.columns == ["Season 2025 Takings", "Season 2025 % of all", "Season 2024 Takings", "Season 2024 % of all"]
-
-
-def test_a_groups_name_wrapped_over_two_lines_heads_every_column_of_the_group(tmp_path):
-    from reportlab.pdfbase.pdfmetrics import stringWidth
-
-    def over(column: int, text: str) -> tuple[float, str]:
-        return COLUMNS[column] - stringWidth(text, "Helvetica", 9) / 2, text
-    path = draw_rows(tmp_path / "funds.pdf",
-                     [[over(2, "Restricted")], [over(0, "Unrestricted funds"), over(2, "funds")],
-                      [over(0, "2025"), over(1, "2024"), over(2, "2025"), over(3, "2024")]],
-                     [("Opening balance", ["8,410", "7,950", "2,104", "1,880"]), ("Income", ["3,120", "2,980", "640", "610"]),
-                      ("Spending", ["2,700", "2,520", "590", "386"]), ("Closing balance", ["8,830", "8,410", "2,154", "2,104"])],
-                     caption="Movement in funds")
-    (table,) = read_pdf_tables(path)
-    assert table.columns == ["Unrestricted funds 2025", "Unrestricted funds 2024", "Restricted funds 2025",
-                             "Restricted funds 2024"]
+    assert table.columns == columns
