@@ -41,16 +41,20 @@ class Evidence:
         return self.structured is not None and self.structured.planned is not None and self.structured.planned.refused
 
     @property
+    def _plan(self):
+        """The query plan the table route ran, if it ran one."""
+        planned = self.structured.planned if self.structured is not None else None
+        return planned.plan if planned is not None else None
+
+    @property
     def reads_whole_table(self) -> bool:
         """The plan read the whole table, applying no condition, row or group of the question's."""
-        planned = self.structured.planned if self.structured is not None else None
-        return planned is not None and planned.plan is not None and planned.plan.reads_whole_table
+        return self._plan is not None and self._plan.reads_whole_table
 
     @property
     def lists_only_named_cells(self) -> bool:
         """The plan listed only the cells the question names, in the column they are in (`Plan.lists_only_named_cells`)."""
-        planned = self.structured.planned if self.structured is not None else None
-        return planned is not None and planned.plan is not None and planned.plan.lists_only_named_cells
+        return self._plan is not None and self._plan.lists_only_named_cells
 
     @property
     def has_records(self) -> bool:

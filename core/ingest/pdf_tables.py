@@ -408,12 +408,11 @@ def _header_distance(phrase: Phrase, column: tuple[float, float]) -> float:
     return max(0.0, phrase.x0 - column[1], column[0] - phrase.x1)
 
 
-def _aligned_over(phrase: Phrase, columns: list[tuple[float, float]], height: float) -> int | None:
-    """The one column a header phrase lies over and ends with, right-aligned as a column's wrapped header is;
-    None for a phrase over several columns or none, or that ends elsewhere (a centred span)."""
+def _aligned_over(phrase: Phrase, columns: list[tuple[float, float]], tolerance: float) -> int | None:
+    """The one column a header phrase lies over and ends with (within `tolerance`), right-aligned as a column's
+    wrapped header is; None for a phrase over several columns or none, or that ends elsewhere (a centred span)."""
     under = [c for c, (a, b) in enumerate(columns) if phrase.x0 < b and phrase.x1 > a]
-    # (right-aligned text ends where the figures end, to a point; a centred "December 31," only near them)
-    return under[0] if len(under) == 1 and abs(phrase.x1 - columns[under[0]][1]) <= height / 4 else None
+    return under[0] if len(under) == 1 and abs(phrase.x1 - columns[under[0]][1]) <= tolerance else None
 
 
 # --- tables on a page ------------------------------------------------------------------------------
@@ -618,13 +617,13 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
         centres = [(a + b) / 2 for a, b in columns]
         lone = over[0] if len(over) == 1 else None
         middle, spread = (centres[0] + centres[-1]) / 2, centres[-1] - centres[0]
-        under = [c for c, (a, b) in enumerate(columns) if lone and lone.x0 < b and lone.x1 > a]
-        if lone and len(columns) > 1 and len(under) == 1 and abs(lone.x1 - columns[under[0]][1]) <= height:
+        aligned_lone = _aligned_over(lone, columns, height) if lone and len(columns) > 1 else None
+        if aligned_lone is not None:
             # the first line of one column's wrapped header, right-aligned with its figures ("Year-ended 31
             # March 2018 Restated" over "See note 2"), though near the middle of all of them; or of a group's
             # name, over each column of the group
             for c in range(len(columns)):
-                if group_of[c] == group_of[under[0]]:
+                if group_of[c] == group_of[aligned_lone]:
                     headers[c].insert(0, lone.text)
         elif lone and abs((lone.x0 + lone.x1) / 2 - middle) <= spread / 4:
             for c in range(len(columns)):  # one phrase centred over the columns: it spans them all
@@ -647,7 +646,8 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
                 break
             for c, (i,) in enumerate(over_column):
                 headers[c].insert(0, over[i].text)
-        elif None not in (aligned := [_aligned_over(p, columns, height) for p in over]):
+        # (right-aligned text ends where the figures end, to a point; a centred "December 31," only near them)
+        elif None not in (aligned := [_aligned_over(p, columns, height / 4) for p in over]):
             # Every phrase ends where one column's figures end, over that column alone: each is the upper line of
             # its column's wrapped header ("Fixed rate" over "financial assets"), or a group's name set over the
             # group's first column ("Fiscal Year 2018" over "Net Sales", then "% of Total"). A column with none
