@@ -111,8 +111,12 @@ _POLICY = re.compile(
 # it, is for prose ("Did the board approve the merger?", "Is the warranty transferable?"); one that compares
 # figures is answered from them: "Were more episodes aired in 1967 or 1968?",
 # "Did Ines claim more than Owen?", "Did the Leeds or the York shop have the bigger takings?"
+# The sign of a named balance is a comparison with zero ("Did the bar have positive cash flow in 2024?"); "positive
+# feedback" names no balance.
 _COMPARATIVE = re.compile(r"\b(?:more|less|fewer|greater|bigger|smaller|higher|lower|larger|longer|shorter|older|"
-                          r"younger|heavier|lighter|cheaper|dearer|faster|slower)\b", re.I)
+                          r"younger|heavier|lighter|cheaper|dearer|faster|slower)\b"
+                          r"|\b(?:positive|negative)\s+(?:[\w-]+\s+){0,2}?(?:balances?|income|earnings|profits?|margins?|"
+                          r"capital|cash(?:\s+flows?)?|equity|returns?|growth|results?|reserves?)\b", re.I)
 
 # Computations over rows. "Most recent" and "latest" pick a document, not a row.
 # "The number of orders" counts; "the phone number of support" names an identifier, so "number of"

@@ -237,6 +237,8 @@ def test_a_figure_or_a_records_field_is_no_definition(question):
     ("What are the key drivers of ticket sales?", TEXT),
     ("Did Ines or Owen claim more for travel?", RECORDS),  # a yes/no that compares figures
     ("Were more claims made in February or March?", RECORDS),
+    ("Did the bar have positive net cash flow in 2024? If cash flow is not relevant, say why.", RECORDS),  # a sign
+    ("Did the new conductor get positive feedback from the players?", TEXT),  # no balance: prose says so
     ("As of May, is the orchestra moving its rehearsals?", TEXT),  # a yes/no behind a leading phrase
     ("Is growth in ticket sales expected to slow next season?", TEXT),  # an expectation, with a figure's words
     ("How has the board responded to the complaints about the hall?", TEXT),  # how someone acted, not how much
