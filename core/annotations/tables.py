@@ -388,6 +388,8 @@ def _number_column(info, frame, label, column, raw, texts, filled, taken) -> Non
         unit = currency[0]
     elif not unit and {c[2] for c in raw if c} == {"percent"}:  # "12.5%": percent, as printed
         unit = "%"
+    elif not unit and _percent_at_ends(raw):
+        unit = "%"
     if unit:
         info.units[column] = unit
     if texts[filled].str.contains(r"[^\W\d_]", regex=True).any():  # "1st", "12 kg", "n/a": keep the words
@@ -400,6 +402,17 @@ def _number_column(info, frame, label, column, raw, texts, filled, taken) -> Non
                               "parsed": sum(1 for d in serial if d), "filled": int(filled.sum())}
         return
     _base_twin(info, frame, label, column, raw, numbers, unit, taken)
+
+
+def _percent_at_ends(raw: list) -> bool:
+    """A report prints "%" only on a column's first and last figures ("100.0 %" ... "7.2 %", "21.0%" ... "13.0%"):
+    the bare figures between are percentages too, when none is beyond what a percentage there could be. (A
+    currency sign is not read so: bare lines between dollar lines are often share counts.)"""
+    cells = [cell for cell in raw if cell and cell[1] is not None]
+    printed = [cell[2] == "percent" for cell in cells]
+    bound = max([100.0, *(abs(cell[1]) for cell in cells if cell[2] == "percent")])
+    return len(cells) >= 3 and printed[0] and printed[-1] and not any(
+        cell[2] for cell in cells if cell[2] != "percent") and all(abs(cell[1]) <= bound for cell in cells)
 
 
 def _base_twin(info, frame, label, column, raw, numbers, unit, taken) -> None:

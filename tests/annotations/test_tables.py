@@ -264,3 +264,20 @@ def test_a_ruled_report_tables_total_line_is_a_row_to_ask_for(tmp_path, embedder
     response = ws.ask("What was the change in total staff costs from 2023 to 2024?", mode="pipeline", doc_ids=[info.doc_id])
     assert response.answer.startswith("The change in Total is 117 from 2023 to 2024"), response.answer
     ws.close()
+
+
+def test_a_percent_printed_on_a_columns_first_and_last_figures_is_the_whole_columns(tmp_path, embedder, write_text):
+    """Reports print "%" only on a column's first line and its last; the bare figures between are percentages too.
+    A "%" at one end only, a figure no percentage could be, or a dollar sign (bare lines between dollar lines are
+    often share counts) leaves the bare figures without one."""
+    lines = ["Line,2024,2023,2022,2021", "Ticket sales,100.0%,\"$ 1,210\",4.1%,10%", "Hall hire,40.0,96,3.0,2400",
+             "Music hire,33.1,41,2.2%,3", "Surplus,26.9%,\"$ 1,347\",1.5,5%"]
+    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([write_text("season_mix.csv", "\n".join(lines) + "\n")])
+    (table,) = ws.pipeline.tables.tables()
+    assert table.units.get("c_2024") == "%"
+    assert [table.units.get(c) for c in ("c_2023", "c_2022", "c_2021")] == [None, None, None]
+    with sqlite3.connect(ws.pipeline.tables.path) as conn:
+        assert conn.execute("SELECT c_2024 FROM season_mix ORDER BY source_row").fetchall() == [
+            (100.0,), (40.0,), (33.1,), (26.9,)]
+    ws.close()
