@@ -733,6 +733,10 @@ _TWO_CELLS = [
      CELLS_DIFFERENCE),
 ]
 
+_OF_A_WHOLE = re.compile(r"\b(?:proportion|percent(?:age)?|ratio|share|fraction|portion|average|mean)\b", re.I)
+_OVER_A_WHOLE = re.compile(r"\b(?:over|divided\s+by|relative\s+to|as\s+an?\s+(?:share|percent(?:age)?|proportion))\b",
+                           re.I)
+
 
 def _read_cells(question: str, table: TableInfo, executor: ReadOnlyExecutor, label: str, kind: str,
                 first: tuple[str, Column], second: tuple[str, Column]) -> tuple[PlannedQuery, dict, int] | None:
@@ -754,6 +758,8 @@ def two_cells(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Pl
     by every word of its label (the longest such label), the year a column; code reads the two cells and adds
     or subtracts (the first named minus the second). None unless both rows and one column are named."""
     asked = next(((m, kind) for pattern, kind in _TWO_CELLS if (m := pattern.search(question))), None)
+    if asked and (_OF_A_WHOLE.search(question[:asked[0].start()]) or _OVER_A_WHOLE.search(asked[0].group("b"))):
+        return None  # "the proportion of the sum of A and B over total sales": the sum is only a part of what is asked
     label = _row_label_column(table) if asked else None
     if label is None:
         return None
@@ -2361,6 +2367,8 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
             points = (figures[-1] - figures[0]) * sign if len(figures) >= 2 else None
             if points is not None:
                 return f"{_figure(round(points, 4), None)} percentage points ({result:,.2f}% relative)"
+        if plan.answer == "change" and unit_of(row) == "%":  # the difference of two rates is in points, not a rate
+            return f"{_figure(round(result, 4), None)} percentage points"
         return f"{result:,.2f}%" if plan.answer == "percent change" else _figure(round(result, 4), unit_of(row))
 
     def said(row) -> str:

@@ -241,6 +241,7 @@ def test_a_row_printed_in_percent_is_in_percent_under_a_tables_scale(statement):
     ws, scope = statement("returns.csv", text)
     rate = ws.ask("What was the change in cost of capital from 2018 to 2019?", mode="pipeline", doc_ids=scope)
     assert "(2018: 9.50%; 2019: 9%)" in rate.answer and "million" not in rate.answer, rate.answer
+    assert "is -0.5 percentage points from 2018 to 2019" in rate.answer, rate.answer  # two rates differ in points
     # a rate's percentage change is said in percentage points first, its relative change beside it
     relative = ws.ask("What was the percentage change in cost of capital from 2018 to 2019?", mode="pipeline",
                       doc_ids=scope)
@@ -457,6 +458,18 @@ def test_the_sum_or_difference_of_two_named_rows_in_a_year_is_computed_by_code_f
     response = ws.ask("What is the difference between donations and grants in 2019?", mode="pipeline", doc_ids=scope)
     assert response.answer.startswith("The difference between Donations and Grants in 2019 is 647 (")
     assert ws.llm.calls == [] and response.structured["query_path"] == "rules plan"
+
+
+def test_a_sum_of_two_rows_inside_a_share_is_no_answer_of_two_cells(statement):
+    from core.annotations.plan import two_cells
+    ws, _ = statement("income.csv", "Description,2019,2018\nDonations,\"1,310\",\"1,200\"\nGrants,912,880\n"
+                                    "Total income,\"2,900\",\"2,700\"\n")
+    (table,) = [t for t in ws.pipeline.tables.tables() if t.kind == "rows"]
+    assert two_cells("What was the sum of donations and grants in 2019?", table, ws.pipeline.executor).rows == [
+        (2222, 1310, 912)]
+    for question in ("What proportion of total income in 2019 was the sum of donations and grants?",
+                     "What is the sum of donations and grants over total income in 2019?"):
+        assert two_cells(question, table, ws.pipeline.executor) is None, question
 
 
 def test_two_values_named_on_many_records_are_no_two_cells(statement):
