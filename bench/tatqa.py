@@ -197,7 +197,11 @@ def prediction_of(answer: str, question: str, spans: bool = True) -> tuple[list[
     stated = {re.sub(r"[^\d.]", "", m) for m in _NUMBER.findall(question)}
     figures: list[str] = []
     scales: list[str] = []  # each figure's own scale word: "2019 (... 519 thousand)" answers 2019, no scale
-    respective = re.search(r"\brespective", question, re.I)
+    # "the respective ...", or an answer that gives a figure for each of the years the question asks ("31,867 in
+    # 2019, 18,560 in 2018"), is read figure by figure
+    asked_years = set(re.findall(r"\b(?:19|20)\d\d\b", question))
+    per_year = {y for y in re.findall(r"\d[\d,.]*\s*(?:[a-z]+\s+)?in\s+((?:19|20)\d\d)\b", text) if y in asked_years}
+    respective = re.search(r"\brespective", question, re.I) or len(per_year) >= 2
     for match in _NUMBER.finditer(text):
         figure = match.group(0).strip().rstrip(",")  # "2017, 2018": the comma is the sentence's
         if re.sub(r"[^\d.]", "", figure) in stated:

@@ -22,6 +22,15 @@ def test_the_year_each_respective_figure_is_for_is_no_figure_asked():
     assert figures == ["53,294", "61,431", "279,745"] and scale == "thousand"
 
 
+def test_a_figure_for_each_year_asked_is_read_each():
+    figures, _ = prediction_of("Total hall hire: 31,867 in 2019, 18,560 in 2018 (t.pdf). [Source 1]",
+                               "What was the total hall hire in 2019 and 2018?")
+    assert figures == ["31,867", "18,560"]
+    # one figure asked, the years only beside it
+    assert prediction_of("The change in hall hire is 3,987 from 2018 to 2019 (2018: 17,734; 2019: 21,721)",
+                         "What was the change in hall hire between 2018 and 2019?")[0] == ["3,987"]
+
+
 def test_a_day_of_the_month_is_no_figure():
     figures, scale = prediction_of("Tax credits: 2,458 thousand in December 31, 2018, 2,261 thousand in December 31, 2019",
                                    "What are the respective tax credits in 2018 and 2019?")
