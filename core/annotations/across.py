@@ -46,11 +46,21 @@ def periods_in(text: str) -> list[str]:
     return found
 
 
+# "the change in X between 2018 and 2019 as a percentage of the 2018 X" is the percentage change, when the whole it
+# is a percentage of is the earlier year's figure (or no year is said of it)
+_CHANGE_AS_SHARE = re.compile(r"\b(?:change|increase|decrease|difference)\b.{0,120}?\bas\s+an?\s+(?:percent(?:age)?|"
+                              r"proportion|share)\s+of\b(?P<whole>.*)$", re.I)
+
+
 def operation_asked(question: str) -> str | None:
     if _HOW_MANY_YEARS.search(question):
         return HOW_MANY_YEARS
     if _WHICH_YEAR.search(question):
         return WHICH_YEAR
+    if (share := _CHANGE_AS_SHARE.search(question)) and (years := periods_in(question)):
+        whole = periods_in(share.group("whole"))
+        if not whole or whole == [min(years)]:
+            return "percent change"
     return next((name for name, words in OPERATIONS if words.search(question)), None)
 
 

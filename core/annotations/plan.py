@@ -554,7 +554,7 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
         return None
     label = _label_column(columns)
     labels = _rows_with_figures(table, label, named, executor) if label is not None else []
-    row = said_label(question, labels) or row_figures.row_named(question, labels)
+    row = _row_asked(question, labels)
     if row is None:
         return None
     # "the research expense associated with the legacy business of GP" says more than the row "Research expense"
@@ -1025,6 +1025,16 @@ def said_label(question: str, labels: list[str]) -> str | None:
     if not said or any(n == said[0][0] or not _said_whole(c, said[0][1]) for n, c in said[1:]):
         return None
     return said[0][1]
+
+
+def _row_asked(question: str, labels: list[str]) -> str | None:
+    """The row a question names: the label it says word for word, unless every word of a longer label that holds
+    it is in the question too ("the net Total other (expense) income" names "Total other (expense) income, net",
+    not "Other (expense) income")."""
+    said, named = said_label(question, labels), row_figures.row_named(question, labels)
+    if said and named and set(tokens(said)) < set(tokens(named)) <= set(tokens(question)):
+        return named
+    return said or named
 
 
 def said_row(question: str, plan: Plan, columns: list[Column]) -> None:
@@ -2336,6 +2346,11 @@ _DIFFERENCE_ASKED = re.compile(r"\bdifference\b", re.I)
 _RISE_ASKED = re.compile(r"\b(?:increase|increased|rise|rose|grow|grew|growth|change)\b", re.I)
 
 
+def _points(difference: float) -> str:
+    """The difference of two rates: "-0.5 percentage points", "1 percentage point"."""
+    return f"{_figure(round(difference, 4), None)} percentage point{'' if abs(difference) == 1 else 's'}"
+
+
 def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
     """"The change in Trade receivables from 2018 to 2019 is -£1,234 thousand (2018: £6,000 thousand; 2019:
     £4,766 thousand)": the figure, what it covers, and the cells it was computed from."""
@@ -2366,9 +2381,9 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
             figures = [v for v in row[1 + labelled:] if isinstance(v, (int, float))]
             points = (figures[-1] - figures[0]) * sign if len(figures) >= 2 else None
             if points is not None:
-                return f"{_figure(round(points, 4), None)} percentage points ({result:,.2f}% relative)"
+                return f"{_points(points)} ({result:,.2f}% relative)"
         if plan.answer == "change" and unit_of(row) == "%":  # the difference of two rates is in points, not a rate
-            return f"{_figure(round(result, 4), None)} percentage points"
+            return _points(result)
         return f"{result:,.2f}%" if plan.answer == "percent change" else _figure(round(result, 4), unit_of(row))
 
     def said(row) -> str:

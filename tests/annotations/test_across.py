@@ -80,6 +80,9 @@ def test_one_stated_year_is_a_cell_not_arithmetic(ws):
     ("What is the average of revenue for 2018 and 2019?", "average"),
     ("What is the combined revenue for 2018 and 2019?", "sum"),
     ("What was revenue in 2019?", None),
+    # a change as a share of the earlier year's figure is the percentage change; of another whole, it is not
+    ("What is the change in hall hire between 2018 and 2019 as a percentage of the 2018 hall hire?", "percent change"),
+    ("What is the change in hall hire between 2018 and 2019 as a percentage of 2019 income?", "change"),
 ])
 def test_the_operation_is_read_from_the_questions_words(question, operation):
     assert across.operation_asked(question) == operation
@@ -655,3 +658,16 @@ def test_a_year_names_a_split_year_column_only_where_no_column_is_that_year_alon
     assert across.columns_for_years(["2025"], split) is None
     plain = [*split, Column("c", "2024", "number")]
     assert across.columns_for_years(["2024"], plain) == [plain[2]]
+
+
+def test_a_longer_row_whose_every_word_is_asked_is_the_row_not_the_shorter_one_said_whole(pdf_statement):
+    ws, scope = pdf_statement(["2018", "2019"], [("Interest received", ["1,284", "1,826"]),
+                                                 ("Other (expense) income", ["3,817", "(2,676)"]),
+                                                 ("Total other (expense) income, net", ["1,758", "(2,935)"])])
+    ws.llm.script = []  # read by the rules
+    response = ws.ask("What was the change in the net Total other (expense) income between 2018 and 2019?",
+                      mode="pipeline", doc_ids=scope)
+    assert "Total other (expense) income, net is -4,693 from 2018 to 2019" in response.answer, response.answer
+    response = ws.ask("What was the change in other (expense) income between 2018 and 2019?", mode="pipeline",
+                      doc_ids=scope)
+    assert "Other (expense) income is -6,493 from 2018 to 2019" in response.answer, response.answer
