@@ -533,6 +533,9 @@ def read_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
 WORDS_BEYOND_THE_ROW = 3
 
 
+_BOTH_YEARS = re.compile(r"\b(?:both|the\s+two)\s+(?:fiscal\s+|financial\s+)?(?:years|fys?|periods)\b", re.I)
+
+
 def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
     """A report row's figures across the years the question states, the row named by most of its label's
     words: "the change in sales in Mexico between 2017 and 2018" needs no model call; so does one cell, "the
@@ -546,10 +549,15 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
         and not _DERIVED.search(question)
     # "In which year was X less than 170 million?", "How many years did X exceed $15,000?": over every year
     which_years = row_figures.operation_asked(question) in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS)
-    if len(years) < 2 and not one_cell and not which_years:
+    # "the average cost of sales", "the difference in net profit between both years": over the years the table
+    # shows (figures_across says how many it takes)
+    over_shown = not years and (row_figures.operation_asked(question) == "average" or (
+        row_figures.operation_asked(question) in ("change", "percent change") and _BOTH_YEARS.search(question)))
+    if len(years) < 2 and not one_cell and not which_years and not over_shown:
         return None  # (before reading the columns, which queries the table)
     columns = columns_of(table, executor)
-    named = row_figures.years_named(question, columns) or (row_figures.year_columns(columns) if which_years else [])
+    named = row_figures.years_named(question, columns) or (
+        row_figures.year_columns(columns) if which_years or over_shown else [])
     if len(named) < (1 if one_cell else 2):
         return None
     label = _label_column(columns)

@@ -671,3 +671,17 @@ def test_a_longer_row_whose_every_word_is_asked_is_the_row_not_the_shorter_one_s
     response = ws.ask("What was the change in other (expense) income between 2018 and 2019?", mode="pipeline",
                       doc_ids=scope)
     assert "Other (expense) income is -6,493 from 2018 to 2019" in response.answer, response.answer
+
+
+def test_an_average_with_no_year_is_over_the_years_the_table_shows_read_by_the_rules(pdf_statement):
+    ws, scope = pdf_statement(["2017", "2018", "2019"], [("Hall hire", ["3,696", "3,861", "3,272"]),
+                                                         ("Music hire", ["1,344", "723", "610"])])
+    ws.llm.calls.clear()
+    ws.llm.script = []  # read by the rules: any model call fails the test
+    response = ws.ask("What is the average hall hire?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("The average of Hall hire is 3,609.67 for 2017, 2018 and 2019"), response.answer
+    assert ws.llm.calls == []
+    # a change with no year needs two: "between both years" over three is not read by the rules
+    ws.llm.script = []
+    response = ws.ask("What was the difference in music hire between both years?", mode="pipeline", doc_ids=scope)
+    assert "is -113" not in response.answer and "is -734" not in response.answer, response.answer
