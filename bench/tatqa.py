@@ -132,7 +132,7 @@ def document_name(context: dict) -> str:
 _MARKER = re.compile(r"\[(?:Source )?\d+(?:,\s*\d+)*\]")
 _FILE = re.compile(r"\((?:from\s+)?[\w.-]+\.(?:pdf|csv|xlsx|txt|md)\)", re.I)  # "(tatqa-1aa69af8.pdf)": no figures
 _LIST_ITEM_WORDS = 3  # a listed name or year is short; a clause is part of a sentence
-_NUMBER = re.compile(r"\(?-?[$€£]?\s?\d[\d,]*(?:\.\d+)?\)?(?:\s?%|\s?(?:thousand|million|billion|percentage points|percent)\b)?",
+_NUMBER = re.compile(r"\(?-?[$€£]?\s?\d[\d,]*(?:\.\d+)?\)?(?:\s?%|\s?(?:thousand|million|billion|percentage points?|percent)\b)?",
                      re.I)
 _SPLIT_YEAR = re.compile(r"(?:19|20)\d\d\s*/\s*\d{2,4}\b")
 _DAY_OF_MONTH = re.compile(r"\b((?:January|February|March|April|May|June|July|August|September|October|November|"
@@ -141,7 +141,7 @@ _DAY_OF_MONTH = re.compile(r"\b((?:January|February|March|April|May|June|July|Au
 _WHEN = re.compile(r"^\W*when\b", re.I)
 _FULL_DATE = re.compile(_DAY_OF_MONTH.pattern.replace(",?", r",?\s+(?:19|20)\d\d\b"))
 _SCALE_WORDS = {"thousand": "thousand", "million": "million", "billion": "billion", "percentage points": "percent",
-                "percent": "percent", "%": "percent"}
+                "percentage point": "percent", "percent": "percent", "%": "percent"}
 
 
 def _scale_of(text: str) -> tuple[str, str]:

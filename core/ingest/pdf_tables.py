@@ -137,7 +137,7 @@ def spanning_prefix(header_rows: list[list[str]], columns: list[str]) -> tuple[s
 
 # A scale or unit printed over a table: "(In millions)", "$ in thousands", "(£k)", "£'000", "Ml".
 _UNIT = re.compile(
-    r"(?:[$€£]\s*)?\bin\s+(?:thousands|millions|billions)(?:\s+of\s+[\w.$€£ ]+?)?(?:,?\s+except[^)]*)?(?=\)|$|,|;)"
+    r"(?:[$€£]\s*)?\bin\s+(?:thousands|millions|billions|000[‘’']?s)(?:\s+of\s+[\w.$€£ ]+?)?(?:,?\s+except[^)]*)?(?=\)|$|,|;)"
     r"|[$€£]\s?[’']?000s?\b|[$€£](?:k|m|bn)\b|\b(?:Ml/d|Ml|ML|kWh|MWh|GWh|tonnes)\b", re.I)
 
 

@@ -10,6 +10,11 @@ def test_the_first_figure_the_question_does_not_state_is_read_with_its_own_scale
                          "In which year were receivables larger?") == (["2019"], "")
 
 
+def test_a_difference_of_rates_in_points_is_a_percent():
+    assert prediction_of("The decrease in the discount rate is 1 percentage point from 2017 to 2019 (2017: 4.30%; "
+                         "2019: 3.30%)", "How much did the discount rate decrease by from 2017 to 2019?") == (["1"], "percent")
+
+
 def test_respective_figures_are_all_read():
     figures, scale = prediction_of("Sales were 1,200 and 1,350 million respectively.",
                                    "What were the respective sales in 2018 and 2019?")
