@@ -545,8 +545,7 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     years = row_figures.stated_years(question)
     # (a "total" or an "average" of one year's figure is that figure, and the words name a row more often:
     # "the Total other operating expenses in 2018", "the basic weighted average shares outstanding in 2018")
-    one_cell = len(years) == 1 and row_figures.operation_asked(question) in (None, "sum", "average") \
-        and not _DERIVED.search(question)
+    one_cell = len(years) == 1 and row_figures.operation_asked(question) in (None, "sum", "average")
     # "In which year was X less than 170 million?", "How many years did X exceed $15,000?": over every year
     which_years = row_figures.operation_asked(question) in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS)
     # "the average cost of sales", "the difference in net profit between both years": over the years the table
@@ -564,6 +563,10 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     labels = _rows_with_figures(table, label, named, executor) if label is not None else []
     row = _row_asked(question, labels)
     if row is None:
+        return None
+    # a ratio or a rate is worked out of cells ("the ratio of debt to equity in 2019"), unless it is the row's own
+    # name: "the discount rate in 2019" reads the row "Discount rate"
+    if one_cell and {w.rstrip("s") for w in _DERIVED.findall(question.lower())} - {w.rstrip("s") for w in tokens(row)}:
         return None
     # "the research expense associated with the legacy business of GP" says more than the row "Research expense"
     # holds: its figure is in the text, or the model's to find (not for "which year": the years are the columns)

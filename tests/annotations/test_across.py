@@ -685,3 +685,16 @@ def test_an_average_with_no_year_is_over_the_years_the_table_shows_read_by_the_r
     ws.llm.script = []
     response = ws.ask("What was the difference in music hire between both years?", mode="pipeline", doc_ids=scope)
     assert "is -113" not in response.answer and "is -734" not in response.answer, response.answer
+
+
+def test_a_rate_named_by_its_row_is_one_cell_and_a_ratio_of_rows_is_not(pdf_statement):
+    from core.annotations.plan import plan_by_rules
+    ws, scope = pdf_statement(["2018", "2019"], [("Discount rate", ["2.5", "2.9"]), ("Ticket sales", ["1,200", "1,350"]),
+                                                 ("Hall hire", ["300", "320"])])
+    ws.llm.calls.clear()
+    ws.llm.script = []  # read by the rules: any model call fails the test
+    response = ws.ask("What is the discount rate in 2019?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("Discount rate, 2019: 2.90"), response.answer
+    assert ws.llm.calls == []
+    (table,) = [t for t in ws.pipeline.tables.tables() if t.kind == "rows"]
+    assert plan_by_rules("What is the ratio of hall hire to ticket sales in 2019?", table, ws.pipeline.executor) is None
