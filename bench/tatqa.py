@@ -134,6 +134,7 @@ _FILE = re.compile(r"\((?:from\s+)?[\w.-]+\.(?:pdf|csv|xlsx|txt|md)\)", re.I)  #
 _LIST_ITEM_WORDS = 3  # a listed name or year is short; a clause is part of a sentence
 _NUMBER = re.compile(r"\(?-?[$€£]?\s?\d[\d,]*(?:\.\d+)?\)?(?:\s?%|\s?(?:thousand|million|billion|percentage points?|percent)\b)?",
                      re.I)
+_CELL = re.compile(r"^(?P<head>(?:(?!\b(?:is|was|were|are)\b)[^:])+):\s*[-−(]?[$€£]?\d")
 _SPLIT_YEAR = re.compile(r"(?:19|20)\d\d\s*/\s*\d{2,4}\b")
 _DAY_OF_MONTH = re.compile(r"\b((?:January|February|March|April|May|June|July|August|September|October|November|"
                            r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?)\s+\d{1,2}(?:st|nd|rd|th)?\b,?")
@@ -202,7 +203,10 @@ def prediction_of(answer: str, question: str, spans: bool = True) -> tuple[list[
     asked_years = set(re.findall(r"\b(?:19|20)\d\d\b", question))
     per_year = {y for y in re.findall(r"\d[\d,.]*\s*(?:[a-z]+\s+)?in\s+((?:19|20)\d\d)\b", text) if y in asked_years}
     respective = re.search(r"\brespective", question, re.I) or len(per_year) >= 2
-    for match in _NUMBER.finditer(text):
+    # "Basic earnings per share (cents), 2019 53 WEEKS: 206.20": a cell read by its row and column; the numbers in
+    # the labels before the colon ("53 weeks", a note "(1,2)") are no figures
+    cell = _CELL.match(text)
+    for match in _NUMBER.finditer(text, cell.end("head") if cell else 0):
         figure = match.group(0).strip().rstrip(",")  # "2017, 2018": the comma is the sentence's
         if re.sub(r"[^\d.]", "", figure) in stated:
             continue

@@ -15,6 +15,14 @@ def test_a_difference_of_rates_in_points_is_a_percent():
                          "2019: 3.30%)", "How much did the discount rate decrease by from 2017 to 2019?") == (["1"], "percent")
 
 
+def test_the_numbers_in_a_cells_row_and_column_labels_are_no_figures():
+    assert prediction_of("Basic earnings per share (cents per share) (1,2), 2019 53 WEEKS: 206.20 (t.pdf). [Source 1]",
+                         "What is the basic earnings per share for 2019?") == (["206.20"], "")
+    # a sentence is no cell: its first figure is the answer
+    assert prediction_of("The change in hall hire is 3,987 from 2018 to 2019 (2018: 17,734; 2019: 21,721)",
+                         "What was the change in hall hire between 2018 and 2019?")[0] == ["3,987"]
+
+
 def test_respective_figures_are_all_read():
     figures, scale = prediction_of("Sales were 1,200 and 1,350 million respectively.",
                                    "What were the respective sales in 2018 and 2019?")
