@@ -80,6 +80,8 @@ _EXPLANATION = re.compile(
     r"|\bhow\s+(?:has|have|had|did|does|do|is|are|was|were)\s+(?:[\w,'’-]+\s+){1,10}?(?:adapt|adjust|respond|react|"
     r"cope|coped|address|mitigat|handl|approach|position|prepar|navigat)\w*\b"
     r"|\bwhat\s+(?:is|are|was|were)\s+(?:the|our|its|their)\s+plans?\s+for\b"
+    # the steps of a procedure ("What is the first step of the impairment test?", "the steps to apply for a grant")
+    r"|\bsteps?\s+(?:of|in|to|for)\b"
     # how a practice is carried out, said in the active voice ("How does the company estimate the fair value?"),
     # and how often it is ("How often are the assumptions reviewed?": a practice, present tense; "how often did
     # ..." counts rows)
@@ -140,7 +142,7 @@ _CONDITION = re.compile(
 # field of a record for a period or a named record ("What was the gross margin in Q3 2023?",
 # "the Orlen invoice's due date").
 _LISTING = re.compile(
-    r"^\s*(?:list|show|find|name)\b|\b(?:first|last|earliest|oldest|newest|youngest)\b"
+    r"^\s*(?:list|show|find|name)\b|\b(?:first|last|earliest|oldest|newest|youngest)\b(?!\s+(?:steps?|stages?|phases?)\b)"
     r"|\bwhich\s+(?:\w+\s+){1,3}?(?:have|has|had|were|was|are|is|did|do|does|with|from|over|under|above|below|"
     r"include[sd]?|contain(?:s|ed)?)\b",
     re.I)

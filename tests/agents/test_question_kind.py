@@ -247,6 +247,9 @@ def test_a_figure_or_a_records_field_is_no_definition(question):
     ("How much did we spend on music hire in March, and what was the focus of that spending?", TEXT),
     ("Did the orchestra announce any mergers with other choirs?", TEXT),  # an event
     ("What industry does our main sponsor operate in?", TEXT),
+    ("What is the first step of the audition process?", TEXT),  # a procedure's step, not the first row
+    ("What are the steps to book the hall?", TEXT),
+    ("Who was the first conductor to play the hall?", RECORDS),
 ])
 def test_questions_that_share_a_kind_s_words_without_asking_for_it(question, expected):
     kind = by_rules(question)
