@@ -377,6 +377,7 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
         planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
         said_row(question, planned.plan, columns)
+        said_column(question, planned.plan, columns)
         planned.applied = apply_conditions(question, planned.plan, columns, table.row_count, table_words)
         planned.applied += spans_to_stated_day(planned.plan)
         if planned.refused:  # a group the question names that no column holds
@@ -1046,6 +1047,18 @@ def _row_asked(question: str, labels: list[str]) -> str | None:
     if said and named and set(tokens(said)) < set(tokens(named)) <= set(tokens(question)):
         return named
     return said or named
+
+
+def said_column(question: str, plan: Plan, columns: list[Column]) -> None:
+    """The figure column the question names word for word is the column read, where the model's plan read another
+    it does not name: "the deferred revenue as reported" over "As reported | Adjustments | Without ASC 606
+    Adoption". Only a header of two words or more, and only one said."""
+    if plan.column is None or plan.column.kind != "number" or plan.group_by is not None:
+        return
+    said = [c for c in columns if c.kind == "number" and not c.expression
+            and _said_whole(c.label, question) == len(tokens(_unmarked(c.label))) >= 2]
+    if len(said) == 1 and said[0] is not plan.column and not _said_whole(plan.column.label, question):
+        plan.column = said[0]
 
 
 def said_row(question: str, plan: Plan, columns: list[Column]) -> None:

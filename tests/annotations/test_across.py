@@ -698,3 +698,19 @@ def test_a_rate_named_by_its_row_is_one_cell_and_a_ratio_of_rows_is_not(pdf_stat
     assert ws.llm.calls == []
     (table,) = [t for t in ws.pipeline.tables.tables() if t.kind == "rows"]
     assert plan_by_rules("What is the ratio of hall hire to ticket sales in 2019?", table, ws.pipeline.executor) is None
+
+
+def test_the_figure_column_the_question_names_whole_is_read_whatever_column_the_model_chose(statement):
+    ws, scope = statement("adoption.csv", "Description,As reported,Adjustments,Without new standard\n"
+                                          "Deferred revenue,\"24,264\",\"(1,945)\",\"22,319\"\n"
+                                          "Other liabilities,\"38,476\",\"(5,353)\",\"33,123\"\n")
+    ws.llm.script = [json.dumps({"answer": "sum", "column": "Without new standard", "filters": [
+        {"column": "Description", "op": "is", "value": "Deferred revenue"}]})]
+    response = ws.ask("What was the deferred revenue as reported?", mode="pipeline", doc_ids=scope)
+    assert "24,264" in response.answer and "22,319" not in response.answer, response.answer
+    # a column the question names itself stays
+    ws.llm.calls.clear()
+    ws.llm.script = [json.dumps({"answer": "sum", "column": "Without new standard", "filters": [
+        {"column": "Description", "op": "is", "value": "Deferred revenue"}]})]
+    response = ws.ask("What was the deferred revenue without new standard?", mode="pipeline", doc_ids=scope)
+    assert "22,319" in response.answer, response.answer
