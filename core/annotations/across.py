@@ -33,10 +33,15 @@ _HIGHEST = re.compile(r"\b(?:larger|largest|bigger|biggest|higher|highest|more|m
 _PERIOD = re.compile(r"(?<!\d)((?:19|20)\d{2})(?:\s*/\s*((?:19|20)\d{2}|\d{2}))?(?!\d)")
 
 
+# A financial year written short: "FY19", "F19", "FY '19" (a report's "F19 53 WEEKS" column) is 2019
+_SHORT_FY = re.compile(r"\b(?:FY|Fy|fy|F)\s?['’]?(\d{2})\b")
+
+
 def periods_in(text: str) -> list[str]:
     """The years and financial years a text states, in its order: "EBIT 2018/19 against 2017" ->
-    ["2018/2019", "2017"]."""
+    ["2018/2019", "2017"]; "F19 and F18" -> ["2019", "2018"]."""
     found = []
+    text = _SHORT_FY.sub(lambda m: f"{19 if int(m.group(1)) >= 50 else 20}{m.group(1)}", text)
     for match in _PERIOD.finditer(text):
         first, second = match.group(1), match.group(2)
         if second and int(second[-2:]) == (int(first) + 1) % 100:
@@ -121,10 +126,7 @@ def columns_for_years(years: list[str], columns: list) -> list | None:
     is the column "2018/2019" of a table that has no column "2019"."""
     found = []
     for year in years:
-        named = [c for c in columns if c.kind == "number" and periods_in(c.label) == [year]]
-        if not named and "/" not in year:
-            named = [c for c in columns if c.kind == "number" and len(periods := periods_in(c.label)) == 1
-                     and periods[0].endswith(f"/{year}")]
+        named = _headed_by(year, columns)
         plain = [c for c in named if (c.unit or "") != "%"] or named
         if len(plain) != 1:
             return None
@@ -132,9 +134,42 @@ def columns_for_years(years: list[str], columns: list) -> list | None:
     return found
 
 
+def _headed_by(year: str, columns: list) -> list:
+    """The number columns a year heads ("2019", "2019 £m"; a financial year "2018/2019" for "2019" where no
+    column is headed "2019")."""
+    named = [c for c in columns if c.kind == "number" and periods_in(c.label) == [year]]
+    if not named and "/" not in year:
+        named = [c for c in columns if c.kind == "number" and len(periods := periods_in(c.label)) == 1
+                 and periods[0].endswith(f"/{year}")]
+    return named
+
+
+def years_head_columns(text: str, columns: list) -> bool:
+    """Every year the text states heads a number column (one or several): the years are columns, not dates."""
+    years = stated_years(text)
+    return bool(years) and all(_headed_by(year, columns) for year in years)
+
+
 def years_named(text: str, columns: list) -> list | None:
-    """The columns the years a text states name, one each (columns_for_years of stated_years)."""
-    return columns_for_years(stated_years(text), columns)
+    """The columns the years a text states name, one each (columns_for_years of stated_years). Where a year heads
+    several figure columns ("2019 Number of shares | 2019 Weighted average price"), the one whose other words the
+    text shares most, when one does."""
+    years = stated_years(text)
+    found = columns_for_years(years, columns)
+    if found is not None or not years:
+        return found
+    asked = _question_stems(text)
+
+    def shared(column) -> int:
+        return len(_stems(_PERIOD.sub(" ", _SHORT_FY.sub(" ", column.label))) & asked)
+
+    chosen = []
+    for year in years:
+        named = sorted(_headed_by(year, columns), key=shared, reverse=True)
+        if not named or shared(named[0]) == 0 or (len(named) > 1 and shared(named[1]) == shared(named[0])):
+            return None
+        chosen.append(named[0])
+    return chosen
 
 
 def year_of(column) -> str:

@@ -520,6 +520,13 @@ def respectively(question: str, planned: PlannedQuery) -> None:
 _DERIVED = re.compile(r"\b(?:ratio|proportion|percent(?:age)?|share|divided|times|multiple|rate|margin|per)\b", re.I)
 
 
+def derived_beyond(question: str, labels: list[str]) -> bool:
+    """Whether the question asks for a ratio, a rate or a share that is not the name of the rows it reads ("the
+    discount rate" names the row "Discount rate"; "X in 2019 as a percentage of X in 2018" is worked out of them)."""
+    named = {w.rstrip("s") for label in labels for w in tokens(label)}
+    return bool({w.rstrip("s") for w in _DERIVED.findall(question.lower())} - named)
+
+
 def read_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
     """A question code answers whole from a report table's layout: the items under a heading (section_items),
     one cell's share of another (share_of), or the sum or difference of two rows' cells (two_cells); None for
@@ -567,7 +574,7 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
         return None
     # a ratio or a rate is worked out of cells ("the ratio of debt to equity in 2019"), unless it is the row's own
     # name: "the discount rate in 2019" reads the row "Discount rate"
-    if one_cell and {w.rstrip("s") for w in _DERIVED.findall(question.lower())} - {w.rstrip("s") for w in tokens(row)}:
+    if one_cell and derived_beyond(question, [row, *(c.label for c in columns)]):
         return None
     # "the research expense associated with the legacy business of GP" says more than the row "Research expense"
     # holds: its figure is in the text, or the model's to find (not for "which year": the years are the columns)
@@ -884,6 +891,12 @@ _RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _SUM_WORDS = re.compile(r"\b(?:sum|combined|altogether|in all|together|added|both|between)\b", re.I)
 
 
+# one figure taken as a share of another ("the 2019 balance as a percentage of the 2018 balance"): worked out of
+# the figures, never a list of each year's
+_OF_ANOTHER = re.compile(r"\b(?:as\s+an?\s+(?:percent(?:age)?|proportion|share|ratio|fraction)\s+of|(?:ratio|proportion)\s+of|"
+                         r"divided\s+by)\b", re.I)
+
+
 def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
     """"The change in X from 2018 to 2019", "the average of X for 2018 and 2019": when the years the question
     states name number columns, the operation is over those cells of the filtered row (code reads the
@@ -918,7 +931,7 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
         shown = row_figures.year_columns(columns)
         if 2 <= len(shown) <= (2 if operation != "average" else 3):
             named = shown
-    if not operation and named and plan.answer != "count":
+    if not operation and named and plan.answer != "count" and not _OF_ANOTHER.search(question):
         operation = row_figures.EACH  # "the respective tax credits in 2018 and 2019": each year's figure
     if not operation or not named or len(named) < 2 or plan.answer == "count":
         if plan.answer in ("change", "percent change"):
@@ -1164,8 +1177,9 @@ def _years_as_bounds(stated: list[Period], column: Column, plan: Plan) -> list[A
 
 
 def _years_name_columns(text: str, columns: list[Column]) -> bool:
-    """ "in 2019", "from 2018 to 2019" over columns headed 2018 and 2019 (or "2019 £m"): columns, not dates."""
-    return bool(row_figures.stated_years(text)) and row_figures.years_named(text, columns) is not None
+    """ "in 2019", "from 2018 to 2019" over columns headed 2018 and 2019 (or "2019 £m", or two columns under each
+    year): columns, not dates."""
+    return row_figures.years_head_columns(text, columns)
 
 
 def _words_of_a_filtered_row(phrase: str, plan: Plan) -> bool:

@@ -714,3 +714,58 @@ def test_the_figure_column_the_question_names_whole_is_read_whatever_column_the_
         {"column": "Description", "op": "is", "value": "Deferred revenue"}]})]
     response = ws.ask("What was the deferred revenue without new standard?", mode="pipeline", doc_ids=scope)
     assert "22,319" in response.answer, response.answer
+
+
+def test_a_financial_year_written_short_is_its_year():
+    assert across.periods_in("the average sales for F19 and F18") == ["2019", "2018"]
+    assert across.periods_in("from FY18 to FY'19") == ["2018", "2019"]
+    assert across.periods_in("Sales, F19 53 WEEKS") == ["2019"]
+    assert across.periods_in("the model F150 and the road A19x") == []
+
+
+def test_of_two_figure_columns_under_one_year_the_one_the_question_words_is_read():
+    from core.annotations.plan import Column
+    columns = [Column(f"c{n}", f"{year} {what}", "number") for n, (year, what) in enumerate(
+        (y, w) for y in ("2019", "2018") for w in ("Number of players", "Weighted average fee"))]
+    labels = lambda found: [c.label for c in found or []]  # noqa: E731
+    assert labels(across.years_named("What is the average players signed between 2018 and 2019?", columns)) == [
+        "2018 Number of players", "2019 Number of players"]
+    assert labels(across.years_named("What was the weighted fee in 2018 and 2019?", columns)) == [
+        "2018 Weighted average fee", "2019 Weighted average fee"]
+    assert across.years_named("What was the figure in 2018 and 2019?", columns) is None  # nothing to tell them apart
+
+
+def test_two_figure_columns_under_each_year_are_told_apart_by_the_questions_words(statement):
+    ws, scope = statement("signings.csv", "Description,2019 Number of players,2019 Average fee,"
+                                          "2018 Number of players,2018 Average fee\n"
+                                          "Players signed,\"253,113\",7.00,\"200,000\",6.50\n"
+                                          "Players released,\"82,270\",6.10,\"323,420\",5.90\n")
+    ws.llm.script = []  # read by the rules
+    response = ws.ask("What is the change in the number of players signed between 2018 and 2019?", mode="pipeline",
+                      doc_ids=scope)
+    assert response.answer.startswith("The change in Players signed is 53,113 from 2018 to 2019"), response.answer
+    assert "could not apply" not in response.answer and response.confidence == "medium"  # the years are columns
+
+
+def test_one_years_figure_as_a_percentage_of_anothers_is_no_list_of_each_years_figure(statement):
+    from core.annotations.plan import plan_by_rules
+    ws, _ = statement("instruments.csv", "Description,Assets 2019,Assets 2018,Liabilities 2019,Liabilities 2018\n"
+                                         "Opening balance,\"83,934\",\"100,107\",\"4,466\",\"2,154\"\n"
+                                         "Closing balance,\"123,093\",\"83,934\",\"2,908\",\"4,466\"\n")
+    (table,) = [t for t in ws.pipeline.tables.tables() if t.kind == "rows"]
+    each = plan_by_rules("What were the assets closing balance in 2019 and 2018?", table, ws.pipeline.executor)
+    assert each is not None and each.plan.answer == across.EACH
+    # a percentage of one year's figure by another's is worked out of them (share_of, or the model), not listed
+    assert plan_by_rules("What is the 2019 assets closing balance expressed as a percentage of 2018 assets closing "
+                         "balance?", table, ws.pipeline.executor) is None
+
+
+def test_a_count_within_a_stated_whole_is_never_more_than_it(statement):
+    ws, scope = statement("instruments.csv", "Description,2019,2018\nInstruments repaired,30,25\n"
+                                             "Instruments lent to schools,120,96\n")
+    ws.llm.script = []  # no rules answer: the pages are read (here by no model)
+    response = ws.ask("Of the 40 instruments bought in 2019, how many were lent to schools?", mode="pipeline",
+                      doc_ids=scope)
+    assert "120" not in response.answer, response.answer
+    response = ws.ask("How many instruments were lent to schools in 2019?", mode="pipeline", doc_ids=scope)
+    assert "120" in response.answer, response.answer
