@@ -421,6 +421,24 @@ def adds_up_unasked(question: str, planned: PlannedQuery) -> str | None:
         if isinstance(counted, int) and counted > 1 else None
 
 
+# "Of the 40 instruments bought in 2019, how many ...", "How many of the 40 ...": the whole a count is taken within
+# (not a year, "of 2019 sales"; not a measure, "with a frame of 21 inches")
+_OF_THE_WHOLE = re.compile(r"(?:^\W*|\bhow\s+many\s+)(?:of|out\s+of)\s+(?:the\s+|our\s+|its\s+|their\s+|these\s+|those\s+)?"
+                           r"(?!(?:19|20)\d\d\b)(\d[\d,]*)\s+[a-z]", re.I)
+
+
+def exceeds_the_whole(question: str, planned: PlannedQuery) -> str | None:
+    """Why a plan's count is no answer, or None: "Of the 40 instruments bought in 2019, how many were lent to
+    schools?" is a part of the 40, so a figure above 40 (a row of the year's lending, 120) answers something else."""
+    stated = _OF_THE_WHOLE.search(question)
+    if stated is None or not re.search(r"\bhow\s+many\b", question, re.I) or not planned.rows:
+        return None
+    value, whole = planned.rows[0][0], float(stated.group(1).replace(",", ""))
+    if isinstance(value, (int, float)) and value > whole:
+        return f"it found {value:,g}, more than the {stated.group(1)} the question counts within"
+    return None
+
+
 def not_an_answer(result, tables: list, executor, question: str = "") -> str | None:
     """Why the rows of the model's last query say nothing about the question, or None: only where rows
     are (their source_row), a figure cut out of text that came out empty, nothing found by a filter that
@@ -482,6 +500,8 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
             # the page states what the lines added up do not: the text route reads it (the free query writer,
             # given such questions on the TAT-QA tuning part, wrote other sums of unasked cells)
             planned.plan.answer, planned.handover, refused = NOT_IN_TABLE, unasked, True
+    if not refused and planned.plan is not None and planned.sql and (over := exceeds_the_whole(question, planned)):
+        planned.plan.answer, planned.handover, refused = NOT_IN_TABLE, over, True  # by the rules or the model
     if not refused and (planned.plan is None or planned.plan.answer == "other" or planned.error is not None
                         or not planned.sql):
         result = run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)
