@@ -520,7 +520,7 @@ def respectively(question: str, planned: PlannedQuery) -> None:
 _DERIVED = re.compile(r"\b(?:ratio|proportion|percent(?:age)?|share|divided|times|multiple|rate|margin|per)\b", re.I)
 
 
-def derived_beyond(question: str, labels: list[str]) -> bool:
+def _derived_beyond(question: str, labels: list[str]) -> bool:
     """Whether the question asks for a ratio, a rate or a share that is not the name of the rows it reads ("the
     discount rate" names the row "Discount rate"; "X in 2019 as a percentage of X in 2018" is worked out of them)."""
     named = {w.rstrip("s") for label in labels for w in tokens(label)}
@@ -553,13 +553,14 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     years = row_figures.stated_years(question)
     # (a "total" or an "average" of one year's figure is that figure, and the words name a row more often:
     # "the Total other operating expenses in 2018", "the basic weighted average shares outstanding in 2018")
-    one_cell = len(years) == 1 and row_figures.operation_asked(question) in (None, "sum", "average")
+    operation = row_figures.operation_asked(question)
+    one_cell = len(years) == 1 and operation in (None, "sum", "average")
     # "In which year was X less than 170 million?", "How many years did X exceed $15,000?": over every year
-    which_years = row_figures.operation_asked(question) in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS)
+    which_years = operation in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS)
     # "the average cost of sales", "the difference in net profit between both years": over the years the table
     # shows (figures_across says how many it takes)
-    over_shown = not years and (row_figures.operation_asked(question) == "average" or (
-        row_figures.operation_asked(question) in ("change", "percent change") and _BOTH_YEARS.search(question)))
+    over_shown = not years and (operation == "average" or (
+        operation in ("change", "percent change") and _BOTH_YEARS.search(question)))
     if len(years) < 2 and not one_cell and not which_years and not over_shown:
         return None  # (before reading the columns, which queries the table)
     columns = columns_of(table, executor)
@@ -574,7 +575,7 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
         return None
     # a ratio or a rate is worked out of cells ("the ratio of debt to equity in 2019"), unless it is the row's own
     # name: "the discount rate in 2019" reads the row "Discount rate"
-    if one_cell and derived_beyond(question, [row, *(c.label for c in columns)]):
+    if one_cell and _derived_beyond(question, [row, *(c.label for c in columns)]):
         return None
     # "the research expense associated with the legacy business of GP" says more than the row "Research expense"
     # holds: its figure is in the text, or the model's to find (not for "which year": the years are the columns)

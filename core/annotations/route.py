@@ -365,12 +365,11 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
                                    + (f" failed: {query.error}" if query.error else ""), len(query.rows)))
     if written.result is not None:
         result.rows = facts.rows_by_id(provenance_ids(query.sql, tables, executor))
-        # a period the query still lets go after the retry is said, and the answer is no better than low (a first
-        # query that stands passed `second_look`, which kept every stated period already)
-        result.doubts = [p.text.strip() for p in (periods_unkept(question, query.sql, tables, executor)
-                                                   + years_unkept(question, query.sql, tables, executor))] \
-            if written.retried else []
         if written.retried:
+            # a period the query still lets go after the retry is said, and the answer is no better than low (a
+            # first query that stands passed `second_look`, which kept every stated period already)
+            result.doubts = [p.text.strip() for p in (periods_unkept(question, query.sql, tables, executor)
+                                                       + years_unkept(question, query.sql, tables, executor))]
             result.relaxed.append("a corrected query after an error")
         # A query that ran is no proof it answers the question: on WikiTableQuestions (test part, 77
         # questions) half the model's queries that ran gave a wrong answer, whether or not the question

@@ -409,9 +409,8 @@ def _percent_at_ends(raw: list) -> bool:
     the bare figures between are percentages too, when none is beyond what a percentage there could be. (A
     currency sign is not read so: bare lines between dollar lines are often share counts.)"""
     cells = [cell for cell in raw if cell and cell[1] is not None]
-    printed = [cell[2] == "percent" for cell in cells]
     bound = max([100.0, *(abs(cell[1]) for cell in cells if cell[2] == "percent")])
-    return len(cells) >= 3 and printed[0] and printed[-1] and not any(
+    return len(cells) >= 3 and cells[0][2] == cells[-1][2] == "percent" and not any(
         cell[2] for cell in cells if cell[2] != "percent") and all(abs(cell[1]) <= bound for cell in cells)
 
 
