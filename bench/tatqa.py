@@ -12,7 +12,8 @@
   a reporting part of equal size (`split_contexts`): tune on `tune`, report on `report`.
 - Each context is written as a PDF (reportlab): its table, ruled or unruled by a seeded choice, with
   the header rows the set gives (a lone header cell over the figure columns spans them, as printed),
-  then its paragraphs; so the PDF table reader is part of what is measured.
+  below the paragraphs that introduce it ("... as follows (in thousands):") and above the rest
+  (`before_table`); so the PDF table reader is part of what is measured.
 - All written documents go into the one knowledge base of DOCUCHAT_DATA_DIR; each question is asked
   with its own document in scope (`doc_ids`).
 - Scored by TAT-QA's official rules (bench/tatqa_metric.py): the answer's number and its scale word
@@ -51,7 +52,7 @@ DATA = next((p / "shared" / "eval-public" / "tatqa" / "tatqa_dataset_dev.json" f
              if (p / "shared").is_dir()), Path("tatqa_dataset_dev.json"))
 SEED = 23
 TUNE, REPORT = "tune", "report"
-DOCS = Path("/work/kb/reports/tatqa-docs/v2")  # the written PDFs, kept between runs (v2: headers wrap)
+DOCS = Path("/work/kb/reports/tatqa-docs/v4")  # the written PDFs, kept between runs (v4: introduction above)
 
 # --- the split -----------------------------------------------------------------------------------
 
@@ -88,7 +89,7 @@ def write_pdf(context: dict, path: Path, ruled: bool) -> Path:
     from reportlab.lib import colors
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import getSampleStyleSheet
-    from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+    from reportlab.platypus import KeepTogether, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
     from xml.sax.saxutils import escape
 
     grid = [[str(c) for c in row] for row in context["table"]["table"]]
@@ -114,13 +115,27 @@ def write_pdf(context: dict, path: Path, ruled: bool) -> Path:
     rows = [[Paragraph(escape(r[0]), cell),
              *[Paragraph(escape(c), spanning if i < heads and c and not any(r[2:]) and width > 2 else head)
                if i < heads else c for c in r[1:]]] for i, r in enumerate(grid)]
-    flow = [Table(rows, colWidths=[label_width] + [(500 - label_width) / (width - 1)] * (width - 1),
-                  style=TableStyle(style), hAlign="LEFT"), Spacer(1, 12)]
-    for paragraph in sorted(context["paragraphs"], key=lambda p: p["order"]):
-        flow += [Paragraph(escape(paragraph["text"]), body), Spacer(1, 6)]
+    table = [Table(rows, colWidths=[label_width] + [(500 - label_width) / (width - 1)] * (width - 1),
+                   style=TableStyle(style), hAlign="LEFT"), Spacer(1, 12)]
+    paragraphs = [[Paragraph(escape(p["text"]), body), Spacer(1, 6)]
+                  for p in sorted(context["paragraphs"], key=lambda p: p["order"])]
+    before = before_table(context)
+    # (the introduction and its table kept on one page, as a report sets a short table)
+    flow = [*[f for p in paragraphs[:max(before - 1, 0)] for f in p],
+            KeepTogether([*[f for p in paragraphs[max(before - 1, 0):before] for f in p], *table]),
+            *[f for p in paragraphs[before:] for f in p]]
     path.parent.mkdir(parents=True, exist_ok=True)
     SimpleDocTemplate(str(path), pagesize=A4, invariant=1, leftMargin=40, rightMargin=40).build(flow)
     return path
+
+
+def before_table(context: dict) -> int:
+    """How many of the context's paragraphs the report printed above its table: those up to the one that
+    introduces it ("... are as follows (in millions):"), as in the filing; none when no paragraph does. (The set
+    keeps the paragraphs' order but not the table's place among them; written after them all, an introduction
+    and the scale it states fell on the next page.)"""
+    texts = [p["text"].rstrip() for p in sorted(context["paragraphs"], key=lambda p: p["order"])]
+    return max((i + 1 for i, text in enumerate(texts) if text.endswith(":")), default=0)
 
 
 def document_name(context: dict) -> str:

@@ -1,5 +1,5 @@
 """How the TAT-QA benchmark reads an answer: the figure the question asks for, with its own scale word."""
-from bench.tatqa import prediction_of, score
+from bench.tatqa import before_table, prediction_of, score
 
 
 def test_the_first_figure_the_question_does_not_state_is_read_with_its_own_scale():
@@ -126,3 +126,11 @@ def test_a_date_asked_for_with_when_is_read_whole():
 def test_a_financial_year_naming_the_column_is_no_figure():
     assert prediction_of("Bar takings, 2022/2023: £4,210 thousand (club.pdf). [Source 1]",
                          "What were the bar takings in FY2023?") == (["4,210"], "thousand")
+
+
+def test_a_table_is_written_below_the_paragraph_that_introduces_it():
+    def context(*texts):
+        return {"paragraphs": [{"order": n + 1, "text": t} for n, t in enumerate(texts)]}
+    assert before_table(context("Revenue grew by 4%.", "Revenue by region was as follows (in millions):",
+                                "Europe led the growth.")) == 2
+    assert before_table(context("Revenue grew by 4%.", "Europe led the growth.")) == 0  # none says where: on top
