@@ -615,6 +615,7 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
         if any(_NUMBER.match(p.text) and not _YEAR.match(p.text) for p in over):
             break  # figures above the rows: another table's rows, not a header
         centres = [(a + b) / 2 for a, b in columns]
+        remarks = bool(over) and all(p.text.startswith("(") for p in over)  # "(In millions)" over each column
         lone = over[0] if len(over) == 1 else None
         middle, spread = (centres[0] + centres[-1]) / 2, centres[-1] - centres[0]
         aligned_lone = _aligned_over(lone, columns, height) if lone and len(columns) > 1 else None
@@ -648,6 +649,9 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
                 headers[c].insert(0, over[i].text)
         # (right-aligned text ends where the figures end, to a point; a centred "December 31," only near them)
         elif None not in (aligned := [_aligned_over(p, columns, height / 4) for p in over]):
+            # (only names set apart, over every other column or so, run on: "December" over each of three years
+            # is theirs, not also the two "Variation" columns' beside them; nor is a remark, "(In millions)")
+            runs_on = not remarks and all(b - a > 1 for a, b in zip(sorted(aligned), sorted(aligned)[1:]))
             # Every phrase ends where one column's figures end, over that column alone: each is the upper line of
             # its column's wrapped header ("Fixed rate" over "financial assets"), or a group's name set over the
             # group's first column ("Fiscal Year 2018" over "Net Sales", then "% of Total"). A column with none
@@ -656,9 +660,9 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
             for c in range(len(columns)):
                 kin = [i for i, over_column in enumerate(aligned) if group_of[over_column] == group_of[c]]
                 left = [i for i, over_column in enumerate(aligned) if over_column < c]
-                if kin:
-                    headers[c].insert(0, over[kin[0]].text)
-                elif left:
+                if kin and (runs_on or c in aligned):
+                    headers[c].insert(0, over[kin[0] if runs_on else aligned.index(c)].text)
+                elif left and runs_on:
                     nearest = max(left, key=lambda i: aligned[i])
                     headers[c].insert(0, over[nearest].text)
                     group_of[c] = group_of[aligned[nearest]]
@@ -673,7 +677,7 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
         stub[:0] = [p.text for p in stubs]
         first = k
         header_lines += 1
-        named = True
+        named = named or not remarks  # (a remark names no column: the line above it still must)
         k -= 1
     column_names = [" ".join(h).replace(" ,", ",").strip() for h in headers]
     if unreliable or not any(column_names):

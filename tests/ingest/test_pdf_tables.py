@@ -386,6 +386,13 @@ FIGURES = [("Seed bank", ["83.2", "13.5", "50.1", "19.6"]), ("Herbarium", ["12.0
     # ... and, wrapped over two lines, heads every column of its group on both
     ([[(2, "Restricted")], [(0, "Unrestricted funds"), (2, "funds")], [(0, "2025"), (1, "2024"), (2, "2025"), (3, "2024")]],
      ["Unrestricted funds 2025", "Unrestricted funds 2024", "Restricted funds 2025", "Restricted funds 2024"]),
+    # a name over each of three columns is theirs; it does not run on over a fourth headed on its own, nor does a
+    # remark in brackets under the years
+    ([[(0, "December"), (1, "December"), (2, "December")], [(0, "31,"), (1, "31,"), (2, "31,"), (3, "Variation")],
+      [(0, "2025"), (1, "2024"), (2, "2023"), (3, "2025 vs 2024")],
+      [(0, "(In millions)"), (1, "(In millions)"), (2, "(In millions)")]],
+     ["December 31, 2025 (In millions)", "December 31, 2024 (In millions)", "December 31, 2023 (In millions)",
+      "Variation 2025 vs 2024"]),
 ])
 def test_header_lines_right_aligned_over_their_columns_head_those_columns_and_their_groups(tmp_path, header_lines, columns):
     path = draw_rows(tmp_path / "holdings.pdf", [[right_over(c, text) for c, text in line] for line in header_lines],
