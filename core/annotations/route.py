@@ -19,7 +19,7 @@ from core.annotations.plan import (NOT_IN_TABLE, ROWS_COUNTED, PlannedQuery, cou
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
-from core.annotations.sql import (cut_to_nothing, found_nothing, named_nowhere, periods_unkept, provenance_only,
+from core.annotations.sql import (counts_over_figures, cut_to_nothing, found_nothing, named_nowhere, periods_unkept, provenance_only,
                                   reads_table, share_of_nothing, write_query, years_unkept)
 from core.annotations.tables import ISO_DATE_NOTE, LABELS_HEADER, PROVENANCE, is_twin, spoken_label
 
@@ -455,6 +455,8 @@ def not_an_answer(result, tables: list, executor, question: str = "") -> str | N
         # "Does AMCOR have an improving gross margin profile?" answered "Yes: 9 rows with 2023 over 2022": rows
         # counted by comparing columns with each other, or every row, name nothing the question asks about
         return "a yes or no counted rows that no value or figure picks out"
+    if counts_over_figures(result.sql):
+        return "the query divides a count of rows by a total of figures"
     if provenance_only(result):
         return f"the query returned only row positions ({', '.join(result.columns)})"
     if share_of_nothing(result.sql, result, executor):
@@ -670,6 +672,8 @@ def readable(expression: str, printed: dict[str, str]) -> str:
     return " ".join(text.replace("(", " ").replace(")", " ").split())
 
 
+_HOUSEKEEPING = re.compile(r"""\s*(?:lower\()?"?\w+"?\)?\s+(?:IS\s+NOT\s+NULL|(?:NOT\s+LIKE|!=|<>)\s+'%?(?:sub)?total%?')\s*""",
+                           re.I)
 _WHERE = re.compile(r"\bWHERE\s+(.+?)(?=\s+(?:GROUP|ORDER|LIMIT|HAVING)\b|$)", re.I | re.S)
 
 
@@ -681,9 +685,10 @@ def where_text(sql: str, tables: list) -> str:
     # a report's row labels are said by themselves: "for Investment income", not "for Description Investment income"
     printed = {c: _LABELS_SAID if label == LABELS_HEADER else spoken_label(label)
                for t in tables for c, label in t.printed.items()}
-    # "x IS NOT NULL" only keeps the rows that have a value: it says nothing about which rows were asked for
+    # "x IS NOT NULL" only keeps the rows that have a value, and "x NOT LIKE '%total%'" only leaves out total rows
+    # (never records): neither says which rows were asked for
     condition = " AND ".join(part for part in re.split(r"\s+AND\s+", _QUALIFIER.sub("", match.group(1)), flags=re.I)
-                             if not re.fullmatch(r'\s*"?\w+"?\s+IS\s+NOT\s+NULL\s*', part, re.I))
+                             if not _HOUSEKEEPING.fullmatch(part))
     def names(part: str) -> str:
         part = re.sub(r'"(\w+)"', lambda m: printed.get(m.group(1), m.group(1)), part)
         return re.sub(r"\b(\w+)\b", lambda m: printed.get(m.group(1), m.group(1)), part)
