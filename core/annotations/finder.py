@@ -14,6 +14,7 @@ from typing import Callable
 import numpy as np
 
 from core.annotations import choose
+from core.annotations.plan import counted_noun, known_words, names_the_rows
 from core.annotations.query import parse_structured, unexplained_words
 from core.annotations.route import TableRoute
 from core.annotations.search import FactStore
@@ -71,7 +72,11 @@ class TableFinder:
         if not selected:
             return TableRoute([], ranked, None, choice=choice)
         accounted = set().union(*(x.file_words for x in selected))
-        route = TableRoute(selected, ranked, parsed, unexplained_words(question, parsed, accounted), choice=choice)
+        unexplained = unexplained_words(question, parsed, accounted)
+        if parsed.group_by and parsed.aggregate == "count" and (noun := counted_noun(question)) \
+                and not any(names_the_rows(noun, known_words(x.table)) for x in selected):
+            unexplained.append(noun)  # "Number of no-shows per clinician" counts some rows: which, the plan reads
+        route = TableRoute(selected, ranked, parsed, unexplained, choice=choice)
         # the record of a selected document, even when two of its other tables outscored it
         documents = {x.table.doc_id for x in selected}
         if any(x.table.kind == "records" for x in selected):  # and the one record whose value the question names

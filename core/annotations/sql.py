@@ -398,6 +398,18 @@ def unkept_doubt(unkept: list[Period]) -> str:
             + ", and the query does not keep the dates to it. Filter the ISO date column to exactly that period.")
 
 
+# a count of rows (COUNT(...), or SUM(CASE WHEN ... THEN 1 ELSE 0 END)) divided by a sum of a column's figures
+_COUNT_OVER_SUM = re.compile(r"(?:\bCOUNT\s*\(|\bSUM\s*\(\s*CASE\b(?:(?!\bEND\b).)*?\bTHEN\s+1\s+ELSE\s+0\s+END\s*\))"
+                             r"[^/]*/\s*\(?\s*SUM\s*\(\s*(?!CASE\b)\"?\w", re.I | re.S)
+
+
+def counts_over_figures(sql: str) -> bool:
+    """Whether the query divides a number of rows by a total of figures ("the percentage of capital leases in the
+    total liabilities" as the count of Capital leases rows over the sum of the Total column): a count and an
+    amount are no share of each other."""
+    return bool(_COUNT_OVER_SUM.search(sql or ""))
+
+
 def provenance_only(result: QueryResult) -> str | None:
     """Rows returned as nothing but where they are ("SELECT source_row ... WHERE label LIKE 'Warranty'"
     answered a warranty question with line numbers): what the question asks for is in another column."""

@@ -487,3 +487,16 @@ def test_a_year_a_report_table_prints_beside_others_that_the_query_never_names_i
     latest = TableInfo("latest", "d7", "latest.pdf", None, "rows", ["description", "net"],
                        {"description": "Description", "net": "Net"}, {"description": "TEXT", "net": "REAL"}, {}, 3)
     assert sql_module.years_unkept(question, both.replace("holdings", "latest"), [latest], executor) == []
+
+
+def test_a_count_of_rows_over_a_total_of_figures_is_no_share():
+    assert sql_module.counts_over_figures("SELECT CAST(SUM(CASE WHEN description LIKE 'Capital leases' THEN 1 ELSE 0 END) "
+                                          "AS REAL) * 100 / SUM(total) FROM t")
+    assert sql_module.counts_over_figures('SELECT COUNT(*) * 100.0 / SUM("amount") FROM t')
+    # a share of figures, and a share of rows, are shares
+    assert not sql_module.counts_over_figures("SELECT SUM(CASE WHEN region = 'EU' THEN amount ELSE 0 END) * 100 / "
+                                              "SUM(amount) FROM t")
+    assert not sql_module.counts_over_figures("SELECT SUM(CASE WHEN status = 'late' THEN 1 ELSE 0 END) * 100.0 / "
+                                              "COUNT(*) FROM t")
+    assert not sql_module.counts_over_figures("SELECT SUM(CASE WHEN a THEN 1 ELSE 0 END) * 100.0 / SUM(CASE WHEN b "
+                                              "THEN 1 ELSE 0 END) FROM t")
