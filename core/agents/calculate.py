@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from core.annotations.across import percent_change
 from core.annotations.conditions import MONTH_NAME
+from core.annotations.plan import format_value
 
 NONE = "none"
 # operation: (figures needed at least, how the answer sentence names it)
@@ -74,7 +75,7 @@ def _period(label: str) -> int | None:
 
 def _number(x: float) -> str:
     """A result as a reader expects it: thousands separated, at most 2 decimals, no trailing zeros."""
-    text = f"{x:,.2f}" if abs(x) >= 0.005 or x == 0 else f"{x:.4g}"
+    text = f"{x:,.2f}" if abs(x) >= 0.005 or x == 0 else format_value(x)  # (4 digits that count, no "1.2e-05")
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 

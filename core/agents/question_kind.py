@@ -51,7 +51,8 @@ _REASON = re.compile(
 # fair value based on?", "What is the change in the obligation recognized as?"
 _COMPLEMENT = re.compile(
     r"^\s*what\b.*\b(?:due|attributable|attributed|owing|related|relating|linked|recogni[sz]ed|recorded|engaged|based|used|"
-    r"classified|allocated|stated|measured|carried|invested|exposed|subject|applied|charged)\s+"
+    r"classified|allocated|stated|measured|carried|invested|exposed|subject|applied|charged|influenced|affected|driven|"
+    r"impacted|caused|determined|offset|explained)\s+"
     r"(?:to|as|in|on|upon|for|at|by|with)\s*\?\s*$"
     # ... and "what" asked of a verb that says where a thing comes from or what it follows: "What do the
     # expenses result from?", "What does the distribution of receivables follow?"

@@ -16,9 +16,9 @@ from core.annotations.conditions import MONTH_ABBREVIATIONS, MONTHS
 OPERATIONS = [
     ("percent change", re.compile(r"(?:\bpercent(?:age)?|%)\s*(?:change|increase|decrease|growth|decline|rise|fall)\b"
                                   r"|\bgrowth rate\b|\bby (?:what|how much) (?:percent|%)", re.I)),
-    ("change", re.compile(r"\b(?:change|increase|decrease|difference|grow|grew|growth|decline|rise|rose|fall|fell|drop)\b",
-                          re.I)),
-    ("average", re.compile(r"\b(?:average|mean)\b", re.I)),
+    ("change", re.compile(r"\b(?:chang(?:e|ed|es)|increas(?:e|ed|es)|decreas(?:e|ed|es)|difference|grow|grew|grown|growth|"
+                          r"declin(?:e|ed)|rise|rose|risen|fall|fell|fallen|drop(?:ped)?|variance|variation)\b", re.I)),
+    ("average", re.compile(r"(?<!weighted[ -])\b(?:average|mean)\b", re.I)),  # (a weighted average is a row's name)
     ("sum", re.compile(r"\b(?:total|sum|combined|altogether|in all)\b", re.I)),
 ]
 EACH = "each"  # no operation: the row's figure in each year the question states
@@ -158,10 +158,10 @@ def years_named(text: str, columns: list) -> list | None:
     found = columns_for_years(years, columns)
     if found is not None or not years:
         return found
-    asked = _question_stems(text)
+    asked = _header_words(text)
 
     def shared(column) -> int:
-        return len(_stems(_PERIOD.sub(" ", _SHORT_FY.sub(" ", column.label))) & asked)
+        return len(_header_words(_PERIOD.sub(" ", _SHORT_FY.sub(" ", column.label))) & asked)
 
     chosen = []
     for year in years:
@@ -256,6 +256,23 @@ def unexplained_words(question: str, texts: list[str]) -> set[str]:
     "the research expense associated with the legacy business of GP" says more than a row "Research expense"."""
     held = set().union(*(_stems(t) for t in texts)) if texts else set()
     return _question_stems(question) - held - _ABOUT_THE_PAGE
+
+
+# Words that tell no two columns under one year apart: a row's, but "total" does ("Net Sales | % of Total")
+_NOT_HEADER_WORDS = _NOT_ROW_WORDS - {"total"}
+
+
+def _header_words(text: str) -> set[str]:
+    """A header's or a question's words (as stems) that can tell columns apart: "%" is said "percent"."""
+    return {w[:5] for w in re.findall(r"[a-z][a-z0-9]+", text.lower().replace("%", " percent "))
+            if w not in _NOT_HEADER_WORDS}
+
+
+def unsaid_words(question: str, label: str) -> set[str]:
+    """The words (as stems) of a row's item the question does not say; its section ("Deferred tax assets:") and a
+    leading "Less" are how the table files it, not what it is."""
+    item = re.sub(r"^\s*less\b", " ", label.rpartition(":")[2], flags=re.I)
+    return _stems(item) - _question_stems(question)
 
 
 def _question_stems(question: str) -> set[str]:

@@ -17,6 +17,7 @@ A question the plan cannot say (date arithmetic, a join) is answered "other", an
 """
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections import Counter
@@ -419,6 +420,10 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                 plan.column = named
             if plan.column is not None:
                 plan.answer = "list"  # "Which units fuelled up in Topeka?" names them; it does not count them
+        if plan.answer == "average" and _WEIGHTED.search(question) and not asks_average(question):
+            plan.answer = "other"  # "the weighted average remaining amortization period": a stated figure
+            planned.handover = "it averaged rows, and the question names a weighted average the document states"
+            return planned
         if plan.answer == "count" and plan.group_by is None and not asks_count(question):
             # "What is the discount rate in 2019?" planned as a count of the rows named Discount rate is "1": a
             # count answers only a question that counts; the free query writer is checked the same way
@@ -444,6 +449,9 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                 plan.answer = "other"
                 planned.handover = f"it counted every row, and no condition applies “{' '.join(left)}”"
                 return planned
+        if (counted := uncounted_kind(question, plan, columns, known_words(table))) is not None:
+            # "Number of no-shows per clinician" counted every appointment of each: nothing says which are no-shows
+            planned.applied.append(Applied(counted, None, "not applied"))
         listed = plan.column if plan.answer == "list" else plan.group_by if isinstance(plan.group_by, Column) else None
         plan.named_by = name_beside(question, listed, columns)
         if plan.answer in ("minimum", "maximum") and plan.group_by is None:
@@ -563,6 +571,8 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
         operation in ("change", "percent change") and _BOTH_YEARS.search(question)))
     if len(years) < 2 and not one_cell and not which_years and not over_shown:
         return None  # (before reading the columns, which queries the table)
+    if not which_years and asks_which(question) and _TOP.search(question):
+        return None  # "Which country had the highest total revenue in 2019?" ranks the rows: no one row is named
     columns = columns_of(table, executor)
     named = row_figures.years_named(question, columns) or (
         row_figures.year_columns(columns) if which_years or over_shown else [])
@@ -579,8 +589,12 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
         return None
     # "the research expense associated with the legacy business of GP" says more than the row "Research expense"
     # holds: its figure is in the text, or the model's to find (not for "which year": the years are the columns)
-    if not which_years and len(row_figures.unexplained_words(
-            question, [row, *(c.label for c in columns), table.title])) >= WORDS_BEYOND_THE_ROW:
+    unexplained = row_figures.unexplained_words(question, [row, *(c.label for c in columns), table.title])
+    if not which_years and len(unexplained) >= WORDS_BEYOND_THE_ROW:
+        return None
+    # "the depreciation expense" over the row "Accumulated depreciation": a row named only in part, while the
+    # question says a word no label holds, is another measure (the balance, not the year's charge)
+    if any(len(w) > 3 for w in unexplained) and row_figures.unsaid_words(question, row):  # ("as of" says no measure)
         return None
     plan = read_plan({"answer": "sum", "column": named[0].label if one_cell else "",
                       "filters": [{"column": label.label, "op": "is", "value": row}]}, columns)
@@ -1530,6 +1544,14 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         plan.filters.append((members, "is not", totals[0]))
         plan.matched[len(plan.filters) - 1] = tuple(totals)
         applied.append(Applied("total lines left out", members.label, "added by code", "a total is no item of a list"))
+    # "Which country had the highest total revenue?": the highest of a table's rows is one of its items; its total
+    # line adds them up and is no rival (also when the question says "total": that names the measure)
+    ranked = _label_column(columns) if plan.answer in ("minimum", "maximum") and plan.group_by is None else None
+    if ranked is not None and not any(c is ranked for c, _, _ in plan.filters) \
+            and (totals := [c for c in ranked.cells if row_figures.is_total_label(c, or_subtotal=True)]):
+        plan.filters.append((ranked, "is not", totals[0]))
+        plan.matched[len(plan.filters) - 1] = tuple(totals)
+        applied.append(Applied("total lines left out", ranked.label, "added by code", "a total is no item to rank"))
     # The model's own conditions (the words it read as a filter, "emergency" as Code EMG) are listed too.
     accounted = {a.column for a in applied}
     for column, op, value in plan.filters:
@@ -1557,7 +1579,7 @@ _WHICH = re.compile(_LEAD_IN + r"(?:which|who|whose|what|name the)\b", re.I)
 def counted_measure(question: str, columns: list[Column]) -> Column | None:
     """The number column a "how many <word>" names: by its header ("how many hours" over "Hrs" or "Labour
     (h)", "how many gallons" over "Gallons") or by its unit; None when the word is the rows' own name."""
-    noun = _counted_noun(question)
+    noun = counted_noun(question)
     if not noun:
         return None
     numbers = [c for c in columns if c.kind == "number"]
@@ -1585,7 +1607,7 @@ def items_counted(question: str, columns: list[Column], table_words: frozenset =
     """The quantity column a count of things adds up: "How many helmets did we sell?" over sale lines with a
     Qty column counts helmets, not the lines that sold them, when helmets are what some lines' cells name.
     "How many sales ..." (no cell names a sale) counts the lines."""
-    quantity, noun = quantity_column(columns), _counted_noun(question)
+    quantity, noun = quantity_column(columns), counted_noun(question)
     if quantity is None or not noun:
         return None
     named = stated_conditions(question, columns, table_words).values
@@ -1667,8 +1689,12 @@ def _label_forms(column: Column) -> set[str]:
     return word_forms(column.label)
 
 
+# "the weighted average discount rate" names a figure the document states: no average of rows is asked
+_WEIGHTED = re.compile(r"\bweighted[ -](?:average|mean)\b", re.I)
+
+
 def asks_average(question: str) -> bool:
-    return bool(re.search(r"\b(?:average|mean|median)\b", question, re.I))
+    return bool(re.search(r"(?<!weighted[ -])\b(?:average|mean|median)\b", question, re.I))
 
 
 def asks_median(question: str) -> bool:
@@ -1844,7 +1870,9 @@ def _one_per_phrase(values: list[CellValue], plan: Plan) -> list[CellValue]:
     # "the total revenue from Canada": the word "total" names the Total row too, but a total and the rows it
     # sums are never both meant; beside another row of its column, "total" is the figure asked, not a row
     named_rows = {v.column for v in chosen if v.stance == "is" and fold(v.text) not in _TOTAL_WORDS}
-    return [v for v in chosen if not (fold(v.text) in _TOTAL_WORDS and v.column in named_rows)]
+    # ... and in a ranking ("the highest total revenue") it names the measure: the Total row is no rival
+    ranking = plan.answer in ("minimum", "maximum") and plan.group_by is None
+    return [v for v in chosen if not (fold(v.text) in _TOTAL_WORDS and (v.column in named_rows or ranking))]
 
 
 _TOTAL_WORDS = {"total", "totals", "subtotal", "grand total", "overall"}
@@ -2235,7 +2263,10 @@ def format_value(value, unit: str | None = None) -> str:
         if value.is_integer():
             text = str(int(value)) if abs(value) < 10_000 and not unit else f"{int(value):,}"
         else:
-            text = f"{value:,.2f}" if abs(value) >= 1 else f"{value:.4g}"
+            # (below 1, four significant digits, never in scientific notation: "0.00001245", not "1.245e-05")
+            text = f"{value:,.2f}" if abs(value) >= 1 else \
+                f"{value:.{min(12, 3 - math.floor(math.log10(abs(value))))}f}".rstrip("0").rstrip(".") \
+                if abs(value) >= 1e-12 else "0"
         sign, _, scale = (unit or "").partition(" ") if unit and unit[0] in CURRENCY_SIGNS else ("", "", unit)
         if sign:  # "€1,249", "-£402 million"
             return (f"-{sign}{text[1:]}" if text.startswith("-") else f"{sign}{text}") + (f" {scale}" if scale else "")
@@ -2542,7 +2573,7 @@ def _measure_words(plan: Plan, question: str) -> str:
     if _BLANK_HEADER.fullmatch(name):  # "column 2" is no name a person would say: the figures, as printed
         name = "figure"
     return {"sum": name if name.lower().startswith("total") else f"total {name}", "average": f"average {name}", "median": f"median {name}", "minimum": f"lowest {name}",
-            "maximum": f"highest {name}", "count": "number of " + (_counted_noun(question) or "rows")}.get(plan.answer, name)
+            "maximum": f"highest {name}", "count": "number of " + (counted_noun(question) or "rows")}.get(plan.answer, name)
 
 
 _PHRASE_END = set("""the a an did do does is are was were have has had will would can could should that which who with in on at
@@ -2580,7 +2611,7 @@ def listed_phrase(question: str) -> str | None:
 def counted_phrase(question: str) -> str | None:
     """What a count counts, said as the question says it: "How many emergency appointments did we have" ->
     "emergency appointments" (up to three words, to the verb or preposition that ends the phrase)."""
-    noun = _counted_noun(question)
+    noun = counted_noun(question)
     if not noun:
         return None
     rest = question.lower()[question.lower().find(noun) + len(noun):]
@@ -2656,7 +2687,29 @@ def count_qualifiers(question: str, known: frozenset | set = frozenset()) -> lis
             and w not in MONTHS and not singulars(w) & known]
 
 
-def _counted_noun(question: str) -> str | None:
+def uncounted_kind(question: str, plan: Plan, columns: list[Column], known: frozenset) -> str | None:
+    """What a count per group counts, when the plan counts every row of each group, the rows are not called so,
+    and a column of a few kinds (a Status, a Code) could have said which: "Number of no-shows per clinician"
+    over appointments.csv (no filter, no period) counted each clinician's appointments. A word the table's names
+    or headers hold, or any row's name ("entries"), counts the rows; so does any word over a roster of names
+    ("members per team"), which has no column of kinds."""
+    if plan.answer != "count" or plan.group_by is None or plan.filters or plan.periods or plan.distinct:
+        return None
+    noun = counted_noun(question)
+    if noun is None or names_the_rows(noun, known):
+        return None
+    kinds = [c for c in columns if c.kind == "text" and c is not plan.group_by
+             and 2 <= len({fold(cell) for cell in c.cells}) <= VALUES_SHOWN]
+    return noun if kinds else None
+
+
+def names_the_rows(noun: str, known: frozenset) -> bool:
+    """Whether a counted word is what the table calls its rows: a word of its names or headers (`known_words`),
+    any table's word for a row, or no word of a kind ("How many were there")."""
+    return bool(singulars(noun) & (known | _ROW_NOUNS)) or noun in _EVERY_ROW_WORDS
+
+
+def counted_noun(question: str) -> str | None:
     """What a count counts, in the question's word: "How many of the jobs ..." -> "jobs", "Number of
     no-shows per clinician" -> "no-shows"."""
     match = re.search(r"\b(?:how many|number of) (?:of (?:the|our|your|their|these|those) |the )?([a-z][a-z-]*)",

@@ -77,9 +77,12 @@ def test_one_stated_year_is_a_cell_not_arithmetic(ws):
     ("What was the percentage change in revenue from 2018 to 2019?", "percent change"),
     ("What was the % change in revenue from 2018 to 2019?", "percent change"),
     ("By how much did revenue increase in 2019?", "change"),
+    ("How much has revenue increased by from 2018 to 2019?", "change"),
+    ("What was the revenue variance in dollars for 2019 vs 2018?", "change"),
     ("What is the average of revenue for 2018 and 2019?", "average"),
     ("What is the combined revenue for 2018 and 2019?", "sum"),
     ("What was revenue in 2019?", None),
+    ("What was the weighted average discount rate in 2019?", None),  # a row's name, not an average of figures
     # a change as a share of the earlier year's figure is the percentage change; of another whole, it is not
     ("What is the change in hall hire between 2018 and 2019 as a percentage of the 2018 hall hire?", "percent change"),
     ("What is the change in hall hire between 2018 and 2019 as a percentage of 2019 income?", "change"),
@@ -700,6 +703,21 @@ def test_a_rate_named_by_its_row_is_one_cell_and_a_ratio_of_rows_is_not(pdf_stat
     assert plan_by_rules("What is the ratio of hall hire to ticket sales in 2019?", table, ws.pipeline.executor) is None
 
 
+def test_a_row_named_in_part_is_not_read_when_the_question_says_a_measure_the_row_is_not(pdf_statement):
+    """The depreciation expense is the year's charge; "Accumulated depreciation" is a balance. The rules read a row
+    named only in part ("depreciation") only when the question says nothing the row does not hold."""
+    from core.annotations.plan import plan_by_rules
+    ws, scope = pdf_statement(["2018", "2019"], [("Equipment at cost", ["9,000", "9,400"]),
+                                                 ("Accumulated depreciation", ["(3,100)", "(3,560)"]),
+                                                 ("Reserves and accruals", ["50", "57"])],
+                              caption="Property and equipment and other balances were as follows:")
+    (table,) = [t for t in ws.pipeline.tables.tables() if t.kind == "rows"]
+    assert plan_by_rules("What was the amount of depreciation expense in 2019?", table, ws.pipeline.executor) is None
+    read = plan_by_rules("What was the accumulated depreciation in 2019?", table, ws.pipeline.executor)
+    assert read is not None and read.plan.matched[0] == ("Accumulated depreciation",)
+    assert plan_by_rules("What were the reserves in 2019?", table, ws.pipeline.executor) is not None
+
+
 def test_the_figure_column_the_question_names_whole_is_read_whatever_column_the_model_chose(statement):
     ws, scope = statement("adoption.csv", "Description,As reported,Adjustments,Without new standard\n"
                                           "Deferred revenue,\"24,264\",\"(1,945)\",\"22,319\"\n"
@@ -733,6 +751,10 @@ def test_of_two_figure_columns_under_one_year_the_one_the_question_words_is_read
     assert labels(across.years_named("What was the weighted fee in 2018 and 2019?", columns)) == [
         "2018 Weighted average fee", "2019 Weighted average fee"]
     assert across.years_named("What was the figure in 2018 and 2019?", columns) is None  # nothing to tell them apart
+    shares = [Column(f"s{n}", f"Fiscal Year {year} {what}", "number") for n, (year, what) in enumerate(
+        (y, w) for y in ("2019", "2018") for w in ("Net Sales", "% of Total"))]
+    assert labels(across.years_named("What was the change in the percent of total sales from Asia between 2018 and "
+                                     "2019?", shares)) == ["Fiscal Year 2018 % of Total", "Fiscal Year 2019 % of Total"]
 
 
 def test_two_figure_columns_under_each_year_are_told_apart_by_the_questions_words(statement):
@@ -769,3 +791,14 @@ def test_a_count_within_a_stated_whole_is_never_more_than_it(statement):
     assert "120" not in response.answer, response.answer
     response = ws.ask("How many instruments were lent to schools in 2019?", mode="pipeline", doc_ids=scope)
     assert "120" in response.answer, response.answer
+
+
+def test_the_highest_of_a_reports_rows_is_one_of_its_items_never_their_total(pdf_statement):
+    ws, scope = pdf_statement(["2019", "2018"], [("UK", ["83.2", "73.5"]), ("USA", ["222.2", "199.0"]),
+                                                 ("Germany", ["143.5", "128.4"]), ("Total", ["448.9", "400.9"])],
+                              caption="Revenue by country was as follows:")
+    ws.llm.calls.clear()
+    ws.llm.script = [json.dumps({"answer": "maximum", "column": "2019", "filters": []})]
+    response = ws.ask("Which country had the highest total revenue in 2019?", mode="pipeline", doc_ids=scope)
+    assert "USA" in response.answer and "448.9" not in response.answer, response.answer
+    assert "Total" not in response.answer.split("(")[0], response.answer  # nor is the left-out line said as a filter

@@ -121,6 +121,18 @@ def test_a_bound_with_no_column_of_its_unit_is_not_applied_and_the_answer_is_low
     assert "heavier than 3 kg" in response.answer
 
 
+def test_a_count_per_group_of_rows_of_a_kind_no_condition_picks_says_it_could_not_apply_the_kind(ws):
+    """Every sale of each shop counted for "returns": the Product column says what kind each sale is, and none
+    says a return. The counts are shown, at low confidence, saying what was not applied."""
+    ws.llm.script = [plan(answer="count", group_by="Shop")]
+    response = ws.ask("Number of returns per shop?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.confidence == "low" and "could not apply “returns”" in response.answer, response.answer
+    ws.llm.calls.clear()
+    ws.llm.script = [plan(answer="count", group_by="Shop")]
+    response = ws.ask("How many sales did each shop make?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert "could not apply" not in response.answer and response.confidence != "low", response.answer
+
+
 def test_a_figure_per_group_is_answered_per_group(ws):
     ws.llm.script = [plan(answer="sum", column="Loaves", group_by="Shop")]
     response = ws.ask("Loaves sold per shop in 2023?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])

@@ -203,6 +203,8 @@ def test_a_reports_printed_scale_goes_with_its_figures():
     assert stated_scale(["(in millions, except per share amounts)"]) is None  # some rows are not scaled
     assert stated_scale(["Staff by site", "Headcount"]) is None
     assert format_value(402.0, "£ million") == "£402 million" and format_value(-12.5, "$ thousand") == "-$12.50 thousand"
+    # a small figure in plain digits, never in scientific notation
+    assert format_value(1.2451e-05, "%") == "0.00001245%" and format_value(-0.5) == "-0.5" and format_value(0.123456) == "0.1235"
 
 
 def test_a_scale_in_one_columns_header_is_that_columns_only(tmp_path, embedder, write_text):
