@@ -120,14 +120,15 @@ def stated_years(question: str) -> list[str]:
     return years
 
 
-def columns_for_years(years: list[str], columns: list) -> list | None:
+def columns_for_years(years: list[str], columns: list, percent: bool = False) -> list | None:
     """The number column each stated year names, one each (a "2019 in %" twin beside "2019" is not the
-    figure); None unless every year names exactly one. A financial year is named by the year it ends in: "FY2019"
-    is the column "2018/2019" of a table that has no column "2019"."""
+    figure, unless `percent`: the question asks for a percentage); None unless every year names exactly one. A
+    financial year is named by the year it ends in: "FY2019" is the column "2018/2019" of a table that has no
+    column "2019"."""
     found = []
     for year in years:
         named = _headed_by(year, columns)
-        plain = [c for c in named if (c.unit or "") != "%"] or named
+        plain = [c for c in named if ((c.unit or "") == "%") == percent] or named
         if len(plain) != 1:
             return None
         found.append(plain[0])
@@ -150,12 +151,16 @@ def years_head_columns(text: str, columns: list) -> bool:
     return bool(years) and all(_headed_by(year, columns) for year in years)
 
 
+_PERCENT_ASKED = re.compile(r"\bpercent(?:age)?\b|%", re.I)
+
+
 def years_named(text: str, columns: list) -> list | None:
     """The columns the years a text states name, one each (columns_for_years of stated_years). Where a year heads
     several figure columns ("2019 Number of shares | 2019 Weighted average price"), the one whose other words the
     text shares most, when one does."""
     years = stated_years(text)
-    found = columns_for_years(years, columns)
+    # "the percent of total sales from APAC" reads the "% of Total" column under each year, not the Net Sales
+    found = columns_for_years(years, columns, percent=bool(_PERCENT_ASKED.search(text)) and not OPERATIONS[0][1].search(text))
     if found is not None or not years:
         return found
     asked = _header_words(text)

@@ -751,10 +751,12 @@ def test_of_two_figure_columns_under_one_year_the_one_the_question_words_is_read
     assert labels(across.years_named("What was the weighted fee in 2018 and 2019?", columns)) == [
         "2018 Weighted average fee", "2019 Weighted average fee"]
     assert across.years_named("What was the figure in 2018 and 2019?", columns) is None  # nothing to tell them apart
-    shares = [Column(f"s{n}", f"Fiscal Year {year} {what}", "number") for n, (year, what) in enumerate(
-        (y, w) for y in ("2019", "2018") for w in ("Net Sales", "% of Total"))]
+    shares = [Column(f"s{n}", f"Fiscal Year {year} {what}", "number", "%" if what.startswith("%") else None)
+              for n, (year, what) in enumerate((y, w) for y in ("2019", "2018") for w in ("Net Sales", "% of Total"))]
     assert labels(across.years_named("What was the change in the percent of total sales from Asia between 2018 and "
                                      "2019?", shares)) == ["Fiscal Year 2018 % of Total", "Fiscal Year 2019 % of Total"]
+    assert labels(across.years_named("What was the percentage change in net sales from Asia between 2018 and 2019?",
+                                     shares)) == ["Fiscal Year 2018 Net Sales", "Fiscal Year 2019 Net Sales"]
 
 
 def test_two_figure_columns_under_each_year_are_told_apart_by_the_questions_words(statement):
