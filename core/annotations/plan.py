@@ -946,7 +946,10 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
         shown = row_figures.year_columns(columns)
         if 2 <= len(shown) <= (2 if operation != "average" else 3):
             named = shown
-    if not operation and named and plan.answer != "count" and not _OF_ANOTHER.search(question):
+    # (a share of another figure is worked out, unless the row already states it: a percent-of-revenue table's
+    # "gross profit as a percentage of revenue in 2018 and 2019" is each year's percentage)
+    if not operation and named and plan.answer != "count" \
+            and (not _OF_ANOTHER.search(question) or all((c.unit or "") == "%" for c in named)):
         operation = row_figures.EACH  # "the respective tax credits in 2018 and 2019": each year's figure
     if not operation or not named or len(named) < 2 or plan.answer == "count":
         if plan.answer in ("change", "percent change"):

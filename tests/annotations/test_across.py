@@ -804,3 +804,14 @@ def test_the_highest_of_a_reports_rows_is_one_of_its_items_never_their_total(pdf
     response = ws.ask("Which country had the highest total revenue in 2019?", mode="pipeline", doc_ids=scope)
     assert "USA" in response.answer and "448.9" not in response.answer, response.answer
     assert "Total" not in response.answer.split("(")[0], response.answer  # nor is the left-out line said as a filter
+
+
+def test_a_share_the_row_already_states_is_each_years_figure(statement):
+    """A statement in percent of revenue: "gross profit as a percentage of revenue" is the row's own figures."""
+    ws, scope = statement("margins.csv", "Description,2019,2018\nRevenue,100%,100%\nCost of sales,45%,40%\n"
+                                         "Gross profit,55%,60%\n")
+    ws.llm.calls.clear()
+    ws.llm.script = []  # read by the rules
+    response = ws.ask("What were the gross profit as a percentage of revenue in 2018 and 2019 respectively?",
+                      mode="pipeline", doc_ids=scope)
+    assert "60%" in response.answer and "55%" in response.answer and ws.llm.calls == [], response.answer
