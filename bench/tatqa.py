@@ -120,9 +120,9 @@ def write_pdf(context: dict, path: Path, ruled: bool) -> Path:
     paragraphs = [[Paragraph(escape(p["text"]), body), Spacer(1, 6)]
                   for p in sorted(context["paragraphs"], key=lambda p: p["order"])]
     before = before_table(context)
-    # (the introduction and its table kept on one page, as a report sets a short table)
-    flow = [*[f for p in paragraphs[:max(before - 1, 0)] for f in p],
-            KeepTogether([*[f for p in paragraphs[max(before - 1, 0):before] for f in p], *table]),
+    intro = max(before - 1, 0)  # the paragraph that introduces the table, kept on one page with it
+    flow = [*[f for p in paragraphs[:intro] for f in p],
+            KeepTogether([*[f for p in paragraphs[intro:before] for f in p], *table]),
             *[f for p in paragraphs[before:] for f in p]]
     path.parent.mkdir(parents=True, exist_ok=True)
     SimpleDocTemplate(str(path), pagesize=A4, invariant=1, leftMargin=40, rightMargin=40).build(flow)

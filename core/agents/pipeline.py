@@ -210,18 +210,17 @@ class AnswerPipeline:
         route: TableRoute = plan.tables
         with trace.step("retrieval", "Retriever", route="structured", understood=route.notes,
                         tables=[x.table.name for x in route.selections], path="rules" if route.fast else "model") as event:
+            result, handed_over = None, None
             if route.lookup is not None:  # one field of one named invoice or receipt
                 result = run_record_lookup(plan.question, *route.lookup, self.executor, self.facts)
-            else:
-                result, handed_over = None, None
-                if route.fast:  # the rules read the whole question: their filters, on the selected documents only
-                    route.parsed.query.doc_ids = sorted({x.table.doc_id for x in route.selections})
-                    result = run_structured(route.parsed, self.facts)
-                    if result.relaxed:
-                        # found only without the names or the period the question states ("the Revenue from UK
-                        # in 2019" over a table whose years are its columns listed every row): the plan reads it
-                        handed_over = f"the rules found nothing as stated, only {result.relaxed[-1]}: the plan reads it"
-                        result = None
+            elif route.fast:  # the rules read the whole question: their filters, on the selected documents only
+                route.parsed.query.doc_ids = sorted({x.table.doc_id for x in route.selections})
+                result = run_structured(route.parsed, self.facts)
+                if result.relaxed:
+                    # found only without the names or the period the question states ("the Revenue from UK in
+                    # 2019" over a table whose years are its columns listed every row): the plan reads it
+                    handed_over = f"the rules found nothing as stated, only {result.relaxed[-1]}: the plan reads it"
+                    result = None
             if result is None:
                 s = self.settings
                 result = run_planned_query(plan.question, route.selections, self.llm, self.executor, self.facts,
@@ -231,7 +230,7 @@ class AnswerPipeline:
                                     s.table_example_rows, s.table_query_max_tokens)
             evidence = retriever_agent.structured_evidence(result, self.kb)
             event.summary, event.outputs = evidence.describe(), evidence.trace()
-            if route.lookup is None and handed_over:
+            if handed_over:
                 event.outputs["handed_over"] = handed_over
             if evidence.failed:
                 event.status = "failed"

@@ -1538,23 +1538,20 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     if isinstance(plan.group_by, Column) and any(c is plan.group_by and op == "is" and len({fold(v) for v in plan.matched.get(i, (value,))}) == 1
                                                  for i, (c, op, value) in enumerate(plan.filters)):
         plan.group_by, plan.limit = None, None
-    # "What are the countries the revenue is split by?" over a report's rows: its total lines are no members of
-    # the list, nor counted among them, unless the question asks about totals
-    members = plan.column if plan.answer in ("list", "count") and plan.column is not None \
-        and plan.column.kind == "text" else None
-    totals = [c for c in members.cells if row_figures.is_total_label(c, or_subtotal=True)] if members else []
-    if totals and not set(tokens(question)) & _TOTAL_WORDS and not any(c is members for c, _, _ in plan.filters):
-        plan.filters.append((members, "is not", totals[0]))
+    # A report's total lines are no items: no members of a list nor counted among them ("What are the countries the
+    # revenue is split by?") unless the question asks about totals; no rivals in a highest or lowest ("Which country
+    # had the highest total revenue?", where "total" names the measure)
+    items, why = None, ""
+    if plan.answer in ("list", "count") and plan.column is not None and plan.column.kind == "text" \
+            and not set(tokens(question)) & _TOTAL_WORDS:
+        items, why = plan.column, "a total is no item of a list"
+    elif plan.answer in ("minimum", "maximum") and plan.group_by is None:
+        items, why = _label_column(columns), "a total is no item to rank"
+    totals = [c for c in items.cells if row_figures.is_total_label(c, or_subtotal=True)] if items is not None else []
+    if totals and not any(c is items for c, _, _ in plan.filters):
+        plan.filters.append((items, "is not", totals[0]))
         plan.matched[len(plan.filters) - 1] = tuple(totals)
-        applied.append(Applied("total lines left out", members.label, "added by code", "a total is no item of a list"))
-    # "Which country had the highest total revenue?": the highest of a table's rows is one of its items; its total
-    # line adds them up and is no rival (also when the question says "total": that names the measure)
-    ranked = _label_column(columns) if plan.answer in ("minimum", "maximum") and plan.group_by is None else None
-    if ranked is not None and not any(c is ranked for c, _, _ in plan.filters) \
-            and (totals := [c for c in ranked.cells if row_figures.is_total_label(c, or_subtotal=True)]):
-        plan.filters.append((ranked, "is not", totals[0]))
-        plan.matched[len(plan.filters) - 1] = tuple(totals)
-        applied.append(Applied("total lines left out", ranked.label, "added by code", "a total is no item to rank"))
+        applied.append(Applied("total lines left out", items.label, "added by code", why))
     # The model's own conditions (the words it read as a filter, "emergency" as Code EMG) are listed too.
     accounted = {a.column for a in applied}
     for column, op, value in plan.filters:
