@@ -527,11 +527,28 @@ def _is_label_line(index: int, lines: list[Line], members: list[int], parsed, is
             and parsed[below][0][0].text[:1].islower())
 
 
+def _years_at_left(parsed, rows: list[int], columns: list[tuple[float, float]]) -> bool:
+    """Whether the first column is the rows' labels printed as years: a maturity schedule ("2026 $412 $18",
+    "2027 398 17", then "Thereafter 1,205 44"), whose lines with a year have no words before it and whose
+    worded lines have no figure under the years."""
+    years = 0
+    for m in rows:
+        label_words, cells = parsed[m]
+        first = [c for c in cells if _column_of(c.x0, c.x1, columns[:1], 0.0) == 0]
+        if first and (label_words or not _YEAR.match(first[0].text) or first[0] is not cells[0]):
+            return False
+        years += bool(first)
+    return years >= 2
+
+
 def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int], page: int) -> _Block | None:
     # the figures make the columns; a text cell joins the one it sits in
     columns = _columns([_figures(parsed[m][1]) for m in members if is_row[m]])
     if len(columns) < 2:
         return None
+    year_labels = _years_at_left(parsed, [m for m in members if is_row[m]], columns)
+    if year_labels:
+        columns = columns[1:]  # the years are the rows' labels; the header names the columns right of them
     height = median(lines[m].height for m in members)
     pitch = median(b[0] - a[1] for a, b in zip(columns, columns[1:])) if len(columns) > 1 else 4 * height
     slack = max(2 * height, pitch / 2)
@@ -545,6 +562,9 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
     width = len(columns)
     for m in members:
         label_words, cells = parsed[m]
+        year = ""
+        if year_labels and not label_words and cells and _YEAR.match(cells[0].text):
+            year, cells = cells[0].text, cells[1:]
         if not is_row[m]:
             text = lines[m].text
             if not scale and (stated := scale_line(text)):
@@ -567,7 +587,7 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
                 extra.append(cell.text)  # a footnote mark or a year in the label: text, not a figure
             else:
                 values[k] = cell.text
-        label = " ".join([*(w.text for w in label_words), *extra]).strip()
+        label = " ".join([year, *(w.text for w in label_words), *extra]).strip()
         if pending:
             if not label or label[:1].islower():
                 label = f"{pending} {label}".strip()  # the label wrapped onto this line
@@ -642,6 +662,10 @@ def _read_block(lines: list[Line], parsed, is_row: list[bool], members: list[int
             # over some columns ("(restated, Note 3)") are read like a spanning line, above them.
             over_column = [[i for i, p in enumerate(over) if _header_distance(p, column) <= height]
                            for column in columns]
+            # (of two phrases near a column, the one over its figures: "Operating leases" set tight against the
+            # "Finance leases" column beside it)
+            over_column = [[i for i in found if _header_distance(over[i], column) == 0] if len(found) > 1 else found
+                           for found, column in zip(over_column, columns)]
             if any(len(found) != 1 for found in over_column) or len({f[0] for f in over_column}) != len(columns):
                 unreliable = True
                 break

@@ -399,3 +399,17 @@ def test_header_lines_right_aligned_over_their_columns_head_those_columns_and_th
                      FIGURES, caption="Holdings by interest")
     (table,) = read_pdf_tables(path)
     assert table.columns == columns
+
+
+def test_a_schedules_years_at_the_left_label_its_rows_and_the_header_names_the_columns_beside_them(tmp_path):
+    """A maturity schedule: a year at the left of each line is the row's label, not a column of figures (which had
+    left the header over two columns for three, so the table kept none); a header phrase set tight against the next
+    column is the one over its own figures."""
+    path = draw_rows(tmp_path / "leases.pdf", [[right_over(0, "Property leases"), right_over(1, "Vehicle leases")]],
+                     [("2031", ["$512", "$28"]), ("2032", ["488", "27"]), ("2033", ["461", "25"]),
+                      ("Thereafter", ["1,905", "64"]), ("Total lease payments", ["3,366", "144"])],
+                     caption="Future minimum lease payments (in millions):")
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["Property leases", "Vehicle leases"]
+    assert [row.label for row in table.rows] == ["2031", "2032", "2033", "Thereafter", "Total lease payments"]
+    assert table.row_text(table.rows[1]) == "2032 | Property leases: 488 | Vehicle leases: 27"
