@@ -277,12 +277,18 @@ def unsaid_words(question: str, label: str) -> set[str]:
     """The words (as stems) of a row's item the question does not say; its section ("Deferred tax assets:") and a
     leading "Less" are how the table files it, not what it is."""
     item = re.sub(r"^\s*less\b", " ", label.rpartition(":")[2], flags=re.I)
-    return _stems(item) - _question_stems(question)
+    return _stems(item) - _question_stems(question) - _year_end_stems(question)
 
 
 def _question_stems(question: str) -> set[str]:
     """The stems of a question's words that may name a row: the operation it asks for said apart."""
     return _stems(_OPERATION_PHRASE.sub(" ", question))
+
+
+def _year_end_stems(question: str) -> set[str]:
+    """The words of the year's end a question says beside its year ("end" of "at the end of 2018"), which
+    _question_stems leaves out as the period."""
+    return {w for m in _YEAR_END.finditer(question) for w in _stems(re.sub(r"(?:19|20)\d\d", " ", m.group(0)))}
 
 
 def row_named(question: str, labels: list[str]) -> str | None:
@@ -304,6 +310,12 @@ def row_named(question: str, labels: list[str]) -> str | None:
     totals = [label for label in dict.fromkeys(labels) if not _stems(label) and is_total_label(label)]
     if asks_total and len(totals) == 1 and not (scored and scored[0][0] == 1.0):
         return totals[0]
-    if not scored or scored[0][1] == 0 or scored[0][0] < 0.5 or (len(scored) > 1 and scored[1][:3] == scored[0][:3]):
+    if not scored or scored[0][1] == 0 or scored[0][0] < 0.5:
         return None
+    tied = [s[3] for s in scored if s[:3] == scored[0][:3]]
+    if len(tied) > 1:
+        # "goodwill at the end of 2018" over "Goodwill, beginning of the year" and "Goodwill, end of the year": the
+        # year's end, said apart as the period, tells two rows that tie without it apart
+        ends = [label for label in tied if _stems(label) & _year_end_stems(question)]
+        return ends[0] if len(ends) == 1 else None
     return scored[0][3]

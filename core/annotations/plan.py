@@ -385,6 +385,11 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
             return planned
         if figures_across(question, planned.plan, columns):
             _bounds_on_years(question, planned)
+            if every_row_across(question, planned.plan, table, executor):
+                # "the total amount reflected as a long-term liability in 2018 and 2019", no label holding its words:
+                # every line's total, row by row, answers nothing asked; the page's text may say it
+                planned.plan.answer, planned.plan.across = NOT_IN_TABLE, []
+                planned.handover = "it read every row across the years, and the question names none"
             return planned
         # (after the checks, which may drop a grouping the question did not ask for)
         plan = planned.plan
@@ -508,7 +513,8 @@ def holds_measure(question: str, column: Column, planned: PlannedQuery, llm: Cha
     return held
 
 
-_RESPECTIVELY = re.compile(r"\b(?:respectively|each)\s*\??\s*$", re.I)
+# (one pattern: a second, "respectively" or "each" closing the question, had been shadowed by this one)
+_RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 
 
 def respectively(question: str, planned: PlannedQuery) -> None:
@@ -537,10 +543,10 @@ def _derived_beyond(question: str, labels: list[str]) -> bool:
 
 def read_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
     """A question code answers whole from a report table's layout: the items under a heading (section_items),
-    one cell's share of another (share_of), or the sum or difference of two rows' cells (two_cells); None for
-    any other."""
+    one cell's share of another (share_of), the sum or difference of two rows' cells (two_cells), or a cell of a
+    row a year labels (year_rows); None for any other."""
     return section_items(question, table, executor) or share_of(question, table, executor) \
-        or two_cells(question, table, executor)
+        or two_cells(question, table, executor) or year_rows(question, table, executor)
 
 
 # How many words of a question the row, headers and title must leave unexplained before the rules leave the
@@ -818,6 +824,35 @@ def two_cells(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Pl
     return planned
 
 
+def year_rows(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
+    """A schedule whose rows are years ("2026 | Operating leases: $412 | Finance leases: $18"): "the operating leases
+    for 2027" reads the 2027 row's cell of the one figure column the question names (every word of its header).
+    None when the years head columns (plan_by_rules reads those), the question states other than one year, or no
+    one column is named."""
+    years = row_figures.stated_years(question)
+    label = _row_label_column(table) if len(years) == 1 else None
+    if label is None or row_figures.operation_asked(question) not in (None, "sum", "average"):
+        return None
+    labels, _, figures = _nameable(table, label, executor)
+    row = next((cell for cell in labels if re.fullmatch(rf"(?:(?:fiscal|fy)\s*)?{years[0]}", cell.strip(), re.I)), None)
+    if row is None or row_figures.years_named(question, figures):
+        return None
+    column = figures[0] if len(figures) == 1 else _best([((c.label, _BRACKETED_END.sub("", c.label)), c) for c in figures],
+                                                        question)
+    if column is None:
+        return None
+    columns = columns_of(table, executor)
+    plan = read_plan({"answer": "sum", "column": column.label,
+                      "filters": [{"column": next(c.label for c in columns if c.name == label), "op": "is", "value": row}]},
+                     columns)
+    planned = PlannedQuery(table, question, plan=plan, prompt="")
+    planned.applied = apply_conditions(question, plan, columns, table.row_count, name_words(table))
+    if planned.refused:
+        return None
+    planned.applied.append(Applied(row, column.label, "read by the rules", "the row the year names"))
+    return planned
+
+
 def rows_under(asked: str, rows: list[tuple[str, bool]]) -> tuple[str, list[str]]:
     """The heading a question names and the labels of the rows under it, from (label, has figures) in printed
     order: the rows labelled "Heading: item", or those after a heading row without figures, to the next such
@@ -902,7 +937,6 @@ def _bounds_on_years(question: str, planned: PlannedQuery) -> None:
                        if a.how == "not applied" and a.condition in stated else a for a in planned.applied]
 
 
-_RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _SUM_WORDS = re.compile(r"\b(?:sum|combined|altogether|in all|together|added|both|between)\b", re.I)
 
 
@@ -959,6 +993,19 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
     plan.column, plan.group_by, plan.order_by, plan.limit = None, None, None, None
     _name_the_row(question, plan, columns)
     return True
+
+
+_EACH_ROW = re.compile(r"\b(?:each|every|per|respective(?:ly)?|row\s+by\s+row|line\s+by\s+line)\b", re.I)
+
+
+def every_row_across(question: str, plan: Plan, table: TableInfo, executor: ReadOnlyExecutor) -> bool:
+    """Whether an operation across the years reads every row of a table of several, where the question names no
+    row and asks for no figure of each."""
+    if plan.answer in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS) or _EACH_ROW.search(question) \
+            or any(c.kind == "text" for c, _, _ in plan.filters):
+        return False
+    label = _label_column(columns_of(table, executor))
+    return label is not None and len(_rows_with_figures(table, label, plan.across, executor)) > 1
 
 
 _WORK_DAY = re.compile(r"\bhow many (\d+(?:\.\d+)?)[- ]hours? (?:working |work )?(?:days?|shifts?)\b", re.I)

@@ -734,6 +734,18 @@ def _percent(question: str | None, value: str) -> str:
     return " %" if asked and "%" not in value else ""
 
 
+def added_unit(sql: str, tables: list) -> str | None:
+    """The unit of a figure the query worked out by adding and subtracting columns of one unit: "The difference is
+    39,343 thousand", as the plan's answers say it, not a bare "39,343" of a table printed in thousands. None when
+    it multiplies or divides (a ratio has no unit of its figures), or reads figures of different units or none."""
+    bare = re.sub(r"'(?:[^']|'')*'", "''", sql)  # (a label's words are no column)
+    if "*" in bare or "/" in bare:
+        return None
+    read = [printed_unit(t, c) for t in tables for c in t.columns if t.types.get(c) == "REAL"
+            and re.search(rf'(?<![\w"]){re.escape(c)}(?![\w"])|"{re.escape(c)}"', bare)]
+    return read[0] if read and read[0] and len(set(read)) == 1 else None
+
+
 def unapplied_sentence(doubts: list[str]) -> str:
     return " I could not apply " + "; ".join(f"“{d}”" for d in doubts) + ", so this may cover more than you asked."
 
@@ -762,6 +774,8 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
     # A filter over tables of one row each (an invoice's record) picks nothing out: "for Currency = GBP" is noise.
     condition = "" if queried and all(t.row_count == 1 for t in queried) else where_text(query.sql, tables)
     if len(query.rows) == 1 and len(visible) == 1:
+        if units[0] is None and labels[0] != "number of rows" and not _percent(result.parsed_question, ""):
+            units[0] = added_unit(query.sql, queried)
         value = _value(query.rows[0][visible[0]], units[0])
         if _difference(result.parsed_question, query.columns[visible[0]], query.rows[0][visible[0]]):
             labels[0], value = "difference", _value(abs(query.rows[0][visible[0]]), units[0])

@@ -54,6 +54,14 @@ def test_a_change_is_the_later_year_minus_the_earlier_whatever_order_the_questio
     assert f"is {DONATIONS[2019] - DONATIONS[2017]}" in response.answer
 
 
+def test_an_operation_across_the_years_over_every_row_is_no_answer_unless_each_row_is_asked_for(ws):
+    # the model's plan named no row ("restricted reserves" is no label): every line's total, row by row, is not it
+    response = ask(ws, "What was the total amount held as restricted reserves in 2018 and 2019?", answer="sum", column="")
+    assert "row by row" not in response.answer and response.confidence == "low"
+    each = ask(ws, "What was the change in each line from 2018 to 2019?", answer="change", column="")
+    assert "row by row" in each.answer and f"Donations: {DONATIONS[2019] - DONATIONS[2018]}" in each.answer
+
+
 def test_an_average_over_a_span_of_years_reads_every_year_of_the_span(ws):
     response = ask(ws, "What was the average donation income over 2017-2019?", answer="average", column="2019",
                    filters=ROW)
@@ -187,6 +195,14 @@ def test_one_cell_a_row_and_a_year_name_is_read_by_the_rules_and_so_is_a_ratio_o
     ws.llm.script = [json.dumps({"answer": "other", "column": "", "filters": []})]
     ws.ask("What was the ratio of grants to staff numbers in 2018?", mode="pipeline", doc_ids=scope)
     assert ws.llm.calls
+
+
+def test_the_years_end_said_as_the_period_still_tells_apart_two_rows_that_tie_without_it():
+    labels = ["Balance, beginning of the year", "Additions", "Balance, end of the year"]
+    assert across.row_named("What was the balance at the end of 2031?", labels) == "Balance, end of the year"
+    assert across.row_named("What was the balance at the beginning of 2031?", labels) == "Balance, beginning of the year"
+    assert across.row_named("What were the additions in the 2031 year end?", labels) == "Additions"
+    assert across.unsaid_words("What was the balance at the end of 2031?", "Balance, end of the year") == set()
 
 
 def test_a_total_line_and_the_line_item_of_the_same_words_are_told_apart_by_total():
@@ -536,6 +552,18 @@ def test_total_beside_a_named_row_is_the_figure_asked_not_the_total_row_as_well(
     assert total.answer.startswith("Total: 2019 (2018: 710; 2019: 775)"), total.answer
 
 
+def test_a_year_that_labels_a_row_reads_that_rows_cell_of_the_column_the_question_names(pdf_statement):
+    ws, scope = pdf_statement(["Property leases", "Vehicle leases"],
+                              [("2031", ["$512", "$28"]), ("2032", ["488", "27"]), ("Thereafter", ["1,905", "64"]),
+                               ("Total lease payments", ["2,905", "119"])], caption="Future lease payments (in millions):")
+    response = ws.ask("What are the vehicle leases for 2032?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("2032, Vehicle leases: 27 million ("), response.answer
+    assert ws.llm.calls == []  # read by the rules
+    # a year no row is labelled with, or no one column named, is not this rule's
+    assert not ws.ask("What were the leases for 2032?", mode="pipeline", doc_ids=scope).answer.startswith("2032")
+    assert not ws.ask("What are the vehicle leases for 2035?", mode="pipeline", doc_ids=scope).answer.startswith("2035")
+
+
 def test_a_word_other_labels_share_does_not_widen_the_one_row_a_question_names(pdf_statement):
     ws, scope = pdf_statement(["2018", "2019"], [("Deferred tax assets:", []), ("Inventory", ["40", "52"]),
                                                  ("Accrued leave", ["12", "15"]), ("Total deferred tax assets", ["52", "67"]),
@@ -633,6 +661,24 @@ def test_how_many_of_a_report_row_is_its_figure_not_a_count_of_the_row(statement
     assert "375" in response.answer and not response.answer.startswith(("0 ", "1 ")), response.answer
     tried = [a["description"] for e in ws.turn(response.trace_id)["trace"]["events"] for a in e["outputs"].get("attempts", [])]
     assert any("it counted the one row Description names" in step for step in tried), tried
+
+
+def test_a_figure_the_query_adds_or_subtracts_from_one_scale_is_said_in_it_and_a_ratio_is_not(pdf_statement):
+    ws, scope = pdf_statement(["2018", "2019"], [("Hardware", ["1,210", "1,460"]), ("Software", ["380", "415"])],
+                              caption="Net sales by product were as follows (in thousands):")
+    table = ws.pipeline.tables.tables()[0]
+    names = {label: name for name, label in table.printed.items()}
+
+    def cell(row: str) -> str:
+        return f'(SELECT "{names["2019"]}" FROM {table.name} WHERE "{names["Description"]}" = \'{row}\')'
+    other = json.dumps({"answer": "other", "column": "", "filters": []})
+    ws.llm.script = [other, json.dumps({"sql": f"SELECT {cell('Hardware')} - {cell('Software')} AS difference"})]
+    response = ws.ask("By how much did hardware sales exceed software sales in 2019?", mode="pipeline", doc_ids=scope)
+    assert "1,045 thousand" in response.answer, response.answer
+    ws.llm.calls.clear()
+    ws.llm.script = [other, json.dumps({"sql": f"SELECT {cell('Hardware')} / {cell('Software')} AS result"})]
+    ratio = ws.ask("How many times software sales were hardware sales in 2019?", mode="pipeline", doc_ids=scope)
+    assert "thousand" not in ratio.answer and "3.5" in ratio.answer, ratio.answer
 
 
 def test_a_condition_on_a_reports_row_labels_is_said_by_the_label_not_by_the_corners_name(ws):
