@@ -155,7 +155,10 @@ _DAY_OF_MONTH = re.compile(r"\b((?:January|February|March|April|May|June|July|Au
                            r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?)\s+\d{1,2}(?:st|nd|rd|th)?\b,?")
 # "When did the court deny the rehearing?" answered "... on November 12, 2019": the date is the answer, not its year
 _WHEN = re.compile(r"^\W*when\b", re.I)
-_FULL_DATE = re.compile(_DAY_OF_MONTH.pattern.replace(",?", r",?\s+(?:19|20)\d\d\b"))
+_MONTHS = _DAY_OF_MONTH.pattern.split(r"\s+\d")[0]  # (its month group)
+# "November 12, 2019", or "27 May 2019"
+_FULL_DATE = re.compile(_DAY_OF_MONTH.pattern.replace(",?", r",?\s+(?:19|20)\d\d\b")
+                        + rf"|\b\d{{1,2}}\s+{_MONTHS}\s+(?:19|20)\d\d\b")
 _SCALE_WORDS = {"thousand": "thousand", "million": "million", "billion": "billion", "percentage points": "percent",
                 "percentage point": "percent", "percent": "percent", "%": "percent"}
 
@@ -204,11 +207,11 @@ def prediction_of(answer: str, question: str, spans: bool = True) -> tuple[list[
     text = " ".join(_FILE.sub("", _MARKER.sub("", answer)).split()).strip()
     if not text:
         return [], ""
+    if _WHEN.match(question) and (date := _FULL_DATE.search(text)):
+        return [date.group(0)], ""
     if by_rules(question).kind == TEXT:  # the app's own reading: a reason, a definition, a stated term
         text = text.rstrip(".")
         return [span_of(text, question) if spans else text], ""
-    if _WHEN.match(question) and (date := _FULL_DATE.search(text)):
-        return [date.group(0)], ""
     text = _DAY_OF_MONTH.sub(r"\1", text)  # "December 31, 2018" names a year-end, not the figure 31
     stated = {re.sub(r"[^\d.]", "", m) for m in _NUMBER.findall(question)}
     figures: list[str] = []

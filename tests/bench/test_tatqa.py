@@ -119,6 +119,9 @@ def test_the_years_a_which_year_answer_names_before_its_figures_are_all_read():
 def test_a_date_asked_for_with_when_is_read_whole():
     assert prediction_of("The club filed its appeal on March 3, 2021. [Source 1]", "When did the club file its appeal?") \
         == (["March 3, 2021"], "")
+    # the day first, and a sentence the app reads as prose ("When did the club complete ...?"), too
+    assert prediction_of("The club completed the sale of its old ground on 14 June 2021. [Source 1]",
+                         "When did the club complete the sale of its old ground?") == (["14 June 2021"], "")
     # a figure asked with "when" in it is still a figure
     assert prediction_of("Sales peaked at 5 million in 2019.", "When were sales highest, and at what figure?")[0] == ["5"]
 
