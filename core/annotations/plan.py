@@ -588,7 +588,7 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     labels = _rows_with_figures(table, label, named, executor) if label is not None else []
     row = _row_asked(question, labels)
     if row is None:
-        return None
+        return _years_shown(question, table, columns) if which_years else None
     # a ratio or a rate is worked out of cells ("the ratio of debt to equity in 2019"), unless it is the row's own
     # name: "the discount rate in 2019" reads the row "Discount rate"
     if one_cell and _derived_beyond(question, [row, *(c.label for c in columns)]):
@@ -925,6 +925,25 @@ def figures_across_named(question: str, table: TableInfo, executor: ReadOnlyExec
 
 def _two_years_named(question: str, columns: list[Column]) -> bool:
     return len(row_figures.years_named(question, columns) or []) >= 2
+
+
+# "What years does the table include data for?", "Which years does the table show?": the table itself is asked about
+_ABOUT_THE_TABLE = re.compile(r"\b(?:the|this)\s+table\b", re.I)
+
+
+def _years_shown(question: str, table: TableInfo, columns: list[Column]) -> PlannedQuery | None:
+    """The years a table gives figures for, when the question asks which years the table covers and names no row
+    (the years of its columns any row fills, said by _phrase_across)."""
+    if not _ABOUT_THE_TABLE.search(question) or row_figures.operation_asked(question) != row_figures.WHICH_YEAR \
+            or bounds(question):
+        return None
+    plan = read_plan({"answer": "list", "column": "", "filters": []}, columns)
+    planned = PlannedQuery(table, question, plan=plan, prompt="")
+    planned.applied = apply_conditions(question, plan, columns, table.row_count, name_words(table))
+    if planned.refused or not figures_across(question, plan, columns) or plan.filters:
+        return None
+    planned.applied.append(Applied("the years the table shows", None, "read by the rules", "its year columns"))
+    return planned
 
 
 def _bounds_on_years(question: str, planned: PlannedQuery) -> None:

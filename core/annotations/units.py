@@ -232,7 +232,7 @@ def convert(value: float, unit: str, to: str) -> float | None:
 
 # A report table's scale, as printed over it or in its headers: "(in millions)", "(in 000's)", "$'000", "USD ‘000",
 # "US$000", "£k", "€m", "(in thousands of Canadian dollars)".
-_SCALE = re.compile(r"\bin\s+(?P<word>thousands|millions|billions)\b|\bin\s+(?P<zeros3>000)[‘’']?s\b"
+_SCALE = re.compile(r"\bin\s+(?P<word>(?:thousand|million|billion)s?)\b(?!-)|\bin\s+(?P<zeros3>000)[‘’']?s\b"
                     r"|(?P<sign>[$€£¥])\s?[‘’']?(?P<zeros>000)s?\b"
                     r"|\b(?P<code>USD|EUR|GBP)\s?[‘’']?(?P<zeros2>000)s?\b"
                     r"|(?<![A-Za-z])(?:US|A|C|NZ|HK|S)?(?P<sign2>[$€£¥])\s?"

@@ -137,7 +137,7 @@ def spanning_prefix(header_rows: list[list[str]], columns: list[str]) -> tuple[s
 
 # A scale or unit printed over a table: "(In millions)", "$ in thousands", "(£k)", "£'000", "Ml".
 _UNIT = re.compile(
-    r"(?:[$€£]\s*)?\bin\s+(?:thousands|millions|billions|000[‘’']?s)(?:\s+of\s+[\w.$€£ ]+?)?(?:,?\s+except[^)]*)?(?=\)|$|,|;)"
+    r"(?:[$€£]\s*)?\bin\s+(?:(?:thousand|million|billion)s?|000[‘’']?s)(?:\s+of\s+[\w.$€£ ]+?)?(?:,?\s+except[^)]*)?(?=\)|$|,|;)"
     r"|[$€£]\s?[’']?000s?\b|[$€£](?:k|m|bn)\b|\b(?:Ml/d|Ml|ML|kWh|MWh|GWh|tonnes)\b", re.I)
 
 
@@ -152,7 +152,7 @@ def unit_of(texts: list[str]) -> str:
 
 # A scale the text around a table states in brackets: "(in thousands)", "(dollars in millions)", "(shares in
 # thousands, except per share data)" (kept with its exception: the rows it names are not scaled)
-_PAGE_SCALE = re.compile(r"\((?:[a-z$€£ ]*\s)?in (thousands|millions|billions|000[‘’']?s)(?:\s+of\s+[a-z$€£.]+)?"
+_PAGE_SCALE = re.compile(r"\((?:[a-z$€£ ]*\s)?in ((?:thousand|million|billion)s?|000[‘’']?s)(?:\s+of\s+[a-z$€£.]+)?"
                          r"(,?\s+except\s[^)]*)?\)", re.I)
 
 

@@ -564,6 +564,14 @@ def test_a_year_that_labels_a_row_reads_that_rows_cell_of_the_column_the_questio
     assert not ws.ask("What are the vehicle leases for 2035?", mode="pipeline", doc_ids=scope).answer.startswith("2035")
 
 
+def test_which_years_the_table_covers_are_its_year_columns_any_row_fills(pdf_statement):
+    ws, scope = pdf_statement(["2029", "2030", "2031"], [("Ticket sales", ["410", "455", ""]),
+                                                         ("Catering", ["120", "131", ""])])
+    response = ws.ask("What years does the table include data for?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("The table gives figures for 2029 and 2030 ("), response.answer
+    assert ws.llm.calls == []  # read by the rules
+
+
 def test_a_word_other_labels_share_does_not_widen_the_one_row_a_question_names(pdf_statement):
     ws, scope = pdf_statement(["2018", "2019"], [("Deferred tax assets:", []), ("Inventory", ["40", "52"]),
                                                  ("Accrued leave", ["12", "15"]), ("Total deferred tax assets", ["52", "67"]),

@@ -78,6 +78,8 @@ def test_convert_between_units_of_one_kind_only():
     (["USD million"], "Revenue", ("$", "million")),
     (["$ MILLION"], "Sales", ("$", "million")),
     (["EBITDA m", "Q4 2019"], "Sales", None),  # a longer capitalised word is no currency code
+    (["(in million)"], "Goodwill", ("", "million")),  # the singular, as some reports print it
+    (["Growth in million-dollar contracts"], "Sales", None),  # a compound word is no scale
 ])
 def test_a_scale_with_an_exception_scales_every_row_but_those_it_names(texts, row, scale):
     from core.annotations.units import stated_scale
