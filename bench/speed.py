@@ -11,6 +11,10 @@
         Questions asked through Workspace with the model loaded once (a warm-up question first):
         each model call's new prompt tokens (past the KV cache), cached tokens, tokens written and
         seconds, and each answer's wall time: where an answer's seconds go.
+    python -m bench.speed warm --data-dir KB --questions FILE.jsonl [--part dev] [--tables 8]
+        Tables read ahead against tables not (the app reads its tables' plan prompts once the model has
+        loaded): the first question on each of N tables, every other table's plan prompt read ahead first
+        (`warm_plan_prompts`, as the app does), each model call's new prompt tokens and seconds.
     python -m bench.speed app [--runs 2]
         The app started as `scripts/run.sh` starts it, on the sample documents indexed with each
         embedding model: seconds until Home shows the knowledge base in Chromium (usable), and until
@@ -182,6 +186,56 @@ def run_calls(args) -> int:
     return 0
 
 
+def run_warm(args) -> int:
+    """The first question on each table, every other table read ahead (the question file names each one's file)."""
+    from core.annotations.plan import warm_plan_prompts
+    from core.config import load_settings
+    from core.workspace import Workspace
+
+    print(describe_code())
+    print(f"load average {os.getloadavg()[0]:.2f} at start")
+    asked = [json.loads(line) for line in Path(args.questions).read_text(encoding="utf-8").splitlines() if line.strip()]
+    workspace = Workspace(load_settings().replace(data_dir=Path(args.data_dir), llm_warm_tables=0))
+    calls: list[dict] = []
+    workspace.llm.on_completion = lambda done: calls.append(
+        {"seconds": round(done.seconds, 2), "new": done.prompt_tokens - done.cached_tokens, "cached": done.cached_tokens,
+         "written": done.completion_tokens})
+    workspace.ask("How many rows does the first table have?")  # loads the model: not counted
+    tables = {t.filename: t for t in workspace.typed_tables()}
+    rows, answers, seen = [], [], set()
+    for question in asked:
+        files = question.get("files") or []
+        if (args.part and question.get("part") != args.part) or len(files) != 1 or files[0] in seen \
+                or files[0] not in tables:
+            continue
+        seen.add(files[0])
+        warmed = len(seen) % 2 == 0
+        calls.clear()
+        if warmed:
+            warm_plan_prompts([tables[files[0]]], workspace.llm, workspace.pipeline.executor, 1)
+        ahead = list(calls)
+        calls.clear()
+        started = time.perf_counter()
+        workspace.ask(question["question"])
+        wall = time.perf_counter() - started
+        answers.append({"id": question.get("id"), "warmed": warmed, "wall_s": round(wall, 2), "ahead": ahead,
+                        "calls": list(calls)})
+        spent = " + ".join(f"{c['seconds']:.1f} s ({c['new']} new, {c['cached']} cached, {c['written']} out)"
+                           for c in calls) or "no model call"
+        rows.append([question.get("id", ""), "read ahead" if warmed else "cold",
+                     f"{ahead[0]['seconds']:.1f} s" if ahead else "", fmt(wall, 1, " s"), spent])
+        if len(seen) >= args.tables:
+            break
+    workspace.close()
+    print(table(["question", "table", "read ahead", "wall", "model calls"], rows))
+    for warmed in (False, True):
+        walls = [a["wall_s"] for a in answers if a["warmed"] == warmed]
+        print(f"{'read ahead' if warmed else 'cold'}: wall p50/p95 {p50_p95(walls)} over {len(walls)}")
+    path = write_json(args.name, {"machine": machine(), "answers": answers})
+    print(f"wrote {path}")
+    return 0
+
+
 def run_app(args) -> int:
     from core.embedding import INT8_MODEL, TORCH_MODEL
     from scripts.screenshots import index_samples
@@ -265,6 +319,12 @@ def main(argv: list[str] | None = None) -> int:
     calls.add_argument("--ids", nargs="*", default=None)
     calls.add_argument("--limit", type=int, default=None)
     calls.add_argument("--name", default="speed_calls")
+    warm = sub.add_parser("warm", help="a first question on a table read ahead against one not")
+    warm.add_argument("--data-dir", required=True)
+    warm.add_argument("--questions", required=True, help="JSONL with id, question, part and files (the records set)")
+    warm.add_argument("--part", default="dev")
+    warm.add_argument("--tables", type=int, default=8)
+    warm.add_argument("--name", default="speed_warm")
     app = sub.add_parser("app", help="seconds to a usable Home, each embedding model")
     app.add_argument("--runs", type=int, default=2)
     app.add_argument("--name", default="speed_app")
@@ -276,7 +336,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.part == "_one":
         print(json.dumps(measure_one(args.model, args.texts, args.out)))
         return 0
-    return {"embeddings": run_embeddings, "cli": run_cli, "calls": run_calls, "app": run_app}[args.part](args)
+    return {"embeddings": run_embeddings, "cli": run_cli, "calls": run_calls, "warm": run_warm,
+            "app": run_app}[args.part](args)
 
 
 if __name__ == "__main__":

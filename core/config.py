@@ -199,6 +199,10 @@ class Settings:
     # against 642 at 0.9 (records dev, seconds p50 12.8 -> 8.2 with compact JSON: docs/tables.md).
     llm_slot_prompt_similarity: float = 0.9
     llm_prompt_cache_mib: int = 512  # RAM for those states (~28 KB a token: about 25 prompts of 700 tokens)
+    # How many tables' plan prompts (instructions and description) the model reads into that cache once it has
+    # loaded, while no question waits, so a first question on a table reads ~20 new tokens instead of 200-650
+    # (records set: a first plan call 13-23 s, on a warmed table 7-8 s; docs/benchmarks.md). 0: none.
+    llm_warm_tables: int = 12
     # Prompt tokens read per second until the provider has timed one of its own calls (DESIGN.md:
     # Qwen2.5-Coder-1.5B Q4_K_M, 2 threads, idle machine: 36): the chat page's first wait estimate.
     llm_prompt_tokens_per_second: float = 36.0

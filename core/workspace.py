@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
@@ -48,6 +49,7 @@ class Workspace:
         self.pipeline = AnswerPipeline(self.kb, self.retriever, self.llm, self.settings)
         self.agent = AgentMode(self.kb, self.retriever, self.llm, self.settings, self.pipeline.facts)
         self.reindexed_on_open = []
+        self._asking = 0  # questions being answered now
         if self.kb.parameter_changes:  # only reached when re-indexing on change is allowed
             self.reindexed_on_open = self.ingestor.reindex_all()
 
@@ -58,6 +60,18 @@ class Workspace:
         language model in the background."""
         self.embedder.embed(["warm up"])
         self.llm.load_in_background()
+        self._warm_in_background()
+
+    def _warm_in_background(self) -> None:
+        if self.llm.keeps_prompt_states and self.settings.llm_warm_tables > 0:
+            threading.Thread(target=self.warm_tables, name="docuchat-warm-tables", daemon=True).start()
+
+    def warm_tables(self) -> list[str]:
+        """Have the model read the tables' plan prompts now, so the first question on each does not (what prepare
+        starts in the background once the model loads; it stops when a question is asked). The tables read."""
+        if not self.llm.keeps_prompt_states or self.settings.llm_warm_tables <= 0:
+            return []
+        return self.pipeline.warm_table_plans(self.settings.llm_warm_tables, idle=lambda: self._asking == 0)
 
     def ask(self, question: str, mode: str | None = None, **options) -> Response:
         """Answer one question (options: style, top_k, on_token, on_event, previous_question,
@@ -65,15 +79,19 @@ class Workspace:
         setting). A command on the previous result set ("show the rest", "export that table") is read
         here, once, and always runs in the pipeline, as does a question scoped to documents (`ask --doc`,
         or search_in, the benchmarks' diagnostic that restricts the text searches only)."""
-        previous = options.pop("previous_result_set", None)
-        command = result_set_command(question or "") if previous else None
-        if command or options.get("doc_ids") or options.get("search_in"):
-            return self.pipeline.ask(question, result_set=ResultSetCommand(command, previous) if command else None,
-                                     **options)
-        options.pop("search_in", None)
-        if choose_mode(question or "", mode or self.settings.answer_mode) == AGENT:
-            return self.agent.ask(question, **options)
-        return self.pipeline.ask(question, **options)
+        self._asking += 1  # (the background warming of tables gives way)
+        try:
+            previous = options.pop("previous_result_set", None)
+            command = result_set_command(question or "") if previous else None
+            if command or options.get("doc_ids") or options.get("search_in"):
+                return self.pipeline.ask(question, result_set=ResultSetCommand(command, previous) if command else None,
+                                         **options)
+            options.pop("search_in", None)
+            if choose_mode(question or "", mode or self.settings.answer_mode) == AGENT:
+                return self.agent.ask(question, **options)
+            return self.pipeline.ask(question, **options)
+        finally:
+            self._asking -= 1
 
     # --- conversation -----------------------------------------------------------------------
 
@@ -230,8 +248,12 @@ class Workspace:
         return self.kb.pending_elsewhere()
 
     def ingest(self, paths: list[Path], progress=None, names: list[str] | None = None) -> list:
-        """Add files; one IngestResult each (a failed file does not stop the batch)."""
-        return self.ingestor.ingest_paths(paths, progress=progress, names=names)
+        """Add files; one IngestResult each (a failed file does not stop the batch). Their tables' plan prompts are
+        then read ahead in the background, as at start."""
+        results = self.ingestor.ingest_paths(paths, progress=progress, names=names)
+        if any(r.ok for r in results):
+            self._warm_in_background()
+        return results
 
     def reindex_document(self, doc_id: str):
         return self.ingestor.reindex_document(doc_id)

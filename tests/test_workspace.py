@@ -106,3 +106,23 @@ def test_prepare_loads_the_embedding_model_before_the_language_model_starts_load
     monkeypatch.setattr(workspace.llm, "load_in_background", lambda: calls.append("llm"))
     workspace.prepare()
     assert calls == ["embed", "llm"]
+
+
+def test_the_tables_plan_prompts_are_read_ahead_and_the_reading_gives_way_to_a_question(workspace):
+    """A model that keeps earlier prompts' states reads each table's plan prompt once it has loaded, so a first
+    question on the table finds its instructions and description already read: the read ahead is the very start
+    of the prompt the question then sends."""
+    workspace.llm.keeps_prompt_states = True
+    workspace.llm.script = lambda messages: "x"
+    assert workspace.warm_tables() == ["orders"]
+    [(system, ahead)] = workspace.llm.calls
+    workspace.llm.calls.clear()
+    workspace.llm.script = lambda messages: '{"answer": "sum", "column": "total", "filters": []}'
+    workspace.ask("How much business did we do with Globex?", doc_ids=workspace.resolve_documents(["orders.csv"]))
+    plan = next(m for m in workspace.llm.calls if m[0]["content"] == system["content"])
+    assert plan[1]["content"].startswith(ahead["content"]) and len(plan[1]["content"]) > len(ahead["content"])
+    # while a question is being answered it reads nothing; a model without such states is never asked ahead
+    workspace._asking = 1
+    assert workspace.warm_tables() == []
+    workspace._asking, workspace.llm.keeps_prompt_states = 0, False
+    assert workspace.warm_tables() == []

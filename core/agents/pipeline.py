@@ -25,8 +25,9 @@ from core.agents.turn import Turn
 from core.agents.validator import Validation
 from core.annotations.finder import TableFinder
 from core.annotations.named_rows import rows_named
-from core.annotations.route import (TableRoute, payload, run_planned_query, run_record_lookup, run_structured,
-                                    run_table_query, save_result_set)
+from core.annotations.plan import warm_plan_prompts
+from core.annotations.route import (PLANNED_KINDS, TableRoute, payload, run_planned_query, run_record_lookup,
+                                    run_structured, run_table_query, save_result_set)
 from core.annotations.search import FactStore
 from core.annotations.sql import ReadOnlyExecutor
 from core.annotations.tables import TableStore
@@ -59,6 +60,13 @@ class AnswerPipeline:
         self.router = DocumentRouter(kb, settings) if settings.document_routing else None
         # Told of each answered turn's final draft and its validation (the benchmarks keep them).
         self.on_answer: Callable[[Draft, Validation], None] | None = None
+
+    def warm_table_plans(self, limit: int, idle: Callable[[], bool]) -> list[str]:
+        """Read the plan prompts of up to `limit` tables a plan can answer into the model's prompt cache
+        (core.annotations.plan.warm_plan_prompts), the newest documents' first; the names of the tables read."""
+        added = {d.doc_id: n for n, d in enumerate(self.kb.catalog.documents(INDEXED))}
+        tables = sorted((t for t in self.tables.tables() if t.kind in PLANNED_KINDS), key=lambda t: -added.get(t.doc_id, -1))
+        return warm_plan_prompts(tables, self.llm, self.executor, limit, idle)
 
     def ask(
         self, question: str, *, style: str | None = None, top_k: int | None = None,

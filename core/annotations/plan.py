@@ -22,6 +22,7 @@ import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Callable
 
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
@@ -343,15 +344,45 @@ def without_periods(question: str, columns: list[Column]) -> str:
     return " ".join(shown.split()).replace(" ?", "?").replace(" ,", ",").replace(" .", ".")
 
 
+_QUESTION_LEAD = "\n\nQuestion:"
+
+
+def plan_messages(table: TableInfo, columns: list[Column], executor: ReadOnlyExecutor, question: str | None = None):
+    """The messages that ask the model for a plan over a table: the fixed instructions, the table's description,
+    then the question. Without a question, the part every question on this table shares (warm_plan_prompts)."""
+    prompt = describe(table, columns, executor) + _QUESTION_LEAD
+    if question is not None:
+        prompt += f" {without_periods(question, columns)}\nPlan as JSON:"
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
+
+
+def warm_plan_prompts(tables: list[TableInfo], llm: ChatLLM, executor: ReadOnlyExecutor, limit: int,
+                      idle: Callable[[], bool] = lambda: True) -> list[str]:
+    """Have the model read each table's plan instructions and description (one token written), so its prompt cache
+    holds them before the first question: that question then reads ~20 new tokens, not 200-650 (a first plan call
+    on the records set took 13-23 s, one on a warmed table 7-8 s: docs/benchmarks.md). Stops when `idle` says a
+    question waits. The names of the tables read."""
+    warmed = []
+    for table in tables[:limit]:
+        if not idle():
+            break
+        try:
+            llm.complete(plan_messages(table, columns_of(table, executor), executor), max_tokens=1, temperature=0.0)
+        except LLMError:
+            break  # (the model is unavailable: the first question says so)
+        warmed.append(table.name)
+    return warmed
+
+
 def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyExecutor,
               max_tokens: int) -> PlannedQuery:
     columns = columns_of(table, executor)
-    prompt = describe(table, columns, executor) + f"\n\nQuestion: {without_periods(question, columns)}\nPlan as JSON:"
-    planned = PlannedQuery(table, question, prompt=prompt)
+    messages = plan_messages(table, columns, executor, question)
+    planned = PlannedQuery(table, question, prompt=messages[1]["content"])
     started = time.perf_counter()
     try:
-        reply, completion = llm.complete_json([{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
-                                              schema_for(columns, question), max_tokens=max_tokens, temperature=0.0)
+        reply, completion = llm.complete_json(messages, schema_for(columns, question), max_tokens=max_tokens,
+                                              temperature=0.0)
     except LLMError as exc:
         planned.error = str(exc)
         return planned

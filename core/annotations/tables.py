@@ -22,6 +22,7 @@ import json
 import os
 import re
 import sqlite3
+import threading
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,16 +174,18 @@ class TableStore:
         self.max_table_pages = max_table_pages
         self._tables: list[TableInfo] | None = None
         self._built_for: str | None = None
+        self._building = threading.Lock()  # (the tables are warmed in the background while a question may ask)
 
     def tables(self) -> list[TableInfo]:
         """Every table, rebuilt first when documents (or the way tables are built) changed since the last build."""
         stamp = f"{self._generation()}/{BUILD_VERSION}"
-        if self._tables is None or self._built_for != stamp:
-            self._tables = self._load(stamp)
-            if self._tables is None:
-                self._tables = self._build(stamp)
-            self._built_for = stamp
-        return self._tables
+        with self._building:
+            if self._tables is None or self._built_for != stamp:
+                self._tables = self._load(stamp)
+                if self._tables is None:
+                    self._tables = self._build(stamp)
+                self._built_for = stamp
+            return self._tables
 
     def _load(self, stamp: str) -> list[TableInfo] | None:
         """The tables file of this generation, if another process (or an earlier run) built it."""

@@ -46,6 +46,9 @@ class ChatLLM:
 
     name = "llm"
     model = ""
+    # Whether earlier prompts' states are kept and a new prompt's longest shared prefix restored from them (the
+    # embedded model's RAM cache): reading a prompt ahead of its question then pays (warm_plan_prompts).
+    keeps_prompt_states = False
 
     def _chat(
         self, messages: Messages, *, max_tokens: int, temperature: float, schema: dict | None,

@@ -35,6 +35,7 @@ class EmbeddedLLM(ChatLLM):
         self.context_tokens = context_tokens
         self.slot_prompt_similarity = slot_prompt_similarity
         self.prompt_cache_mib = prompt_cache_mib
+        self.keeps_prompt_states = prompt_cache_mib > 0
         # With 2 cores and another busy process, OpenMP's spinning threads collapsed generation to
         # 1 token/s; PASSIVE makes them sleep. It must be set before the library starts.
         os.environ.setdefault("OMP_WAIT_POLICY", omp_wait_policy)
