@@ -30,9 +30,10 @@ def write_annual_report(path: Path) -> Path:
     return path
 
 
-def write_statement(path: Path, years: list[str], rows: list[tuple[str, list[str]]], caption: str = "") -> Path:
+def write_statement(path: Path, years: list[str], rows: list[tuple[str, list[str]]], caption: str = "",
+                    notes: list[str] = ()) -> Path:
     """A one-page statement: a line of years over right-aligned figure columns, a row label at the left of each
-    line (its total lines kept as rows, as a PDF prints them)."""
+    line (its total lines kept as rows, as a PDF prints them), and footnote lines under it."""
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen import canvas
 
@@ -42,7 +43,9 @@ def write_statement(path: Path, years: list[str], rows: list[tuple[str, list[str
     pdf.drawString(40, 780, caption or "The figures for the years were as follows:")
     for x, year in zip(columns, years):
         pdf.drawRightString(x, 760, year)
-    _draw_rows(pdf, 760, columns, rows)
+    y = _draw_rows(pdf, 760, columns, rows)
+    for n, note in enumerate(notes):
+        pdf.drawString(40, y - 14 - 11 * n, note)
     pdf.showPage()
     pdf.save()
     return path

@@ -878,6 +878,9 @@ def year_rows(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Pl
                      columns)
     planned = PlannedQuery(table, question, plan=plan, prompt="")
     planned.applied = apply_conditions(question, plan, columns, table.row_count, name_words(table))
+    # the year is the row: no date of another column ("(1) As of January 31, 2020" under the table) is its period
+    plan.periods = [(p, c) for p, c in plan.periods if str(p.year) != years[0]]
+    planned.applied = [a for a in planned.applied if not (a.condition == years[0] and a.how == "added by code")]
     if planned.refused:
         return None
     planned.applied.append(Applied(row, column.label, "read by the rules", "the row the year names"))

@@ -26,13 +26,13 @@ def kb_of(tmp_path, embedder, write_text):
 @pytest.fixture
 def pdf_statement(tmp_path, embedder):
     """A knowledge base of one statement printed in a PDF (its total lines are rows, as printed), read by the rules:
-    `ws, scope = pdf_statement(["2018", "2019"], [(label, figures), ...], caption="the line above")`."""
+    `ws, scope = pdf_statement(["2018", "2019"], [(label, figures), ...], caption="the line above", notes=[...])`."""
     opened = []
 
-    def open_one(years, rows, caption=""):
+    def open_one(years, rows, caption="", notes=()):
         ws = Workspace(Settings(data_dir=tmp_path / f"kb{len(opened)}"), embedder, ScriptedLLM([]))
         opened.append(ws)
-        ws.ingestor.ingest_paths([write_statement(tmp_path / f"statement{len(opened)}.pdf", years, rows, caption)])
+        ws.ingestor.ingest_paths([write_statement(tmp_path / f"statement{len(opened)}.pdf", years, rows, caption, notes)])
         return ws, [ws.documents()[0].doc_id]
     yield open_one
     for ws in opened:

@@ -555,7 +555,8 @@ def test_total_beside_a_named_row_is_the_figure_asked_not_the_total_row_as_well(
 def test_a_year_that_labels_a_row_reads_that_rows_cell_of_the_column_the_question_names(pdf_statement):
     ws, scope = pdf_statement(["Property leases", "Vehicle leases"],
                               [("2031", ["$512", "$28"]), ("2032", ["488", "27"]), ("Thereafter", ["1,905", "64"]),
-                               ("Total lease payments", ["2,905", "119"])], caption="Future lease payments (in millions):")
+                               ("Total lease payments (1)", ["2,905", "119"])], caption="Future lease payments (in millions):",
+                              notes=["(1) As of March 31, 2030, including renewal options."])  # a date no row has
     response = ws.ask("What are the vehicle leases for 2032?", mode="pipeline", doc_ids=scope)
     assert response.answer.startswith("2032, Vehicle leases: 27 million ("), response.answer
     assert ws.llm.calls == []  # read by the rules
