@@ -11,7 +11,7 @@
         Questions asked through Workspace with the model loaded once (a warm-up question first):
         each model call's new prompt tokens (past the KV cache), cached tokens, tokens written and
         seconds, and each answer's wall time: where an answer's seconds go.
-    python -m bench.speed warm --data-dir KB --questions FILE.jsonl [--part dev] [--tables 8]
+    python -m bench.speed warm --data-dir KB --questions FILE.jsonl [--split dev] [--tables 8]
         Tables read ahead against tables not (the app reads its tables' plan prompts once the model has
         loaded): the first question on each of N tables, every other table's plan prompt read ahead first
         (`warm_plan_prompts`, as the app does), each model call's new prompt tokens and seconds.
@@ -205,7 +205,7 @@ def run_warm(args) -> int:
     rows, answers, seen = [], [], set()
     for question in asked:
         files = question.get("files") or []
-        if (args.part and question.get("part") != args.part) or len(files) != 1 or files[0] in seen \
+        if (args.split and question.get("part") != args.split) or len(files) != 1 or files[0] in seen \
                 or files[0] not in tables:
             continue
         seen.add(files[0])
@@ -322,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     warm = sub.add_parser("warm", help="a first question on a table read ahead against one not")
     warm.add_argument("--data-dir", required=True)
     warm.add_argument("--questions", required=True, help="JSONL with id, question, part and files (the records set)")
-    warm.add_argument("--part", default="dev")
+    warm.add_argument("--split", default="dev", help="the questions' part (the records set's dev or test)")
     warm.add_argument("--tables", type=int, default=8)
     warm.add_argument("--name", default="speed_warm")
     app = sub.add_parser("app", help="seconds to a usable Home, each embedding model")
