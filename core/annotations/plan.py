@@ -416,7 +416,7 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
             return planned
         if figures_across(question, planned.plan, columns):
             _bounds_on_years(question, planned)
-            if every_row_across(question, planned.plan, table, executor):
+            if every_row_across(question, planned.plan, columns, table, executor):
                 # "the total amount reflected as a long-term liability in 2018 and 2019", no label holding its words:
                 # every line's total, row by row, answers nothing asked; the page's text may say it
                 planned.plan.answer, planned.plan.across = NOT_IN_TABLE, []
@@ -733,7 +733,12 @@ def _nameable(table: TableInfo, label: str, executor: ReadOnlyExecutor) -> tuple
     columns = columns_of(table, executor)
     labels = next((c.cells for c in columns if c.name == label), [])
     rows = [((r, r.rpartition(": ")[2]), r) for r in dict.fromkeys(labels)]
-    return labels, rows, [c for c in columns if c.kind == "number" and not c.expression]
+    return labels, rows, _figure_columns(columns)
+
+
+def _figure_columns(columns: list[Column]) -> list[Column]:
+    """A report table's stored figure columns (not one computed from another)."""
+    return [c for c in columns if c.kind == "number" and not c.expression]
 
 
 def share_of(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
@@ -864,18 +869,19 @@ def year_rows(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Pl
     label = _row_label_column(table) if len(years) == 1 else None
     if label is None or row_figures.operation_asked(question) not in (None, "sum", "average"):
         return None
-    labels, _, figures = _nameable(table, label, executor)
-    row = next((cell for cell in labels if re.fullmatch(rf"(?:(?:fiscal|fy)\s*)?{years[0]}", cell.strip(), re.I)), None)
+    columns = columns_of(table, executor)
+    labels = next(c for c in columns if c.name == label)
+    figures = _figure_columns(columns)
+    row = next((cell for cell in labels.cells if re.fullmatch(rf"(?:(?:fiscal|fy)\s*)?{years[0]}", cell.strip(), re.I)),
+               None)
     if row is None or row_figures.years_named(question, figures):
         return None
     column = figures[0] if len(figures) == 1 else _best([((c.label, _BRACKETED_END.sub("", c.label)), c) for c in figures],
                                                         question)
     if column is None:
         return None
-    columns = columns_of(table, executor)
     plan = read_plan({"answer": "sum", "column": column.label,
-                      "filters": [{"column": next(c.label for c in columns if c.name == label), "op": "is", "value": row}]},
-                     columns)
+                      "filters": [{"column": labels.label, "op": "is", "value": row}]}, columns)
     planned = PlannedQuery(table, question, plan=plan, prompt="")
     planned.applied = apply_conditions(question, plan, columns, table.row_count, name_words(table))
     # the year is the row: no date of another column ("(1) As of January 31, 2020" under the table) is its period
@@ -1051,13 +1057,14 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
 _EACH_ROW = re.compile(r"\b(?:each|every|per|respective(?:ly)?|row\s+by\s+row|line\s+by\s+line)\b", re.I)
 
 
-def every_row_across(question: str, plan: Plan, table: TableInfo, executor: ReadOnlyExecutor) -> bool:
+def every_row_across(question: str, plan: Plan, columns: list[Column], table: TableInfo,
+                     executor: ReadOnlyExecutor) -> bool:
     """Whether an operation across the years reads every row of a table of several, where the question names no
     row and asks for no figure of each."""
     if plan.answer in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS) or _EACH_ROW.search(question) \
             or any(c.kind == "text" for c, _, _ in plan.filters):
         return False
-    label = _label_column(columns_of(table, executor))
+    label = _label_column(columns)
     return label is not None and len(_rows_with_figures(table, label, plan.across, executor)) > 1
 
 
