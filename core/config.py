@@ -24,6 +24,10 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "reader_form": ("free", "quote", "quote_optional", "calc", "line"),
     "answer_mode": ("pipeline", "agent", "auto"),
 }
+# The domain profiles this app has (core/profiles); `document_profiles` may name any of them, or none.
+PROFILE_NAMES = ("sec_filing",)
+# What an index built before a parameter existed was built with: it is not asked to re-index for that.
+INDEX_PARAMETERS_BEFORE: dict[str, object] = {"document_profiles": "sec_filing"}
 
 
 class SettingsError(ValueError):
@@ -65,6 +69,11 @@ class Settings:
     # Tesseract's --psm: 6 reads the page as one block of lines, right for receipts, forms and letters
     # (measured better than 3 on the SROIE receipts); 3 finds columns, for scans of multi-column pages.
     ocr_page_segmentation: int = 6
+
+    # --- domain profiles (core/profiles): rules for one kind of document, acting only on the documents
+    # they recognise. "sec_filing": a filing's form, registrant and period read off its cover, and the
+    # forms a question names ("the latest 10-Q"). Empty: the core's rules alone. Changing it re-indexes.
+    document_profiles: tuple[str, ...] = ("sec_filing",)
 
     # --- chunking: the embedding model truncates at 256 word pieces, so chunks stay below it
     chunking_strategy: str = "page"  # "page" (chunks never cross pages) or "document" (ranges "3-4")
@@ -362,6 +371,8 @@ class Settings:
             # and each chunk prefixed with its document's identity and section heading. An index
             # built before (no such key) is asked to re-index, as after a chunking change.
             "index_text": "v2 table-headers identity heading",
+            # the identity line of a filing's chunks is read by its profile
+            "document_profiles": ",".join(self.document_profiles),
         }
 
     def __post_init__(self) -> None:
@@ -369,6 +380,10 @@ class Settings:
             if getattr(self, name) not in allowed:
                 raise SettingsError(f"{ENV_PREFIX}{name.upper()}={getattr(self, name)!r} is not one of the choices: "
                                     f"{', '.join(allowed)}.")
+        unknown = [name for name in self.document_profiles if name not in PROFILE_NAMES]
+        if unknown:
+            raise SettingsError(f"{ENV_PREFIX}DOCUMENT_PROFILES names {', '.join(map(repr, unknown))}, not one of the "
+                                f"profiles: {', '.join(PROFILE_NAMES)} (or none).")
 
     def replace(self, **changes: object) -> "Settings":
         return dataclasses.replace(self, **changes)

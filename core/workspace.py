@@ -49,7 +49,8 @@ class Workspace:
         self.pipeline = AnswerPipeline(self.kb, self.retriever, self.llm, self.settings)
         self.agent = AgentMode(self.kb, self.retriever, self.llm, self.settings, self.pipeline.facts)
         self.reindexed_on_open = []
-        self._asking = 0  # questions being answered now
+        self._asking = 0  # questions being answered now (the app may answer from several threads)
+        self._asking_lock = threading.Lock()
         if self.kb.parameter_changes:  # only reached when re-indexing on change is allowed
             self.reindexed_on_open = self.ingestor.reindex_all()
 
@@ -79,7 +80,8 @@ class Workspace:
         setting). A command on the previous result set ("show the rest", "export that table") is read
         here, once, and always runs in the pipeline, as does a question scoped to documents (`ask --doc`,
         or search_in, the benchmarks' diagnostic that restricts the text searches only)."""
-        self._asking += 1  # (the background warming of tables gives way)
+        with self._asking_lock:  # (the background warming of tables gives way)
+            self._asking += 1
         try:
             previous = options.pop("previous_result_set", None)
             command = result_set_command(question or "") if previous else None
@@ -91,7 +93,8 @@ class Workspace:
                 return self.agent.ask(question, **options)
             return self.pipeline.ask(question, **options)
         finally:
-            self._asking -= 1
+            with self._asking_lock:
+                self._asking -= 1
 
     # --- conversation -----------------------------------------------------------------------
 

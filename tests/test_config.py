@@ -6,7 +6,8 @@ from core.agents.agent_mode.agent import AUTO
 from core.agents.reasoner import READER_FORMS, STYLE_INSTRUCTIONS
 from core.agents.responder import AGENT, PIPELINE
 from core.cli import main
-from core.config import CHOICES, Settings, SettingsError, load_settings
+from core.config import CHOICES, PROFILE_NAMES, Settings, SettingsError, load_settings
+from core.profiles import known_names
 
 
 def test_an_environment_variable_overrides_a_default(monkeypatch):
@@ -39,3 +40,11 @@ def test_the_choices_are_the_ones_the_components_know():
     assert set(CHOICES["answer_mode"]) == {PIPELINE, AGENT, AUTO}
     for name, allowed in CHOICES.items():
         assert getattr(Settings(), name) in allowed  # every default is a choice
+
+
+def test_domain_profiles_are_named_from_the_ones_the_app_has_or_switched_off(monkeypatch):
+    assert PROFILE_NAMES == known_names()
+    with pytest.raises(SettingsError, match=r"DOCUCHAT_DOCUMENT_PROFILES names 'sec', not one of the profiles: sec_filing"):
+        Settings(document_profiles=("sec",))
+    monkeypatch.setenv("DOCUCHAT_DOCUMENT_PROFILES", "")
+    assert load_settings().document_profiles == ()  # the core's rules alone

@@ -27,11 +27,13 @@ import logging
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 from core.annotations.conditions import MONTH_NAME
 from core.config import Settings
 from core.llm.base import ChatLLM, Completion, LLMError
+from core.profiles import DocumentProfile, active_profiles
 from core.retrieval import RetrievalResult, RetrievedChunk
 from core.store.keyword import tokenize
 
@@ -56,13 +58,18 @@ _TEMPORAL_CUE = re.compile(
 # invent the steps would cost a call on every such question.
 _PROCEDURE_CUE = re.compile(r"\b(step[- ]by[- ]step|steps\b|procedure|protocol|process for|walk me through)", re.I)
 # "compared to previous quarters" compares a period with earlier ones: change over time.
-_RELATIVE_PERIOD = re.compile(
-    r"\b(?:compar\w*|vs\.?|versus|relative|against|stack up)\b[^?.;]{0,40}?\b(?:previous|prior|preceding|earlier|"
-    r"last|past|other)\s+(?:\w+\s+)?(?:quarters?|years?|periods?|months?|ones|reports?|filings?|10-?qs?|10-?ks?)\b"
+_RELATIVE_PERIOD = (
+    r"\b(?:compar\w*|vs\.?|versus|relative|against|stack up)\b[^?.;]{{0,40}}?\b(?:previous|prior|preceding|earlier|"
+    r"last|past|other)\s+(?:\w+\s+)?(?:quarters?|years?|periods?|months?|ones|reports?|filings?{forms})\b"
     r"|\b(?:compar\w*|differ\w*)\s+(?:across|over|between)\s+(?:the\s+|these\s+)?(?:quarters|years|periods|reports)\b"
-    r"|\bfrom\s+(quarter|year|period|month)\s+to\s+\1\b",
-    re.I,
+    r"|\bfrom\s+(quarter|year|period|month)\s+to\s+\1\b"
 )
+
+
+@lru_cache(maxsize=8)
+def _relative_period(profiles: tuple[DocumentProfile, ...]) -> re.Pattern:
+    """The pattern with the domain profiles' names of documents ("previous 10-Qs")."""
+    return re.compile(_RELATIVE_PERIOD.format(forms="".join(f"|{p.form_words}" for p in profiles)), re.I)
 
 # --- periods --------------------------------------------------------------------------------------
 
@@ -129,10 +136,10 @@ class Decomposition:
 
 # --- rules ----------------------------------------------------------------------------------------
 
-def classify_by_rules(question: str) -> tuple[str, str]:
+def classify_by_rules(question: str, profiles: tuple[DocumentProfile, ...] = ()) -> tuple[str, str]:
     """(type, why) by cue words alone. A question with no cue is SIMPLE; whether the parts of a
     complex one can be found is `decompose_by_rules`'s call."""
-    if _RELATIVE_PERIOD.search(question):
+    if _relative_period(profiles).search(question):
         return TEMPORAL, "compared with earlier periods"
     if _COMPARATIVE_CUE.search(question):
         return COMPARATIVE, "comparison words"
@@ -484,7 +491,7 @@ def decompose(question: str, settings: Settings, llm: ChatLLM | None = None) -> 
     if not settings.query_decomposition:
         return Decomposition(SIMPLE, [question], "rules", "decomposition is switched off")
     try:
-        kind, why = classify_by_rules(question)
+        kind, why = classify_by_rules(question, active_profiles(settings))
         kind, queries, how = decompose_by_rules(question, kind, settings.max_sub_queries)
     except Exception as exc:  # a rule bug must never stop the answer: classification failure
         log.exception("Rule-based decomposition failed")

@@ -15,6 +15,7 @@ from core.retrieval.fusion import is_enumeration, semantic_weight
 from core.conversation.conditions import ValueColumns
 from core.conversation.follow_up import resolve_follow_up
 from core.conversation.summary import ResultSetCommand, is_new_topic, strip_new_topic
+from core.profiles import DocumentProfile, active_profiles
 from core.safety import find_injection
 from core.safety.flags import Flag
 
@@ -150,12 +151,12 @@ def choose_route(plan: Plan, tables, kind: Kind | None = None) -> Plan:
     return plan
 
 
-def classify_intent(question: str) -> str:
+def classify_intent(question: str, profiles: tuple[DocumentProfile, ...] = ()) -> str:
     """One classification, its parts decided where they act: comparison, change over time and several
     steps by the decomposition's rules (which split such questions), a list by the retriever's
     enumeration rule (which sets the semantic weight); then a figure asked for, else conceptual."""
     try:
-        kind, _ = classify_by_rules(question)
+        kind, _ = classify_by_rules(question, profiles)
     except Exception:  # a rule bug must never stop the answer; decompose() logs it for this question
         kind = SIMPLE
     if kind != SIMPLE:
@@ -204,7 +205,7 @@ def plan_question(
                     response=MESSAGES["follow_up_unclear"].format(asked=text, previous=previous_question.strip()),
                     rewrite_note=resolution.note)
     text = resolution.question
-    intent = classify_intent(text)
+    intent = classify_intent(text, active_profiles(settings))
     weight = semantic_weight(text, settings.semantic_weight_enumeration, settings.semantic_weight_reasoning)
     listing = enumeration_queries(text)
     return Plan(

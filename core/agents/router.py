@@ -37,6 +37,7 @@ import threading
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import date
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
@@ -44,6 +45,7 @@ import numpy as np
 from core.annotations.conditions import MONTH_NAME
 from core.config import Settings
 from core.ingest.context import CoverIdentity, context_of, cover_identity, parse_date
+from core.profiles import DocumentProfile, active_profiles
 from core.store import KnowledgeBase
 from core.store.keyword import STOPWORDS
 
@@ -59,14 +61,12 @@ _MONTHS = MONTH_NAME + r"\.?"  # "Sept.", "Dec"
 _PERIOD_END = re.compile(
     r"\b(?:quarter|period|year|months)\s+end(?:ed|ing)\s+(?:on\s+)?(" + _MONTHS + r")\s+(?:(\d{1,2}),?\s+)?(\d{4})"
     r"|\bas\s+(?:of|at)\s+(" + _MONTHS + r")\s+(?:(\d{1,2}),?\s+)?(\d{4})", re.IGNORECASE)
-_LATEST = re.compile(
-    r"\b(?:most\s+recent|latest|newest|current)\b(?:\s+[\w-]+){0,2}?\s+(?:10-?[qk]s?|quarters?|quarterly|reports?|"
-    r"filings?|periods?|fiscal|annual)\b|\b(?:most\s+recent|latest)\s*(?:\?|$)", re.IGNORECASE)
-# Asking about the earlier periods too: the latest filing alone cannot answer.
-_EARLIER = re.compile(
-    r"\b(?:previous|prior|past|earlier|preceding|other|reported|these|all)\s+(?:\w+\s+)?(?:quarters|periods|years|"
-    r"filings|reports|10-?qs|10-?ks)\b|\bover\s+(?:time|the\s+(?:quarters|periods|years))\b|\bprevious\s+ones\b",
-    re.IGNORECASE)
+# "the most recent report", "the latest quarter" (and a profile's forms: "the latest 10-Q").
+_LATEST = (r"\b(?:most\s+recent|latest|newest|current)\b(?:\s+[\w-]+){{0,2}}?\s+(?:{forms}quarters?|quarterly|reports?|"
+           r"filings?|periods?|fiscal|annual)\b|\b(?:most\s+recent|latest)\s*(?:\?|$)")
+# Asking about the earlier periods too: the latest document alone cannot answer.
+_EARLIER = (r"\b(?:previous|prior|past|earlier|preceding|other|reported|these|all)\s+(?:\w+\s+)?(?:quarters|periods|years|"
+            r"filings|reports{plural_forms})\b|\bover\s+(?:time|the\s+(?:quarters|periods|years))\b|\bprevious\s+ones\b")
 _DAYS_APART = 7  # a 52/53-week year ends on a weekday near the month's end ("July 1, 2023" for June)
 # Words that say what kind of file it is, or ask something, never whose it is.
 _NOT_NAMES = STOPWORDS | {
@@ -122,10 +122,18 @@ class AskedPeriod:
     """The period a question names, as far as code reads it completely."""
     ends: list[date] = field(default_factory=list)  # stated period ends ("quarter ended March 31, 2023")
     latest: bool = False  # "the most recent 10-Q", and no earlier period asked about
-    form: str = ""  # "10-Q" / "10-K" when the question names the form
+    form: str = ""  # a form a domain profile reads in the question ("10-Q" for "the latest 10-Q")
 
 
-def asked_period(question: str) -> AskedPeriod:
+@lru_cache(maxsize=8)
+def _latest_and_earlier(profiles: tuple[DocumentProfile, ...]) -> tuple[re.Pattern, re.Pattern]:
+    forms = "".join(f"{p.form_words}|" for p in profiles)
+    plural_forms = "".join(f"|{p.plural_forms}" for p in profiles)
+    return (re.compile(_LATEST.format(forms=forms), re.IGNORECASE),
+            re.compile(_EARLIER.format(plural_forms=plural_forms), re.IGNORECASE))
+
+
+def asked_period(question: str, profiles: tuple[DocumentProfile, ...] = ()) -> AskedPeriod:
     ends = []
     for m in _PERIOD_END.finditer(question):
         month, day, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5), m.group(6))
@@ -134,9 +142,9 @@ def asked_period(question: str) -> AskedPeriod:
             continue
         last_day = calendar.monthrange(first.year, first.month)[1]
         ends.append(first.replace(day=min(int(day), last_day) if day else last_day))
-    form = re.search(r"\b10-?([qk])s?\b", question, re.IGNORECASE)
-    return AskedPeriod(ends, bool(_LATEST.search(question)) and not _EARLIER.search(question),
-                       f"10-{form.group(1).upper()}" if form else "")
+    latest, earlier = _latest_and_earlier(profiles)
+    return AskedPeriod(ends, bool(latest.search(question)) and not earlier.search(question),
+                       next((form for p in profiles if (form := p.form_asked(question))), ""))
 
 
 def _is_name(word: str) -> bool:
@@ -160,6 +168,7 @@ class DocumentRouter:
     def __init__(self, kb: KnowledgeBase, settings: Settings) -> None:
         self.kb = kb
         self.settings = settings
+        self.domain_profiles = active_profiles(settings)
         self._profiles: tuple[str, dict[str, _Profile]] | None = None
         self._lock = threading.Lock()  # sub-queries are routed from several threads
 
@@ -198,7 +207,8 @@ class DocumentRouter:
                 continue
             first = self.kb.catalog.neighbours(d.doc_id, 0, n - 1)
             cover = " ".join(c.text for c in first)
-            period = cover_identity(context_of(first[0].index_text, first[0].text)) if first else CoverIdentity()
+            period = (cover_identity(context_of(first[0].index_text, first[0].text), self.domain_profiles)
+                      if first else CoverIdentity())
             title_periods = periods_in(d.filename)
             # "10K" in "3M_2018_10K.pdf" is the kind of document (its summary says so), not a name.
             kind = _joined_forms(_words(summaries.get(d.doc_id, {}).get("document_type", "")))
@@ -253,7 +263,7 @@ class DocumentRouter:
         return found
 
     def _by_name(self, question: str, named: dict[str, list[str]], profiles: dict[str, _Profile]) -> Routing:
-        period = asked_period(question)
+        period = asked_period(question, self.domain_profiles)
         how = ""
         of_form = {d for d in named if period.form and profiles[d].period.form == period.form}
         if of_form:  # "Amazon's 10-Q", "these 10-Qs": not an invoice that names Amazon too, nor the 10-Ks

@@ -3,7 +3,8 @@
 Forty filings that all say "net sales increased" differ only in who and when, and a page of a
 statement that never repeats the company's name is found by it only if its chunks say it. So
 every chunk's indexed text starts with "Apple Inc. · Form 10-Q · quarter ended July 1, 2023"
-(read from the cover page) and its nearest heading ("Item 2. Management's Discussion ...").
+(read from the cover page; the form and the registrant by the SEC-filing profile, core/profiles)
+and its nearest heading ("Item 2. Management's Discussion ...").
 Both come from plain text with rules that fail quietly: a document they cannot read gets no
 identity, never a wrong one from another document.
 """
@@ -11,25 +12,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
 from core.annotations.documents import first_date
 from core.ingest.document import LoadedDocument, Section
+from core.profiles import DocumentProfile
 
-# A cover sets the form in capitals ("FORM 10-Q") or on a line of its own ("Form 10-K"); a
-# release that cites "our quarterly report on Form 10-Q" in a sentence is not one.
-_FORM_NUMBER = r"(10-K|10-Q|8-K|20-F|6-K|40-F)"
-_FORM = re.compile(r"\bFORM\s+" + _FORM_NUMBER + r"\b|^\s*Form\s+" + _FORM_NUMBER + r"\s*$", re.MULTILINE)
 _DATE = r"([A-Z][a-z]{2,8}\.?\s+\d{1,2},\s*\d{4})"
+# "For the fiscal year ended September 30, 2023": a report's own statement of its period.
 _PERIOD = re.compile(
     r"for\s+the\s+(quarterly\s+period|fiscal\s+year|year|period)\s+ended\s*:?\s*" + _DATE, re.IGNORECASE)
-_REPORT_DATE = re.compile(r"date\s+of\s+report[^:]{0,60}:\s*" + _DATE, re.IGNORECASE)
-_QUARTER_RESULTS = re.compile(
-    r"\b(first|second|third|fourth)[- ]quarter(?:\s+(?:of\s+)?(?:fiscal\s+(?:year\s+)?)?(\d{4}))?[^\n]{0,40}\bresults\b"
-    r"|\b(?:fiscal\s+)?(\d{4})\s+(first|second|third|fourth)[- ]quarter\b[^\n]{0,40}\bresults\b",
-    re.IGNORECASE)
-_REGISTRANT = re.compile(r"^\s*\(?exact name of (?:the )?registrant", re.IGNORECASE)
 _SUFFIX = r"(?:Inc\.?|Incorporated|Corporation|Corp\.?|Company|Co\.|plc|Ltd\.?|Limited|N\.V\.|S\.A\.|AG|SE|LLC)"
 _COMPANY_LINE = re.compile(r"^[\w&'’.,-]+(?:\s+[\w&'’.,-]+){0,5}?,?\s+" + _SUFFIX + r",?$", re.IGNORECASE)
 # In a sentence ("PepsiCo, Inc. (NASDAQ: PEP) today reported"): capitalised words before the suffix.
@@ -41,23 +35,24 @@ _SPACES = re.compile(r"\s+")
 MAX_HEADING_CHARS = 90  # the prefix is embedded with the chunk: it must leave the chunk its room
 
 
-def document_identity(document: LoadedDocument, max_chars: int = 120) -> str:
-    """"Apple Inc. · Form 10-Q · quarter ended July 1, 2023" from the first pages; "" if unsure."""
+def document_identity(document: LoadedDocument, profiles: Sequence[DocumentProfile] = (),
+                      max_chars: int = 120) -> str:
+    """"Apple Inc. · Form 10-Q · quarter ended July 1, 2023" from the first pages; "" if unsure. The
+    form, and an owner or period said only the way one kind of document says them, come from the
+    domain profiles that recognise the cover."""
     cover = "\n".join(s.text for s in document.sections[:2] if not s.is_table)[:6000]
     if not cover.strip():
         return ""
-    parts = [p for p in (_company(cover), _form(cover), _period(cover)) if p]
+    form = next((f for p in profiles if (f := p.cover_form(cover))), "")
+    parts = [p for p in (_company(cover, profiles), form, _period(cover, profiles)) if p]
     return " · ".join(parts)[:max_chars]
 
 
-def _company(cover: str) -> str:
+def _company(cover: str, profiles: Sequence[DocumentProfile]) -> str:
     lines = [line.strip() for line in cover.splitlines()]
-    for i, line in enumerate(lines):
-        if _REGISTRANT.match(line):
-            name = next((x for x in reversed(lines[max(0, i - 3):i]) if x and not x.startswith("(")), "")
-            name = re.split(r"_{3,}", name)[-1].strip()  # rules drawn with underscores share its line
-            if 2 <= len(name) <= 60:
-                return _SPACES.sub(" ", name)
+    owner = next((o for p in profiles if (o := p.cover_owner(lines))), "")
+    if owner:
+        return owner
     for line in lines[:60]:
         if _COMPANY_LINE.match(line) and not _NOT_A_COMPANY.search(line):
             return _SPACES.sub(" ", line)
@@ -67,35 +62,18 @@ def _company(cover: str) -> str:
     return ""
 
 
-def _form(cover: str) -> str:
-    match = _FORM.search(cover[:1500])
-    if match:
-        return f"Form {(match.group(1) or match.group(2)).upper()}"
-    return "earnings release" if _QUARTER_RESULTS.search(cover[:1500]) else ""
-
-
-def _period(cover: str) -> str:
+def _period(cover: str, profiles: Sequence[DocumentProfile]) -> str:
     match = _PERIOD.search(cover)
     if match:
         kind = _SPACES.sub(" ", match.group(1).lower())
         kind = {"quarterly period": "quarter"}.get(kind, kind)
         return f"{kind} ended {_SPACES.sub(' ', match.group(2))}"
-    match = _REPORT_DATE.search(cover)
-    if match:
-        return f"report dated {_SPACES.sub(' ', match.group(1))}"
-    match = _QUARTER_RESULTS.search(cover[:1500])
-    if match:
-        quarter = (match.group(1) or match.group(4)).lower()
-        year = match.group(2) or match.group(3)
-        return f"{quarter} quarter {year}" if year else f"{quarter} quarter"
-    return ""
+    return next((period for p in profiles if (period := p.cover_period(cover))), "")
 
 
 # --- who a document is and what it covers, read back from its identity ----------------------------
 
-_IDENTITY_FORM = re.compile(r"\bForm\s+(10-K|10-Q|8-K|20-F|6-K|40-F)\b|\b(earnings release)\b")
 _IDENTITY_PERIOD = re.compile(r"(?:^| · )(quarter|fiscal year|year|period) ended " + _DATE)
-_IDENTITY_REPORT = re.compile(r"(?:^| · )report dated " + _DATE)
 
 
 @dataclass(frozen=True)
@@ -115,21 +93,19 @@ def parse_date(text: str) -> date | None:
     return date.fromisoformat(iso) if iso else None
 
 
-def cover_identity(context: str) -> CoverIdentity:
+def cover_identity(context: str, profiles: Sequence[DocumentProfile] = ()) -> CoverIdentity:
     """The identity part of a chunk's context line ("Apple Inc. · Form 10-Q · quarter ended July
     1, 2023 — Item 2 …") read back typed; the heading after " — " is never read, so a statement
     heading "Year Ended December 31" does not pass for the cover's period. The company is taken
     only from an identity that also states a form or a period (a cover's, not a heading)."""
     identity = context.split(" — ", 1)[0]
-    form = _IDENTITY_FORM.search(identity)
-    form_name = (form.group(1) or form.group(2)) if form else ""
+    form_name = next((f for p in profiles if (f := p.identity_form(identity))), "")
     kind, end = "", None
     period = _IDENTITY_PERIOD.search(identity)
-    report = _IDENTITY_REPORT.search(identity)
     if period:
         kind, end = period.group(1), parse_date(period.group(2))
-    elif report:
-        kind, end = "report dated", parse_date(report.group(1))
+    else:
+        kind, end = next((read for p in profiles if (read := p.identity_period(identity))[0]), ("", None))
     parts = identity.split(" · ")
     company = parts[0] if len(parts) > 1 and (form_name or kind) else ""
     return CoverIdentity(company, form_name, kind, end)

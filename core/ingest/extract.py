@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from core.annotations.documents import SUMMARY_LABEL, first_date, is_total_line, read_records, record_facts
@@ -20,22 +21,18 @@ from core.annotations.records import attach_page_context, record_name, table_ide
 from core.annotations.units import parse_quantity, unit_of_label
 from core.ingest.document import LoadedDocument, Section
 from core.ingest.pdf_tables import unit_of
-from core.ingest.summary import summarize
+from core.ingest.summary import document_type
+from core.profiles import DocumentProfile
 from core.ingest.tables import BLANK_STUB, LABELS_HEADER, find_tables
 
 log = logging.getLogger(__name__)
 
 
-# Kinds of document (core.ingest.summary's reading of the file name and first page) that print totals
-# and dates but are no invoice or receipt: an 8-K press release's "Total revenue" is no amount billed.
-# (Not "Order records" or "Manual": a receipt's "ORDER NO" or "instructions" line would read as one.)
-_NOT_RECORDS = {"Annual report (10-K)", "Quarterly report (10-Q)", "Current report (8-K)", "Earnings release",
-                "Datasheet"}
-
-
-def may_be_record(document) -> bool:
-    """An invoice or receipt, or a document that might be one: not a filing, release or datasheet."""
-    return summarize(document, []).document_type not in _NOT_RECORDS
+def may_be_record(document, profiles: Sequence[DocumentProfile] = ()) -> bool:
+    """An invoice or receipt, or a document that might be one: not a report, release or datasheet, which
+    print totals and dates but bill nothing (an 8-K press release's "Total revenue" is no amount billed)."""
+    kind = document_type(document, profiles)
+    return kind is None or kind.may_hold_records
 
 
 # Labels may be in any language ("Montant du prélèvement : 29.99 €").
@@ -73,7 +70,7 @@ def typed_value(column: str, text: str) -> FactValue:
 
 
 def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = None, max_table_pages: int = 20,
-                  long_pdf_tables: bool = True) -> list[Fact]:
+                  long_pdf_tables: bool = True, profiles: Sequence[DocumentProfile] = ()) -> list[Fact]:
     facts: list[Fact] = []
     short = document.page_count <= max_table_pages
     statements: dict[int, set[str]] = {}  # page -> the row labels of the statements the layout reader read there
@@ -110,7 +107,7 @@ def extract_facts(document: LoadedDocument, doc_id: str, path: Path | None = Non
             if s.page is not None and s.table is None:
                 prose.setdefault(s.page, []).append(s.text)
         attach_page_context(facts, {page: "\n".join(texts) for page, texts in prose.items()})
-    if short and document.kind not in ("csv", "xlsx") and may_be_record(document):  # its header as one row
+    if short and document.kind not in ("csv", "xlsx") and may_be_record(document, profiles):  # its header as one row
         for record in read_records(document, path):
             facts += record_facts(record, doc_id)
     for number, fact in enumerate(facts):

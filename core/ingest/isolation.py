@@ -94,11 +94,12 @@ def _child() -> None:
     # Imported after the limit is set, so that what they allocate counts too.
     from core.ingest.extract import extract_facts
     from core.ingest.loaders import load_document
+    from core.profiles import active_profiles
 
     try:
         document = load_document(Path(path), settings, filename=filename)
         facts = extract_facts(document, doc_id, Path(path), settings.max_table_pages,
-                              settings.long_pdf_table_facts)
+                              settings.long_pdf_table_facts, active_profiles(settings))
         answer = {"document": dataclasses.asdict(document), "facts": [f.to_dict() for f in facts]}
     except IngestError as exc:
         answer = {"error": str(exc)}

@@ -27,6 +27,7 @@ from core.ingest.document import IngestError, LoadedDocument
 from core.ingest.extract import assign_chunks
 from core.ingest.isolation import load_isolated, time_message
 from core.ingest.summary import section_summaries, summarize
+from core.profiles import active_profiles
 from core.store.catalog import FAILED, INDEXED, DocumentRecord, now, text_hash
 from core.store.knowledge_base import KnowledgeBase, failed_doc_id
 from core.store.lock import WriterBusy
@@ -237,11 +238,12 @@ class Ingestor:
         )
         if not chunks:
             raise IngestError("No text could be extracted from this file.")
-        texts = index_texts(document.title, document_identity(document), chunks,
+        kinds = active_profiles(s)
+        texts = index_texts(document.title, document_identity(document, kinds), chunks,
                             self.kb.embedder.count_tokens, s.max_chunk_tokens)
         assign_chunks(facts, chunks)
         hints = category_hints(document, s)
-        summary = summarize(document, hints)
+        summary = summarize(document, hints, profiles=kinds)
         sections = section_summaries(document, s.macro_chunk_tokens) if "long" in hints else []
         # Summaries are embedded with the chunks: one batch, one cache, one progress bar, which
         # counts chunks only, so it ends at the chunk count the result reports.

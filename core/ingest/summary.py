@@ -11,22 +11,28 @@ from __future__ import annotations
 import re
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from core.ingest.document import LoadedDocument
+from core.profiles import DocumentProfile, DocumentType
 from core.store.keyword import STOPWORDS
 
-_TYPES = [  # (pattern over file name and first page, document type, use for)
-    (r"\b10-?k\b|annual report", "Annual report (10-K)", "yearly financial results, risks, business overview"),
-    (r"\b10-?q\b|quarterly report", "Quarterly report (10-Q)", "quarterly financial results and changes"),
-    (r"\b8-?k\b", "Current report (8-K)", "announced events and press releases"),
-    (r"earnings|results release", "Earnings release", "headline results for a period"),
-    (r"\binvoice|rechnung|faktura|factuur|facture", "Invoice", "amounts, dates and line items billed"),
-    (r"\breceipt", "Receipt", "purchases: items, prices, totals, vendors"),
-    (r"spec(ification)?s?\b|datasheet|data sheet", "Datasheet", "technical specifications and dimensions"),
-    (r"handbook|manual|guide|instructions", "Manual", "how-to, procedures, warranty and safety"),
-    (r"\borders?\b", "Order records", "order counts, totals per customer or period"),
-]
+# Kinds of any organisation's documents, tried after those of the switched-on domain profiles. A report,
+# release or datasheet prints totals and dates but bills nothing: not a record (core.ingest.extract).
+# (Not "Order records" or "Manual": a receipt's "ORDER NO" or "instructions" line would read as one.)
+_TYPES = (
+    DocumentType(r"annual report", "Annual report", "yearly results, risks, business overview", may_hold_records=False),
+    DocumentType(r"quarterly report", "Quarterly report", "quarterly results and changes", may_hold_records=False),
+    DocumentType(r"earnings|results release", "Earnings release", "headline results for a period",
+                 may_hold_records=False),
+    DocumentType(r"\binvoice|rechnung|faktura|factuur|facture", "Invoice", "amounts, dates and line items billed"),
+    DocumentType(r"\breceipt", "Receipt", "purchases: items, prices, totals, vendors"),
+    DocumentType(r"spec(ification)?s?\b|datasheet|data sheet", "Datasheet", "technical specifications and dimensions",
+                 may_hold_records=False),
+    DocumentType(r"handbook|manual|guide|instructions", "Manual", "how-to, procedures, warranty and safety"),
+    DocumentType(r"\borders?\b", "Order records", "order counts, totals per customer or period"),
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _GENERIC = {"which", "there", "these", "those", "their", "other", "about", "would", "could", "should", "also",
             "than", "then", "into", "such", "more", "most", "only", "over", "under", "your", "have", "been",
@@ -49,7 +55,9 @@ class DocumentSummary:
         return asdict(self)
 
 
-def summarize(document: LoadedDocument, category_hints: list[str], max_chars: int = 300) -> DocumentSummary:
+def document_type(document: LoadedDocument, profiles: Sequence[DocumentProfile] = ()) -> DocumentType | None:
+    """The kind of document its file name, else its first page, says it is; None when neither says."""
+    types = [t for p in profiles for t in p.document_types] + list(_TYPES)
     first = document.sections[0].text if document.sections else ""
     # The file name says what a document is more surely than its first page, which may mention other
     # kinds ("keep your invoice as proof of purchase" in a handbook): it is tried first, with its
@@ -57,14 +65,21 @@ def summarize(document: LoadedDocument, category_hints: list[str], max_chars: in
     # the earliest match wins (a title comes before the text that mentions other documents).
     name = re.sub(r"[_.]+", " ", document.filename.lower())
     page = first[:2000].lower()
-    found = [(0, kind, use) for pattern, kind, use in _TYPES if re.search(pattern, name)]
-    if not found:
-        found = sorted((m.start(), kind, use) for pattern, kind, use in _TYPES if (m := re.search(pattern, page)))
-    document_type, use_for = found[0][1:] if found else (
+    by_name = next((t for t in types if re.search(t.pattern, name)), None)
+    if by_name is not None:
+        return by_name
+    on_page = [(m.start(), i) for i, t in enumerate(types) if (m := re.search(t.pattern, page))]
+    return types[min(on_page)[1]] if on_page else None
+
+
+def summarize(document: LoadedDocument, category_hints: list[str], max_chars: int = 300,
+              profiles: Sequence[DocumentProfile] = ()) -> DocumentSummary:
+    kind = document_type(document, profiles)
+    name, use_for = (kind.name, kind.use_for) if kind else (
         "Spreadsheet" if document.kind in ("xlsx", "csv") else "Document",
         "figures and records" if "data-heavy" in category_hints else "explanations and reference text",
     )
-    return DocumentSummary(document_type, _lead(document, max_chars), _topics(document), use_for)
+    return DocumentSummary(name, _lead(document, max_chars), _topics(document), use_for)
 
 
 def _lead(document: LoadedDocument, max_chars: int) -> str:

@@ -24,7 +24,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from core.config import Settings
+from core.config import INDEX_PARAMETERS_BEFORE, Settings
 from core.embedding import Embedder
 from core.store.catalog import (
     FAILED, INDEXED, INDEXING, Catalog, ChunkRecord, DocumentRecord, now, text_hash,
@@ -92,6 +92,7 @@ class KnowledgeBase:
         stored = self.catalog.get_json("index_parameters")
         if stored is None or not self.catalog.documents():
             return ""  # the first writer records the current parameters
+        stored = {**INDEX_PARAMETERS_BEFORE, **stored}
         changed = [f"{k}: {stored.get(k)} -> {v}" for k, v in current.items() if stored.get(k) != v]
         return ", ".join(changed)
 

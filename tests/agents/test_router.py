@@ -8,6 +8,7 @@ from core.agents import retriever as retriever_agent
 from core.agents.planner import plan_question
 from core.agents.router import AskedPeriod, DocumentRouter, asked_period, is_weak, periods_in
 from core.config import Settings
+from core.profiles.sec_filing import SEC_FILING
 from core.workspace import Workspace
 
 DOCS = {
@@ -226,7 +227,7 @@ def test_the_registrant_s_name_stays_a_name_however_many_filings_it_has(filings)
 def test_asked_period_reads_only_what_it_parses_completely():
     assert asked_period("What was revenue in the quarter ended March 31, 2023?").ends == [date(2023, 3, 31)]
     assert asked_period("cash as of Sept. 30, 2022").ends == [date(2022, 9, 30)]
-    assert asked_period("What was the gross margin in the latest 10-Q?") == AskedPeriod([], True, "10-Q")
+    assert asked_period("What was the gross margin in the latest 10-Q?", (SEC_FILING,)) == AskedPeriod([], True, "10-Q")
     assert not asked_period("How has R&D in the most recent quarter changed versus prior quarters?").latest
     assert not asked_period("What was the latest news?").latest  # not a period
     assert periods_in("the third quarter of fiscal 2023") == {"q3", "2023"}

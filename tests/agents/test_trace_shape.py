@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -37,8 +38,15 @@ def shape(value):
     return type(value).__name__
 
 
+def without_measures(summary: str) -> str:
+    """A summary with its measured decimals as "#": a similarity read by the int8 embedding model differs
+    in its last digits from one CPU to another ("reads like the table (2.8)" here, "(2.9)" there)."""
+    return re.sub(r"\d+\.\d+", "#", summary)
+
+
 def event_shape(event: dict) -> dict:
-    return {"kind": event["kind"], "agent": event["agent"], "status": event["status"], "summary": event["summary"],
+    return {"kind": event["kind"], "agent": event["agent"], "status": event["status"],
+            "summary": without_measures(event["summary"]),
             "inputs": shape(event["inputs"]), "outputs": shape(event["outputs"])}
 
 
@@ -71,7 +79,10 @@ def run_turns(tmp_path: Path, embedder, write_text) -> dict[str, list[dict]]:
     ws.close()
 
     ws = open_ws("orders", [json.dumps({"answer": "count", "column": "", "filters": [{"column": "customer", "op": "is", "value": "ACME"}]})],
-                 [write_text("orders.csv", ORDERS), write_text("notes.txt", "Our customers are installers in the north.")])
+                 [write_text("orders.csv", ORDERS), write_text("notes.txt", "Our customers are installers in the north.")],
+                 # the fallback's text search scores near the long-text route's bar (0.25): one CPU's int8 vectors
+                 # land above it, another's below; the long-text route is pinned by its own turn below
+                 long_text_fallback_similarity=0.0)
     first = record(ws, "structured_rules", "List every order from Globex")
     record(ws, "result_set_rest", "show the rest", previous_question=first.question,
            previous_result_set=first.structured["result_set_id"])
@@ -88,7 +99,8 @@ def run_turns(tmp_path: Path, embedder, write_text) -> dict[str, list[dict]]:
     pages = ([f"Grounding the frame: connect the earth cable to lug {n}." for n in range(12)]
              + [f"Inverter start-up: wait for the green light, step {n}." for n in range(12)])
     ws = open_ws("manual", None, [write_text_pdf(tmp_path / "manual.pdf", pages)],
-                 long_document_pages=20, macro_chunk_tokens=100, long_text_fallback_similarity=1.01)
+                 long_document_pages=20, macro_chunk_tokens=100, long_text_fallback_similarity=1.01,
+                 confidence_high_similarity=0.6)  # its sources score near the default bar (0.8): CPUs read them apart
     record(ws, "long_text", "How do I start the inverter?")
     ws.close()
     return traces
@@ -103,7 +115,7 @@ def test_every_kind_of_turn_records_the_pinned_trace(tmp_path, embedder, write_t
     for name in pinned:
         assert [e["kind"] for e in recorded[name]] == [e["kind"] for e in pinned[name]], name
         for got, want in zip(recorded[name], pinned[name]):
-            assert got == want, f"{name}: {want['kind']} event"
+            assert got == {**want, "summary": without_measures(want["summary"])}, f"{name}: {want['kind']} event"
 
 
 def test_the_shape_reads_keys_and_types_at_every_depth():

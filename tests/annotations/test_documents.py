@@ -88,9 +88,10 @@ def test_pdf_words_become_cells_split_at_wide_gaps():
     assert read_record("a.pdf", [line, Line([Cell("Invoice Number: 42183017", 0, 90)])], 1).total == 4.11
 
 
-def test_a_filing_that_prints_totals_and_dates_is_no_record():
+def test_a_report_that_prints_totals_and_dates_is_no_record():
     from core.ingest.document import LoadedDocument, Section
-    release = LoadedDocument("acme_2023_8K.pdf", "pdf", [Section("ACME Corp Form 8-K\nDate: 2023-05-05\nTotal revenue  $ 22,322.00\n", page=1)], 1)
+    # (an 8-K named only by its form is the SEC-filing profile's: tests/profiles)
+    release = LoadedDocument("acme.pdf", "pdf", [Section("ACME Corp Annual Report\nDate: 2023-05-05\nTotal revenue  $ 22,322.00\n", page=1)], 1)
     receipt = LoadedDocument("scan.jpg", "jpg", [Section("QuickFit Tyres\nDate: 2024-01-18\nTOTAL  $ 412.00\n", page=1)], 1)
     assert not may_be_record(release) and may_be_record(receipt)
 

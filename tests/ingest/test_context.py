@@ -1,6 +1,7 @@
 """Each chunk knows where it is: the document's identity and the heading it sits under.
 
-Cover pages are written here in the shapes SEC filings and earnings releases use; a document
+Cover pages are written here in the shapes SEC filings and earnings releases use, read with the
+SEC-filing profile that knows them (tests/profiles say what the core reads without it); a document
 that has none of them gets no identity rather than a guessed one.
 """
 from __future__ import annotations
@@ -12,6 +13,9 @@ from core.ingest.context import (CoverIdentity, context_of, cover_identity, docu
                                  is_heading, parse_date)
 from core.ingest.document import LoadedDocument, Section
 from core.ingest.pipeline import index_text, index_texts
+from core.profiles.sec_filing import SEC_FILING
+
+SEC = (SEC_FILING,)
 
 QUARTERLY_COVER = """UNITED STATES
 SECURITIES AND EXCHANGE COMMISSION
@@ -44,17 +48,17 @@ def pdf(*pages: str, title: str = "doc") -> LoadedDocument:
 
 class TestIdentity:
     def test_a_quarterly_report_names_its_registrant_form_and_quarter(self):
-        assert document_identity(pdf(QUARTERLY_COVER)) == "Northwind Traders, Inc. · Form 10-Q · quarter ended March 30, 2024"
+        assert document_identity(pdf(QUARTERLY_COVER), SEC) == "Northwind Traders, Inc. · Form 10-Q · quarter ended March 30, 2024"
 
     def test_a_current_report_is_dated(self):
-        assert document_identity(pdf(CURRENT_REPORT_COVER)) == "CONTOSO HOLDINGS PLC · Form 8-K · report dated June 3, 2024"
+        assert document_identity(pdf(CURRENT_REPORT_COVER), SEC) == "CONTOSO HOLDINGS PLC · Form 8-K · report dated June 3, 2024"
 
     def test_an_earnings_release_is_named_by_its_quarter_not_by_a_form_it_mentions(self):
-        identity = document_identity(pdf(RELEASE_COVER))
+        identity = document_identity(pdf(RELEASE_COVER), SEC)
         assert identity == "Fabrikam, Inc. · earnings release · second quarter 2024"
 
     def test_a_document_without_a_cover_gets_no_identity(self):
-        assert document_identity(pdf("Clamp torque: tighten to 8-12 N m.\nCheck the seal monthly.")) == ""
+        assert document_identity(pdf("Clamp torque: tighten to 8-12 N m.\nCheck the seal monthly."), SEC) == ""
 
 
 class TestHeadings:
@@ -87,7 +91,7 @@ class TestIndexText:
                   title="northwind-10q")
         chunks = chunk_document(doc, "d1", count_tokens)
         second_page = next(c for c in chunks if c.page_start == 2)
-        text = index_text(doc.title, second_page, document_identity(doc))
+        text = index_text(doc.title, second_page, document_identity(doc, SEC))
         assert text.split("\n")[:2] == [
             "northwind-10q | page 2",
             "Northwind Traders, Inc. · Form 10-Q · quarter ended March 30, 2024 — Liquidity and Capital Resources",
@@ -118,16 +122,17 @@ def test_a_heading_the_passage_opens_with_is_not_repeated_in_its_context_line():
 
 class TestCoverIdentity:
     def test_the_cover_s_company_form_and_period_end_are_read_back_typed_from_the_context_line(self):
-        identity = document_identity(pdf(QUARTERLY_COVER))
-        assert cover_identity(identity + " — Item 2. Management's Discussion") == CoverIdentity(
+        identity = document_identity(pdf(QUARTERLY_COVER), SEC)
+        assert cover_identity(identity + " — Item 2. Management's Discussion", SEC) == CoverIdentity(
             "Northwind Traders, Inc.", "10-Q", "quarter", date(2024, 3, 30))
-        assert cover_identity(document_identity(pdf(CURRENT_REPORT_COVER))).end == date(2024, 6, 3)
-        assert cover_identity(document_identity(pdf(RELEASE_COVER))) == CoverIdentity("Fabrikam, Inc.", "earnings release")
+        assert cover_identity(document_identity(pdf(CURRENT_REPORT_COVER), SEC), SEC).end == date(2024, 6, 3)
+        assert cover_identity(document_identity(pdf(RELEASE_COVER), SEC), SEC) == CoverIdentity("Fabrikam, Inc.",
+                                                                                               "earnings release")
 
     def test_a_heading_that_names_a_period_is_not_the_document_s_period(self):
-        assert cover_identity("Item 8 — for the year ended December 31, 2022") == CoverIdentity()
-        assert cover_identity("Item 8 · Notes — Revenue") == CoverIdentity()  # no form, no period: no company
-        assert cover_identity("") == CoverIdentity()
+        assert cover_identity("Item 8 — for the year ended December 31, 2022", SEC) == CoverIdentity()
+        assert cover_identity("Item 8 · Notes — Revenue", SEC) == CoverIdentity()  # no form, no period: no company
+        assert cover_identity("", SEC) == CoverIdentity()
 
     def test_dates_are_read_as_covers_write_them(self):
         assert parse_date("Sept. 30, 2023") == date(2023, 9, 30)

@@ -119,6 +119,22 @@ def test_index_parameters_are_stored_and_a_change_is_refused_with_a_clear_messag
     assert "reindex" in str(error.value)
 
 
+def test_an_index_built_before_a_parameter_existed_reads_as_built_with_its_old_behaviour(make_workspace, write_text,
+                                                                                       tmp_path):
+    data_dir = tmp_path / "kb"
+    ws = make_workspace(data_dir)
+    ws.ingestor.ingest_paths([write_text("handbook.txt", HANDBOOK)])
+    stored = ws.kb.catalog.get_json("index_parameters")
+    del stored["document_profiles"]  # as written before profiles existed, when the SEC rules were always on
+    ws.kb.catalog.set_json("index_parameters", stored)
+    ws.close()
+
+    make_workspace(data_dir).close()  # the default profiles: nothing to re-index
+    with pytest.raises(IndexSettingsChanged) as error:
+        make_workspace(data_dir, document_profiles=())
+    assert "document_profiles: sec_filing -> " in str(error.value)
+
+
 def test_a_change_of_index_parameters_can_rebuild_the_index(make_workspace, write_text, tmp_path):
     data_dir = tmp_path / "kb"
     long_text = "\n".join(f"Section {i}. The panel model HX-{i} weighs {i} kilograms." for i in range(60))
