@@ -132,6 +132,25 @@ def test_the_month_finder_sees_each_way_of_spelling_them_out():
     assert not spells_out_the_months('"january" alone, or a "Feb" alone')
 
 
+# The quarters spelt out: their ordinal words in one alternation or table ("third|fourth", '"third": 3, "fourth"').
+_THIRD_FOURTH = re.compile(r"\bthird\b[^\n]{0,30}?\bfourth\b", re.I)
+
+
+def test_only_the_question_analysis_spells_out_the_quarters():
+    """The router, the decomposer, the follow-up reader, the plan and the SEC-filing profile read quarters
+    with the question analysis' words (`QUARTER_ORDINAL`, `quarter_names`), as they read months."""
+    spelt = {str(p.relative_to(ROOT)) for p in (ROOT / "core").rglob("*.py")
+             if _THIRD_FOURTH.search(p.read_text(encoding="utf-8"))}
+    assert spelt == {"core/annotations/conditions.py"}
+
+
+def test_the_quarter_finder_sees_each_way_of_spelling_them_out():
+    for source in ('r"(first|second|third|fourth)[- ]quarter"', '{"third": 3, "3rd": 3, "fourth": 4}',
+                   '3: ("third", "q3", "3rd"), 4: ("fourth", "q4", "4th")'):
+        assert _THIRD_FOURTH.search(source), source
+    assert not _THIRD_FOURTH.search('"the third row"\n"a fourth line"')
+
+
 # A confidence level changed in place: `confidence = "low"`, `confidence = lower(confidence)`, `confidence = MEDIUM`.
 _LEVEL_CHANGED = re.compile(r"\bconfidence\s*=\s*(?:[\"'](?:high|medium|low)[\"']|HIGH|MEDIUM|LOW|lower\()")
 

@@ -33,7 +33,10 @@ _ASKED_NOUN = re.compile(r"\b(?:which|what|list(?: the| all)?)\s+([a-z][\w-]*)",
 MONTHS = ("january february march april may june july august september october november december").split()
 MONTH_ABBREVIATIONS = ("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec")
 MONTH_NAME = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-_ORDINAL = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": 4, "final": 4}
+# The quarters live here too, for every reader of periods: "Q3", "the third quarter", "3rd-quarter".
+QUARTER_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+QUARTER_ORDINAL = rf"(?:{'|'.join(QUARTER_ORDINALS)})"  # a word that numbers a quarter (or a half: "second half")
+_ORDINAL = {**QUARTER_ORDINALS, "last": 4, "final": 4}  # "the last quarter" of a year the question states
 _ORDINAL_PERIOD = re.compile(rf"(?i)(?:{'|'.join(_ORDINAL)})\s+(?:quarter|half)\b")
 
 
@@ -45,6 +48,11 @@ def years_in(text: str) -> set[int]:
 def said_with_the(period_text: str) -> bool:
     """Whether a stated period is said with "the": "in the second quarter", but "in Q2", "in 2024", "in March"."""
     return bool(_ORDINAL_PERIOD.match(period_text))
+
+
+def quarter_names(quarter: int) -> set[str]:
+    """The words a label names a quarter with: {"third", "3rd", "q3"} for 3."""
+    return {word for word, n in QUARTER_ORDINALS.items() if n == quarter} | {f"q{quarter}"}
 
 
 def month_number(word: str) -> int | None:
@@ -90,7 +98,7 @@ class StatedConditions:
 
 # --- periods ---
 
-_QUARTER = re.compile(r"\b(?:q([1-4])|(first|second|third|fourth|last|final|1st|2nd|3rd|4th)\s+quarter)\b(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
+_QUARTER = re.compile(rf"\b(?:q([1-4])|({'|'.join(_ORDINAL)})\s+quarter)\b(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
 _HALF = re.compile(r"\b(?:h([12])|(first|second)\s+half)\b(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
 _MONTH_RANGE = re.compile(rf"\b(?:(?:between|from)\s+({MONTH_NAME})\s+(?:and|to|until|through)|({MONTH_NAME})\s+(?:to|until|through|-|–))"
                           rf"\s+({MONTH_NAME})\b(?:\s+((?:19|20)\d\d))?", re.I)

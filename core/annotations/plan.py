@@ -28,7 +28,7 @@ from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions,
                                          answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, bounds, cell_values,
-                                         figures, named_in, periods, said_with_the, same_value, singulars, month_number,
+                                         figures, named_in, periods, quarter_names, said_with_the, same_value, singulars, month_number,
                                          tokens, without_bounds, word_forms, years_in)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
 from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, LABELS_HEADER, NUMERIC_SHARE, TableInfo, is_twin,
@@ -1356,7 +1356,7 @@ def _drop_filter(plan: Plan, index: int) -> None:
     plan.matched = {(i - (i > index)): cells for i, cells in plan.matched.items() if i != index}
 
 
-_QUARTER_NAMES = {1: ("first", "q1", "1st"), 2: ("second", "q2", "2nd"), 3: ("third", "q3", "3rd"), 4: ("fourth", "q4", "4th")}
+_QUARTER_NAMES = {quarter: quarter_names(quarter) for quarter in range(1, 5)}
 
 
 def period_column(period: Period, columns: list[Column]) -> Column | None:

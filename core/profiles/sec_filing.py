@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from core.annotations.conditions import QUARTER_ORDINAL
 from core.annotations.documents import first_date
 from core.profiles import DocumentType
 
@@ -23,8 +24,8 @@ _FORM = re.compile(r"\bFORM\s+" + _FORM_NUMBER + r"\b|^\s*Form\s+" + _FORM_NUMBE
 _DATE = r"([A-Z][a-z]{2,8}\.?\s+\d{1,2},\s*\d{4})"
 _REPORT_DATE = re.compile(r"date\s+of\s+report[^:]{0,60}:\s*" + _DATE, re.IGNORECASE)
 _QUARTER_RESULTS = re.compile(
-    r"\b(first|second|third|fourth)[- ]quarter(?:\s+(?:of\s+)?(?:fiscal\s+(?:year\s+)?)?(\d{4}))?[^\n]{0,40}\bresults\b"
-    r"|\b(?:fiscal\s+)?(\d{4})\s+(first|second|third|fourth)[- ]quarter\b[^\n]{0,40}\bresults\b",
+    rf"\b({QUARTER_ORDINAL})[- ]quarter(?:\s+(?:of\s+)?(?:fiscal\s+(?:year\s+)?)?(\d{{4}}))?[^\n]{{0,40}}\bresults\b"
+    rf"|\b(?:fiscal\s+)?(\d{{4}})\s+({QUARTER_ORDINAL})[- ]quarter\b[^\n]{{0,40}}\bresults\b",
     re.IGNORECASE)
 _REGISTRANT = re.compile(r"^\s*\(?exact name of (?:the )?registrant", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
