@@ -139,7 +139,7 @@ def evaluate(ws, questions, top_k: int, kb_files: list[str]) -> list[dict]:
         plan = plan_question(question, knowledge_base_empty=False, settings=ws.settings)
         if not plan.enumeration:
             decomposition = decompose(plan.question, ws.settings)
-            plan.classification, plan.sub_queries = decomposition.kind, decomposition.sub_queries
+            plan = replace(plan, classification=decomposition.kind, sub_queries=decomposition.sub_queries)
         agent_routed = retrieve(plan, ws.retriever, top_k, ws.settings, expand=0, router=live_router)
         agent_all = retrieve(plan, ws.retriever, top_k, ws.settings, expand=0)
         # The summaries alone, for every question, to judge them apart from the names.

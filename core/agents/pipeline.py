@@ -83,7 +83,7 @@ class AnswerPipeline:
         evidence = draft = validation = None
         plan = turn.accept(self._plan(turn.question, previous_question, result_set, turn.trace, doc_ids))
         if search_in and plan.needs_retrieval:
-            plan.doc_ids = search_in
+            plan = replace(plan, doc_ids=search_in)
         if plan.needs_retrieval:
             evidence = self._retrieve(plan, top_k, turn.trace)
             if not evidence.has_records:  # the model will write, and its words stream to the screen
@@ -105,10 +105,10 @@ class AnswerPipeline:
                 value_columns=self.kb.catalog.facts.columns_holding,
             )
             if doc_ids and plan.needs_retrieval:
-                plan.doc_ids = doc_ids
+                plan = replace(plan, doc_ids=doc_ids)
             facts_available = plan.needs_retrieval and plan.route != planner_agent.RESULT_SET and (
                 self.kb.counts()["facts"] > 0)
-            plan.tables = self.finder.find(plan.question, plan.doc_ids) if facts_available else None
+            plan = replace(plan, tables=self.finder.find(plan.question, plan.doc_ids) if facts_available else None)
             kind = None
             if plan.needs_retrieval and plan.route != planner_agent.RESULT_SET:
                 # the model is asked only where the rules are unsure and a table was selected, if enabled
@@ -119,7 +119,10 @@ class AnswerPipeline:
                 kind = question_kind.classify(plan.question, table_selected=selected, llm=llm,
                                               max_tokens=self.settings.route_kind_max_tokens, names_rows=rows)
             plan = planner_agent.choose_route(plan, plan.tables, kind)
-            plan.decomposition = self._decompose(plan)
+            decomposition = self._decompose(plan)
+            if decomposition is not None:
+                plan = replace(plan, decomposition=decomposition, classification=decomposition.kind,
+                               sub_queries=decomposition.sub_queries)
             event.summary = plan.describe()
             event.outputs.update(plan.trace())
         return plan
@@ -130,11 +133,12 @@ class AnswerPipeline:
         if not plan.needs_retrieval or plan.route == planner_agent.RESULT_SET or plan.enumeration:
             return None
         llm = self.llm if plan.route == planner_agent.HYBRID else None
-        decomposition = decompose_agent.decompose(plan.question, self.settings, llm)
-        plan.classification, plan.sub_queries = decomposition.kind, decomposition.sub_queries
-        return decomposition
+        return decompose_agent.decompose(plan.question, self.settings, llm)
 
-    def _retrieve(self, plan: Plan, top_k: int | None, trace: TraceRecorder, expand: int | None = None) -> Evidence:
+    def _retrieve(self, plan: Plan, top_k: int | None, trace: TraceRecorder, expand: int | None = None,
+                  earlier: Evidence | None = None) -> Evidence:
+        """The evidence for the plan: the stored result set, the table route's, else the text searches'. A
+        refined retrieval passes the `earlier` evidence, whose routing and search words it reuses."""
         if plan.route == planner_agent.RESULT_SET:
             with trace.step("retrieval", "Retriever", route="result_set") as event:
                 evidence = retriever_agent.reopen_result_set(plan, self.facts, self.kb, self.settings.max_rows_per_answer)
@@ -172,10 +176,13 @@ class AnswerPipeline:
         k = top_k or self.settings.top_k
         if plan.enumeration:  # a list needs more of the documents than a fact does
             k = max(k, self.settings.enumeration_top_k)
-        if plan.search_words is None and self._search_is_hard(plan):
-            plan.search_words = self._search_words(plan, trace)
+        words = earlier.search_words if earlier is not None else None
+        if words is None and self._search_is_hard(plan):
+            words = self._search_words(plan, trace)
         with trace.step("retrieval", "Retriever", queries=plan.sub_queries, top_k=k) as event:
-            evidence = retriever_agent.retrieve(plan, self.retriever, k, self.settings, expand=expand, router=self.router)
+            evidence = retriever_agent.retrieve(plan, self.retriever, k, self.settings, expand=expand, router=self.router,
+                                                routing=earlier.routing if earlier is not None else None,
+                                                search_words=words)
             evidence.fallback_from = fallback_from
             event.summary, event.outputs = evidence.describe(), evidence.trace()
         if planner_agent.LONG_TEXT in plan.fallbacks and not evidence.error and (
@@ -211,7 +218,7 @@ class AnswerPipeline:
                 event.outputs = found.trace()
         if not better:
             return weak
-        found.fallback_from = weak.fallback_from
+        found.fallback_from, found.routing, found.search_words = weak.fallback_from, weak.routing, weak.search_words
         return found
 
     def _retrieve_facts(self, plan: Plan, trace: TraceRecorder) -> Evidence:
@@ -272,7 +279,7 @@ class AnswerPipeline:
                 question, evidence.chunks, self.llm, style=style, budget=s.context_token_budget,
                 temperature=s.answer_temperature, max_tokens=s.answer_max_tokens,
                 count_tokens=self.kb.embedder.count_tokens, on_token=on_token, form=form,
-                max_sources=retriever_agent.passages_to_read(plan, s),
+                max_sources=retriever_agent.passages_to_read(plan, evidence.routing, s),
             )
             if on_token is not None:
                 on_token.flush()
@@ -309,7 +316,7 @@ class AnswerPipeline:
                 "reflection", "Validator", f"refining retrieval (iteration {iteration}): {reflection.reason}",
                 unsupported=validation.unsupported, queries=refined.sub_queries, source=reflection.source,
             )
-            more = self._retrieve(refined, top_k, trace, expand=1)
+            more = self._retrieve(refined, top_k, trace, expand=1, earlier=evidence)
             second = self._reason(plan, more, style, None, trace)
             second_validation = self._check(second, trace)
             # A refusal never replaces an answer: it has no gaps only because it says nothing.

@@ -6,7 +6,7 @@ Order of the checks: injection, empty knowledge base, question length; then inte
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core.agents.decompose import SIMPLE, classify_by_rules
 from core.agents.question_kind import RECORDS, Kind
@@ -39,8 +39,11 @@ _NUMERIC = re.compile(r"\b(how much|how many|total|amount|sum|average|revenue|in
                       r"percent(age)?|number of|value of|what (was|is) the \w+ (of|for))\b|%|\$", re.I)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Plan:
+    """What the planner decided for one question: whether and how to search. Frozen: each later step that
+    adds to it (the tables the question names, its decomposition, documents the user chose) makes a new
+    one, so the plan a step was given is the plan it read."""
     question: str
     needs_retrieval: bool
     response: str | None = None
@@ -63,8 +66,6 @@ class Plan:
     # route, the tables it reads
     tables: object | None = None
     decomposition: object | None = None  # the split into sub-queries (core.agents.decompose.Decomposition)
-    routing: object | None = None  # the documents the question is about (core.agents.router.Routing), once routed
-    search_words: object | None = None  # the documents' own words for it (core.agents.search_words), once written
     # What the question asks for (core.agents.question_kind): records | text | summary, and why;
     # "" until the route is chosen. A summary answer form reads it.
     kind: str = ""
@@ -94,7 +95,6 @@ class Plan:
             "classification": self.classification, "enumeration": self.enumeration,
             "kind": self.kind or None, "kind_reason": self.kind_reason or None,
             "decomposition": self.decomposition.trace() if self.decomposition else None,
-            "search_words": self.search_words.trace() if self.search_words else None,
         }
 
 
@@ -129,26 +129,25 @@ def choose_route(plan: Plan, tables, kind: Kind | None = None) -> Plan:
     if not plan.needs_retrieval or plan.route == RESULT_SET:
         return plan
     if kind is not None:
-        plan.kind, plan.kind_reason, plan.kind_said = kind.kind, kind.reason, kind.said
-    # Long-text search (section summaries, then their pages) found the evidence page less often
-    # than hybrid search on 46 filings (bench/long_text_quality.py), so it is only the last resort.
-    plan.fallbacks = [LONG_TEXT]
+        plan = replace(plan, kind=kind.kind, kind_reason=kind.reason, kind_said=kind.said)
     selected = tables is not None and tables.selections
     asks = f"a {kind.kind} question ({kind.reason}; decided by {kind.by})" if kind is not None else ""
     if selected and (kind is None or kind.kind == RECORDS):
-        plan.route, plan.fallbacks, plan.tables = STRUCTURED, [HYBRID, LONG_TEXT], tables
         chosen = ", ".join(f"{s.table.filename} ({'; '.join(s.reasons)})" for s in tables.selections)
         how = ("the rule parse accounts for every word: rule fast path" if tables.fast else
                "the model writes the query")
-        plan.reason = f"{plan.intent} question about the table {chosen}: {how}, then text search"
-        if asks:
-            plan.reason = f"{asks}; {plan.reason}"
-    elif selected:
+        reason = f"{plan.intent} question about the table {chosen}: {how}, then text search"
+        return replace(plan, route=STRUCTURED, fallbacks=[HYBRID, LONG_TEXT], tables=tables,
+                       reason=f"{asks}; {reason}" if asks else reason)
+    reason = plan.reason
+    if selected:
         names = ", ".join(s.table.filename for s in tables.selections)
-        plan.reason += f"; {asks}: text search, not the table {names} it shares words with"
+        reason += f"; {asks}: text search, not the table {names} it shares words with"
     elif tables is not None:  # the kind changes nothing here: it is in the trace, not the reason
-        plan.reason += " (names no stored table, column or value, so not the tables)"
-    return plan
+        reason += " (names no stored table, column or value, so not the tables)"
+    # Long-text search (section summaries, then their pages) found the evidence page less often
+    # than hybrid search on 46 filings (bench/long_text_quality.py), so it is only the last resort.
+    return replace(plan, fallbacks=[LONG_TEXT], reason=reason)
 
 
 def classify_intent(question: str, profiles: tuple[DocumentProfile, ...] = ()) -> str:
@@ -179,22 +178,17 @@ def plan_question(
     if new_topic:
         text, previous_question = strip_new_topic(text), ""
     if not text:
-        plan = _stop(text, Flag.EMPTY_QUESTION)
-        plan.new_topic = new_topic
-        return plan
+        return _stop(text, Flag.EMPTY_QUESTION, new_topic=new_topic)
     injection = find_injection(text)
     if injection:
-        plan = _stop(text, Flag.PROMPT_INJECTION)
-        plan.reason = "matched: " + ", ".join(injection)
-        return plan
+        return _stop(text, Flag.PROMPT_INJECTION, reason="matched: " + ", ".join(injection))
     if knowledge_base_empty:
         return _stop(text, Flag.EMPTY_KNOWLEDGE_BASE)
     if len(text) < settings.min_question_chars:
         return _stop(text, Flag.QUESTION_TOO_SHORT)
     if len(text) > settings.max_question_chars:
-        plan = _stop(text, Flag.QUESTION_TOO_LONG)
-        plan.response = MESSAGES["question_too_long"].format(limit=settings.max_question_chars)
-        return plan
+        return _stop(text, Flag.QUESTION_TOO_LONG,
+                     response=MESSAGES["question_too_long"].format(limit=settings.max_question_chars))
     if result_set is not None:  # "show the rest", "export that table"
         return Plan(question=text, needs_retrieval=True, route=RESULT_SET, result_set=result_set,
                     reason=f"follow-up on the previous result set: {result_set.command}", intent=ENUMERATION)
@@ -224,6 +218,7 @@ def plan_question(
     )
 
 
-def _stop(text: str, flag: Flag) -> Plan:
-    return Plan(question=text, needs_retrieval=False, response=MESSAGES[flag], safety_flags=[flag],
-                reason=flag.replace("_", " "))
+def _stop(text: str, flag: Flag, **told) -> Plan:
+    """No search: the question is stopped with the flag's message (`told` overrides the reason or the message)."""
+    return Plan(question=text, needs_retrieval=False, **{"response": MESSAGES[flag], "safety_flags": [flag],
+                                                         "reason": flag.replace("_", " "), **told})

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from core.agents.decompose import SubQueryResult, merge, search_all
 from core.agents.planner import HYBRID, LONG_TEXT, RESULT_SET, STRUCTURED, Plan
 from core.agents.router import DocumentRouter, Routing, is_weak
+from core.agents.search_words import SearchWords
 from core.annotations.plan import ROWS_COUNTED
 from core.annotations.route import StructuredResult
 from core.annotations.search import FactQuery, FactStore
@@ -34,6 +35,10 @@ class Evidence:
     merged: dict | None = None  # dedup and selection counts, when several sub-queries were merged
     route: str = HYBRID  # which search found it: hybrid, structured, result_set or long_text
     sections: list[Span] = field(default_factory=list)  # the long-text route: the page spans searched
+    # what the text search decided once a turn, reused by a refined retrieval: the documents the question is
+    # about (core.agents.router.Routing) and their own words for it (core.agents.search_words.SearchWords)
+    routing: Routing | None = None
+    search_words: SearchWords | None = None
 
     @property
     def refused_by_table(self) -> bool:
@@ -135,30 +140,31 @@ def spreads_over_named_filings(plan: Plan, routing: Routing | None) -> bool:
             and len(routing.doc_ids or []) > 1)
 
 
-def passages_to_read(plan: Plan, settings: Settings) -> int | None:
+def passages_to_read(plan: Plan, routing: Routing | None, settings: Settings) -> int | None:
     """How many of the retrieved passages the answer reads (None: all): `reader_max_sources`, or
     one per filing the question named, up to `reader_max_named_filings`, so that a question over
     four quarters does not leave one quarter out (docs/retrieval.md 9b, 11)."""
     if not settings.reader_max_sources:
         return None
-    named = len(plan.routing.doc_ids) if spreads_over_named_filings(plan, plan.routing) else 0
+    named = len(routing.doc_ids) if spreads_over_named_filings(plan, routing) else 0
     return max(settings.reader_max_sources, min(named, settings.reader_max_named_filings))
 
 
 def retrieve(
     plan: Plan, retriever: HybridRetriever, top_k: int, settings: Settings, expand: int | None = None,
-    router: DocumentRouter | None = None,
+    router: DocumentRouter | None = None, routing: Routing | None = None, search_words: SearchWords | None = None,
 ) -> Evidence:
+    """The text searches of the plan's sub-queries. `routing`: the turn's routing when a refined retrieval
+    reuses it; `search_words`: the documents' own words, searched beside a single query."""
     queries = plan.sub_queries or [plan.question]
     single = len(queries) == 1
     try:
-        # The question is routed once a turn: a refined retrieval reuses the plan's routing.
-        if router is not None and plan.doc_ids is None and plan.routing is None:  # never narrow what the user narrowed
-            plan.routing = router.route(plan.question)
+        # The question is routed once a turn: a refined retrieval reuses the routing.
+        if router is not None and plan.doc_ids is None and routing is None:  # never narrow what the user narrowed
+            routing = router.route(plan.question)
     except Exception:  # routing is an optimisation: without it, every document is searched
         log.exception("Routing failed")
-    routing: Routing | None = plan.routing
-    also = plan.search_words.words if single and plan.search_words is not None else ""
+    also = search_words.words if single and search_words is not None else ""
 
     def search(query: str) -> SubQueryResult:
         own = routing
@@ -178,16 +184,17 @@ def retrieve(
     searches = search_all(queries, search)
     results = [s.result for s in searches if s.result is not None]
     errors = [f"{s.query!r}: {s.error}" for s in searches if s.error]
+    decided = {"routing": routing, "search_words": search_words}
     if not results:  # retrieval errors give an empty list, logged
-        return Evidence([], [], error="; ".join(errors) or "no search ran", searches=searches)
+        return Evidence([], [], error="; ".join(errors) or "no search ran", searches=searches, **decided)
     if single:
-        return Evidence(results[0].hits, results, searches=searches)
+        return Evidence(results[0].hits, results, searches=searches, **decided)
     chunks, merged = merge(searches, top_k)
     window = settings.expand_window if expand is None else expand
     if window > 0:
         chunks = retriever.expand(chunks, window)
     merged["failed_sub_queries"] = errors
-    return Evidence(chunks, results, searches=searches, merged=merged)
+    return Evidence(chunks, results, searches=searches, merged=merged, **decided)
 
 
 def retrieve_long_text(plan: Plan, retriever: HybridRetriever, top_k: int, sections: int) -> Evidence | None:

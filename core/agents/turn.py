@@ -8,6 +8,7 @@ final answer is scanned for personal data once more and saved with its trace, re
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from core.agents.planner import Plan
@@ -36,8 +37,7 @@ class Turn:
 
     def accept(self, plan: Plan) -> Plan:
         """The plan, carrying the flags of what was redacted from the question."""
-        plan.safety_flags = merge_flags(plan.safety_flags, self.question_flags)
-        return plan
+        return replace(plan, safety_flags=merge_flags(plan.safety_flags, self.question_flags))
 
     def before_writing(self, plan: Plan) -> None:
         """Saved as interrupted: from here on, the model's words may reach the screen."""

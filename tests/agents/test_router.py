@@ -1,5 +1,6 @@
 """Document routing (seed 002): a question that names a document's owner is searched in that
 document only; the router falls back to every document when unsure, wrong or weak."""
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -119,7 +120,7 @@ def test_retrieval_is_prefiltered_to_the_routed_documents(ws):
 
 def test_each_sub_query_is_routed_to_its_own_documents(ws):
     plan = plan_question("Compare revenue of Globex and Initech", knowledge_base_empty=False, settings=ws.settings)
-    plan.sub_queries = ["revenue of Globex", "revenue of Initech"]
+    plan = replace(plan, sub_queries=["revenue of Globex", "revenue of Initech"])
     evidence = retriever_agent.retrieve(plan, ws.retriever, 4, ws.settings, router=DocumentRouter(ws.kb, ws.settings))
     routed = [filenames(ws, s.routing["doc_ids"]) for s in evidence.searches]
     assert routed == [["globex_2023_report.txt"], ["quarterly_filing_7.txt"]]
@@ -137,7 +138,7 @@ def test_a_weak_filtered_search_falls_back_to_every_document(ws):
 
 def test_a_filter_the_user_chose_is_never_replaced(ws):
     plan = plan_question("What was Globex revenue?", knowledge_base_empty=False, settings=ws.settings)
-    plan.doc_ids = ws.kb.resolve_documents(["warranty_guide.txt"])
+    plan = replace(plan, doc_ids=ws.kb.resolve_documents(["warranty_guide.txt"]))
     evidence = retriever_agent.retrieve(plan, ws.retriever, 3, ws.settings, router=DocumentRouter(ws.kb, ws.settings))
     assert {c.filename for c in evidence.chunks} == {"warranty_guide.txt"} and evidence.searches[0].routing is None
 
