@@ -22,8 +22,8 @@ from core.annotations.units import parse_quantity, unit_of_label
 from core.ingest.document import LoadedDocument, Section
 from core.ingest.pdf_tables import unit_of
 from core.ingest.summary import document_type
-from core.profiles import DocumentProfile
 from core.ingest.tables import BLANK_STUB, LABELS_HEADER, find_tables
+from core.profiles import DocumentProfile
 
 log = logging.getLogger(__name__)
 
