@@ -44,7 +44,8 @@ import numpy as np
 
 from core.annotations.conditions import MONTH_NAME, QUARTER_ORDINAL, QUARTER_ORDINALS
 from core.config import Settings
-from core.ingest.context import CoverIdentity, context_of, cover_identity, parse_date
+from core.annotations.documents import parse_date
+from core.ingest.context import CoverIdentity, context_of, cover_identity
 from core.profiles import DocumentProfile, active_profiles
 from core.store import KnowledgeBase
 from core.store.keyword import STOPWORDS

@@ -159,6 +159,16 @@ def resolve(found: Found, first_is_day: bool) -> str | None:
     return _iso(year, b, a) if first_is_day else _iso(year, a, b)
 
 
+# A date as a cover and its identity line write it ("July 1, 2023", "Sept. 30, 2023"), captured.
+COVER_DATE = r"([A-Z][a-z]{2,8}\.?\s+\d{1,2},\s*\d{4})"
+
+
+def parse_date(text: str) -> dt.date | None:
+    """"July 1, 2023", "Sept. 30, 2023" -> a date; None when it is not one (read by first_date)."""
+    iso = first_date(text)
+    return dt.date.fromisoformat(iso) if iso else None
+
+
 def first_date(text: str) -> str | None:
     """The first date in `text` as ISO ("18 January 2024", "2024-01-18 (Thu)", "Sept. 30, 2023",
     "03/20/2023"): a numeric date is read day first unless its own parts say otherwise. The one date

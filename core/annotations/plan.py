@@ -1369,9 +1369,9 @@ def period_column(period: Period, columns: list[Column]) -> Column | None:
     months = period.months
     quarter = (months[0] + 2) // 3 if len(months) == 3 and months[0] % 3 == 1 else None
     found = [c for c in columns if c.kind == "number" and row_figures.columns_for_years([str(year)], [c]) is not None
-             and (quarter is None or set(tokens(c.label)) & set(_QUARTER_NAMES[quarter]))]
+             and (quarter is None or set(tokens(c.label)) & _QUARTER_NAMES[quarter])]
     if quarter is None and len(found) > 1:  # "2018" and "2018 Q3": the year's own column
-        found = [c for c in found if not any(set(tokens(c.label)) & set(q) for q in _QUARTER_NAMES.values())]
+        found = [c for c in found if not any(set(tokens(c.label)) & q for q in _QUARTER_NAMES.values())]
     if quarter is None and months and len(found) > 1:  # "As of August 1, 2019" and "As of December 31, 2019"
         found = [c for c in found if any(month_number(m) in months for m in re.findall(rf"\b{MONTH_NAME}\b", c.label, re.I))]
     return found[0] if len(found) == 1 else None

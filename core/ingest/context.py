@@ -16,14 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from core.annotations.documents import first_date
+from core.annotations.documents import COVER_DATE, parse_date
 from core.ingest.document import LoadedDocument, Section
 from core.profiles import DocumentProfile
 
-_DATE = r"([A-Z][a-z]{2,8}\.?\s+\d{1,2},\s*\d{4})"
 # "For the fiscal year ended September 30, 2023": a report's own statement of its period.
 _PERIOD = re.compile(
-    r"for\s+the\s+(quarterly\s+period|fiscal\s+year|year|period)\s+ended\s*:?\s*" + _DATE, re.IGNORECASE)
+    r"for\s+the\s+(quarterly\s+period|fiscal\s+year|year|period)\s+ended\s*:?\s*" + COVER_DATE, re.IGNORECASE)
 _SUFFIX = r"(?:Inc\.?|Incorporated|Corporation|Corp\.?|Company|Co\.|plc|Ltd\.?|Limited|N\.V\.|S\.A\.|AG|SE|LLC)"
 _COMPANY_LINE = re.compile(r"^[\w&'’.,-]+(?:\s+[\w&'’.,-]+){0,5}?,?\s+" + _SUFFIX + r",?$", re.IGNORECASE)
 # In a sentence ("PepsiCo, Inc. (NASDAQ: PEP) today reported"): capitalised words before the suffix.
@@ -73,7 +72,7 @@ def _period(cover: str, profiles: Sequence[DocumentProfile]) -> str:
 
 # --- who a document is and what it covers, read back from its identity ----------------------------
 
-_IDENTITY_PERIOD = re.compile(r"(?:^| · )(quarter|fiscal year|year|period) ended " + _DATE)
+_IDENTITY_PERIOD = re.compile(r"(?:^| · )(quarter|fiscal year|year|period) ended " + COVER_DATE)
 
 
 @dataclass(frozen=True)
@@ -85,12 +84,6 @@ class CoverIdentity:
     form: str = ""
     kind: str = ""
     end: date | None = None
-
-
-def parse_date(text: str) -> date | None:
-    """"July 1, 2023", "Sept. 30, 2023" -> a date; None when it is not one (read by first_date)."""
-    iso = first_date(text)
-    return date.fromisoformat(iso) if iso else None
 
 
 def cover_identity(context: str, profiles: Sequence[DocumentProfile] = ()) -> CoverIdentity:

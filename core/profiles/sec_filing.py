@@ -12,7 +12,7 @@ import re
 from datetime import date
 
 from core.annotations.conditions import QUARTER_ORDINAL
-from core.annotations.documents import first_date
+from core.annotations.documents import COVER_DATE, parse_date
 from core.profiles import DocumentType
 
 NAME = "sec_filing"
@@ -21,8 +21,7 @@ NAME = "sec_filing"
 # release that cites "our quarterly report on Form 10-Q" in a sentence is not one.
 _FORM_NUMBER = r"(10-K|10-Q|8-K|20-F|6-K|40-F)"
 _FORM = re.compile(r"\bFORM\s+" + _FORM_NUMBER + r"\b|^\s*Form\s+" + _FORM_NUMBER + r"\s*$", re.MULTILINE)
-_DATE = r"([A-Z][a-z]{2,8}\.?\s+\d{1,2},\s*\d{4})"
-_REPORT_DATE = re.compile(r"date\s+of\s+report[^:]{0,60}:\s*" + _DATE, re.IGNORECASE)
+_REPORT_DATE = re.compile(r"date\s+of\s+report[^:]{0,60}:\s*" + COVER_DATE, re.IGNORECASE)
 _QUARTER_RESULTS = re.compile(
     rf"\b({QUARTER_ORDINAL})[- ]quarter(?:\s+(?:of\s+)?(?:fiscal\s+(?:year\s+)?)?(\d{{4}}))?[^\n]{{0,40}}\bresults\b"
     rf"|\b(?:fiscal\s+)?(\d{{4}})\s+({QUARTER_ORDINAL})[- ]quarter\b[^\n]{{0,40}}\bresults\b",
@@ -32,7 +31,7 @@ _SPACES = re.compile(r"\s+")
 COVER_FORM_CHARS = 1500  # the form is stated at the top of the cover, not in a later "see our Form 10-K"
 
 _IDENTITY_FORM = re.compile(r"\bForm\s+" + _FORM_NUMBER + r"\b|\b(earnings release)\b")
-_IDENTITY_REPORT = re.compile(r"(?:^| · )report dated " + _DATE)
+_IDENTITY_REPORT = re.compile(r"(?:^| · )report dated " + COVER_DATE)
 _FORM_ASKED = re.compile(r"\b10-?([qk])s?\b", re.IGNORECASE)
 
 
@@ -81,10 +80,7 @@ class SecFilingProfile:
 
     def identity_period(self, identity: str) -> tuple[str, date | None]:
         report = _IDENTITY_REPORT.search(identity)
-        if not report:
-            return "", None
-        iso = first_date(report.group(1))
-        return "report dated", date.fromisoformat(iso) if iso else None
+        return ("report dated", parse_date(report.group(1))) if report else ("", None)
 
     def form_asked(self, question: str) -> str:
         form = _FORM_ASKED.search(question)

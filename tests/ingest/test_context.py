@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from datetime import date
 
+from core.annotations.documents import parse_date
 from core.ingest.chunking import Chunk, chunk_document
 from core.ingest.context import (CoverIdentity, context_of, cover_identity, document_identity, heading_marks,
-                                 is_heading, parse_date)
+                                 is_heading)
 from core.ingest.document import LoadedDocument, Section
 from core.ingest.pipeline import index_text, index_texts
 from core.profiles.sec_filing import SEC_FILING
