@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from core.annotations.across import percent_change
-from core.annotations.conditions import MONTH_NAME
+from core.annotations.conditions import FISCAL_YEAR, MONTH_NAME, SHORT_FISCAL_YEAR
 from core.annotations.plan import format_value
 
 NONE = "none"
@@ -31,7 +31,7 @@ OPERATIONS = {
 
 _VALUE = re.compile(r"(\()?\s*([-−–])?\s*(\$|USD|US\$)?\s*([-−–])?\s*(\d[\d,]*(?:\.\d+)?|\.\d+)\s*(%)?"
                     r"(?:\s*(thousand|million|billion|trillion|mn|bn|m|b|k)\b)?", re.I)
-_YEAR = re.compile(r"(?:FY|fiscal\s*(?:year)?\s*)?'?((?:19|20)\d{2})\b|\bFY\s*'?(\d{2})\b", re.I)
+_YEAR = re.compile(rf"{FISCAL_YEAR}?'?((?:19|20)\d{{2}})\b|{SHORT_FISCAL_YEAR}", re.I)
 
 
 @dataclass
@@ -215,7 +215,7 @@ def settle_expressions(answer: str) -> tuple[str, list[str], list[str]]:
 # A figure as the reader writes it, and a year beside it: "$2,246 in 2017", "in 2018 was $14,740", "2019: 1,910"
 _FIGURE = (r"\(?[-−–]?\s*(?:US\$|\$|€|£)?\s*(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?\s*%?"
            r"(?:\s*(?:thousand|million|billion|mn|bn)\b)?")
-_FIGURE_YEAR = re.compile(rf"({_FIGURE})\s+(?:in|for|during|at the end of|as of)\s+(?:the\s+)?(?:fiscal\s+(?:year\s+)?|FY\s*)?"
+_FIGURE_YEAR = re.compile(rf"({_FIGURE})\s+(?:in|for|during|at the end of|as of)\s+(?:the\s+)?{FISCAL_YEAR}?"
                           r"((?:19|20)\d\d)\b", re.I)
 _YEAR_FIGURE = re.compile(r"\b((?:19|20)\d\d)\b\s*(?::|,)?\s*(?:was|were|is|amounted to|stood at|totall?ed|of)?\s*"
                           rf"({_FIGURE})", re.I)
@@ -224,9 +224,9 @@ _ACROSS = {"change": "difference", "percent change": "percent_change", "average"
 
 # "of $88,848, $133,514 and $138,668 during the years ended December 31, 2019, 2018 and 2017, respectively":
 # two lists of as many items, figures and years, paired in order by the sentence's last word
-_ITEM = rf"(?:(?:fiscal|FY)\s*)?{_FIGURE}(?:\s?(?!(?:and|in|for|of|to|at|on|by|or|as|the|an?|was|is|are)\b)[A-Za-z]{{1,3}}\b)?"  # "412 mm"
+_ITEM = rf"{FISCAL_YEAR}?{_FIGURE}(?:\s?(?!(?:and|in|for|of|to|at|on|by|or|as|the|an?|was|is|are)\b)[A-Za-z]{{1,3}}\b)?"  # "412 mm"
 _LIST = re.compile(rf"{_ITEM}(?:\s*,\s*{_ITEM})*\s*,?\s*and\s+{_ITEM}", re.I)
-_LISTED_YEAR = re.compile(r"^(?:(?:fiscal|FY)\s*)?((?:19|20)\d\d)$", re.I)
+_LISTED_YEAR = re.compile(rf"^{FISCAL_YEAR}?((?:19|20)\d\d)$", re.I)
 _DAY_OF_MONTH = re.compile(rf"\b({MONTH_NAME}\.?\s+)\d{{1,2}},\s*", re.I)
 _RESPECTIVE_SENTENCE = re.compile(r"[^.;]*(?:\.\d[^.;]*)*\brespectively\b", re.I)
 # what the sentence says the figures are, before its first list: "The Company's income before income tax expense"

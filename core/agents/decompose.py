@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-from core.annotations.conditions import MONTH_NAME, QUARTER_ORDINAL
+from core.annotations.conditions import FISCAL_YEAR, HALF_SHORT, MONTH_NAME, QUARTER_ORDINAL, QUARTER_SHORT
 from core.config import Settings
 from core.llm.base import ChatLLM, Completion, LLMError
 from core.profiles import DocumentProfile, active_profiles
@@ -75,8 +75,8 @@ def _relative_period(profiles: tuple[DocumentProfile, ...]) -> re.Pattern:
 
 _YEAR = r"(?:19|20)\d\d"
 _PERIOD = re.compile(
-    rf"\b(?:(?:q[1-4]|{QUARTER_ORDINAL} quarter|h[12]|{MONTH_NAME}(?: \d{{1,2}},?)?)(?: of)?\s+(?:fy\s?|fiscal (?:year )?)?{_YEAR}"
-    rf"|(?:fy\s?|fiscal (?:year )?){_YEAR}|{_YEAR}\s?q[1-4]|q[1-4]|{_YEAR}(?:\s?[-/]\s?\d\d)?)\b",
+    rf"\b(?:(?:{QUARTER_SHORT}|{QUARTER_ORDINAL} quarter|{HALF_SHORT}|{MONTH_NAME}(?: \d{{1,2}},?)?)(?: of)?\s+{FISCAL_YEAR}?{_YEAR}"
+    rf"|{FISCAL_YEAR}{_YEAR}|{_YEAR}\s?{QUARTER_SHORT}|{QUARTER_SHORT}|{_YEAR}(?:\s?[-/]\s?\d\d)?)\b",
     re.I,
 )
 

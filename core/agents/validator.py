@@ -16,7 +16,7 @@ from core.agents import calculate
 from core.agents.confidence import HIGH, LOW, MEDIUM, Effect, Finding, assess_confidence, doubts, settle
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
 from core.annotations.across import operation_asked, stated_years
-from core.annotations.conditions import MONTHS, years_in
+from core.annotations.conditions import FISCAL_WORD, FISCAL_YEAR, HALF_SHORT, MONTHS, QUARTER_SHORT, years_in
 from core.citations import SOURCE_MARKER as _CITATION, cited_numbers
 from core.config import Settings
 from core.safety import find_injection
@@ -250,7 +250,7 @@ _NOT_NAMES = {
     # query-language words typed into a question ("... OR '1'='1' UNION SELECT * FROM turns")
     "select", "union", "insert", "update", "delete", "drop", "table", "where", "null", "not", "like",
 }
-_PERIOD = re.compile(rf"^(?:fy|q[1-4]|h[12]|cy)?'?\d{{2,4}}[a-z]?$|^\d+-[a-z]s?$|^(?:{'|'.join(MONTHS)})$", re.I)
+_PERIOD = re.compile(rf"^(?:fy|cy|{QUARTER_SHORT}|{HALF_SHORT})?'?\d{{2,4}}[a-z]?$|^\d+-[a-z]s?$|^(?:{'|'.join(MONTHS)})$", re.I)
 # "10-Qs" is a form (a period-like word, _PERIOD), not "10" and a name "Qs": the digits-dash form first
 _NAME_TOKEN = re.compile(r"\b(?:\d+-[A-Z][A-Za-z]*\b|[A-Z][\w&'.-]*|\d+[A-Za-z][\w-]*)")
 
@@ -360,7 +360,7 @@ def about_the_question(question: str, text: str) -> bool:
     return not wanted or bool(_shared(wanted, _stems(text)))
 
 
-_FISCAL = re.compile(r"\b(?:fiscal|FY)", re.I)
+_FISCAL = re.compile(rf"\b{FISCAL_WORD}", re.I)
 
 
 # A year the text compares against or starts from, not the one it reports: "23.5 % compared to 23.9 % in fiscal
@@ -368,7 +368,7 @@ _FISCAL = re.compile(r"\b(?:fiscal|FY)", re.I)
 # January 29, 2022"
 _IN_SENTENCE = r"(?:[^.;]|\.(?=\d))"  # a decimal point does not end the sentence
 _COMPARED_YEAR = re.compile(
-    rf"\b(?:compared\s+(?:to|with)|versus|vs\.?)\s{_IN_SENTENCE}{{0,80}}?\b(?:fiscal\s+|FY\s?)?((?:19|20)\d\d)\b"
+    rf"\b(?:compared\s+(?:to|with)|versus|vs\.?)\s{_IN_SENTENCE}{{0,80}}?\b{FISCAL_YEAR}?((?:19|20)\d\d)\b"
     rf"|\bthan\s{_IN_SENTENCE}{{0,40}}?\b((?:19|20)\d\d)\b|\bsince\s{_IN_SENTENCE}{{0,20}}?\b((?:19|20)\d\d)\b"
     rf"|\bfrom\s{_IN_SENTENCE}{{0,60}}?\b((?:19|20)\d\d)\b(?={_IN_SENTENCE}{{0,60}}?\bto\b)", re.I)
 

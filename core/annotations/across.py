@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from core.annotations.conditions import MONTH_ABBREVIATIONS, MONTHS
+from core.annotations.conditions import MONTH_ABBREVIATIONS, MONTHS, SHORT_FISCAL_YEAR, YEAR_KIND
 
 # What a question asks of a row's figures, by its words; the first that matches decides (a "percentage
 # change" is no plain change).
@@ -23,8 +23,8 @@ OPERATIONS = [
 ]
 EACH = "each"  # no operation: the row's figure in each year the question states
 WHICH_YEAR, HOW_MANY_YEARS = "which year", "how many years"  # answered by the year columns themselves
-_WHICH_YEAR = re.compile(r"\b(?:in )?(?:which|what) (?:(?:fiscal |financial )?years?|fy)\b", re.I)  # "Which FY has ..."
-_HOW_MANY_YEARS = re.compile(r"\bhow many (?:fiscal |financial )?years\b", re.I)
+_WHICH_YEAR = re.compile(rf"\b(?:in )?(?:which|what) (?:{YEAR_KIND}?years?|fy)\b", re.I)  # "Which FY has ..."
+_HOW_MANY_YEARS = re.compile(rf"\bhow many {YEAR_KIND}?years\b", re.I)
 _LOWEST = re.compile(r"\b(?:smaller|smallest|lower|lowest|less|least|fewer|fewest|minimum|decreas\w*)\b", re.I)
 _HIGHEST = re.compile(r"\b(?:larger|largest|bigger|biggest|higher|highest|more|most|greater|greatest|maximum|increas\w*)\b",
                       re.I)
@@ -33,8 +33,7 @@ _HIGHEST = re.compile(r"\b(?:larger|largest|bigger|biggest|higher|highest|more|m
 _PERIOD = re.compile(r"(?<!\d)((?:19|20)\d{2})(?:\s*/\s*((?:19|20)\d{2}|\d{2}))?(?!\d)")
 
 
-# A financial year written short: "FY19", "F19", "FY '19" (a report's "F19 53 WEEKS" column) is 2019
-_SHORT_FY = re.compile(r"\b(?:FY|Fy|fy|F)\s?['’]?(\d{2})\b")
+_SHORT_FY = re.compile(SHORT_FISCAL_YEAR)  # "FY19", "F19", "FY '19" is 2019
 
 
 def periods_in(text: str) -> list[str]:
@@ -239,8 +238,8 @@ def is_total_label(label: str, or_subtotal: bool = False) -> bool:
 
 # A year's end said beside the year ("the 2018 year end", "year-end 2019", "end of 2019") is the period, not a
 # row "At end of the year"; a label's pointer to its note ("Disposals (Note (c))") is no word of its name
-_YEAR_END = re.compile(r"\b(?:(?:19|20)\d\d\s+(?:financial\s+|fiscal\s+)?year[\s-]+end(?:ed|ing)?"
-                       r"|year[\s-]+end(?:ed|ing)?\s+(?:19|20)\d\d|end\s+of\s+(?:fiscal\s+|financial\s+)?(?:19|20)\d\d)\b", re.I)
+_YEAR_END = re.compile(rf"\b(?:(?:19|20)\d\d\s+{YEAR_KIND}?year[\s-]+end(?:ed|ing)?"
+                       rf"|year[\s-]+end(?:ed|ing)?\s+(?:19|20)\d\d|end\s+of\s+{YEAR_KIND}?(?:19|20)\d\d)\b", re.I)
 _NOTE_POINTER = re.compile(r"\(\s*notes?\b(?:[^()]|\([^()]*\))*\)", re.I)
 
 

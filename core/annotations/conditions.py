@@ -36,6 +36,16 @@ MONTH_NAME = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|jul
 # The quarters live here too, for every reader of periods: "Q3", "the third quarter", "3rd-quarter".
 QUARTER_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 QUARTER_ORDINAL = rf"(?:{'|'.join(QUARTER_ORDINALS)})"  # a word that numbers a quarter (or a half: "second half")
+# A financial year and the short names of periods, for every reader of them (the question's analysis, the answer's
+# checks, table labels, a cover's period): the words before a year ("FY2019", "FY '19", "fiscal year 2019"), a
+# year's kind said before "year(s)" ("fiscal years", "financial year"), a financial year written short ("FY19", a
+# report's "F19 53 WEEKS" column: case matters, "f19" is no year), a quarter's and a half's short names.
+FISCAL_WORD = r"(?:fiscal|fy)"
+FISCAL_YEAR = r"(?:fy\s?['’]?|fiscal\s+(?:year\s+)?)"
+YEAR_KIND = r"(?:(?:fiscal|financial)\s+)"
+SHORT_FISCAL_YEAR = r"\b(?-i:FY|Fy|fy|F)\s?['’]?(\d{2})\b"
+QUARTER_SHORT = r"q[1-4]"
+HALF_SHORT = r"h[12]"
 _ORDINAL = {**QUARTER_ORDINALS, "last": 4, "final": 4}  # "the last quarter" of a year the question states
 _ORDINAL_PERIOD = re.compile(rf"(?i)(?:{'|'.join(_ORDINAL)})\s+(?:quarter|half)\b")
 

@@ -26,7 +26,7 @@ from typing import Callable
 
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
-from core.annotations.conditions import (MONTH_NAME, MONTHS, NUMBER_WORDS, Bound, CellValue, Period, StatedConditions,
+from core.annotations.conditions import (FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, YEAR_KIND, Bound, CellValue, Period, StatedConditions,
                                          answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, bounds, cell_values,
                                          figures, named_in, periods, quarter_names, said_with_the, same_value, singulars, month_number,
                                          tokens, without_bounds, word_forms, years_in)
@@ -586,7 +586,7 @@ def read_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
 WORDS_BEYOND_THE_ROW = 3
 
 
-_BOTH_YEARS = re.compile(r"\b(?:both|the\s+two)\s+(?:fiscal\s+|financial\s+)?(?:years|fys?|periods)\b", re.I)
+_BOTH_YEARS = re.compile(rf"\b(?:both|the\s+two)\s+{YEAR_KIND}?(?:years|fys?|periods)\b", re.I)
 
 
 def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:
@@ -872,7 +872,7 @@ def year_rows(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> Pl
     columns = columns_of(table, executor)
     labels = next(c for c in columns if c.name == label)
     figures = _figure_columns(columns)
-    row = next((cell for cell in labels.cells if re.fullmatch(rf"(?:(?:fiscal|fy)\s*)?{years[0]}", cell.strip(), re.I)),
+    row = next((cell for cell in labels.cells if re.fullmatch(rf"{FISCAL_YEAR}?{years[0]}", cell.strip(), re.I)),
                None)
     if row is None or row_figures.years_named(question, figures):
         return None

@@ -11,7 +11,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable
 
-from core.annotations.conditions import MONTH_ABBREVIATIONS, MONTHS, QUARTER_ORDINAL
+from core.annotations.conditions import MONTH_ABBREVIATIONS, MONTHS, QUARTER_ORDINAL, QUARTER_SHORT
 
 # Lower-cased texts -> the stored columns (normalized labels) whose text cells hold each of them;
 # texts no cell holds are left out. How "Corrie Hill" is known to be a site, as "Hartwell" is.
@@ -26,7 +26,7 @@ MAX_NAME_WORDS = 4
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?![\d.,]\d|\d)")  # also the digits of "FY2023"
 # "over 2000", "£2019": an amount, not a year.
 _AMOUNT_BEFORE = re.compile(r"(?:over|above|under|below|than|least|most|exceeding|[<>=$£€¥])\s*$", re.I)
-_QUARTER = re.compile(rf"\b(?:Q[1-4]|{QUARTER_ORDINAL}\s+quarter)\b", re.I)
+_QUARTER = re.compile(rf"\b(?:{QUARTER_SHORT}|{QUARTER_ORDINAL}\s+quarter)\b", re.I)
 # Capitalised only: "may" is more often a verb than a month.
 _MONTH_NAME = re.compile(rf"\b(?:{'|'.join(m.capitalize() for m in (*MONTHS, *MONTH_ABBREVIATIONS))})\b")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?(?:\s*(?:%|[a-zA-Z]{1,3}\b))?")

@@ -16,13 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from core.annotations.conditions import YEAR_KIND
 from core.annotations.documents import COVER_DATE, parse_date
 from core.ingest.document import LoadedDocument, Section
 from core.profiles import DocumentProfile
 
 # "For the fiscal year ended September 30, 2023": a report's own statement of its period.
 _PERIOD = re.compile(
-    r"for\s+the\s+(quarterly\s+period|fiscal\s+year|year|period)\s+ended\s*:?\s*" + COVER_DATE, re.IGNORECASE)
+    rf"for\s+the\s+(quarterly\s+period|{YEAR_KIND}?year|period)\s+ended\s*:?\s*" + COVER_DATE, re.IGNORECASE)
 _SUFFIX = r"(?:Inc\.?|Incorporated|Corporation|Corp\.?|Company|Co\.|plc|Ltd\.?|Limited|N\.V\.|S\.A\.|AG|SE|LLC)"
 _COMPANY_LINE = re.compile(r"^[\w&'’.,-]+(?:\s+[\w&'’.,-]+){0,5}?,?\s+" + _SUFFIX + r",?$", re.IGNORECASE)
 # In a sentence ("PepsiCo, Inc. (NASDAQ: PEP) today reported"): capitalised words before the suffix.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from core.annotations.conditions import QUARTER_ORDINAL
+from core.annotations.conditions import FISCAL_YEAR, QUARTER_ORDINAL
 from core.annotations.documents import COVER_DATE, parse_date
 from core.profiles import DocumentType
 
@@ -23,8 +23,8 @@ _FORM_NUMBER = r"(10-K|10-Q|8-K|20-F|6-K|40-F)"
 _FORM = re.compile(r"\bFORM\s+" + _FORM_NUMBER + r"\b|^\s*Form\s+" + _FORM_NUMBER + r"\s*$", re.MULTILINE)
 _REPORT_DATE = re.compile(r"date\s+of\s+report[^:]{0,60}:\s*" + COVER_DATE, re.IGNORECASE)
 _QUARTER_RESULTS = re.compile(
-    rf"\b({QUARTER_ORDINAL})[- ]quarter(?:\s+(?:of\s+)?(?:fiscal\s+(?:year\s+)?)?(\d{{4}}))?[^\n]{{0,40}}\bresults\b"
-    rf"|\b(?:fiscal\s+)?(\d{{4}})\s+({QUARTER_ORDINAL})[- ]quarter\b[^\n]{{0,40}}\bresults\b",
+    rf"\b({QUARTER_ORDINAL})[- ]quarter(?:\s+(?:of\s+)?{FISCAL_YEAR}?(\d{{4}}))?[^\n]{{0,40}}\bresults\b"
+    rf"|\b{FISCAL_YEAR}?(\d{{4}})\s+({QUARTER_ORDINAL})[- ]quarter\b[^\n]{{0,40}}\bresults\b",
     re.IGNORECASE)
 _REGISTRANT = re.compile(r"^\s*\(?exact name of (?:the )?registrant", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")

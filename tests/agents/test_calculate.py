@@ -31,6 +31,13 @@ def test_a_percent_change_runs_from_the_earlier_year_whatever_order_a_statement_
     assert round(change.result, 6) == 10 and change.text.endswith("= +10%")
 
 
+def test_a_financial_year_written_short_is_read_as_the_table_readers_read_it():
+    """"F19" is 2019 to the question analysis and the table readers ("F19 53 WEEKS" over a report's column), so
+    the calculator orders it as they do."""
+    newer, older = fig("Sales F19", "1,100"), fig("Sales F18", "1,000")
+    assert calculate("percent_change", [newer, older]).text.endswith("= +10%")
+
+
 def test_what_cannot_be_computed_gives_none():
     one = fig("revenue", "10")
     assert calculate("ratio", [one]) is None  # too few figures
