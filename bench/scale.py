@@ -172,7 +172,7 @@ def run_size(n: int, args: argparse.Namespace) -> dict:
     from core.indexes import KeywordIndex, embedded_document, tokenize
     from core.ingest.chunking import Chunk
     from core.retrieval.fusion import reciprocal_rank_fusion, semantic_weight
-    from core.retrieval.hybrid import BM25, VECTOR
+    from core.retrieval.candidates import BM25, VECTOR
     from core.workspace import Workspace
 
     out: dict = {"chunks": n}

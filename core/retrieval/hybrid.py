@@ -7,67 +7,16 @@ with +-N neighbour chunks (sliding window).
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from core.config import Settings
-from core.ingest.context import context_of
 from core.retrieval import evidence
+from core.retrieval.candidates import BM25, VECTOR, RetrievedChunk
 from core.retrieval.fusion import reciprocal_rank_fusion, semantic_weight
-from core.store.catalog import ChunkRecord
+from core.retrieval.rerank import EvidenceWindows, Reranker
 from core.store.knowledge_base import KnowledgeBase
 
-BM25, VECTOR = "bm25", "vector"
 ALSO = "+words"  # the ranking of the search words beside the query's (`search(also=...)`)
-
-
-@dataclass
-class RetrievedChunk:
-    chunk_id: str
-    doc_id: str
-    filename: str
-    chunk_index: int
-    text: str
-    page: str | None
-    sheet: str | None
-    rows: str | None
-    score: float  # fused score (RRF)
-    vector_score: float | None = None  # cosine similarity 0-1
-    bm25_score: float | None = None
-    vector_rank: int | None = None  # 1-based rank in that retriever, None if it did not find it
-    bm25_rank: int | None = None
-    used: bool = False  # within top_k, i.e. handed on to the answer
-    matched: bool = False  # a row a records query matched: exact, so its 1.0 is no similarity
-    expanded_from: str | None = None  # set on neighbours added by the sliding window
-    # Which document and section the chunk is from ("Apple Inc. · Form 10-Q · quarter ended ...
-    # — Item 2. ..."), as indexed with it; the Reasoner shows it above the chunk's passage.
-    context: str = ""
-    # Set by passage-level re-ranking: the chunk's best-matching window of a few sentences or rows
-    # (core/retrieval/evidence.py) and the score that ordered it; empty / None when not re-ranked.
-    focus: str = ""
-    rerank_score: float | None = None
-
-    @property
-    def retrievers(self) -> list[str]:
-        return [name for name, rank in ((BM25, self.bm25_rank), (VECTOR, self.vector_rank)) if rank]
-
-    @classmethod
-    def from_record(cls, record: ChunkRecord, score: float, **extra) -> RetrievedChunk:
-        return cls(
-            chunk_id=record.chunk_id, doc_id=record.doc_id, filename=record.filename,
-            chunk_index=record.chunk_index, text=record.text, page=record.page_label,
-            sheet=record.sheet, rows=record.rows_label, score=round(score, 6),
-            context=context_of(record.index_text, record.text), **extra,
-        )
-
-    @property
-    def similarity(self) -> float:
-        """Cosine similarity where the vector side saw the chunk, else 0 (score)."""
-        return self.vector_score or 0.0
-
-    def to_dict(self) -> dict:
-        data = asdict(self)
-        data["retrievers"] = self.retrievers
-        return data
 
 
 @dataclass
@@ -82,9 +31,11 @@ class RetrievalResult:
 
 
 class HybridRetriever:
-    def __init__(self, kb: KnowledgeBase, settings: Settings) -> None:
+    def __init__(self, kb: KnowledgeBase, settings: Settings, rerankers: list[Reranker] | None = None) -> None:
         self.kb = kb
         self.settings = settings
+        # run in order over the fused candidates when re-ranking is on (`passage_rerank`, or `search(rerank=True)`)
+        self.rerankers = rerankers if rerankers is not None else [EvidenceWindows(kb, settings)]
 
     def search(
         self,
@@ -162,7 +113,8 @@ class HybridRetriever:
         ]
         if s.passage_rerank if rerank is None else rerank:
             started_rerank = time.perf_counter()
-            candidates = self.rerank(query, candidates)
+            for reranker in self.rerankers:
+                candidates = reranker.rerank(query, candidates)
             timings["rerank_ms"] = _ms(started_rerank)
         if spread:
             candidates = spread_over_documents(candidates)
@@ -183,37 +135,6 @@ class HybridRetriever:
             hits = self.expand(hits, window)
         timings["fuse_ms"] = _ms(started)
         return RetrievalResult(query, hits, candidates, alpha, doc_ids, timings, also)
-
-    def rerank(self, query: str, candidates: list[RetrievedChunk]) -> list[RetrievedChunk]:
-        """The first `rerank_pool` candidates re-ordered by their best window (evidence.py); the
-        rest keep their fused order behind them."""
-        s = self.settings
-        pool = candidates[: s.rerank_pool]
-        if s.rerank_page_neighbours and pool:
-            pool = pool + self._page_neighbours(pool[: s.rerank_expand_top], s.rerank_page_neighbours,
-                                                {c.chunk_id for c in pool})
-        if len(pool) < 2:
-            return candidates
-        scored = evidence.score_windows(query, [c.text for c in pool], [c.context for c in pool],
-                                        self.kb.embedder.embed if s.rerank_embed else None, s.rerank_window_units)
-        ranked = evidence.combine(scored, [c.score for c in pool], s.rerank_lexical_weight, s.rerank_prior_weight)
-        for r in ranked:
-            pool[r.index].focus = r.focus.text if r.focus else ""
-            pool[r.index].rerank_score = round(r.score, 4)
-        chosen = {c.chunk_id for c in pool}
-        return [pool[r.index] for r in ranked] + [c for c in candidates[s.rerank_pool:] if c.chunk_id not in chosen]
-
-    def _page_neighbours(self, hits: list[RetrievedChunk], window: int, seen: set[str]) -> list[RetrievedChunk]:
-        """The chunks within +-window of each hit that are on its page. A statement page is cut into
-        chunks of a few rows each (a row carries its column headers), so the row a question asks for
-        is often in the chunk next to the one that matched the statement's title."""
-        found = []
-        for hit in hits:
-            for record in self.kb.catalog.neighbours(hit.doc_id, hit.chunk_index - window, hit.chunk_index + window):
-                if record.chunk_id not in seen and record.page_label == hit.page:
-                    seen.add(record.chunk_id)
-                    found.append(RetrievedChunk.from_record(record, hit.score * self.settings.rerank_neighbour_prior))
-        return found
 
     def _finish_sentences(self, hits: list[RetrievedChunk]) -> None:
         """A hit cut inside a sentence gets that sentence's end from the next chunk, so the passage the

@@ -102,8 +102,9 @@ def test_passage_re_ranking_runs_once_per_search_in_the_retriever(open_ws, monke
                         ("intel_10q.txt", "Intel Corporation quarterly report. Intel revenue was 12,949 million dollars.")],
                  passage_rerank=True)
     reranked = []
-    rerank = ws.retriever.rerank
-    monkeypatch.setattr(ws.retriever, "rerank", lambda query, candidates: reranked.append(query) or rerank(query, candidates))
+    [reranker] = ws.retriever.rerankers
+    rerank = reranker.rerank
+    monkeypatch.setattr(reranker, "rerank", lambda query, candidates: reranked.append(query) or rerank(query, candidates))
 
     response = ws.ask("Compare the quarterly revenue of Apple and Intel")
 

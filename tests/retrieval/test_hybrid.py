@@ -96,6 +96,29 @@ def test_passage_reranking_marks_each_hit_with_its_best_window(make_workspace, w
     assert "rerank_ms" not in plain.timings_ms and all(h.focus == "" for h in plain.hits)
 
 
+def test_the_retriever_runs_its_rerankers_in_order_over_the_fused_candidates(make_workspace, write_text):
+    """A re-ranker is one class with `rerank(query, candidates)`; the retriever runs its list in order."""
+    ws = make_workspace(passage_rerank=True)
+    ws.ingestor.ingest_paths([write_text(n, t) for n, t in DOCS.items()])
+    fused = ws.retriever.search("tighten the clamp bolts", top_k=3, rerank=False).candidates
+
+    class Reverse:
+        def rerank(self, query, candidates):
+            return candidates[::-1]
+
+    class FirstTwoSwapped:
+        def rerank(self, query, candidates):
+            return [candidates[1], candidates[0], *candidates[2:]]
+
+    ws.retriever.rerankers = [Reverse(), FirstTwoSwapped()]
+    reordered = ws.retriever.search("tighten the clamp bolts", top_k=3).candidates
+    expected = fused[::-1]
+    assert [c.chunk_id for c in reordered] == [c.chunk_id for c in [expected[1], expected[0], *expected[2:]]]
+    ws.retriever.rerankers = []
+    assert [c.chunk_id for c in ws.retriever.search("tighten the clamp bolts", top_k=3).candidates] == \
+        [c.chunk_id for c in fused]
+
+
 def test_a_spread_search_puts_each_document_s_best_hit_first(make_workspace, write_text):
     ws = make_workspace(chunk_size_tokens=40, chunk_overlap_tokens=0)
     sales = "Net sales rose on strong iPhone demand in every region this quarter. " * 8
