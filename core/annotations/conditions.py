@@ -50,6 +50,13 @@ _ORDINAL = {**QUARTER_ORDINALS, "last": 4, "final": 4}  # "the last quarter" of 
 _ORDINAL_PERIOD = re.compile(rf"(?i)(?:{'|'.join(_ORDINAL)})\s+(?:quarter|half)\b")
 
 
+def asked_noun(question: str) -> str | None:
+    """What a "which X" / "what X" / "list the X" question asks for, in its word: "Which treatments ..." ->
+    "treatments"."""
+    match = _ASKED_NOUN.search(question)
+    return match.group(1).lower() if match else None
+
+
 def years_in(text: str) -> set[int]:
     """Every year a text names ("in 2024", "FY2019"), not an amount ("$2019") or a share ("2019%")."""
     return {int(y) for y in _YEAR.findall(text)}

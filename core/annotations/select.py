@@ -13,7 +13,7 @@ from functools import lru_cache
 from dataclasses import dataclass, field
 
 from core.annotations.columns import without_accents
-from core.annotations.conditions import bounds, periods
+from core.annotations.conditions import asked_noun, bounds, periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.search import SYNONYMS
 from core.annotations.tables import TableInfo
@@ -73,6 +73,9 @@ def name_weights(filenames: list[str]) -> dict[str, float]:
 _NOUN_OF = {"sold": "sale", "sell": "sale", "selling": "sale", "bought": "purchase", "buy": "purchase",
             "paid": "payment", "pay": "payment", "spent": "spend", "borrowed": "loan", "borrow": "loan",
             "lent": "loan", "hired": "hire", "rented": "rental", "booked": "booking"}
+# Beyond its word's point, a column the question asks for by name ("which treatments" over Treatment): with it,
+# as much as a word of the file's name (3)
+ASKED_COLUMN_POINTS = 2
 # "last year", "this year", "of the year": a period, not a column called Year
 _DURATION_UNITS = {normal_unit(u) for u in ("h", "min", "s")}
 _YEAR_PHRASE = re.compile(r"\b(?:this|last|next|that|of the|the whole)\s+year\b", re.I)
@@ -95,7 +98,8 @@ def asked_words(question: str) -> tuple[str, ...]:
 def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(),
                 weights: dict[str, float] | None = None) -> Selection:
     """Points for each thing the question names in the table: its name 3 a word, a cell value 2
-    (a value of several words, or a capitalised name, 3), a column word 1, a word of a cell value 1, and
+    (a value of several words, or a capitalised name, 3), a column word 1 (3 for the column "which X" asks for), a
+    word of a cell value 1, and
     3 for a column that holds a quantity the question bounds ("no wider than 1.2 m" -> a width column)."""
     asked = asked_words(question)
     content = [w for w in asked if w not in _GENERIC]
@@ -115,6 +119,8 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
     if columns:
         selection.score += len(columns)
         selection.reasons.append("names columns: " + ", ".join(columns))
+    noun = asked_noun(question)
+    asked_column = singular(noun) if table.kind in ("rows", "measures") and noun and singular(noun) in columns else None
     if table.kind in ("rows", "measures") and (whole := named_with_unit(question, list(labels))):
         # beyond its words' points: a column named whole is as specific as a value of several words, and more
         # than the unit word alone naming a file ("labour hours" over a sheet called "Hours")
@@ -172,6 +178,12 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
         # A document's label lines answer a question naming it and a label; a quantity several documents
         # print is compared in document_measures.
         selection.score = 0.0
+    if asked_column and selection.score > 1:
+        # "Which treatments take an hour or more?": the table with a Treatment column lists them; the one whose
+        # rows only code them (an appointments log's Code) answers with codes. Only beside something else the
+        # question names in it: "What revenue does the annual report give?" names no one filing's table.
+        selection.score += ASKED_COLUMN_POINTS
+        selection.reasons.append(f"has the column the question asks for: {asked_column}")
     return selection
 
 

@@ -195,3 +195,18 @@ def test_a_column_said_with_its_unit_outweighs_a_sheet_named_by_the_unit_word():
     assert "names a column with its unit: Labour (h)" in score_table(question, jobs).reasons
     assert score_table(question, jobs).score > score_table(question, timesheet).score
     assert not any("with its unit" in r for r in score_table("Who logged the most hours in May?", jobs).reasons)
+
+
+def test_the_table_with_the_column_a_which_question_asks_for_outweighs_one_that_only_codes_it():
+    """A garage's job log codes each job's service; its price list names the services: "which services" is
+    answered by listing the Service column, which only the price list has."""
+    log = TableInfo("jobs", "d9", "garage_jobs_2024.csv", None, "rows", ["job", "code", "labour_h", "reg"],
+                    {"job": "Job No", "code": "Code", "labour_h": "Labour (h)", "reg": "Reg"}, {}, {}, 900,
+                    values=["MOT", "BRK", "CLT", "AB12 CDE"])
+    prices = TableInfo("prices", "d9", "garage_prices.xlsx", "Prices", "rows", ["code", "service", "std_h"],
+                       {"code": "Code", "service": "Service", "std_h": "Standard Time (h)"}, {}, {}, 14,
+                       values=["MOT test", "Brake pads", "Clutch replacement"])
+    question = "Which services take more than two hours?"
+    assert "has the column the question asks for: service" in score_table(question, prices).reasons
+    assert score_table(question, prices).score > score_table(question, log).score
+    assert not any("asks for" in r for r in score_table("How many services took more than two hours?", prices).reasons)
