@@ -79,6 +79,9 @@ ASKED_COLUMN_POINTS = 2
 # "last year", "this year", "of the year": a period, not a column called Year
 _DURATION_UNITS = {normal_unit(u) for u in ("h", "min", "s")}
 _YEAR_PHRASE = re.compile(r"\b(?:this|last|next|that|of the|the whole)\s+year\b", re.I)
+# "the total number of films", "Number of no-shows": a count, not a Number or Total column (nor an invoice's number
+# and total); "the invoice number of ..." keeps its number
+_COUNT_PHRASE = re.compile(r"(?:^|\b(?:the|a|total)\s+)(?:total\s+)?number\s+of\b", re.I)
 
 
 @lru_cache(maxsize=64)
@@ -90,9 +93,11 @@ def stated_bounds(question: str) -> tuple:
 @lru_cache(maxsize=64)
 def asked_words(question: str) -> tuple[str, ...]:
     """The question's words that can name a table: not a bound's unit ("under 55 lb" names a weight, not
-    a column headed "(lb)"; "an hour or more" a duration, not a sheet called Hours) nor a period's "year"."""
+    a column headed "(lb)"; "an hour or more" a duration, not a sheet called Hours), a period's "year", nor the
+    words of a count ("the total number of")."""
     units = {normal_unit(b.unit) for b in stated_bounds(question) if b.unit}
-    return tuple(w for w in words(_YEAR_PHRASE.sub(" ", question)) if not (units and normal_unit(w) in units))
+    question = _COUNT_PHRASE.sub(" ", _YEAR_PHRASE.sub(" ", question.strip()))
+    return tuple(w for w in words(question) if not (units and normal_unit(w) in units))
 
 
 def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(),

@@ -210,3 +210,16 @@ def test_the_table_with_the_column_a_which_question_asks_for_outweighs_one_that_
     assert "has the column the question asks for: service" in score_table(question, prices).reasons
     assert score_table(question, prices).score > score_table(question, log).score
     assert not any("asks for" in r for r in score_table("How many services took more than two hours?", prices).reasons)
+
+
+def test_the_words_of_a_count_name_no_number_or_total_column():
+    """"The total number of films ..." counts films: it asks for no receipt's number and total, and no Number or
+    Total column; "the invoice number of ..." still names the invoice's number."""
+    receipts = TableInfo("receipts_record", "d10", "Receipts_2024.pdf", None, "records", ["number", "total", "date"],
+                         {"number": "Number", "total": "Total", "date": "Date"}, {}, {}, 12, values=["QuickFit"])
+    films = TableInfo("films", "d11", "203_641.csv", None, "rows", ["film", "rating", "year"],
+                      {"film": "Film", "rating": "Rating", "year": "Year"}, {}, {}, 40, values=["Vertigo", "Rope"])
+    question = "What is the total number of films made with a rating of 8 or higher?"
+    assert score_table(question, films).score > score_table(question, receipts).score
+    assert not any("number" in r or "total" in r for r in score_table(question, receipts).reasons)
+    assert "number" in " ".join(score_table("What is the receipt number of the QuickFit receipt?", receipts).reasons)
