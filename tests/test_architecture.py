@@ -153,13 +153,13 @@ def test_the_quarter_finder_sees_each_way_of_spelling_them_out():
 
 # A period's short name or a financial year's words in a pattern: "q[1-4]", "h[12]", "FY\s?", "fiscal\s+(?:year\s+)?",
 # "(?:fiscal|FY)", "(?:fiscal |financial )?years".
-_PERIOD_NOTATION = re.compile(r"(?i)q\[1-4\]|h\[12\]|\bfy\\s|\bfiscal\\s|\bfiscal \||\bfiscal\|fy\b|\bfy\|f\)")
+_PERIOD_NOTATION = re.compile(r"(?i)q\(?\[1-4\]|\[1-4\]\)?q\b|h\(?\[12\]|\bfy\\s|\bfiscal\\s|\bfiscal \||\bfiscal\|fy\b|\bfy\|f\)")
 
 
 def test_only_the_question_analysis_writes_a_financial_year_or_a_short_period():
-    """The question's kind, the decomposer, the answer's checks, the calculator, the table readers, the follow-up
-    reader, a cover's period and the SEC-filing profile read "FY2019", "fiscal year 2019", "FY19", "Q3" and "H1"
-    with the question analysis' fragments (`FISCAL_YEAR`, `SHORT_FISCAL_YEAR`, `QUARTER_SHORT`, ...)."""
+    """The question's kind, the decomposer, the router, the answer's checks, the calculator, the table readers, the
+    follow-up reader, a cover's period and the SEC-filing profile read "FY2019", "fiscal year 2019", "FY19", "Q3",
+    "2023Q3" and "H1" with the question analysis' fragments and readers (`FISCAL_YEAR`, `quarters_in`, ...)."""
     written = {str(p.relative_to(ROOT)) for p in (ROOT / "core").rglob("*.py")
                if _PERIOD_NOTATION.search(p.read_text(encoding="utf-8"))}
     assert written == {"core/annotations/conditions.py"}
@@ -167,7 +167,7 @@ def test_only_the_question_analysis_writes_a_financial_year_or_a_short_period():
 
 def test_the_period_notation_finder_sees_each_way_of_writing_one():
     for source in (r'r"(?:fy\s?|q[1-4]\s?|fiscal\s+(?:year\s+)?)?"', r'r"\b(?:fiscal|FY)"', r'r"^(?:fy|h[12]|cy)?"',
-                   r'r"(?:fiscal |financial )?years"', r'r"\b(?:FY|Fy|fy|F)\s?"'):
+                   r'r"(?:fiscal |financial )?years"', r'r"\b(?:FY|Fy|fy|F)\s?"', r'r"\bq([1-4])\b|\b([1-4])q\b"'):
         assert _PERIOD_NOTATION.search(source), source
     assert not _PERIOD_NOTATION.search('"fiscal", "fy", "period"\n"for the fiscal year"')
 

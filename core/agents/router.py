@@ -42,7 +42,7 @@ from typing import Callable
 
 import numpy as np
 
-from core.annotations.conditions import MONTH_NAME, QUARTER_ORDINAL, QUARTER_ORDINALS
+from core.annotations.conditions import MONTH_NAME, quarters_in
 from core.config import Settings
 from core.annotations.documents import parse_date
 from core.ingest.context import CoverIdentity, context_of, cover_identity
@@ -54,8 +54,6 @@ _WORD = re.compile(r"[a-z0-9]+")
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9&.'’-]*")
 _LOWER_CASE_WORD = re.compile(r"(?<![\w./@-])[a-z]+(?![\w./@-])")
 _YEAR = re.compile(r"(?:19|20)\d\d")
-_QUARTER = re.compile(r"\bq([1-4])\b|(?<=\d)q([1-4])\b|\b([1-4])q\b")
-_QUARTER_WORDS = re.compile(rf"\b({QUARTER_ORDINAL})[- ]quarter\b")
 _MONTHS = MONTH_NAME + r"\.?"  # "Sept.", "Dec"
 # "the quarter ended March 31, 2023", "the period ending June 2023", "as of December 31, 2022".
 _PERIOD_END = re.compile(
@@ -112,9 +110,7 @@ class _Profile:
 
 def periods_in(text: str) -> set[str]:
     lowered = text.lower()
-    quarters = {"q" + next(g for g in m.groups() if g) for m in _QUARTER.finditer(lowered)}
-    quarters |= {f"q{QUARTER_ORDINALS[m.group(1)]}" for m in _QUARTER_WORDS.finditer(lowered)}
-    return set(_YEAR.findall(lowered)) | quarters
+    return set(_YEAR.findall(lowered)) | {f"q{n}" for n in quarters_in(lowered)}
 
 
 @dataclass

@@ -57,6 +57,17 @@ def asked_noun(question: str) -> str | None:
     return match.group(1).lower() if match else None
 
 
+# A quarter as titles and questions write it: "Q3", "2023Q3", "3Q", "third quarter", "3rd-quarter"
+_QUARTER_NAMED = re.compile(rf"\bq([1-4])\b|(?<=\d)q([1-4])\b|\b([1-4])q\b"
+                            rf"|\b({QUARTER_ORDINAL})[- ]quarter\b", re.I)
+
+
+def quarters_in(text: str) -> set[int]:
+    """The quarters a text names: "10-Q for Q3 2023", "FY2023Q3", "the third-quarter results" -> {3}."""
+    return {QUARTER_ORDINALS[m.group(4).lower()] if m.group(4) else int(next(g for g in m.groups()[:3] if g))
+            for m in _QUARTER_NAMED.finditer(text)}
+
+
 def years_in(text: str) -> set[int]:
     """Every year a text names ("in 2024", "FY2019"), not an amount ("$2019") or a share ("2019%")."""
     return {int(y) for y in _YEAR.findall(text)}
