@@ -1,5 +1,6 @@
 """The conditions a question states, read by code: periods, bounds with units, and cell values."""
-from core.annotations.conditions import CellValue, bound_in, bounds, cell_values, named_in, periods, said_with_the, tokens
+from core.annotations.conditions import (CellValue, bound_in, bounds, cell_values, named_in, periods, quarters_in, said_with_the,
+                                         tokens)
 from core.annotations.units import convert
 
 
@@ -189,3 +190,11 @@ def test_a_question_asks_for_figures_added_up_only_when_it_says_so():
     for one in ("What was the grant income in 2023?", "What is the hall-hire fee for Saturdays?",
                 "How much did the Riverside branch raise in May?"):
         assert not asks_to_add_up(one), one
+
+
+def test_the_quarters_a_title_or_question_names_in_each_way_it_is_written():
+    assert quarters_in("10-Q for Q3 2023") == {3}
+    assert quarters_in("ACME 2023Q2.pdf") == {2}
+    assert quarters_in("3Q results and the fourth-quarter outlook") == {3, 4}
+    assert quarters_in("the 1st quarter and the Second quarter") == {1, 2}
+    assert quarters_in("Q5, 2023, a quarterly report, quarter-end") == set()
