@@ -513,11 +513,11 @@ def cell_values(question: str, columns: dict[str, list[str]], label_words: set[s
     - Then a word a column of codes abbreviates ("emergency" EMG)."""
     asked = tokens(question)
     found, taken = _whole_values(asked, columns)
-    kind = _ASKED_NOUN.search(question)  # "which building ..." says what the rows are, no condition on them
+    kind = asked_noun(question)  # "which building ..." says what the rows are, no condition on them
     # a bound's unit ("more than a week") is a quantity, not a word of cells
     named = label_words | {w for b in bounds(question) if b.unit for w in tokens(b.unit)}
     free = [(start, word) for start, word in enumerate(asked) if start not in taken and _may_name_cells(word, named)
-            and not (kind and word == tokens(kind.group(1))[0])]
+            and not (kind and word == tokens(kind)[0])]
     # a column the question already names a whole value of ("Riverside depot") is not filtered again on a
     # word ("journeys" of the row "Total journeys"); a total's row is no record of what it totals
     valued = {v.column for v in found}
