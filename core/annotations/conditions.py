@@ -535,6 +535,29 @@ def cell_values(question: str, columns: dict[str, list[str]], label_words: set[s
         hits = [(column, code) for column, cells in coded.items() for code in cells if abbreviates(code, word)]
         if start not in taken and len(hits) == 1:
             found.append(CellValue(word, hits[0][0], (hits[0][1],), _stance_at(asked, start, 1)))
+    return found + _code_families(question, asked, taken, columns)
+
+
+def _code_families(question: str, asked: list[str], taken: set[int], columns: dict[str, list[str]]) -> list[CellValue]:
+    """"Year 11" of a column of forms 11A, 11B, 11C ...: a number said after a word names every cell that is
+    that number and a letter or two, when one column holds two such cells or more and no cell is the number
+    alone. The model's plan had kept one of them ("Form is 11B"). A bound's or a period's number names none."""
+    said = {int(b.number) for b in bounds(question) if b.number.is_integer()} | {
+        int(n) for p in periods(question) for n in re.findall(r"\d+", p.text)}
+    found = []
+    for start, word in enumerate(asked):
+        before = asked[start - 1] if start else ""
+        if start in taken or not word.isdigit() or _is_year(word) or int(word) in said or not before.isalpha() \
+                or before in _FILLER or before in _NOT_A_VALUE or before in MONTHS or before in MONTH_ABBREVIATIONS \
+                or len(before) < 3:
+            continue
+        family = re.compile(rf"0*{int(word)}\s*[-/]?\s*[a-z]{{1,2}}", re.I)
+        holding = {column: held for column, cells in columns.items()
+                   if len(held := tuple(c for c in cells if family.fullmatch(c.strip()))) >= 2}
+        alone = any(c.strip().lstrip("0") == str(int(word)) for cells in columns.values() for c in cells)
+        if len(holding) == 1 and not alone:
+            (column, held), = holding.items()
+            found.append(CellValue(f"{before} {word}", column, tuple(sorted(held)), _stance_at(asked, start - 1, 2)))
     return found
 
 

@@ -90,6 +90,15 @@ def test_a_named_value_the_plan_missed_is_filtered_on_its_column_with_every_spel
     assert {"condition": "sourdough", "column": "Product", "how": "added by code", "note": ""} in response.structured["conditions"]
 
 
+def test_a_number_said_after_a_word_counts_every_coded_cell_of_it_though_the_model_kept_one(kb_of):
+    forms = ["3A", "3B", "3C", "4A", "4B", "3A", "3C", "4B", "3B", "3A", "13A"]
+    ws = kb_of("visits.csv", "Visit,Group,Room\n" + "\n".join(f"V{i},{g},{['Lab', 'Hall'][i % 2]}" for i, g in enumerate(forms)))
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Group", "op": "is", "value": "3B"}])]
+    response = ws.ask("How many visits did Stage 3 make?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    expected = sum(g in ("3A", "3B", "3C") for g in forms)
+    assert response.answer.startswith(f"{expected} visits"), response.answer
+
+
 def test_a_value_written_without_its_accent_matches_the_cell(ws):
     ws.llm.script = [plan(answer="count", filters=[{"column": "Baker", "op": "is", "value": "Zoe"}])]
     response = ws.ask("How many sales did Zoe ring up?", mode="pipeline")
