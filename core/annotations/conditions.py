@@ -538,19 +538,26 @@ def cell_values(question: str, columns: dict[str, list[str]], label_words: set[s
     return found + _code_families(question, asked, taken, columns)
 
 
+# the words before a number that say how much or when, not whose: "above 10", "week 10", "only 7"
+_NOT_A_FAMILY = set("""above below under over only just about around nearly almost exactly least most than week weeks day
+days month months hour hours minute minutes page pages""".split())
+
+
 def _code_families(question: str, asked: list[str], taken: set[int], columns: dict[str, list[str]]) -> list[CellValue]:
     """"Year 11" of a column of forms 11A, 11B, 11C ...: a number said after a word names every cell that is
     that number and a letter or two, when one column holds two such cells or more and no cell is the number
     alone. The model's plan had kept one of them ("Form is 11B"). A bound's or a period's number names none."""
-    said = {int(b.number) for b in bounds(question) if b.number.is_integer()} | {
-        int(n) for p in periods(question) for n in re.findall(r"\d+", p.text)}
+    said = {int(n) for text in [*(b.text for b in bounds(question)), *(p.text for p in periods(question))]
+            for n in re.findall(r"\d+", text)}
     found = []
     for start, word in enumerate(asked):
         before = asked[start - 1] if start else ""
         if start in taken or not word.isdigit() or _is_year(word) or int(word) in said or not before.isalpha() \
-                or before in _FILLER or before in _NOT_A_VALUE or before in MONTHS or before in MONTH_ABBREVIATIONS \
-                or len(before) < 3:
+                or len(before) < 3 or before in _FILLER or before in _NOT_A_VALUE or before in _NOT_A_FAMILY \
+                or before in MONTHS or before in MONTH_ABBREVIATIONS:
             continue
+        if re.search(rf"\b{before}\s+\d+\s*(?:to|through|until|-|–)\s*(?:{before}\s+)?\d+", question, re.I):
+            continue  # "Year 7 to Year 11": a range of them, not two
         family = re.compile(rf"0*{int(word)}\s*[-/]?\s*[a-z]{{1,2}}", re.I)
         holding = {column: held for column, cells in columns.items()
                    if len(held := tuple(c for c in cells if family.fullmatch(c.strip()))) >= 2}

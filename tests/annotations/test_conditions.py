@@ -137,6 +137,7 @@ def test_a_number_said_after_a_word_names_every_coded_cell_of_that_number():
     assert cell_values("Visits over 3 hours by each group", cells) == []  # a bound's number
     assert cell_values("Which 3 groups visited most?", cells) == []  # a number of rows, said after no word
     assert cell_values("Visits on May 4 by group", cells) == []  # a day
+    assert cell_values("Visits by Stage 3 to Stage 4", cells) == []  # a range, not two values
     assert cell_values("How many visits did Stage 3 make?", {**cells, "Bay": ["3", "4"]}) == []  # a cell is "3"
 
 
