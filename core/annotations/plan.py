@@ -1555,7 +1555,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
                       and (op == wanted or (wanted == "is" and op == "contains"))), None)
         if index is not None and _covers(plan, index, named):
             if index in plan.matched and set(plan.matched[index]) < set(named.cells):  # the model's "Form is 11B"
-                plan.matched[index] = tuple(dict.fromkeys([*plan.matched[index], *named.cells]))  # for "Year 11": all
+                plan.matched[index] = tuple(sorted({*plan.matched[index], *named.cells}))  # for "Year 11": all
             applied.append(Applied(named.text, column.label, "in the plan"))
             continue
         if named.stance == "any" and index is None:
@@ -2310,6 +2310,13 @@ def group_label(group, key, table: TableInfo | None = None) -> str:
     return str(key)
 
 
+SAID_VALUES = 4  # a condition's values said by name ("Form 11A, 11B, 11C or 11D"); beyond, "and 3 more"
+
+
+def _either(values: list[str]) -> str:
+    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + f" or {values[-1]}"
+
+
 def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str:
     """The conditions as a reader says them: "E-Bikes, Riverside, in the second quarter"; the values of the
     `grouped` column are left to the groups that name them."""
@@ -2322,7 +2329,8 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
             continue  # a list's total lines left out: no condition the asker stated (the trace says it)
         # spellings of one value are said once ("Sourdough"); different values each ("Tyre 29in or Tyre 700x25c")
         values = list({fold(v): v for v in reversed(plan.matched.get(i, (value,)))}.values())[::-1]
-        shown = " or ".join(values[:3]) + (f" and {len(values) - 3} more" if len(values) > 3 else "")
+        shown = (_either(values) if len(values) <= SAID_VALUES else
+                 ", ".join(values[:SAID_VALUES - 1]) + f" and {len(values) - SAID_VALUES + 1} more")
         # a column with a blank header is said by its values alone: "column 3" is no name a person would say
         if op == "is":
             parts.append(_cell_said(column.label, shown))
