@@ -150,10 +150,12 @@ def unit_of(texts: list[str]) -> str:
     return ""
 
 
-# A scale the text around a table states in brackets: "(in thousands)", "(dollars in millions)", "(shares in
-# thousands, except per share data)" (kept with its exception: the rows it names are not scaled)
-_PAGE_SCALE = re.compile(r"\((?:[a-z$€£ ]*\s)?in ((?:thousand|million|billion)s?|000[‘’']?s)(?:\s+of\s+[a-z$€£.]+)?"
-                         r"(,?\s+except\s[^)]*)?\)", re.I)
+# A scale the text around a table states in brackets: "(in thousands)", "(dollars in millions)", "(All amounts
+# expressed in thousands of U.S. Dollars)", "(shares in thousands, except per share data)" (kept with its exception:
+# the rows it names are not scaled); "unless otherwise disclosed" names no rows
+_PAGE_SCALE = re.compile(r"\((?:[a-z$€£ ]*\s)?in ((?:thousand|million|billion)s?|000[‘’']?s)"
+                         r"(?:\s+of\s+[a-z$€£.]+(?:\s+[a-z$€£.]+){0,2})?"
+                         r"(,?\s+except\s[^)]*)?(?:,?\s+unless\s+otherwise\s+[a-z]+)?\)", re.I)
 
 
 def scale_line(text: str) -> str:

@@ -221,6 +221,15 @@ def test_the_scale_the_text_around_a_pages_one_table_states_is_the_tables(tmp_pa
                            "thousands, except per share data):")
     (table,) = read_pdf_tables(path)
     assert table.unit == "in thousands, except per share data"
+    # a currency of two words after the scale, and an exception that names no rows
+    path = draw_rows(tmp_path / "expressed.pdf", header, rows, caption="North America",
+                     after="(All amounts expressed in thousands of Hong Kong dollars)")
+    (table,) = read_pdf_tables(path)
+    assert table.unit == "in thousands"
+    path = draw_rows(tmp_path / "unless.pdf", header, rows, caption="North America",
+                     after="(Tabular amounts in millions, unless otherwise stated)")
+    (table,) = read_pdf_tables(path)
+    assert table.unit == "in millions"
 
 
 def test_a_header_line_that_does_not_name_each_column_gives_no_header_rather_than_a_wrong_one(tmp_path):
