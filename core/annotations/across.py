@@ -24,7 +24,7 @@ OPERATIONS = [
 EACH = "each"  # no operation: the row's figure in each year the question states
 WHICH_YEAR, HOW_MANY_YEARS = "which year", "how many years"  # answered by the year columns themselves
 _WHICH_YEAR = re.compile(rf"\b(?:in )?(?:which|what) (?:{YEAR_KIND}?years?|fy)\b", re.I)  # "Which FY has ..."
-_HOW_MANY_YEARS = re.compile(rf"\bhow many {YEAR_KIND}?years\b", re.I)
+_HOW_MANY_YEARS = re.compile(rf"\bhow many (?:of the )?{YEAR_KIND}?years\b", re.I)
 _LOWEST = re.compile(r"\b(?:smaller|smallest|lower|lowest|less|least|fewer|fewest|minimum|decreas\w*)\b", re.I)
 _HIGHEST = re.compile(r"\b(?:larger|largest|bigger|biggest|higher|highest|more|most|greater|greatest|maximum|increas\w*)\b",
                       re.I)
@@ -106,13 +106,15 @@ def _meets(value: float, op: str, number: float) -> bool:
 
 def stated_years(question: str) -> list[str]:
     """The years a question states, in its order: "from 2018 to 2019" -> ["2018", "2019"]; "2017-2019" is
-    the three years of the span, and so is "the average ... from 2017 to 2019" (a change from one year to
-    another is between those two); "2019 to 2017" is the same span, latest first."""
+    the three years of the span, and so is "the average ... from 2017 to 2019" or "from 2017 to 2019, how many of the
+    years ..." (a change from one year to another is between those two); "2019 to 2017" is the same span, latest
+    first."""
     span = re.search(r"(?<![\d/])((?:19|20)\d{2})\s*(?:-|–|to|through)\s*((?:19|20)\d{2})(?![\d/])", question)
     years = list(dict.fromkeys(periods_in(question)))
     first, last = (int(span.group(1)), int(span.group(2))) if span else (0, 0)
     if span and 0 < abs(last - first) <= 5 and (
-            not re.search(r"\bfrom\s+" + span.group(1), question, re.I) or operation_asked(question) in ("average", "sum")):
+            not re.search(r"\bfrom\s+" + span.group(1), question, re.I)
+            or operation_asked(question) in ("average", "sum", HOW_MANY_YEARS, WHICH_YEAR)):
         step = 1 if last > first else -1  # "for 2019 to 2017 respectively": every year, in the order said
         between = [str(y) for y in range(first, last + step, step)]
         years = list(dict.fromkeys([*between, *years]))

@@ -342,6 +342,16 @@ def bounds(question: str) -> list[Bound]:
     return found
 
 
+SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+
+def bound_scale(question: str, bound: Bound) -> str | None:
+    """The scale word said right after a bound's number: "more than 5 million" million, "exceed $2,000 thousand"
+    thousand; None for "more than 5"."""
+    said = re.search(re.escape(bound.text) + r"\s*(thousand|million|billion)s?\b", question, re.I)
+    return said.group(1).lower() if said else None
+
+
 def without_bounds(question: str) -> str:
     """The question with its comparisons taken out: "more than 370 kW" says no "most"."""
     text = _time_in_digits(question)

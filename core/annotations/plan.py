@@ -17,6 +17,7 @@ A question the plan cannot say (date arithmetic, a join) is answered "other", an
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import time
@@ -26,8 +27,9 @@ from typing import Callable
 
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
-from core.annotations.conditions import (FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, YEAR_KIND, Bound, CellValue, Period, StatedConditions,
-                                         answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, bounds, cell_values,
+from core.annotations.conditions import (FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, SCALES, YEAR_KIND, Bound, CellValue, Period,
+                                         StatedConditions, answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, bound_scale,
+                                         bounds, cell_values,
                                          figures, named_in, periods, quarter_names, said_with_the, same_value, singulars, month_number,
                                          tokens, without_bounds, word_forms, years_in)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
@@ -2237,6 +2239,17 @@ def year_unmentioned(planned: PlannedQuery, executor: ReadOnlyExecutor) -> str |
     return None
 
 
+def _in_rows_scale(bound: Bound | None, planned: PlannedQuery, row: str | None) -> Bound | None:
+    """"More than 5 million" over a row in thousands is more than 5,000 of its figures; a bound or a row with no
+    scale is compared as written."""
+    said = bound_scale(planned.question, bound) if bound is not None else None
+    unit = printed_unit(planned.table, planned.plan.across[0].name, row) or ""
+    figures_in = unit.split()[-1] if unit.split() and unit.split()[-1] in SCALES else None
+    if said is None or figures_in is None:
+        return bound
+    return dataclasses.replace(bound, number=bound.number * SCALES[said] / SCALES[figures_in])
+
+
 def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
     if planned.plan.section or planned.plan.shares or planned.said:  # read whole by section_items, share_of, named_rows
         return
@@ -2270,8 +2283,9 @@ def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
         if plan.answer in (row_figures.WHICH_YEAR, row_figures.HOW_MANY_YEARS):
             years = [row_figures.year_of(c) for c in plan.across]
             bound = next((b for b in bounds(planned.question) if not _years_name_columns(b.text, plan.across)), None)
-            planned.rows = [(row_figures.years_chosen(plan.answer, planned.question, f, years, bound), *row)
-                            for f, row in zip(figures, found.rows)]
+            planned.rows = [(row_figures.years_chosen(plan.answer, planned.question, f, years,
+                                                      _in_rows_scale(bound, planned, str(row[0]) if labelled else None)),
+                             *row) for f, row in zip(figures, found.rows)]
         else:
             planned.rows = [(row_figures.compute(plan.answer, f), *row) for f, row in zip(figures, found.rows)]
         if labelled and len(planned.rows) > 1:

@@ -524,6 +524,18 @@ def test_which_years_a_rows_figure_meets_a_stated_bound_is_read_by_the_rules(ws)
     assert response.answer.startswith("Donations: 2 years (") and ws.llm.calls == []
 
 
+def test_a_bound_said_in_millions_is_compared_with_a_rows_figures_in_thousands(pdf_statement):
+    ws, scope = pdf_statement(["2017", "2018", "2019"], [("Research", ["7,949", "6,137", "4,804"]),
+                                                         ("Marketing", ["2,193", "2,315", "2,000"])],
+                              caption="Expenses by function were as follows (in thousands):")
+    ws.llm.script = []  # read by the rules
+    response = ws.ask("From 2017 to 2019, how many of the years was research more than 5 million?", mode="pipeline",
+                      doc_ids=scope)
+    assert response.answer.startswith("Research: 2 years ("), response.answer  # 7,949 and 6,137 thousand
+    response = ws.ask("In which year was marketing more than 2,200 thousand?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("Marketing: 2018 ("), response.answer  # the table's own scale: as written
+
+
 def test_a_year_end_said_over_two_year_columns_is_when_they_end(statement):
     ws, scope = statement("results.csv", "Description,2018,2019\nNet sales,900,1100\nCost of goods sold,500,640\n")
     ws.llm.script = []  # read by the rules
