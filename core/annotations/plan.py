@@ -608,13 +608,16 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     # shows (figures_across says how many it takes)
     over_shown = not years and (operation == "average" or (
         operation in ("change", "percent change") and _BOTH_YEARS.search(question)))
-    if len(years) < 2 and not one_cell and not which_years and not over_shown:
+    year_over_year = operation in ("change", "percent change") and len(years) == 1  # "the change in sales in 2019"
+    if len(years) < 2 and not one_cell and not which_years and not over_shown and not year_over_year:
         return None  # (before reading the columns, which queries the table)
     if not which_years and asks_which(question) and _TOP.search(question):
         return None  # "Which country had the highest total revenue in 2019?" ranks the rows: no one row is named
     columns = columns_of(table, executor)
     named = row_figures.years_named(question, columns) or (
         row_figures.year_columns(columns) if which_years or over_shown else [])
+    if year_over_year:
+        named = _with_year_before(question, named, columns)
     if len(named) < (1 if one_cell else 2):
         return None
     label = _label_column(columns)
@@ -1034,6 +1037,8 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
         # with; so does "the Total operating expense in 2019 and 2018", "total" being the row's own word
         operation = None
     named = row_figures.years_named(question, columns)
+    if operation in ("change", "percent change") and named:
+        named = _with_year_before(question, named, columns)
     if operation in ("average", "change", "percent change") and not row_figures.stated_years(question) \
             and plan.answer != "count" and _names_a_row(question, plan, columns):
         # "the average interest expense" over a report's 2018 and 2019 columns states no year: it is over the
@@ -1054,6 +1059,17 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
     plan.column, plan.group_by, plan.order_by, plan.limit = None, None, None, None
     _name_the_row(question, plan, columns)
     return True
+
+
+def _with_year_before(question: str, named: list[Column], columns: list[Column]) -> list[Column]:
+    """"The change in sales in 2019" states one year: the change over that year, from the column of the year before
+    it, when the table has one and the question names no shorter period ("between the third and fourth quarter in
+    2019", "between June 30 and December 31, 2019" are within the year)."""
+    if len(named) != 1 or len(row_figures.stated_years(question)) != 1 or any(p.months or p.start for p in periods(question)):
+        return named
+    year = row_figures.year_of(named[0])
+    before = [c for c in row_figures.year_columns(columns) if year.isdigit() and row_figures.year_of(c) == str(int(year) - 1)]
+    return [before[0], named[0]] if len(before) == 1 else named
 
 
 _EACH_ROW = re.compile(r"\b(?:each|every|per|respective(?:ly)?|row\s+by\s+row|line\s+by\s+line)\b", re.I)

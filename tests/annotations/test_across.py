@@ -536,6 +536,16 @@ def test_a_bound_said_in_millions_is_compared_with_a_rows_figures_in_thousands(p
     assert response.answer.startswith("Marketing: 2018 ("), response.answer  # the table's own scale: as written
 
 
+def test_a_change_in_one_stated_year_is_from_the_year_before_it(statement):
+    ws, scope = statement("audit_fees.csv", "Description,2019,2018\nAudit fees,410,380\nAudit-related fees,153,107\n")
+    ws.llm.script = []  # read by the rules
+    response = ws.ask("What is the percentage change in audit-related fees in 2019?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("The percentage change in Audit-related fees is 42.99% from 2018 to 2019"), \
+        response.answer
+    response = ws.ask("What is the change in audit fees in 2019?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("The change in Audit fees is 30 from 2018 to 2019"), response.answer
+
+
 def test_a_year_end_said_over_two_year_columns_is_when_they_end(statement):
     ws, scope = statement("results.csv", "Description,2018,2019\nNet sales,900,1100\nCost of goods sold,500,640\n")
     ws.llm.script = []  # read by the rules
