@@ -115,6 +115,7 @@ class CellValue:
     column: str  # the column holding it
     cells: tuple[str, ...]  # every stored spelling it matches ("Repair", "repair")
     stance: str = "is"  # "is not" after "not counting", "except" ...; "any" when only said to be included
+    every: bool = False  # the words name all of the cells ("Year 11": forms 11A-11D), not one of them to choose
 
 
 @dataclass
@@ -574,7 +575,7 @@ def _code_families(question: str, asked: list[str], taken: set[int], columns: di
         alone = any(c.strip().lstrip("0") == str(int(word)) for cells in columns.values() for c in cells)
         if len(holding) == 1 and not alone:
             (column, held), = holding.items()
-            found.append(CellValue(f"{before} {word}", column, tuple(sorted(held)), _stance_at(asked, start - 1, 2)))
+            found.append(CellValue(f"{before} {word}", column, tuple(sorted(held)), _stance_at(asked, start - 1, 2), True))
     return found
 
 

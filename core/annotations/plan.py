@@ -1572,8 +1572,8 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         index = next((i for i, (c, op, _) in enumerate(plan.filters) if c is column
                       and (op == wanted or (wanted == "is" and op == "contains"))), None)
         if index is not None and _covers(plan, index, named):
-            if index in plan.matched and set(plan.matched[index]) < set(named.cells):  # the model's "Form is 11B"
-                plan.matched[index] = tuple(sorted({*plan.matched[index], *named.cells}))  # for "Year 11": all
+            if named.every and index in plan.matched:  # the model's "Form is 11B" for "Year 11": all of them
+                plan.matched[index] = tuple(sorted({*plan.matched[index], *named.cells}))
             applied.append(Applied(named.text, column.label, "in the plan"))
             continue
         if named.stance == "any" and index is None:

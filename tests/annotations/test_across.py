@@ -536,6 +536,19 @@ def test_a_bound_said_in_millions_is_compared_with_a_rows_figures_in_thousands(p
     assert response.answer.startswith("Marketing: 2018 ("), response.answer  # the table's own scale: as written
 
 
+def test_words_of_several_rows_name_the_one_row_they_all_say_not_every_row_holding_one(statement):
+    ws, scope = statement("per_share.csv", "Description,2018,2017\nNumerator: Net income,120,410\n"
+                                           "Denominator: Shares used in basic computation,279,234\n"
+                                           "Denominator: Dilutive impact of equity awards,5,6\n"
+                                           "Denominator: Shares used in diluted computation,284,240\n"
+                                           "Net Income per Share: Basic,0.43,1.75\nNet Income per Share: Diluted,0.42,1.71\n")
+    ws.llm.script = []  # read by the rules
+    response = ws.ask("What was the change in the basic net income per share between 2017 and 2018?", mode="pipeline",
+                      doc_ids=scope)
+    assert response.answer.startswith("The change in Net Income per Share: Basic is -1.32 from 2017 to 2018"), \
+        response.answer
+
+
 def test_a_change_in_one_stated_year_is_from_the_year_before_it(statement):
     ws, scope = statement("audit_fees.csv", "Description,2019,2018\nAudit fees,410,380\nAudit-related fees,153,107\n")
     ws.llm.script = []  # read by the rules

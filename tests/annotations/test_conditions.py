@@ -133,7 +133,7 @@ def test_a_model_filter_counts_as_stated_only_when_the_question_names_its_value(
 def test_a_number_said_after_a_word_names_every_coded_cell_of_that_number():
     cells = {"Group": ["3A", "3B", "3C", "4A", "4B", "13A"], "Room": ["Lab", "Hall"]}
     found = cell_values("How many visits did Stage 3 make in May?", cells)
-    assert [(v.text, v.column, v.cells) for v in found] == [("stage 3", "Group", ("3A", "3B", "3C"))]
+    assert [(v.text, v.column, v.cells, v.every) for v in found] == [("stage 3", "Group", ("3A", "3B", "3C"), True)]
     assert cell_values("Visits over 3 hours by each group", cells) == []  # a bound's number
     assert cell_values("Which 3 groups visited most?", cells) == []  # a number of rows, said after no word
     assert cell_values("Visits on May 4 by group", cells) == []  # a day
