@@ -616,15 +616,17 @@ def plan_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -
     columns = columns_of(table, executor)
     named = row_figures.years_named(question, columns) or (
         row_figures.year_columns(columns) if which_years or over_shown else [])
-    if year_over_year:
-        named = _with_year_before(question, named, columns)
-    if len(named) < (1 if one_cell else 2):
+    if len(named) < (1 if one_cell or year_over_year else 2):
         return None
     label = _label_column(columns)
     labels = _rows_with_figures(table, label, named, executor) if label is not None else []
     row = _row_asked(question, labels)
     if row is None:
         return _years_shown(question, table, columns) if which_years else None
+    if year_over_year:
+        named = _with_year_before(question, named, columns, [row])
+        if len(named) < 2:
+            return None
     # a ratio or a rate is worked out of cells ("the ratio of debt to equity in 2019"), unless it is the row's own
     # name: "the discount rate in 2019" reads the row "Discount rate"
     if one_cell and _derived_beyond(question, [row, *(c.label for c in columns)]):
@@ -1038,7 +1040,7 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
         operation = None
     named = row_figures.years_named(question, columns)
     if operation in ("change", "percent change") and named:
-        named = _with_year_before(question, named, columns)
+        named = _with_year_before(question, named, columns, rows)
     if operation in ("average", "change", "percent change") and not row_figures.stated_years(question) \
             and plan.answer != "count" and _names_a_row(question, plan, columns):
         # "the average interest expense" over a report's 2018 and 2019 columns states no year: it is over the
@@ -1061,11 +1063,15 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
     return True
 
 
-def _with_year_before(question: str, named: list[Column], columns: list[Column]) -> list[Column]:
+def _with_year_before(question: str, named: list[Column], columns: list[Column], rows: list[str]) -> list[Column]:
     """"The change in sales in 2019" states one year: the change over that year, from the column of the year before
     it, when the table has one and the question names no shorter period ("between the third and fourth quarter in
-    2019", "between June 30 and December 31, 2019" are within the year)."""
+    2019", "between June 30 and December 31, 2019" are within the year). "The Net decrease in cash in 2019" says its
+    change word only as the name of its row: that row's figure is asked."""
     if len(named) != 1 or len(row_figures.stated_years(question)) != 1 or any(p.months or p.start for p in periods(question)):
+        return named
+    change = row_figures.OPERATIONS[1][1]
+    if not {m.lower() for m in change.findall(question)} - {m.lower() for r in rows for m in change.findall(r)}:
         return named
     year = row_figures.year_of(named[0])
     before = [c for c in row_figures.year_columns(columns) if year.isdigit() and row_figures.year_of(c) == str(int(year) - 1)]

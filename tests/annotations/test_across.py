@@ -550,13 +550,19 @@ def test_words_of_several_rows_name_the_one_row_they_all_say_not_every_row_holdi
 
 
 def test_a_change_in_one_stated_year_is_from_the_year_before_it(statement):
-    ws, scope = statement("audit_fees.csv", "Description,2019,2018\nAudit fees,410,380\nAudit-related fees,153,107\n")
+    ws, scope = statement("audit_fees.csv", "Description,2019,2018\nAudit fees,410,380\nAudit-related fees,153,107\n"
+                                            "Net decrease in cash,(47),(7)\n")
     ws.llm.script = []  # read by the rules
     response = ws.ask("What is the percentage change in audit-related fees in 2019?", mode="pipeline", doc_ids=scope)
     assert response.answer.startswith("The percentage change in Audit-related fees is 42.99% from 2018 to 2019"), \
         response.answer
     response = ws.ask("What is the change in audit fees in 2019?", mode="pipeline", doc_ids=scope)
     assert response.answer.startswith("The change in Audit fees is 30 from 2018 to 2019"), response.answer
+    # a change word that only names the row asks for the row's figure, not a change: the rules leave it to the plan
+    ws.llm.script = [json.dumps({"answer": "sum", "column": "2019",
+                                 "filters": [{"column": "Description", "op": "is", "value": "Net decrease in cash"}]})]
+    response = ws.ask("What was the net decrease in cash in 2019?", mode="pipeline", doc_ids=scope)
+    assert response.answer.startswith("Net decrease in cash, 2019: -47"), response.answer
 
 
 def test_a_year_end_said_over_two_year_columns_is_when_they_end(statement):
