@@ -201,35 +201,22 @@ def test_a_line_of_its_own_stating_the_scale_is_the_tables_unit_not_a_label_of_t
     assert "(In thousands)" in table.head()
 
 
-def test_the_scale_the_text_around_a_pages_one_table_states_is_the_tables(tmp_path):
+@pytest.mark.parametrize("around, unit", [
+    ("Our segment results are as follows (in thousands):", "in thousands"),
+    # kept whole with its exception: the rows it names are not scaled
+    ("Our segment results (in thousands, except per share data):", "in thousands, except per share data"),
+    ("($ in thousands)", "$ in thousands"),  # its currency kept: the figures are dollars
+    # a caption's brackets wrapped onto the next line are read as one
+    ("The following table presents our segment results and the shares behind them (amounts in\n"
+     "thousands, except per share data):", "in thousands, except per share data"),
+    ("(All amounts expressed in thousands of Hong Kong dollars)", "in thousands"),  # a currency of several words
+    ("(Tabular amounts in millions, unless otherwise stated)", "in millions"),  # an exception that names no rows
+])
+def test_the_scale_the_text_around_a_pages_one_table_states_is_the_tables(tmp_path, around, unit):
     rows = [("Revenues", ["68,024", "67,314", "60,100", "58,000"]), ("Income from operations", ["12,491", "9,587", "8,000", "7,500"])]
     header = [[(330, "2023"), (400, "2022"), (480, "2021"), (550, "2020")]]
-    path = draw_rows(tmp_path / "around.pdf", header, rows, caption="North America",
-                     after="Our segment results are as follows (in thousands):")
-    (table,) = read_pdf_tables(path)
-    assert table.unit == "in thousands"
-    path = draw_rows(tmp_path / "except.pdf", header, rows, caption="North America",
-                     after="Our segment results (in thousands, except per share data):")
-    (table,) = read_pdf_tables(path)
-    assert table.unit == "in thousands, except per share data"  # kept whole: the rows it names are not scaled
-    path = draw_rows(tmp_path / "dollars.pdf", header, rows, caption="North America", after="($ in thousands)")
-    (table,) = read_pdf_tables(path)
-    assert table.unit == "$ in thousands"  # its currency kept: the figures are dollars
-    # a caption's brackets wrapped onto the next line are read as one
-    path = draw_rows(tmp_path / "wrapped.pdf", header, rows, caption="North America",
-                     after="The following table presents our segment results and the shares behind them (amounts in\n"
-                           "thousands, except per share data):")
-    (table,) = read_pdf_tables(path)
-    assert table.unit == "in thousands, except per share data"
-    # a currency of two words after the scale, and an exception that names no rows
-    path = draw_rows(tmp_path / "expressed.pdf", header, rows, caption="North America",
-                     after="(All amounts expressed in thousands of Hong Kong dollars)")
-    (table,) = read_pdf_tables(path)
-    assert table.unit == "in thousands"
-    path = draw_rows(tmp_path / "unless.pdf", header, rows, caption="North America",
-                     after="(Tabular amounts in millions, unless otherwise stated)")
-    (table,) = read_pdf_tables(path)
-    assert table.unit == "in millions"
+    (table,) = read_pdf_tables(draw_rows(tmp_path / "around.pdf", header, rows, caption="North America", after=around))
+    assert table.unit == unit
 
 
 def test_a_header_line_that_does_not_name_each_column_gives_no_header_rather_than_a_wrong_one(tmp_path):
