@@ -1065,8 +1065,8 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
 
 def _with_year_before(question: str, named: list[Column], columns: list[Column], rows: list[str]) -> list[Column]:
     """"The change in sales in 2019" states one year: the change over that year, from the column of the year before
-    it, when the table has one and the question names no shorter period ("between the third and fourth quarter in
-    2019", "between June 30 and December 31, 2019" are within the year). "The Net decrease in cash in 2019" says its
+    it, when the table has one and the question names no shorter period (a change between two of its quarters, or
+    "between June 30 and December 31, 2019", is within the year). "The Net decrease in cash in 2019" says its
     change word only as the name of its row: that row's figure is asked."""
     if len(named) != 1 or len(row_figures.stated_years(question)) != 1 or any(p.months or p.start for p in periods(question)):
         return named
