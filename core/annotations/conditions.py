@@ -343,9 +343,6 @@ def bounds(question: str) -> list[Bound]:
     return found
 
 
-SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
-
-
 def bound_scale(question: str, bound: Bound) -> str | None:
     """The scale word said right after a bound's number: "more than 5 million" million, "exceed $2,000 thousand"
     thousand; None for "more than 5"."""

@@ -27,7 +27,7 @@ from typing import Callable
 
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
-from core.annotations.conditions import (FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, SCALES, YEAR_KIND, Bound, CellValue, Period,
+from core.annotations.conditions import (FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, YEAR_KIND, Bound, CellValue, Period,
                                          StatedConditions, answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, bound_scale,
                                          bounds, cell_values,
                                          figures, named_in, periods, quarter_names, said_with_the, same_value, singulars, month_number,
@@ -35,7 +35,7 @@ from core.annotations.conditions import (FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
 from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, LABELS_HEADER, NUMERIC_SHARE, TableInfo, is_twin,
                                     leading_number, number_twin_label, spoken_label)
-from core.annotations.units import convert, header_unit, normal_unit, stated_scale, unit_kind
+from core.annotations.units import SCALES, convert, header_unit, normal_unit, stated_scale, unit_kind
 from core.llm.base import ChatLLM, LLMError
 
 ANSWERS = ["count", "sum", "average", "minimum", "maximum", "list", "change", "percent change", "other", "not in table"]
@@ -1070,11 +1070,13 @@ def _with_year_before(question: str, named: list[Column], columns: list[Column],
     change word only as the name of its row: that row's figure is asked."""
     if len(named) != 1 or len(row_figures.stated_years(question)) != 1 or any(p.months or p.start for p in periods(question)):
         return named
-    change = row_figures.OPERATIONS[1][1]
+    change = dict(row_figures.OPERATIONS)["change"]
     if not {m.lower() for m in change.findall(question)} - {m.lower() for r in rows for m in change.findall(r)}:
         return named
     year = row_figures.year_of(named[0])
-    before = [c for c in row_figures.year_columns(columns) if year.isdigit() and row_figures.year_of(c) == str(int(year) - 1)]
+    if not year.isdigit():  # ("2018/2019": a financial year's column)
+        return named
+    before = [c for c in row_figures.year_columns(columns) if row_figures.year_of(c) == str(int(year) - 1)]
     return [before[0], named[0]] if len(before) == 1 else named
 
 
@@ -2265,8 +2267,8 @@ def _in_rows_scale(bound: Bound | None, planned: PlannedQuery, row: str | None) 
     """"More than 5 million" over a row in thousands is more than 5,000 of its figures; a bound or a row with no
     scale is compared as written."""
     said = bound_scale(planned.question, bound) if bound is not None else None
-    unit = printed_unit(planned.table, planned.plan.across[0].name, row) or ""
-    figures_in = unit.split()[-1] if unit.split() and unit.split()[-1] in SCALES else None
+    unit = (printed_unit(planned.table, planned.plan.across[0].name, row) or "").split()  # "$ thousand"
+    figures_in = unit[-1] if unit and unit[-1] in SCALES else None
     if said is None or figures_in is None:
         return bound
     return dataclasses.replace(bound, number=bound.number * SCALES[said] / SCALES[figures_in])
@@ -2349,10 +2351,6 @@ def group_label(group, key, table: TableInfo | None = None) -> str:
 SAID_VALUES = 4  # a condition's values said by name ("Form 11A, 11B, 11C or 11D"); beyond, "and 3 more"
 
 
-def _either(values: list[str]) -> str:
-    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + f" or {values[-1]}"
-
-
 def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str:
     """The conditions as a reader says them: "E-Bikes, Riverside, in the second quarter"; the values of the
     `grouped` column are left to the groups that name them."""
@@ -2365,7 +2363,7 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
             continue  # a list's total lines left out: no condition the asker stated (the trace says it)
         # spellings of one value are said once ("Sourdough"); different values each ("Tyre 29in or Tyre 700x25c")
         values = list({fold(v): v for v in reversed(plan.matched.get(i, (value,)))}.values())[::-1]
-        shown = (_either(values) if len(values) <= SAID_VALUES else
+        shown = (_listed(values, "or") if len(values) <= SAID_VALUES else
                  ", ".join(values[:SAID_VALUES - 1]) + f" and {len(values) - SAID_VALUES + 1} more")
         # a column with a blank header is said by its values alone: "column 3" is no name a person would say
         if op == "is":
@@ -2586,7 +2584,7 @@ def _phrase_across(planned: PlannedQuery, max_rows: int) -> str:
 
     years = [row_figures.year_of(c) for c in plan.across]
     change = plan.answer in ("change", "percent change")
-    span = f"from {years[0]} to {years[-1]}" if change else "for " + ", ".join(years[:-1]) + f" and {years[-1]}"
+    span = f"from {years[0]} to {years[-1]}" if change else "for " + _listed(years)  # (two years or more)
     what = {"percent change": "percentage change", "sum": "total"}.get(plan.answer, plan.answer)
 
     def cells(row) -> str:  # "2018: 1,310; 2019: 1,507", the figures a result was read from
@@ -2682,9 +2680,9 @@ def _phrase_share(planned: PlannedQuery) -> str:
     return f"The ratio of {a} to {b}{scope} is {result:,.2f} ({cells[0]} to {cells[1]}) ({where})."
 
 
-def _listed(items: list[str]) -> str:
-    """ "2017, 2018 and 2019"."""
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+def _listed(items: list[str], conjunction: str = "and") -> str:
+    """ "2017, 2018 and 2019"; "Form 11A, 11B or 11C"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
 
 
 # A footnote mark closing a printed row label ("Recorded investment (1)"): the table's, not the answer's.

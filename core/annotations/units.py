@@ -240,6 +240,7 @@ _SCALE = re.compile(r"\bin\s+(?P<word>(?:thousand|million|billion)s?)\b(?!-)|\bi
                     # another currency's code before its scale: "RMB’Million", "RM'000", "CHF million", "SEK m"
                     r"|(?-i:\b(?P<code3>[A-Z]{3}|RM))(?:\s|\s?[‘’']\s?)"
                     r"(?P<coded>000|(?:thousand|million|billion)s?|mn|bn|m|k)\b", re.I)
+SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}  # what each scale word multiplies by
 _SCALE_WORDS = {"thousands": "thousand", "millions": "million", "billions": "billion", "000": "thousand",
                 "k": "thousand", "m": "million", "mn": "million", "bn": "billion",
                 "thousand": "thousand", "million": "million", "billion": "billion"}
