@@ -16,7 +16,7 @@ from core.agents import calculate
 from core.agents.confidence import HIGH, LOW, MEDIUM, Effect, Finding, assess_confidence, doubts, settle
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
 from core.annotations.across import operation_asked, stated_years
-from core.annotations.conditions import FISCAL_WORD, FISCAL_YEAR, HALF_SHORT, MONTHS, QUARTER_SHORT, years_in
+from core.annotations.conditions import FISCAL_WORD, FISCAL_YEAR, HALF_SHORT, MONTHS, QUARTER_SHORT, same_word, years_in
 from core.citations import SOURCE_MARKER as _CITATION, cited_numbers
 from core.config import Settings
 from core.safety import find_injection
@@ -339,10 +339,7 @@ def _shared(wanted: set[str], stems: set[str]) -> set[str]:
     """The key words among `stems`, a word also matching its other forms: one stem the start of the
     other ("ask" ~ "asked") or both sharing four letters ("spend" ~ "spent", "costs" ~ "cost"). A stem
     of one or two letters is the start of no word: the "s" of "Boeing's" is not "sales"."""
-    def same(a: str, b: str) -> bool:
-        common = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-        return min(len(a), len(b)) >= 3 and common >= min(len(a), len(b), 4)
-    return {w for w in wanted if w in stems or any(same(w, s) for s in stems)}
+    return {w for w in wanted if w in stems or any(same_word(w, s) for s in stems)}
 
 
 def covers(question: str, text: str, share: float) -> bool:

@@ -21,7 +21,8 @@ CUES: list[tuple[str, re.Pattern]] = [
     ("row order", re.compile(
         r"\b(?:next|previous|preceding|following|immediately|succeed(?:ed|s)?|preced(?:ed|es|ing)|top of|bottom of)\b"
         rf"|\b(?:after|before|above|below)\s+(?!{_AMOUNT}|{_CLAUSE})", re.I)),
-    ("the first or last row", re.compile(r"\b(?:first|last)\b(?!\s+(?:quarter|half|week|month|year|day|fortnight|\d))", re.I)),
+    # (not a word it begins: a "first-response time" is a kind of time, not the first row)
+    ("the first or last row", re.compile(r"\b(?:first|last)\b(?!-\w|\s+(?:quarter|half|week|month|year|day|fortnight|\d))", re.I)),
     ("a difference between rows", re.compile(
         r"\bdifference\b|\bhow (?:many|much) (?:more|less|fewer|higher|lower|longer|shorter|bigger|larger|smaller)\b", re.I)),
     ("a comparison with another row", re.compile(

@@ -395,6 +395,13 @@ def word_forms(text: str) -> set[str]:
     return {form for word in tokens(text) for form in singulars(word)}
 
 
+def same_word(a: str, b: str) -> bool:
+    """Two words are one in another form: one the start of the other ("ask" ~ "asked") or both sharing four
+    letters ("booking" ~ "booked", "spend" ~ "spent"). A word of one or two letters is the start of none."""
+    common = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return min(len(a), len(b)) >= 3 and common >= min(len(a), len(b), 4)
+
+
 def same_value(a: str, b: str) -> bool:
     """Two phrases name one value: the same but for case, accents and punctuation ("Dr Patel" / "Dr.
     Patel"), a plural last word ("rye loaves" / "Rye loaf"), or one letter ("canceled" / "Cancelled")."""

@@ -30,7 +30,7 @@ from core.annotations.columns import fold
 from core.annotations.conditions import (FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, YEAR_KIND, Bound, CellValue, Period,
                                          StatedConditions, answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, bound_scale,
                                          bounds, cell_values,
-                                         figures, named_in, periods, quarter_names, said_with_the, same_value, singulars, month_number,
+                                         figures, named_in, periods, quarter_names, said_with_the, same_value, same_word, singulars, month_number,
                                          tokens, without_bounds, word_forms, years_in)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
 from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, LABELS_HEADER, NUMERIC_SHARE, TableInfo, is_twin,
@@ -44,6 +44,7 @@ FILTER_OPS = ["is", "is not", "contains", ">", ">=", "<", "<=", *BLANK_OPS]
 NOT_IN_TABLE = "not in table"
 ROWS_COUNTED = "rows_counted"  # beside a plan's figure: how many rows it covers ("across 31 orders")
 NO_SUCH_GROUP = "no column is called that"
+NOT_RECORDED = "no date or cell of the row records it"
 NO_ROWS_THEN = "the table has no rows dated then"
 NO_DATES = "the table has no dates"
 PERIOD_GROUPS = ["month", "quarter", "weekday"]
@@ -446,6 +447,10 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                                            f"{plan.column.label} is not what the question asks for"))
             plan.answer = NOT_IN_TABLE
             return planned
+        if (event := unrecorded_time(question, plan, columns, planned.table)) is not None:
+            planned.applied.append(Applied(event, None, "not applied", NOT_RECORDED))
+            plan.answer = NOT_IN_TABLE
+            return planned
         if plan.answer in ("count", "list") and asks_which(question) and plan.group_by is None:
             named = asked_column(question, columns)
             if named is None and plan.column is not None and (any(c is plan.column for _, c in plan.periods) or any(
@@ -544,6 +549,48 @@ def holds_measure(question: str, column: Column, planned: PlannedQuery, llm: Cha
     planned.applied.append(Applied(column.label, column.label, "judged by the model",
                                    "holds what is asked" if held else "does not hold what is asked"))
     return held
+
+
+# What a time is of, said around its time word: "wait for parts to arrive", "until the parts came", "before they
+# were collected", "first-response time", "time to close"
+_TIME_OF = re.compile(r"\bwait(?:s|ed|ing)?\s+(?:for|on)\s+([^?,.;]+)|\b(?:until|till|before)\s+([^?,.;]+)"
+                      r"|\b([a-z]+(?:-[a-z]+)?)[- ]times?\b|\btimes?\s+to\s+([a-z]+)", re.I)
+_KIND_OF_TIME = re.compile(r"(?<=\bhow many )([a-z]+(?:-[a-z]+)?) (?:days|hours|weeks|months|minutes)\b", re.I)
+# Words around a time word that name no event of a row: what a time is measured as, who waits, the grammar
+_NOT_AN_EVENT = {"average", "mean", "median", "total", "typical", "usual", "overall", "longest", "shortest",
+                 "quickest", "fastest", "slowest", "a", "an", "the", "our", "their", "its", "his", "her", "my",
+                 "your", "what", "which", "same", "much", "spent", "any", "each", "per", "this", "that", "first",
+                 "last", "lead", "turnaround", "cycle", "processing", "waiting", "wait", "they", "them", "it", "he",
+                 "she", "we", "you", "were", "was", "be", "been", "is", "are", "to", "get", "got", "had", "has",
+                 "have", "did", "do", "done", "finally", "eventually", "all", "end", "start", "beginning", "year",
+                 "month", "week", "day", "days", "hours", "then", "now", "of", "in", "on", "at", "and", "or", "for",
+                 "with", "by", "up", "out", "back", "more", "fewer", "less", "extra", "working", "business",
+                 "calendar", "whole", "full", "clear", "many", "number", "several", "how", "long"}
+
+
+def unrecorded_time(question: str, plan: Plan, columns: list[Column], table: TableInfo) -> str | None:
+    """A time the question asks of something the table records nowhere, in the question's words, or None:
+    - a span between two dates the question does not name, timing another event: "how many days did jobs wait
+      for parts to arrive" over Booked In and Collected, "the average first-response time" over Opened and
+      Closed. A span answers a question that names one of its dates ("to close", "before they were collected")
+      or nothing else ("how long did repairs take");
+    - a count of rows for a count of days of a kind no cell or header names: "how many sick days" over a log
+      of incidents."""
+    known = known_words(table) | {f for c in columns for cell in c.cells for f in word_forms(cell)}
+
+    def unknown(said: str) -> bool:
+        return any(not (singulars(w) & known) for w in tokens(said) if w not in _NOT_AN_EVENT
+                   and not any(ch.isdigit() for ch in w) and w not in MONTHS)
+
+    if plan.answer == "count" and (kind := _KIND_OF_TIME.search(question)) and unknown(kind.group(1)):
+        return kind.group(0).lower()
+    span = next((c for c in (plan.column, *(f[0] for f in plan.filters)) if c is not None and c.expression
+                 and _SPAN.match(c.label)), None)
+    dated = {w for c in columns if c.kind == "date" for w in tokens(c.label)}
+    if span is None or any(same_word(a, d) for a in tokens(question) for d in dated):
+        return None  # "from booking in to collection", "time to close"
+    timed = next((m.group(0).strip() for m in _TIME_OF.finditer(question) if unknown(next(g for g in m.groups() if g))), None)
+    return timed if timed is None or timed.lower().startswith("the ") else f"the {timed}"
 
 
 # (one pattern: a second, "respectively" or "each" closing the question, had been shadowed by this one)
@@ -2436,7 +2483,7 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         if (then := next((a for a in planned.applied if a.note.startswith(NO_ROWS_THEN)), None)) is not None:
             span = then.note.partition(": ")[2]  # "its Date runs from ... to ..."
             return f"The documents do not contain this: {where} has no rows dated {then.condition} ({span})."
-        missing = next((_GROUP_LEAD.sub("", a.condition) for a in planned.applied if a.note == NO_SUCH_GROUP), "it")
+        missing = next((_GROUP_LEAD.sub("", a.condition) for a in planned.applied if a.note in (NO_SUCH_GROUP, NOT_RECORDED)), "it")
         return f"The documents do not contain this: {where} has no column for {missing} (it records {held})."
     if plan.across:
         return _phrase_across(planned, max_rows)

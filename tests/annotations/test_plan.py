@@ -426,6 +426,48 @@ def test_a_wait_stated_in_weeks_bounds_the_days_between_two_dates(jobs):
     assert how["how"] == "converted by code" and how["column"] == "days from Booked In to Collected"
 
 
+@pytest.mark.parametrize("question", ["On average, how long did the ovens wait for spares to be delivered?",
+                                      "What was the average engineer call-out time?",
+                                      "How many days did jobs sit idle until the quote was approved?"])
+def test_a_time_of_something_no_date_of_the_row_records_is_not_the_span_between_two_of_its_dates(jobs, question):
+    """The model averaged the days from booking in to collection: a wait for spares, a call-out, an approval
+    are none of the dates a job records, and the table says so rather than answering another time."""
+    jobs.llm.script = [plan(answer="average", column="days from Booked In to Collected")]
+    response = jobs.ask(question, mode="pipeline", doc_ids=[jobs.documents()[0].doc_id])
+    assert response.structured["plan"]["answer"] == NOT_IN_TABLE, response.answer
+    assert response.answer.startswith("The documents do not contain this: oven_repairs.csv has no column for the "), \
+        response.answer
+    assert not any(ch.isdigit() for ch in response.answer.replace("oven_repairs", ""))
+
+
+@pytest.mark.parametrize("question", ["How long did jobs take on average, in days?",
+                                      "What was the average time to collection?",
+                                      "On average, how long did ovens wait before they were collected?",
+                                      "What was the average repair turnaround for a deck oven?"])
+def test_a_time_that_names_one_of_the_spans_dates_or_nothing_else_is_the_span(jobs, question):
+    jobs.llm.script = [plan(answer="average", column="days from Booked In to Collected")]
+    response = jobs.ask(question, mode="pipeline", doc_ids=[jobs.documents()[0].doc_id])
+    assert response.structured["plan"]["answer"] == "average", response.answer
+
+
+def test_a_count_of_days_of_a_kind_no_cell_names_is_not_a_count_of_rows(kb_of):
+    """"How many sick days ..." over a log of call-outs: counting its rows of the year would answer another
+    question; a log whose cells name the kind counts them."""
+    callouts = kb_of("callouts.csv", "Date,Crew,Site\n" + "\n".join(
+        f"2024-0{i % 9 + 1}-1{i % 9},{['Red', 'Blue'][i % 2]},{['Mill', 'Dock'][i % 2]}" for i in range(20)))
+    callouts.llm.script = [plan(answer="count", filters=[{"column": "Crew", "op": "is", "value": "Red"}])]
+    response = callouts.ask("How many sick days did the Red crew take in 2024?", mode="pipeline",
+                            doc_ids=[callouts.documents()[0].doc_id])
+    assert response.answer.startswith("The documents do not contain this: callouts.csv has no column for sick days"), \
+        response.answer
+    diary = kb_of("diary.csv", "Date,Crew,Activity\n" + "\n".join(
+        f"2024-0{i % 9 + 1}-1{i % 9},Red,{['Sick', 'Site work', 'Training'][i % 3]}" for i in range(30)))
+    diary.llm.script = [plan(answer="count", filters=[{"column": "Activity", "op": "is", "value": "Sick"}])]
+    response = diary.ask("How many sick days did the Red crew take in 2024?", mode="pipeline",
+                         doc_ids=[diary.documents()[0].doc_id])
+    assert response.answer.startswith("10 "), response.answer
+
+
 @pytest.mark.parametrize("question", ["Which jobs were on a rack oven?",
                                       "Out of all the bookings, which jobs were on a rack oven?"])  # a lead-in clause
 def test_which_x_lists_the_column_it_names_even_when_the_plan_counted(jobs, question):
