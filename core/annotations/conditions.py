@@ -558,6 +558,9 @@ _NOT_A_FAMILY = set("""above below under over only just about around nearly almo
 days month months hour hours minute minutes page pages""".split())
 
 
+_NUMBERED_CODE = re.compile(r"0*(\d{1,2})\s*[-/]?\s*[a-z]{1,2}", re.I)  # a number and a letter or two: "11B", "7-A"
+
+
 def _code_families(question: str, asked: list[str], taken: set[int], columns: dict[str, list[str]]) -> list[CellValue]:
     """"Year 11" of a column of forms 11A, 11B, 11C ...: a number said after a word names every cell that is
     that number and a letter or two, when one column holds two such cells or more and no cell is the number
@@ -573,14 +576,46 @@ def _code_families(question: str, asked: list[str], taken: set[int], columns: di
             continue
         if re.search(rf"\b{before}\s+\d+\s*(?:to|through|until|-|–)\s*(?:{before}\s+)?\d+", question, re.I):
             continue  # "Year 7 to Year 11": a range of them, not two
-        family = re.compile(rf"0*{int(word)}\s*[-/]?\s*[a-z]{{1,2}}", re.I)
-        holding = {column: held for column, cells in columns.items()
-                   if len(held := tuple(c for c in cells if family.fullmatch(c.strip()))) >= 2}
+        holding = {column: held for column, cells in columns.items() if len(held := tuple(
+            c for c in cells if (m := _NUMBERED_CODE.fullmatch(c.strip())) and int(m.group(1)) == int(word))) >= 2}
         alone = any(c.strip().lstrip("0") == str(int(word)) for cells in columns.values() for c in cells)
         if len(holding) == 1 and not alone:
             (column, held), = holding.items()
             found.append(CellValue(f"{before} {word}", column, tuple(sorted(held)), _stance_at(asked, start - 1, 2), True))
     return found
+
+
+def code_family_groups(question: str, columns: dict[str, list[str]]) -> tuple[str, str, tuple[str, ...]] | None:
+    """"each year group (Year 7 to Year 11)" over a column of forms 7A ... 11D: the groups are the numbers the
+    cells start with, named by the question's word. Returns that word as said ("Year"), the column, and the
+    cells of the numbers named (a range: every number in it); None unless the question asks per that word and
+    names two of its numbers or more, held by one column's coded cells and by no cell alone."""
+    asked = re.search(r"\b(?:each|every|per|by)\s+(?:each\s+|every\s+)?([a-z]{3,})\b", question, re.I)
+    if asked is None:
+        return None
+    word = asked.group(1)
+    if word.lower() in _NOT_A_FAMILY or word.lower() in MONTHS:
+        return None
+    named: set[int] = set()
+    for said in re.finditer(rf"\b({word})\s+(\d{{1,2}})(?:\s*(?:to|through|until|-|–)\s*(?:{word}\s+)?(\d{{1,2}}))?\b",
+                            question, re.I):
+        low, high = int(said.group(2)), int(said.group(3) or said.group(2))
+        named |= set(range(low, high + 1)) if low <= high else set()
+        word = said.group(1)
+    if len(named) < 2:
+        return None
+    holding = {}
+    for column, cells in columns.items():
+        codes = {cell: int(m.group(1)) for cell in cells if (m := _NUMBERED_CODE.fullmatch(cell.strip()))}
+        if any(cell.strip().lstrip("0") in {str(n) for n in named} for cell in cells):
+            return None  # "Year 7" is a cell of its own somewhere: the number alone names it
+        held = tuple(sorted(cell for cell, n in codes.items() if n in named))
+        if len({codes[c] for c in held}) >= 2:
+            holding[column] = held
+    if len(holding) != 1:
+        return None
+    (column, held), = holding.items()
+    return word, column, held
 
 
 def _may_name_cells(word: str, named: set[str]) -> bool:

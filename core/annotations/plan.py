@@ -28,7 +28,7 @@ from typing import Callable
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, YEAR_KIND, Bound, CellValue, Period,
-                                         StatedConditions, answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, bound_scale,
+                                         StatedConditions, answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, bound_scale, code_family_groups,
                                          bounds, cell_values,
                                          figures, named_in, periods, quarter_names, said_with_the, same_value, same_word, singulars, month_number,
                                          tokens, without_bounds, word_forms, years_in)
@@ -1673,11 +1673,26 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     if plan.group_by is not None and (_PER_GROUP.search(question) or (asked_period and plan.group_by == asked_period)) \
             and not _TOP.search(question):
         plan.limit, plan.order_by = None, None
+    # "each year group (Year 7 to Year 11)" over forms 7A ... 11D: the groups are the numbers the forms start with
+    family = code_family_groups(question, {c.label: c.cells for c in columns if c.kind == "text" and c.cells}) \
+        if plan.answer in ("count", *_SQL_AGGREGATE) else None
+    if family is not None:
+        word, label, cells = family
+        coded = next(c for c in columns if c.label == label)
+        for j in range(len(plan.filters) - 1, -1, -1):  # the model's "Form is 11B": one of the groups
+            if plan.filters[j][0] is coded:
+                _drop_filter(plan, j)
+        plan.filters.append((coded, "is", f"{word} {cells[0]} to {cells[-1]}"))
+        plan.matched[len(plan.filters) - 1] = cells
+        plan.group_by = Column(f"{coded.name}_number", f"{word} group", "text",
+                               expression=f"'{word} ' || CAST(TRIM({coded.sql}) AS INTEGER)")
+        applied.append(Applied(_PER_GROUP.search(question).group(0) + " " + word.lower(), coded.label, "added by code",
+                               f"each {word.lower()} is the number its {coded.label} starts with"))
     # "per clinician", "for each product": the group the question names is a column by that name; a model's
     # grouping on another column is moved to it, one the model left out is added, and with no such column
     # it is said ("each driver" over Employee)
     ungrouped_figure = plan.group_by is None and plan.answer in ("count", *_SQL_AGGREGATE)
-    if (isinstance(plan.group_by, Column) or ungrouped_figure) and (named_group := group_words(question)):
+    if (isinstance(plan.group_by, Column) or ungrouped_figure) and family is None and (named_group := group_words(question)):
         phrase, forms = named_group
         holding = [c for c in columns if c.kind != "number" and forms & _label_forms(c)]
         # "average loaves per sale" over a Sale Ref column of one value a row: each row, not a group

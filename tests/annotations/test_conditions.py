@@ -141,6 +141,18 @@ def test_a_number_said_after_a_word_names_every_coded_cell_of_that_number():
     assert cell_values("How many visits did Stage 3 make?", {**cells, "Bay": ["3", "4"]}) == []  # a cell is "3"
 
 
+def test_each_group_named_by_a_word_and_its_numbers_is_a_family_of_coded_cells():
+    from core.annotations.conditions import code_family_groups
+    cells = {"Group": ["3A", "3B", "3C", "4A", "4B", "5A", "13A"], "Room": ["Lab", "Hall"]}
+    assert code_family_groups("Visits by each stage (Stage 3 to Stage 5)?", cells) == \
+        ("Stage", "Group", ("3A", "3B", "3C", "4A", "4B", "5A"))
+    assert code_family_groups("Visits per stage, Stage 3 and Stage 4", cells)[2] == ("3A", "3B", "3C", "4A", "4B")
+    assert code_family_groups("Visits by each stage?", cells) is None  # no number says what a stage is
+    assert code_family_groups("How many visits did Stage 3 make?", cells) is None  # one stage, no groups
+    assert code_family_groups("Visits by each stage (Stage 3 to Stage 5)?", {**cells, "Bay": ["3", "4"]}) is None
+    assert code_family_groups("Visits per week, week 3 to week 5", cells) is None  # weeks are periods
+
+
 def test_a_word_of_some_cells_of_one_column_is_a_condition_on_it():
     cells = {"Product": ["Tyre 700x25c", "Tyre 29in", "Saddle Pro", "Chain", "Brake pads"], "Shop": ["North", "South"]}
     found = cell_values("How many tyres did we sell in the North shop?", cells, {"product", "shop"})

@@ -99,6 +99,18 @@ def test_a_number_said_after_a_word_counts_every_coded_cell_of_it_though_the_mod
     assert response.answer.startswith(f"{expected} visits with Group 3A, 3B or 3C"), response.answer
 
 
+def test_each_group_a_question_names_by_a_word_and_its_numbers_counts_every_coded_cell_of_each(kb_of):
+    """"each stage (Stage 3 to Stage 4)" over groups 3A ... 4B: a figure per number, the model's one group dropped."""
+    forms = ["3A", "3B", "3C", "4A", "4B", "3A", "3C", "4B", "3B", "3A", "13A", "5A"]
+    ws = kb_of("visits.csv", "Visit,Group,Room\n" + "\n".join(f"V{i},{g},{['Lab', 'Hall'][i % 2]}" for i, g in enumerate(forms)))
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Group", "op": "is", "value": "4B"}])]
+    response = ws.ask("How many visits did each stage make (Stage 3 to Stage 4)?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    threes, fours = (sum(g[:-1] == n for g in forms) for n in ("3", "4"))
+    assert f"Stage 3: {threes}" in response.answer and f"Stage 4: {fours}" in response.answer, response.answer
+    assert "Stage 5" not in response.answer and "13" not in response.answer
+
+
 def test_a_value_written_without_its_accent_matches_the_cell(ws):
     ws.llm.script = [plan(answer="count", filters=[{"column": "Baker", "op": "is", "value": "Zoe"}])]
     response = ws.ask("How many sales did Zoe ring up?", mode="pipeline")
