@@ -53,10 +53,10 @@ class AnswerPipeline:
         self.tables = TableStore(lambda: kb.catalog.documents(INDEXED), kb.catalog.facts,
                                  settings.data_dir / "tables.sqlite3", lambda: kb.catalog.get_meta("generation") or "0",
                                  settings.max_table_pages)
-        self.finder = TableFinder(
-            self.tables, self.facts, lambda: [d.filename for d in kb.documents() if d.status == "indexed"],
-            lambda texts: kb.embedder.embed(texts), llm, settings, asks_records=_surely_records)
         self.executor = ReadOnlyExecutor(self.tables.path, settings.table_query_max_rows, settings.table_query_timeout_s)
+        self.finder = TableFinder(
+            self.tables, self.facts, self.executor, lambda: [d.filename for d in kb.documents() if d.status == "indexed"],
+            lambda texts: kb.embedder.embed(texts), llm, settings, asks_records=_surely_records)
         self.router = DocumentRouter(kb, settings) if settings.document_routing else None
         # Told of each answered turn's final draft and its validation (the benchmarks keep them).
         self.on_answer: Callable[[Draft, Validation], None] | None = None

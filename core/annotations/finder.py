@@ -14,11 +14,13 @@ from typing import Callable
 import numpy as np
 
 from core.annotations import choose
+from core.annotations.linked import log_asked
 from core.annotations.plan import counted_noun, known_words, names_the_rows
 from core.annotations.query import parse_structured, unexplained_words
 from core.annotations.route import TableRoute
 from core.annotations.search import FactStore
 from core.annotations.select import Selection, file_words, named_files, record_lookup, select_tables, table_card
+from core.annotations.sql import ReadOnlyExecutor
 from core.annotations.tables import TableStore
 from core.config import Settings
 
@@ -27,11 +29,12 @@ class TableFinder:
     """`filenames`: the indexed documents' file names; `embed`: texts to unit vectors; `asks_records`: whether
     the rules are sure a question asks for records, the one case worth asking the model to choose a table."""
 
-    def __init__(self, tables: TableStore, facts: FactStore, filenames: Callable[[], list[str]],
+    def __init__(self, tables: TableStore, facts: FactStore, executor: ReadOnlyExecutor, filenames: Callable[[], list[str]],
                  embed: Callable[[list[str]], np.ndarray], llm, settings: Settings,
                  asks_records: Callable[[str], bool]) -> None:
         self.tables = tables
         self.facts = facts
+        self.executor = executor
         self.filenames = filenames
         self.embed = embed
         self.llm = llm
@@ -71,6 +74,8 @@ class TableFinder:
             selected, choice = self._choose(question, selected, ranked)
         if not selected:
             return TableRoute([], ranked, None, choice=choice)
+        if (log := log_asked(question, selected[0], tables, self.executor)) is not None:
+            selected = [log, selected[0]]  # the log answers; the register it links to holds the rest
         accounted = set().union(*(x.file_words for x in selected))
         unexplained = unexplained_words(question, parsed, accounted)
         if parsed.group_by and parsed.aggregate == "count" and (noun := counted_noun(question)) \

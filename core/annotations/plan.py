@@ -89,6 +89,9 @@ class Column:
     expression: str | None = None  # a computed column's SQL (days between two dates); None for a stored one
     ends: tuple[str, str] | None = None  # a span's start and end dates as SQL (time_between)
     figure: str | None = None  # SQL for the number each text cell starts with ("147.3 / 483" 147.3), or None
+    # how a condition code made on this column is said: a log's key filtered on a register's value ("Make Volvo
+    # (fleet_register.csv)"), the forms of a range of year groups ("Year 7 to Year 11")
+    said_as: str | None = None
 
     @property
     def sql(self) -> str:
@@ -1288,7 +1291,7 @@ def said_row(question: str, plan: Plan, columns: list[Column]) -> None:
             or any(c is label and op != "is" for c, op, _ in plan.filters):
         return  # read already; or the model chose a wider match ("contains Widget" for Widget and Widget Pro)
     for i in reversed(filtered):
-        _drop_filter(plan, i)
+        drop_filter(plan, i)
     # a year column's "is not blank" keeps every row: the named row is the condition
     plan.filters = [f for f in plan.filters if not (f[1] in BLANK_OPS and row_figures.year_columns([f[0]]))]
     plan.filters.append((label, "is", row))
@@ -1423,7 +1426,7 @@ def date_column(question: str, columns: list[Column]) -> Column | None:
     return dates[0] if dates else None
 
 
-def _drop_filter(plan: Plan, index: int) -> None:
+def drop_filter(plan: Plan, index: int) -> None:
     """Take the plan's filter at `index` out, keeping each later filter's matched cells at its new index."""
     del plan.filters[index]
     plan.matched = {(i - (i > index)): cells for i, cells in plan.matched.items() if i != index}
@@ -1607,7 +1610,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         if first < j and op == "is" and column.kind == "text":
             plan.matched[first] = tuple(dict.fromkeys([*plan.matched.get(first, (plan.filters[first][2],)),
                                                        *plan.matched.get(j, (value,))]))
-            _drop_filter(plan, j)
+            drop_filter(plan, j)
     # Named cell values: each is filtered on its column; several values of one column are one filter
     # (IN), so "Riverside or Eastgate" keeps both; "not counting e-bikes" leaves its rows out, and
     # "(e-bikes included)" joins the values kept beside it without filtering on its own.
@@ -1646,7 +1649,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         column, op, value = plan.filters[j]
         if column.kind == "text" and op == "is" and j not in plan.matched and column.cells \
                 and any(same_value(value, word) for word in applied_words):
-            _drop_filter(plan, j)
+            drop_filter(plan, j)
             applied.append(Applied(f"{column.label} {op} {value}", column.label, "dropped by code",
                                    f"no {column.label} is {value}; the word is applied where its cells are"))
     # "takings broken down by how the customer paid (card, cash, voucher)": the values a question lists for
@@ -1681,8 +1684,11 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         coded = next(c for c in columns if c.label == label)
         for j in range(len(plan.filters) - 1, -1, -1):  # the model's "Form is 11B": one of the groups
             if plan.filters[j][0] is coded:
-                _drop_filter(plan, j)
-        plan.filters.append((coded, "is", f"{word} {cells[0]} to {cells[-1]}"))
+                drop_filter(plan, j)
+        numbers = sorted({int(leading_number(cell)) for cell in cells})
+        said = f"{word} {numbers[0]} to {word} {numbers[-1]}" if numbers == list(range(numbers[0], numbers[-1] + 1)) \
+            else _listed([f"{word} {n}" for n in numbers])
+        plan.filters.append((dataclasses.replace(coded, said_as=said), "is", said))
         plan.matched[len(plan.filters) - 1] = cells
         plan.group_by = Column(f"{coded.name}_number", f"{word} group", "text",
                                expression=f"'{word} ' || CAST(TRIM({coded.sql}) AS INTEGER)")
@@ -2421,12 +2427,14 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
     for i, (column, op, value) in enumerate(plan.filters):
         if column is grouped and op == "is":
             continue
+        if column.said_as:
+            parts.append(column.said_as)
+            continue
         if plan.leaves_out_totals(i):
             continue  # a list's total lines left out: no condition the asker stated (the trace says it)
         # spellings of one value are said once ("Sourdough"); different values each ("Tyre 29in or Tyre 700x25c")
         values = list({fold(v): v for v in reversed(plan.matched.get(i, (value,)))}.values())[::-1]
-        shown = (_listed(values, "or") if len(values) <= SAID_VALUES else
-                 ", ".join(values[:SAID_VALUES - 1]) + f" and {len(values) - SAID_VALUES + 1} more")
+        shown = said_values(values)
         # a column with a blank header is said by its values alone: "column 3" is no name a person would say
         if op == "is":
             parts.append(_cell_said(column.label, shown))
@@ -2740,6 +2748,12 @@ def _phrase_share(planned: PlannedQuery) -> str:
     if plan.answer == "percent":
         return f"{a} is {result:,.2f}% of {b}{scope} ({cells[0]} of {cells[1]}) ({where})."
     return f"The ratio of {a} to {b}{scope} is {result:,.2f} ({cells[0]} to {cells[1]}) ({where})."
+
+
+def said_values(values: list[str]) -> str:
+    """A condition's values as a person lists them: "11A, 11B or 11C"; beyond SAID_VALUES, "11A, 11B, 11C and 3 more"."""
+    return _listed(values, "or") if len(values) <= SAID_VALUES else \
+        ", ".join(values[:SAID_VALUES - 1]) + f" and {len(values) - SAID_VALUES + 1} more"
 
 
 def _listed(items: list[str], conjunction: str = "and") -> str:

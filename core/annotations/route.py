@@ -12,6 +12,7 @@ from core.annotations.across import stated_years
 from core.annotations.beyond_plan import beyond_plan
 from core.annotations.conditions import answered_yes_or_no, asks_count, asks_to_add_up, periods
 from core.annotations.model import normalize_label, singular
+from core.annotations.linked import look_up
 from core.annotations.named_rows import rows_named
 from core.annotations.plan import (NOT_IN_TABLE, ROWS_COUNTED, PlannedQuery, count_qualifiers, evidence as plan_evidence,
                                   fill_plan, figures_across_named, format_value as _value, known_words,
@@ -486,8 +487,10 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
         result = run_table_query(question, selections, llm, executor, facts, example_rows, max_tokens)
         result.attempts.insert(0, Attempt(f"a query plan: the question asks for {handover}, which only a query can say", 0))
         return result
+    linked = [s.table for s in selections if s.table is not best.table]  # a register the plan's log may look up
     planned = ruled or plan_by_rules(question, best.table, executor)
     if planned is not None:  # a report row across stated years: read whole by code, no model call
+        look_up(planned, linked, executor)
         run_plan(planned, executor)
         if planned.error is not None or not planned.rows:
             planned = None
@@ -495,6 +498,7 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
     refused = planned.plan is not None and planned.plan.answer == NOT_IN_TABLE
     if planned.plan is not None and planned.plan.answer != "other" and planned.error is None and not refused \
             and not planned.sql:
+        look_up(planned, linked, executor)
         run_plan(planned, executor)
         refused = planned.refused  # a stated year the table holds no row of
         if not refused and (unasked := adds_up_unasked(question, planned)):

@@ -109,6 +109,7 @@ def test_each_group_a_question_names_by_a_word_and_its_numbers_counts_every_code
     threes, fours = (sum(g[:-1] == n for g in forms) for n in ("3", "4"))
     assert f"Stage 3: {threes}" in response.answer and f"Stage 4: {fours}" in response.answer, response.answer
     assert "Stage 5" not in response.answer and "13" not in response.answer
+    assert "for Stage 3 to Stage 4" in response.answer
 
 
 def test_a_value_written_without_its_accent_matches_the_cell(ws):
