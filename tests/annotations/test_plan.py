@@ -464,19 +464,19 @@ def test_a_time_that_names_one_of_the_spans_dates_or_nothing_else_is_the_span(jo
 
 
 def test_a_count_of_days_of_a_kind_no_cell_names_is_not_a_count_of_rows(kb_of):
-    """"How many sick days ..." over a log of call-outs: counting its rows of the year would answer another
+    """"How many holiday days ..." over a log of call-outs: counting its rows of the year would answer another
     question; a log whose cells name the kind counts them."""
     callouts = kb_of("callouts.csv", "Date,Crew,Site\n" + "\n".join(
         f"2024-0{i % 9 + 1}-1{i % 9},{['Red', 'Blue'][i % 2]},{['Mill', 'Dock'][i % 2]}" for i in range(20)))
     callouts.llm.script = [plan(answer="count", filters=[{"column": "Crew", "op": "is", "value": "Red"}])]
-    response = callouts.ask("How many sick days did the Red crew take in 2024?", mode="pipeline",
+    response = callouts.ask("How many holiday days did the Red crew have in 2024?", mode="pipeline",
                             doc_ids=[callouts.documents()[0].doc_id])
-    assert response.answer.startswith("The documents do not contain this: callouts.csv has no column for sick days"), \
+    assert response.answer.startswith("The documents do not contain this: callouts.csv has no column for holiday days"), \
         response.answer
     diary = kb_of("diary.csv", "Date,Crew,Activity\n" + "\n".join(
-        f"2024-0{i % 9 + 1}-1{i % 9},Red,{['Sick', 'Site work', 'Training'][i % 3]}" for i in range(30)))
-    diary.llm.script = [plan(answer="count", filters=[{"column": "Activity", "op": "is", "value": "Sick"}])]
-    response = diary.ask("How many sick days did the Red crew take in 2024?", mode="pipeline",
+        f"2024-0{i % 9 + 1}-1{i % 9},Red,{['Holiday', 'Site work', 'Training'][i % 3]}" for i in range(30)))
+    diary.llm.script = [plan(answer="count", filters=[{"column": "Activity", "op": "is", "value": "Holiday"}])]
+    response = diary.ask("How many holiday days did the Red crew have in 2024?", mode="pipeline",
                          doc_ids=[diary.documents()[0].doc_id])
     assert response.answer.startswith("10 "), response.answer
 
@@ -613,11 +613,11 @@ def test_a_stated_year_an_undated_table_never_mentions_is_not_recorded_there(kb_
     ws = kb_of("fixtures.csv", fixtures)
     declined = json.dumps({"quote": "", "source": 0, "answer": "The provided documents do not contain information about this."})
     # the plan (which finds no row), then the reader of the pages
-    ws.llm.script = [plan(answer="count", column="Day", filters=[{"column": "Day", "op": "contains", "value": "sick"}]), declined]
-    response = ws.ask("How many sick days did the team take in 2024?", mode="pipeline",
+    ws.llm.script = [plan(answer="count", column="Day", filters=[{"column": "Day", "op": "contains", "value": "home"}]), declined]
+    response = ws.ask("How many home games did the team play in 2024?", mode="pipeline",
                       doc_ids=[ws.documents()[0].doc_id])
     assert len(ws.llm.calls) == 2, "the pages are read after the table's plan"
-    assert response.confidence == "low" and "sick days" not in response.answer, response.answer  # no "0 sick days"
+    assert response.confidence == "low" and "home games" not in response.answer, response.answer  # no "0 home games"
     # rows found stand, the year said not applied: a question's date is often context the table leaves out
     ws.llm.script += [plan(answer="sum", column="Attendance")]
     found = ws.ask("What was the total attendance on June 18, 2024?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
