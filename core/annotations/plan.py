@@ -2364,6 +2364,9 @@ def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
         planned.applied.append(Applied(year, None, "not applied", f"{NO_DATES} and never mentions {year}: the pages are read instead"))
         return
     planned.columns, planned.rows, planned.truncated = found.columns, found.rows, found.truncated
+    if isinstance(planned.plan.group_by, Column) and planned.plan.group_by.expression and planned.plan.order_by is None \
+            and not planned.plan.limit:  # groups code named by their number ("Year 7" ... "Year 11"): in its order
+        planned.rows = sorted(planned.rows, key=lambda r: leading_number(str(r[0]).split()[-1]) or 0)
     if any(a.condition == "respectively" for a in planned.applied):  # in the order the question names them
         asked = planned.question.lower()
         planned.rows = sorted(planned.rows, key=lambda r: asked.find(str(r[0]).lower()) % (len(asked) + 1))

@@ -110,6 +110,12 @@ def test_each_group_a_question_names_by_a_word_and_its_numbers_counts_every_code
     assert f"Stage 3: {threes}" in response.answer and f"Stage 4: {fours}" in response.answer, response.answer
     assert "Stage 5" not in response.answer and "13" not in response.answer
     assert "for Stage 3 to Stage 4" in response.answer
+    many = ["3A", "10B", "4A", "10A", "3B", "4B"]  # groups in their numbers' order, not their text's
+    ws = kb_of("visits2.csv", "Visit,Group\n" + "\n".join(f"V{i},{g}" for i, g in enumerate(many)))
+    ws.llm.script = [plan(answer="count")]
+    response = ws.ask("How many visits did each stage make (Stage 3 to Stage 10)?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.index("Stage 3:") < response.answer.index("Stage 4:") < response.answer.index("Stage 10:")
 
 
 def test_a_value_written_without_its_accent_matches_the_cell(ws):
