@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from core.annotations.columns import fold
 from core.annotations.conditions import CellValue, cell_values, same_value, singulars, tokens
 from core.annotations.plan import Applied, Column, PlannedQuery, columns_of, drop_filter, name_words, said_values
-from core.annotations.select import Selection, asked_words, named_values
+from core.annotations.select import Selection, asked_words, file_words, named_values, words
 from core.annotations.sql import ReadOnlyExecutor, text_literal
 from core.annotations.tables import TableInfo
 
@@ -76,10 +76,14 @@ def log_asked(question: str, register: Selection, tables: list[TableInfo], execu
     the Freightliners" names the fuel log's Fuel Type beside the register's Manufactuer. None unless the question
     names a value of a linked log that the register does not hold (a key, which both hold, says nothing)."""
     asked = asked_words(question)
-    held = set(named_values(asked, register.table))
+    # the register's own words: a value of the log that shares one ("Private" beside "Private only", "Private
+    # Fee (£)") says nothing the register does not
+    held = {w for v in named_values(asked, register.table) for w in v.split()} | file_words(register.table.filename) \
+        | {w for label in register.table.printed.values() for w in words(label)}
     for link in links_of(register.table, tables, executor, as_register=True):
         keys = _distinct(link.log, link.log_key, executor)
-        own = sorted(v for v, cell in named_values(asked, link.log).items() if v not in held and fold(cell) not in keys)
+        own = sorted(v for v, cell in named_values(asked, link.log).items()
+                     if not set(v.split()) & held and fold(cell) not in keys)
         if own:
             return Selection(link.log, register.score, [f"names values: {', '.join(own)}",
                                                         f"its {link.log.printed.get(link.log_key)} are the rows of "

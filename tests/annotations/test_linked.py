@@ -10,10 +10,11 @@ from core.llm.scripted import ScriptedLLM
 from core.workspace import Workspace
 
 MAKES = ["Volvo", "Scania", "Volvo", "MAN", "Scania", "Volvo"]
-FLEET = "Unit,Make,Bought\n" + "\n".join(f"V-{i:02d},{make},{2015 + i}" for i, make in enumerate(MAKES))
+FLEET = "Unit,Make,Bought,Use\n" + "\n".join(f"V-{i:02d},{make},{2015 + i},{['Haulage', 'Private hire'][i % 2]}"
+                                             for i, make in enumerate(MAKES))
 FUEL_ROWS = [(date(2024, 1 + i % 6, 1 + i % 27).isoformat(), f"V-{i % len(MAKES):02d}", ["Diesel", "AdBlue"][i % 4 == 0],
-              20 + i % 9, round(30 + (i * 7.31) % 90, 2)) for i in range(60)]
-FUEL = "Date,Unit,Fuel,Litres,Cost (GBP)\n" + "\n".join(",".join(map(str, r)) for r in FUEL_ROWS)
+              20 + i % 9, round(30 + (i * 7.31) % 90, 2), ["Company", "Private"][i % 3 == 0]) for i in range(60)]
+FUEL = "Date,Unit,Fuel,Litres,Cost (GBP),Paid By\n" + "\n".join(",".join(map(str, r)) for r in FUEL_ROWS)
 
 
 @pytest.fixture
@@ -31,6 +32,9 @@ def test_a_value_only_the_register_holds_sends_a_question_about_the_logs_values_
     # a question the register answers alone stays with it
     route = fleet.pipeline.finder.find("How many Volvos did we buy after 2017?", with_model=False)
     assert [s.table.filename for s in route.selections][:1] == ["fleet_register.csv"]
+    # nor does a word of the log's values that the register's own values say ("Private" of "Private hire")
+    route = fleet.pipeline.finder.find("Which units are on private hire?", with_model=False)
+    assert [s.table.filename for s in route.selections][:1] == ["fleet_register.csv"]
 
 
 def test_the_log_is_filtered_on_the_registers_keys_of_the_value_and_the_answer_says_where_it_looked(fleet):
@@ -39,7 +43,7 @@ def test_the_log_is_filtered_on_the_registers_keys_of_the_value_and_the_answer_s
         {"column": "Fuel", "op": "is", "value": "diesel"}, {"column": "Unit", "op": "is", "value": "Volvos"}]})]
     response = fleet.ask("How much did we spend on diesel for the Volvos in March?", mode="pipeline")
     volvos = {f"V-{i:02d}" for i, make in enumerate(MAKES) if make == "Volvo"}
-    expected = sum(cost for day, unit, fuel, _, cost in FUEL_ROWS
+    expected = sum(cost for day, unit, fuel, _, cost, _ in FUEL_ROWS
                    if unit in volvos and fuel == "Diesel" and day[5:7] == "03")
     assert f"£{expected:,.2f}" in response.answer, response.answer
     assert "Make Volvo (fleet_register.csv)" in response.answer
