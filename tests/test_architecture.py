@@ -172,6 +172,18 @@ def test_the_period_notation_finder_sees_each_way_of_writing_one():
     assert not _PERIOD_NOTATION.search('"fiscal", "fy", "period"\n"for the fiscal year"')
 
 
+# The digits of a year in a pattern: "(?:19|20)\d\d", "(19|20)\d{2}".
+_YEAR_DIGITS_WRITTEN = re.compile(r"\(\?:19\|20\)|\(19\|20\)")
+
+
+def test_only_the_question_analysis_writes_a_years_digits():
+    """Every reader of a year (periods, dates, headers, the answer's checks, ingest's table readers) matches its digits
+    with the question analysis' `YEAR_DIGITS`, so one change of what a year is reaches all of them."""
+    written = {str(p.relative_to(ROOT)) for p in (ROOT / "core").rglob("*.py")
+               if _YEAR_DIGITS_WRITTEN.search(p.read_text(encoding="utf-8"))}
+    assert written == {"core/annotations/conditions.py"}
+
+
 # A confidence level changed in place: `confidence = "low"`, `confidence = lower(confidence)`, `confidence = MEDIUM`.
 _LEVEL_CHANGED = re.compile(r"\bconfidence\s*=\s*(?:[\"'](?:high|medium|low)[\"']|HIGH|MEDIUM|LOW|lower\()")
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from core.annotations.across import percent_change
-from core.annotations.conditions import FISCAL_YEAR, MONTH_NAME, SHORT_FISCAL_YEAR
+from core.annotations.conditions import YEAR_DIGITS, FISCAL_YEAR, MONTH_NAME, SHORT_FISCAL_YEAR
 from core.annotations.plan import format_value
 
 NONE = "none"
@@ -31,7 +31,7 @@ OPERATIONS = {
 
 _VALUE = re.compile(r"(\()?\s*([-−–])?\s*(\$|USD|US\$)?\s*([-−–])?\s*(\d[\d,]*(?:\.\d+)?|\.\d+)\s*(%)?"
                     r"(?:\s*(thousand|million|billion|trillion|mn|bn|m|b|k)\b)?", re.I)
-_YEAR = re.compile(rf"{FISCAL_YEAR}?'?((?:19|20)\d{{2}})\b|{SHORT_FISCAL_YEAR}", re.I)
+_YEAR = re.compile(rf"{FISCAL_YEAR}?'?({YEAR_DIGITS})\b|{SHORT_FISCAL_YEAR}", re.I)
 
 
 @dataclass
@@ -216,8 +216,8 @@ def settle_expressions(answer: str) -> tuple[str, list[str], list[str]]:
 _FIGURE = (r"\(?[-−–]?\s*(?:US\$|\$|€|£)?\s*(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?\s*%?"
            r"(?:\s*(?:thousand|million|billion|mn|bn)\b)?")
 _FIGURE_YEAR = re.compile(rf"({_FIGURE})\s+(?:in|for|during|at the end of|as of)\s+(?:the\s+)?{FISCAL_YEAR}?"
-                          r"((?:19|20)\d\d)\b", re.I)
-_YEAR_FIGURE = re.compile(r"\b((?:19|20)\d\d)\b\s*(?::|,)?\s*(?:was|were|is|amounted to|stood at|totall?ed|of)?\s*"
+                          rf"({YEAR_DIGITS})\b", re.I)
+_YEAR_FIGURE = re.compile(rf"\b({YEAR_DIGITS})\b\s*(?::|,)?\s*(?:was|were|is|amounted to|stood at|totall?ed|of)?\s*"
                           rf"({_FIGURE})", re.I)
 _RESPECTIVELY = re.compile(rf"({_FIGURE})\s+and\s+({_FIGURE}),?\s+respectively", re.I)
 _ACROSS = {"change": "difference", "percent change": "percent_change", "average": "average", "sum": "sum"}
@@ -226,7 +226,7 @@ _ACROSS = {"change": "difference", "percent change": "percent_change", "average"
 # two lists of as many items, figures and years, paired in order by the sentence's last word
 _ITEM = rf"{FISCAL_YEAR}?{_FIGURE}(?:\s?(?!(?:and|in|for|of|to|at|on|by|or|as|the|an?|was|is|are)\b)[A-Za-z]{{1,3}}\b)?"  # "412 mm"
 _LIST = re.compile(rf"{_ITEM}(?:\s*,\s*{_ITEM})*\s*,?\s*and\s+{_ITEM}", re.I)
-_LISTED_YEAR = re.compile(rf"^{FISCAL_YEAR}?((?:19|20)\d\d)$", re.I)
+_LISTED_YEAR = re.compile(rf"^{FISCAL_YEAR}?({YEAR_DIGITS})$", re.I)
 _DAY_OF_MONTH = re.compile(rf"\b({MONTH_NAME}\.?\s+)\d{{1,2}},\s*", re.I)
 _RESPECTIVE_SENTENCE = re.compile(r"[^.;]*(?:\.\d[^.;]*)*\brespectively\b", re.I)
 # what the sentence says the figures are, before its first list: "The Company's income before income tax expense"
@@ -302,7 +302,7 @@ def _figures_by_year(answer: str, years: list[str]) -> dict[str, Figure] | None:
         if year in found:
             found[year].add(figure.strip())
     for year, figure in _YEAR_FIGURE.findall(answer):
-        if year in found and not re.fullmatch(r"(?:19|20)\d\d", figure.strip()):
+        if year in found and not re.fullmatch(rf"{YEAR_DIGITS}", figure.strip()):
             found[year].add(figure.strip())
     figures = {}
     for year, printed in found.items():

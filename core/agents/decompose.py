@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-from core.annotations.conditions import FISCAL_YEAR, HALF_SHORT, MONTH_NAME, QUARTER_ORDINAL, QUARTER_SHORT
+from core.annotations.conditions import YEAR_DIGITS, FISCAL_YEAR, HALF_SHORT, MONTH_NAME, QUARTER_ORDINAL, QUARTER_SHORT
 from core.config import Settings
 from core.llm.base import ChatLLM, Completion, LLMError
 from core.profiles import DocumentProfile, active_profiles
@@ -73,7 +73,7 @@ def _relative_period(profiles: tuple[DocumentProfile, ...]) -> re.Pattern:
 
 # --- periods --------------------------------------------------------------------------------------
 
-_YEAR = r"(?:19|20)\d\d"
+_YEAR = rf"{YEAR_DIGITS}"
 _PERIOD = re.compile(
     rf"\b(?:(?:{QUARTER_SHORT}|{QUARTER_ORDINAL} quarter|{HALF_SHORT}|{MONTH_NAME}(?: \d{{1,2}},?)?)(?: of)?\s+{FISCAL_YEAR}?{_YEAR}"
     rf"|{FISCAL_YEAR}{_YEAR}|{_YEAR}\s?{QUARTER_SHORT}|{QUARTER_SHORT}|{_YEAR}(?:\s?[-/]\s?\d\d)?)\b",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.annotations.conditions import FISCAL_YEAR, QUARTER_SHORT, asks_yes_or_no
+from core.annotations.conditions import YEAR_DIGITS, FISCAL_YEAR, QUARTER_SHORT, asks_yes_or_no
 from core.config import Settings
 
 RECORDS, TEXT, SUMMARY = "records", "text", "summary"
@@ -149,7 +149,7 @@ _LISTING = re.compile(
     re.I)
 _FIGURE = re.compile(
     r"\b(?:what|when|who)\s+(?:is|was|were|are)\s+(?:the\s+)?(?:[\w&'’/.-]+\s+){0,8}?"
-    rf"(?:in|for|of|at|on|as\s+of|during)\s+(?:(?:the\s+)?(?:{FISCAL_YEAR}|{QUARTER_SHORT}\s?)?(?:19|20)\d\d\b|"
+    rf"(?:in|for|of|at|on|as\s+of|during)\s+(?:(?:the\s+)?(?:{FISCAL_YEAR}|{QUARTER_SHORT}\s?)?{YEAR_DIGITS}\b|"
     r"(?:the\s+)?[\w&'’ -]{1,40}\b(?:invoice|receipt|order|bill|statement|sheet|table|register|log|list))"
     r"|\b(?:invoice|receipt|order)\s+(?:number|date|total|amount)\b|\bdue\s+date\b|\b(?:dated|due)\b",
     re.I)

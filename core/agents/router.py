@@ -42,7 +42,7 @@ from typing import Callable
 
 import numpy as np
 
-from core.annotations.conditions import MONTH_NAME, quarters_in
+from core.annotations.conditions import YEAR_DIGITS, MONTH_NAME, quarters_in
 from core.config import Settings
 from core.annotations.documents import parse_date
 from core.ingest.context import CoverIdentity, context_of, cover_identity
@@ -53,7 +53,7 @@ from core.store.keyword import STOPWORDS
 _WORD = re.compile(r"[a-z0-9]+")
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9&.'’-]*")
 _LOWER_CASE_WORD = re.compile(r"(?<![\w./@-])[a-z]+(?![\w./@-])")
-_YEAR = re.compile(r"(?:19|20)\d\d")
+_YEAR = re.compile(YEAR_DIGITS)
 _MONTHS = MONTH_NAME + r"\.?"  # "Sept.", "Dec"
 # "the quarter ended March 31, 2023", "the period ending June 2023", "as of December 31, 2022".
 _PERIOD_END = re.compile(

@@ -16,7 +16,7 @@ from core.agents import calculate
 from core.agents.confidence import HIGH, LOW, MEDIUM, Effect, Finding, assess_confidence, doubts, settle
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
 from core.annotations.across import operation_asked, stated_years
-from core.annotations.conditions import FISCAL_WORD, FISCAL_YEAR, HALF_SHORT, MONTHS, QUARTER_SHORT, same_word, years_in
+from core.annotations.conditions import YEAR_DIGITS, FISCAL_WORD, FISCAL_YEAR, HALF_SHORT, MONTHS, QUARTER_SHORT, same_word, years_in
 from core.citations import SOURCE_MARKER as _CITATION, cited_numbers
 from core.config import Settings
 from core.safety import find_injection
@@ -365,9 +365,9 @@ _FISCAL = re.compile(rf"\b{FISCAL_WORD}", re.I)
 # January 29, 2022"
 _IN_SENTENCE = r"(?:[^.;]|\.(?=\d))"  # a decimal point does not end the sentence
 _COMPARED_YEAR = re.compile(
-    rf"\b(?:compared\s+(?:to|with)|versus|vs\.?)\s{_IN_SENTENCE}{{0,80}}?\b{FISCAL_YEAR}?((?:19|20)\d\d)\b"
-    rf"|\bthan\s{_IN_SENTENCE}{{0,40}}?\b((?:19|20)\d\d)\b|\bsince\s{_IN_SENTENCE}{{0,20}}?\b((?:19|20)\d\d)\b"
-    rf"|\bfrom\s{_IN_SENTENCE}{{0,60}}?\b((?:19|20)\d\d)\b(?={_IN_SENTENCE}{{0,60}}?\bto\b)", re.I)
+    rf"\b(?:compared\s+(?:to|with)|versus|vs\.?)\s{_IN_SENTENCE}{{0,80}}?\b{FISCAL_YEAR}?({YEAR_DIGITS})\b"
+    rf"|\bthan\s{_IN_SENTENCE}{{0,40}}?\b({YEAR_DIGITS})\b|\bsince\s{_IN_SENTENCE}{{0,20}}?\b({YEAR_DIGITS})\b"
+    rf"|\bfrom\s{_IN_SENTENCE}{{0,60}}?\b({YEAR_DIGITS})\b(?={_IN_SENTENCE}{{0,60}}?\bto\b)", re.I)
 
 
 def compared_years(text: str) -> set[int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from core.annotations.conditions import MONTH_ABBREVIATIONS, MONTHS, SHORT_FISCAL_YEAR, YEAR_KIND
+from core.annotations.conditions import YEAR_DIGITS, MONTH_ABBREVIATIONS, MONTHS, SHORT_FISCAL_YEAR, YEAR_KIND
 
 # What a question asks of a row's figures, by its words; the first that matches decides (a "percentage
 # change" is no plain change).
@@ -30,7 +30,7 @@ _HIGHEST = re.compile(r"\b(?:larger|largest|bigger|biggest|higher|highest|more|m
                       re.I)
 # A financial year written over two calendar years ("2018/2019", "2018/19") is one period: a column headed so
 # and a question stating it are matched whole, not as two years
-_PERIOD = re.compile(r"(?<!\d)((?:19|20)\d{2})(?:\s*/\s*((?:19|20)\d{2}|\d{2}))?(?!\d)")
+_PERIOD = re.compile(rf"(?<!\d)({YEAR_DIGITS})(?:\s*/\s*({YEAR_DIGITS}|\d{{2}}))?(?!\d)")
 
 
 _SHORT_FY = re.compile(SHORT_FISCAL_YEAR)  # "FY19", "F19", "FY '19" is 2019
@@ -109,7 +109,7 @@ def stated_years(question: str) -> list[str]:
     the three years of the span, and so is "the average ... from 2017 to 2019" or "from 2017 to 2019, how many of the
     years ..." (a change from one year to another is between those two); "2019 to 2017" is the same span, latest
     first."""
-    span = re.search(r"(?<![\d/])((?:19|20)\d{2})\s*(?:-|–|to|through)\s*((?:19|20)\d{2})(?![\d/])", question)
+    span = re.search(rf"(?<![\d/])({YEAR_DIGITS})\s*(?:-|–|to|through)\s*({YEAR_DIGITS})(?![\d/])", question)
     years = list(dict.fromkeys(periods_in(question)))
     first, last = (int(span.group(1)), int(span.group(2))) if span else (0, 0)
     if span and 0 < abs(last - first) <= 5 and (
@@ -240,8 +240,8 @@ def is_total_label(label: str, or_subtotal: bool = False) -> bool:
 
 # A year's end said beside the year ("the 2018 year end", "year-end 2019", "end of 2019") is the period, not a
 # row "At end of the year"; a label's pointer to its note ("Disposals (Note (c))") is no word of its name
-_YEAR_END = re.compile(rf"\b(?:(?:19|20)\d\d\s+{YEAR_KIND}?year[\s-]+end(?:ed|ing)?"
-                       rf"|year[\s-]+end(?:ed|ing)?\s+(?:19|20)\d\d|end\s+of\s+{YEAR_KIND}?(?:19|20)\d\d)\b", re.I)
+_YEAR_END = re.compile(rf"\b(?:{YEAR_DIGITS}\s+{YEAR_KIND}?year[\s-]+end(?:ed|ing)?"
+                       rf"|year[\s-]+end(?:ed|ing)?\s+{YEAR_DIGITS}|end\s+of\s+{YEAR_KIND}?{YEAR_DIGITS})\b", re.I)
 _NOTE_POINTER = re.compile(r"\(\s*notes?\b(?:[^()]|\([^()]*\))*\)", re.I)
 
 
@@ -289,7 +289,7 @@ def _question_stems(question: str) -> set[str]:
 def _year_end_stems(question: str) -> set[str]:
     """The words of the year's end a question says beside its year ("end" of "at the end of 2018"), which
     _question_stems leaves out as the period."""
-    return {w for m in _YEAR_END.finditer(question) for w in _stems(re.sub(r"(?:19|20)\d\d", " ", m.group(0)))}
+    return {w for m in _YEAR_END.finditer(question) for w in _stems(re.sub(YEAR_DIGITS, " ", m.group(0)))}
 
 
 def row_named(question: str, labels: list[str]) -> str | None:

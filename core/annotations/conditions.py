@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from calendar import monthrange
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -40,6 +41,8 @@ QUARTER_ORDINAL = rf"(?:{'|'.join(QUARTER_ORDINALS)})"  # a word that numbers a 
 # checks, table labels, a cover's period): the words before a year ("FY2019", "FY '19", "fiscal year 2019"), a
 # year's kind said before "year(s)" ("fiscal years", "financial year"), a financial year written short ("FY19", a
 # report's "F19 53 WEEKS" column: case matters, "f19" is no year), a quarter's and a half's short names.
+# The digits of a year as every reader of periods, dates and headers matches them: 1900-2099
+YEAR_DIGITS = r"(?:19|20)\d\d"
 FISCAL_WORD = r"(?:fiscal|fy)"
 FISCAL_YEAR = r"(?:fy\s?['’]?|fiscal\s+(?:year\s+)?)"
 YEAR_KIND = r"(?:(?:fiscal|financial)\s+)"
@@ -106,6 +109,7 @@ class Bound:
     op: str  # > >= < <= =
     number: float
     unit: str | None = None  # as written, lower case
+    scale: str | None = None  # the scale word said after the number: "more than 5 million" million
 
 
 @dataclass(frozen=True)
@@ -127,38 +131,38 @@ class StatedConditions:
 
 # --- periods ---
 
-_QUARTER = re.compile(rf"\b(?:q([1-4])|({'|'.join(_ORDINAL)})\s+quarter)\b(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
-_HALF = re.compile(r"\b(?:h([12])|(first|second)\s+half)\b(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
+_QUARTER = re.compile(rf"\b(?:q([1-4])|({'|'.join(_ORDINAL)})\s+quarter)\b(?:\s+(?:of\s+)?({YEAR_DIGITS}))?", re.I)
+_HALF = re.compile(rf"\b(?:h([12])|(first|second)\s+half)\b(?:\s+(?:of\s+)?({YEAR_DIGITS}))?", re.I)
 _MONTH_RANGE = re.compile(rf"\b(?:(?:between|from)\s+({MONTH_NAME})\s+(?:and|to|until|through)|({MONTH_NAME})\s+(?:to|until|through|-|–))"
-                          rf"\s+({MONTH_NAME})\b(?:\s+((?:19|20)\d\d))?", re.I)
+                          rf"\s+({MONTH_NAME})\b(?:\s+({YEAR_DIGITS}))?", re.I)
 # "between 19 and 30 August", "from 3 to 9 May", "19-30 August": days of one month
-_DAYS_OF_MONTH = re.compile(rf"\b(?:(?:between|from)\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:and|to|until|-|–)\s*(\d{{1,2}})(?:st|nd|rd|th)?\s+({MONTH_NAME})\b(?:\s+((?:19|20)\d\d))?", re.I)
+_DAYS_OF_MONTH = re.compile(rf"\b(?:(?:between|from)\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:and|to|until|-|–)\s*(\d{{1,2}})(?:st|nd|rd|th)?\s+({MONTH_NAME})\b(?:\s+({YEAR_DIGITS}))?", re.I)
 # "between 3 June and 9 July", "from November 27 to December 24, 2024", "Nov 27 - Dec 24": a day of one month
 # to a day of another, the day on either side of its month
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _DATE = rf"(?:{_DAY}\s+(?:of\s+)?({MONTH_NAME})|({MONTH_NAME})\.?\s+{_DAY}(?![\d:]))"
 _DAY_RANGE = re.compile(rf"\b(?:(?:between|from)\s+)?{_DATE}\s*(?:and|to|until|through|-|–)\s*{_DATE}\b"
-                        rf"(?:,?\s+((?:19|20)\d\d))?", re.I)
+                        rf"(?:,?\s+({YEAR_DIGITS}))?", re.I)
 # "after April 21, 2012", "by 31 December 2024": one side of a stretch of days. ("As of December 31, 2019" is
 # left to the year it names: a report's balance at that date is its 2019 column, not every year up to it.)
 _DATE_EDGE = re.compile(rf"\b(on or after|on or before|after|since|from|before|until|till|by|up to)\s+"
-                        rf"(?:the\s+)?{_DATE}(?!\s*(?:and|to|until|through|-|–)\s*\d)(?:,?\s+((?:19|20)\d\d))?", re.I)
+                        rf"(?:the\s+)?{_DATE}(?!\s*(?:and|to|until|through|-|–)\s*\d)(?:,?\s+({YEAR_DIGITS}))?", re.I)
 _EDGE_SHIFT = {"after": ("start", 1), "on or after": ("start", 0), "since": ("start", 0), "from": ("start", 0),
                "before": ("end", -1), "on or before": ("end", 0), "until": ("end", 0), "till": ("end", 0),
                "by": ("end", 0), "up to": ("end", 0)}
 # "on 5 March 2024", "on March 5": one day (said with "on"; "as of December 31, 2019" is a report's year)
-_ON_DAY = re.compile(rf"\bon\s+(?:the\s+)?{_DATE}(?:,?\s+((?:19|20)\d\d))?", re.I)
+_ON_DAY = re.compile(rf"\bon\s+(?:the\s+)?{_DATE}(?:,?\s+({YEAR_DIGITS}))?", re.I)
 # "from November 2023 to February 2024": every day between the first of the one month and the last of the other
-_MONTH_YEAR_RANGE = re.compile(rf"\b(?:(?:between|from)\s+)?({MONTH_NAME})\.?\s+((?:19|20)\d\d)\s*(?:and|to|until|through|-|–)\s*"
-                               rf"({MONTH_NAME})\.?\s+((?:19|20)\d\d)\b", re.I)
-_MONTH_YEAR = re.compile(rf"\b({MONTH_NAME})\b\.?(?:\s+(?:of\s+)?((?:19|20)\d\d))?", re.I)
-_YEAR = re.compile(r"(?<![\d£$€.,])((?:19|20)\d\d)(?![\d%])")
-_YEAR_RANGE = re.compile(r"\b(?:between|from)\s+((?:19|20)\d\d)\s+(?:and|to|through|until|-)\s+((?:19|20)\d\d)\b", re.I)
-_YEAR_EDGE = re.compile(r"\b(after|since|from|before|until)\s+((?:19|20)\d\d)\b(?!\s+(?:and|to|-)\s+(?:19|20)\d\d)", re.I)
+_MONTH_YEAR_RANGE = re.compile(rf"\b(?:(?:between|from)\s+)?({MONTH_NAME})\.?\s+({YEAR_DIGITS})\s*(?:and|to|until|through|-|–)\s*"
+                               rf"({MONTH_NAME})\.?\s+({YEAR_DIGITS})\b", re.I)
+_MONTH_YEAR = re.compile(rf"\b({MONTH_NAME})\b\.?(?:\s+(?:of\s+)?({YEAR_DIGITS}))?", re.I)
+_YEAR = re.compile(rf"(?<![\d£$€.,])({YEAR_DIGITS})(?![\d%])")
+_YEAR_RANGE = re.compile(rf"\b(?:between|from)\s+({YEAR_DIGITS})\s+(?:and|to|through|until|-)\s+({YEAR_DIGITS})\b", re.I)
+_YEAR_EDGE = re.compile(rf"\b(after|since|from|before|until)\s+({YEAR_DIGITS})\b(?!\s+(?:and|to|-)\s+{YEAR_DIGITS})", re.I)
 _WEEKDAY = re.compile(r"\b(sun|mon|tues|wednes|thurs|fri|satur)days?\b", re.I)
 _WEEKDAY_NUMBER = {"sun": 0, "mon": 1, "tues": 2, "wednes": 3, "thurs": 4, "fri": 5, "satur": 6}
 # "may" is a month only where a month can stand: after in/of/during/since/until or before a year
-_MAY_MONTH = re.compile(r"\b(?:in|of|during|since|until|for|from|to|and|by)\s+may\b|\bmay\s+(?:19|20)\d\d\b", re.I)
+_MAY_MONTH = re.compile(rf"\b(?:in|of|during|since|until|for|from|to|and|by)\s+may\b|\bmay\s+{YEAR_DIGITS}\b", re.I)
 
 
 def periods(question: str) -> list[Period]:
@@ -340,14 +344,9 @@ def bounds(question: str) -> list[Bound]:
             op = "<=" if re.search(r"less|fewer|below|under|lower|shorter|smaller|lighter|narrower", m.group(4), re.I) else ">="
             unit = (m.group(1) or m.group(3) or "").lower() or None
             found.append(Bound(m.group(0).strip(), op, float(m.group(2).replace(",", "")), unit))
-    return found
-
-
-def bound_scale(question: str, bound: Bound) -> str | None:
-    """The scale word said right after a bound's number: "more than 5 million" million, "exceed $2,000 thousand"
-    thousand; None for "more than 5"."""
-    said = re.search(re.escape(bound.text) + r"\s*(thousand|million|billion)s?\b", question, re.I)
-    return said.group(1).lower() if said else None
+    # the scale word said right after the number: "more than 5 million", "exceed $2,000 thousand"
+    scaled = [(b, re.search(re.escape(b.text) + r"\s*(thousand|million|billion)s?\b", question, re.I)) for b in found]
+    return [dataclasses.replace(b, scale=said.group(1).lower()) if said else b for b, said in scaled]
 
 
 def without_bounds(question: str) -> str:
@@ -359,7 +358,7 @@ def without_bounds(question: str) -> str:
 
 
 def _is_year(number: str) -> bool:
-    return re.fullmatch(r"(?:19|20)\d\d", number) is not None
+    return re.fullmatch(rf"{YEAR_DIGITS}", number) is not None
 
 
 def bound_in(bound: Bound, column_unit: str | None) -> float | None:

@@ -27,8 +27,8 @@ from typing import Callable
 
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
-from core.annotations.conditions import (FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, YEAR_KIND, Bound, CellValue, Period,
-                                         StatedConditions, answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, bound_scale, code_family_groups,
+from core.annotations.conditions import (YEAR_DIGITS, FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, YEAR_KIND, Bound, CellValue, Period,
+                                         StatedConditions, answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, code_family_groups,
                                          bounds, cell_values,
                                          figures, named_in, periods, quarter_names, said_with_the, same_value, same_word, singulars, month_number,
                                          tokens, without_bounds, word_forms, years_in)
@@ -1456,8 +1456,8 @@ def period_column(period: Period, columns: list[Column]) -> Column | None:
 # A year-end or a balance date, which a report's year column states: "for the year ended December 31, 2018", "as
 # of September 30, 2018", "31 March 2019"; not a month of sales ("in December 2018")
 _COLUMN_DATE = re.compile(rf"\b(?:years?|periods?|quarters?)\s+end(?:ed|ing)\b|\bas\s+(?:of|at)\b"
-                          rf"|\b{MONTH_NAME}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d\d\b"
-                          rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTH_NAME}\.?\s+(?:19|20)\d\d\b", re.I)
+                          rf"|\b{MONTH_NAME}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{YEAR_DIGITS}\b"
+                          rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTH_NAME}\.?\s+{YEAR_DIGITS}\b", re.I)
 
 
 def _period_by_column(question: str, period: Period, plan: Plan, columns: list[Column]) -> Applied:
@@ -2334,7 +2334,7 @@ def year_unmentioned(planned: PlannedQuery, executor: ReadOnlyExecutor) -> str |
 def _in_rows_scale(bound: Bound | None, planned: PlannedQuery, row: str | None) -> Bound | None:
     """"More than 5 million" over a row in thousands is more than 5,000 of its figures; a bound or a row with no
     scale is compared as written."""
-    said = bound_scale(planned.question, bound) if bound is not None else None
+    said = bound.scale if bound is not None else None
     unit = (printed_unit(planned.table, planned.plan.across[0].name, row) or "").split()  # "$ thousand"
     figures_in = unit[-1] if unit and unit[-1] in SCALES else None
     if said is None or figures_in is None:

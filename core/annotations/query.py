@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from core.annotations.conditions import MONTHS, month_number
+from core.annotations.conditions import YEAR_DIGITS, MONTHS, month_number
 from core.annotations.model import singular
 from core.annotations.search import Condition, FactQuery
 
@@ -46,11 +46,11 @@ AGGREGATES = [  # checked in order: "highest order total" is a max, not a sum
 ]
 _GROUP = re.compile(r"\b(?:per|by|for each|for every|grouped by|broken down by)\s+([a-z][a-z ]{1,20}?)(?:\s+(?:in|for|from|during|since)\b|[?.,]|$)", re.I)
 _CONTAINS = re.compile(r"\b(?:with|containing|contains|contain|(?:that )?(?:have|has|include|includes)|including|mention(?:ing|s)?|for)\s+(?:an?\s+|the\s+|any\s+)?([a-z][a-z\- ]{2,30}?)(?:\s+(?:in|on|from|since|during|and|or|by|per)\b|[?.,!]|$)", re.I)
-_YEAR_RANGE = re.compile(r"\b(?:between|from)\s+((?:19|20)\d\d)\s+(?:and|to|-)\s+((?:19|20)\d\d)\b", re.I)
-_SINCE = re.compile(r"\b(?:since|after)\s+((?:19|20)\d\d)\b", re.I)
-_BEFORE = re.compile(r"\bbefore\s+((?:19|20)\d\d)\b", re.I)
-_MONTH_YEAR = re.compile(r"\bin\s+(" + "|".join(MONTHS) + r")\s+((?:19|20)\d\d)\b", re.I)
-_YEAR = re.compile(r"\b(?:in|during|for|of|from)\s+((?:19|20)\d\d)\b", re.I)
+_YEAR_RANGE = re.compile(rf"\b(?:between|from)\s+({YEAR_DIGITS})\s+(?:and|to|-)\s+({YEAR_DIGITS})\b", re.I)
+_SINCE = re.compile(rf"\b(?:since|after)\s+({YEAR_DIGITS})\b", re.I)
+_BEFORE = re.compile(rf"\bbefore\s+({YEAR_DIGITS})\b", re.I)
+_MONTH_YEAR = re.compile(r"\bin\s+(" + "|".join(MONTHS) + rf")\s+({YEAR_DIGITS})\b", re.I)
+_YEAR = re.compile(rf"\b(?:in|during|for|of|from)\s+({YEAR_DIGITS})\b", re.I)
 _STOP = {"the", "a", "an", "all", "every", "each", "any", "of", "their", "its", "my", "our", "them", "it"}
 # Spelling variants that must find each other: a receipt says "tire", the user types "tyres".
 VARIANTS = [("tyre", "tire"), ("colour", "color"), ("aluminium", "aluminum"), ("litre", "liter"), ("metre", "meter")]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from core.annotations.across import stated_years
 from core.annotations.beyond_plan import beyond_plan
-from core.annotations.conditions import answered_yes_or_no, asks_count, asks_to_add_up, periods
+from core.annotations.conditions import YEAR_DIGITS, answered_yes_or_no, asks_count, asks_to_add_up, periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.linked import look_up
 from core.annotations.named_rows import rows_named
@@ -424,7 +424,7 @@ def adds_up_unasked(question: str, planned: PlannedQuery) -> str | None:
 # "Of the 40 instruments bought in 2019, how many ...", "How many of the 40 ...": the whole a count is taken within
 # (not a year, "of 2019 sales"; not a measure, "with a frame of 21 inches")
 _OF_THE_WHOLE = re.compile(r"(?:^\W*|\bhow\s+many\s+)(?:of|out\s+of)\s+(?:the\s+|our\s+|its\s+|their\s+|these\s+|those\s+)?"
-                           r"(?!(?:19|20)\d\d\b)(\d[\d,]*)\s+[a-z]", re.I)
+                           rf"(?!{YEAR_DIGITS}\b)(\d[\d,]*)\s+[a-z]", re.I)
 
 
 def exceeds_the_whole(question: str, planned: PlannedQuery) -> str | None:

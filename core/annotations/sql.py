@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from statistics import median
 from pathlib import Path
 
-from core.annotations.conditions import MONTHS, Period, month_number, periods
+from core.annotations.conditions import YEAR_DIGITS, MONTHS, Period, month_number, periods
 from core.annotations.documents import total_label
 from core.annotations.model import singular
 from core.annotations.select import named_values, words
@@ -351,7 +351,7 @@ def periods_unkept(question: str, sql: str, tables: list[TableInfo], executor: R
     return unkept
 
 
-_PRINTED_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_PRINTED_YEAR = re.compile(rf"(?<!\d){YEAR_DIGITS}(?!\d)")
 _YEARS_READ = 500  # distinct cells of a column looked at for the years a table prints
 
 

@@ -30,7 +30,7 @@ from typing import Callable
 
 import pandas as pd
 
-from core.annotations.conditions import MONTHS
+from core.annotations.conditions import YEAR_DIGITS, MONTHS
 from core.annotations.columns import excel_serial_dates, numeric_order, read_dates, variant_groups
 from core.annotations.documents import PRINTED as RECORD_PRINTED, RECORD_TABLE, is_total_line
 from core.annotations.model import NOTE, TITLE_JOIN, TOTAL, normalize_label
@@ -265,7 +265,7 @@ class TableStore:
         return [info for info, _ in tables]
 
 
-_YEAR_HEADER = re.compile(r"\b(?:19|20)\d\d\b")
+_YEAR_HEADER = re.compile(rf"\b{YEAR_DIGITS}\b")
 
 
 def _statement_line(page: int | None, cells: list[tuple]) -> bool:

@@ -11,7 +11,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable
 
-from core.annotations.conditions import MONTH_ABBREVIATIONS, MONTHS, QUARTER_ORDINAL, QUARTER_SHORT
+from core.annotations.conditions import YEAR_DIGITS, MONTH_ABBREVIATIONS, MONTHS, QUARTER_ORDINAL, QUARTER_SHORT
 
 # Lower-cased texts -> the stored columns (normalized labels) whose text cells hold each of them;
 # texts no cell holds are left out. How "Corrie Hill" is known to be a site, as "Hartwell" is.
@@ -23,7 +23,7 @@ PERIODS = (YEAR, QUARTER, MONTH)
 # Depot"); longer cells are descriptions, not names a question repeats.
 MAX_NAME_WORDS = 4
 
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?![\d.,]\d|\d)")  # also the digits of "FY2023"
+_YEAR = re.compile(rf"(?<!\d){YEAR_DIGITS}(?![\d.,]\d|\d)")  # also the digits of "FY2023"
 # "over 2000", "£2019": an amount, not a year.
 _AMOUNT_BEFORE = re.compile(r"(?:over|above|under|below|than|least|most|exceeding|[<>=$£€¥])\s*$", re.I)
 _QUARTER = re.compile(rf"\b(?:{QUARTER_SHORT}|{QUARTER_ORDINAL}\s+quarter)\b", re.I)

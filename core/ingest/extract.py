@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from core.annotations.conditions import YEAR_DIGITS
 from core.annotations.documents import SUMMARY_LABEL, first_date, is_total_line, read_records, record_facts
 from core.annotations.model import KV, NOTE, ROW, TITLE_JOIN, TOTAL, Fact, FactValue, normalize_label
 from core.annotations.records import attach_page_context, record_name, table_identifier
@@ -327,7 +328,7 @@ def _item_line_facts(section: Section, doc_id: str, filename: str) -> list[Fact]
     return items if len(items) >= _MIN_ITEM_LINES else []
 
 
-_PERIOD_HEADER = re.compile(r"\b(?:19|20)\d\d\b")
+_PERIOD_HEADER = re.compile(rf"\b{YEAR_DIGITS}\b")
 
 
 def _is_statement(section: Section) -> bool:

@@ -20,14 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
 
+from core.annotations.conditions import YEAR_DIGITS
+
 # A printed figure: 1,234 | (1,234) | 12.5% | $ signs are separate words in most filings.
 _NUMBER = re.compile(r"^\(?-?[$€£]?\(?\d(?:[\d,]*\d)?(?:\.\d+)?\)?%?\)?$")  # not "31,": a date
 _DASH = re.compile(r"^[—–\-]+$")  # "—": nil, printed in a column like a number
 _MARK_CELL = re.compile(r"^\(\d\)$")  # "(1)": a footnote mark when a whole column holds only such
-_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_YEAR = re.compile(rf"^{YEAR_DIGITS}$")
 _CURRENCY = {"$", "€", "£"}
 # A text line ending in two or more figures: the cheap test for "this page holds number columns".
-_YEARS_SIDE_BY_SIDE = re.compile(r"(?:^|\s)(?:19|20)\d\d\s+(?:19|20)\d\d(?:\s|$)")
+_YEARS_SIDE_BY_SIDE = re.compile(rf"(?:^|\s){YEAR_DIGITS}\s+{YEAR_DIGITS}(?:\s|$)")
 _ROW_IN_TEXT = re.compile(r"\S.*?(?:\s+(?:\$\s*)?\(?-?\d[\d,]*(?:\.\d+)?%?\)?%?|\s+[—–]){2,}\s*$")  # "(87%)" too
 PHRASE_GAP = 0.55  # of the line height: a gap between words this wide ends a phrase (a header cell, a cell)
 

@@ -48,6 +48,10 @@ def test_bounds_keep_their_units_and_operators():
     assert [(b.op, b.number, b.unit) for b in bounds("invoices of at least £1,250")] == [(">=", 1250.0, "£")]
     assert [(b.op, b.number) for b in bounds("trays between 40 and 60 cm")] == [(">=", 40.0), ("<=", 60.0)]
     assert [(b.op, b.number) for b in bounds("years when grants exceeded £900")] == [(">", 900.0)]
+    # the scale said after the number, for a row whose figures are in another scale
+    assert [(b.number, b.scale) for b in bounds("years when grants exceeded £5 million")] == [(5.0, "million")]
+    assert [(b.number, b.scale) for b in bounds("lines over $2,000 thousands")] == [(2000.0, "thousand")]
+    assert [b.scale for b in bounds("trays between 40 and 60 cm")] == [None, None]
 
 
 def test_a_date_after_before_or_by_is_one_side_of_a_stretch_of_days():

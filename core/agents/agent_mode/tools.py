@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 
 from core.agents.agent_mode.state import AgentState, OpenedCitation, SearchHit, ToolResult
-from core.annotations.conditions import MONTHS, month_number
+from core.annotations.conditions import YEAR_DIGITS, MONTHS, month_number
 from core.annotations.query import parse_structured
 from core.annotations.route import format_number, run_structured
 from core.annotations.search import FactStore
@@ -43,11 +43,11 @@ TOOL_DESCRIPTIONS = {
 }
 
 # Digits around, not word boundaries: file names join dates with underscores ("policy_2024-03.md").
-_ISO = re.compile(r"(?<!\d)((?:19|20)\d\d)[-_./](0[1-9]|1[0-2])(?:[-_./](0[1-9]|[12]\d|3[01]))?(?!\d)")
-_MONTH_DAY_YEAR = re.compile(r"\b(" + "|".join(MONTHS) + r")\s+(\d{1,2}),?\s+((?:19|20)\d\d)\b", re.I)
-_DAY_MONTH_YEAR = re.compile(r"\b(\d{1,2})\s+(" + "|".join(MONTHS) + r")\s+((?:19|20)\d\d)\b", re.I)
-_MONTH_YEAR = re.compile(r"\b(" + "|".join(MONTHS) + r")\s+((?:19|20)\d\d)\b", re.I)
-_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_ISO = re.compile(rf"(?<!\d)({YEAR_DIGITS})[-_./](0[1-9]|1[0-2])(?:[-_./](0[1-9]|[12]\d|3[01]))?(?!\d)")
+_MONTH_DAY_YEAR = re.compile(r"\b(" + "|".join(MONTHS) + rf")\s+(\d{{1,2}}),?\s+({YEAR_DIGITS})\b", re.I)
+_DAY_MONTH_YEAR = re.compile(r"\b(\d{1,2})\s+(" + "|".join(MONTHS) + rf")\s+({YEAR_DIGITS})\b", re.I)
+_MONTH_YEAR = re.compile(r"\b(" + "|".join(MONTHS) + rf")\s+({YEAR_DIGITS})\b", re.I)
+_YEAR = re.compile(rf"(?<!\d)({YEAR_DIGITS})(?!\d)")
 
 
 def dates_in(text: str) -> list[str]:
