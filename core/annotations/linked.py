@@ -96,11 +96,12 @@ def look_up(planned: PlannedQuery, tables: list[TableInfo], executor: ReadOnlyEx
     ("Freightliner": the units the fleet register makes by Freightliner); a model's filter naming that value on a
     column of the log, where no cell holds it, is dropped."""
     plan, log = planned.plan, planned.table
-    if plan is None:
+    links = links_of(log, tables, executor, as_register=False) if plan is not None else []
+    if not links:
         return
     columns = columns_of(log, executor)
     own = {v.text for v in _named(planned.question, log, columns)}
-    for link in links_of(log, tables, executor, as_register=False):
+    for link in links:
         register_columns = columns_of(link.register, executor)
         for value in _named(planned.question, link.register, register_columns):
             if value.text in own or value.column == link.register.printed.get(link.register_key):
@@ -117,8 +118,9 @@ def look_up(planned: PlannedQuery, tables: list[TableInfo], executor: ReadOnlyEx
                     for applied in planned.applied:
                         if applied.condition == f"{column.label} {op} {said}":
                             applied.how, applied.note = "dropped by code", f"no {column.label} is {said}: it is looked up"
-            plan.filters.append((dataclasses.replace(key, said_as=f"{value.column} {value.cells[0]} "
-                                                                    f"({link.register.filename})"), "is", value.text))
+            op = "is not" if value.stance == "is not" else "is"  # "except the Volvos"
+            said = f"{'not ' if op == 'is not' else ''}{value.column} {value.cells[0]} ({link.register.filename})"
+            plan.filters.append((dataclasses.replace(key, said_as=said), op, value.text))
             plan.matched[len(plan.filters) - 1] = found = tuple(str(k[0]) for k in keys)
             planned.applied.append(Applied(value.text, value.column, LOOKED_UP,
                                            f"{key.label} {said_values(list(found))} of {link.register.filename}"))

@@ -53,6 +53,16 @@ def test_the_log_is_filtered_on_the_registers_keys_of_the_value_and_the_answer_s
     assert dropped["how"] == "dropped by code"
 
 
+def test_a_register_value_the_question_leaves_out_leaves_its_rows_out_of_the_log(fleet):
+    fleet.llm.script = [json.dumps({"answer": "sum", "column": "Litres", "filters": [
+        {"column": "Fuel", "op": "is", "value": "diesel"}]})]
+    response = fleet.ask("How many litres of diesel did we buy for the fleet except the Volvos?", mode="pipeline",
+                         doc_ids=[d.doc_id for d in fleet.documents()])
+    others = {f"V-{i:02d}" for i, make in enumerate(MAKES) if make != "Volvo"}
+    expected = sum(litres for _, unit, fuel, litres, _, _ in FUEL_ROWS if unit in others and fuel == "Diesel")
+    assert f"{expected:,}" in response.answer and "not Make Volvo (fleet_register.csv)" in response.answer, response.answer
+
+
 def test_columns_that_share_a_header_but_not_their_values_are_no_link(tmp_path, embedder, write_text):
     from core.annotations.linked import links_of
     ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))
