@@ -278,7 +278,9 @@ def write_query(question: str, tables: list[TableInfo], llm: ChatLLM, executor: 
             if empty:
                 # Nothing found is usually a filter that misspells a value ('Australia' vs 'AUS'): one more
                 # try, told by code which cells are close to the values the filter named.
-                feedback = share_of_nothing(sql, result, executor) or (
+                # (a 0 from dates subtracted as text is no misspelt value: the model is told which)
+                subtracted = dates_subtracted_as_text(sql, tables)
+                feedback = share_of_nothing(sql, result, executor) or (f"{subtracted} Write a corrected query." if subtracted else
                     f"That query found nothing (no rows, or only 0 / NULL). {close_values(sql, tables, executor)}{EMPTY_HINT}")
             else:
                 feedback = f"{doubt} Write a corrected query."
@@ -309,7 +311,7 @@ def second_look(question: str, sql: str, result: QueryResult, tables: list[Table
             or counted_quantity(question, sql, tables, executor)
             or unfiltered_aggregate(question, sql, tables, executor) or ungrouped_aggregate(question, sql)
             or totals_row_result(sql, result, tables, executor) or row_direction(question, sql)
-            or share_of_itself(sql, result))
+            or share_of_itself(sql, result) or dates_subtracted_as_text(sql, tables))
 
 
 _ISO_MONTH = re.compile(r"'(?:\d{4})-(0[1-9]|1[0-2])")  # a date literal's month: '2024-10-01', '2024-10%'
@@ -450,6 +452,21 @@ def share_of_itself(sql: str, result: QueryResult) -> str | None:
                     "row counted meets the condition the share is about. Keep that condition in the CASE only "
                     "and leave it out of the WHERE.")
     return None
+
+
+def dates_subtracted_as_text(sql: str, tables: list[TableInfo]) -> str | None:
+    """Two dates subtracted with "-": SQLite reads each ISO date as the number its text starts with, the year, so
+    "MAX(date) - MIN(date)" over one year is 0 ("How many days between T-107's first and last fill-up?" answered
+    0 at medium), whatever days lie between. julianday() turns each into days first."""
+    bare = _LITERAL.sub("''", sql)
+    if "-" not in bare or re.search(r"\b(?:julianday|unixepoch)\s*\(|strftime\s*\(\s*''", bare, re.I):
+        return None
+    dated = {name for t in tables for c, how in t.dates.items() for name in (c, how.get("twin"), how.get("datetime")) if name}
+    used = [m for m in re.findall(r'"([^"]+)"|\b([A-Za-z_]\w*)\b', bare) if (m[0] or m[1]) in dated]
+    if len(used) < 2:
+        return None
+    return ("The query subtracts dates with \"-\", which reads each date as its year: write julianday(later) - "
+            "julianday(earlier) for the days between them.")
 
 
 _ONE_TABLE = re.compile(r"^\s*SELECT\b(?:(?!\bSELECT\b).)*?\bFROM\s+(\"[^\"]+\"|\w+)\s*(?:WHERE\b|$)", re.I | re.S)

@@ -500,3 +500,24 @@ def test_a_count_of_rows_over_a_total_of_figures_is_no_share():
                                               "COUNT(*) FROM t")
     assert not sql_module.counts_over_figures("SELECT SUM(CASE WHEN a THEN 1 ELSE 0 END) * 100.0 / SUM(CASE WHEN b "
                                               "THEN 1 ELSE 0 END) FROM t")
+
+
+def test_dates_subtracted_with_a_minus_go_back_once_for_julianday(tmp_path):
+    path = tmp_path / "tables.sqlite3"
+    days = ["2024-01-10", "2024-03-02", "2024-12-21"]
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE fills (unit TEXT, filled TEXT, filled_date TEXT, litres REAL, fact_id TEXT, source_row INTEGER)")
+        conn.executemany("INSERT INTO fills VALUES (?, ?, ?, ?, ?, ?)",
+                         [("V-1", d, d, 40.0, f"f{i}", i) for i, d in enumerate(days)])
+    table = TableInfo("fills", "d9", "fills.csv", None, "rows", ["unit", "filled", "filled_date", "litres"],
+                      {"unit": "Unit", "filled": "Filled", "filled_date": "Filled (ISO date)", "litres": "Litres"},
+                      {"unit": "TEXT", "filled": "TEXT", "filled_date": "TEXT", "litres": "REAL"}, {}, 3,
+                      dates={"filled": {"twin": "filled_date", "datetime": None}})
+    as_text = "SELECT MAX(filled_date) - MIN(filled_date) AS days FROM fills WHERE unit = 'V-1'"
+    in_days = "SELECT julianday(MAX(filled_date)) - julianday(MIN(filled_date)) AS days FROM fills WHERE unit = 'V-1'"
+    llm = ScriptedLLM([json.dumps({"sql": as_text}), json.dumps({"sql": in_days})])
+    written = write_query("How many days between V-1's first and last fill?", [table], llm,
+                          ReadOnlyExecutor(path, 10, 2.0), 3, 200)
+    assert "julianday" in llm.calls[1][-1]["content"] and written.result.rows == [(346.0,)]
+    assert sql_module.dates_subtracted_as_text(in_days, [table]) is None
+    assert sql_module.dates_subtracted_as_text("SELECT litres - 5 FROM fills WHERE filled_date > '2024-02-01'", [table]) is None
