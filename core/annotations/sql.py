@@ -456,10 +456,13 @@ def share_of_itself(sql: str, result: QueryResult) -> str | None:
 
 def dates_subtracted_as_text(sql: str, tables: list[TableInfo]) -> str | None:
     """Two dates subtracted with "-": SQLite reads each ISO date as the number its text starts with, the year, so
-    "MAX(date) - MIN(date)" over one year is 0 ("How many days between T-107's first and last fill-up?" answered
+    "MAX(date) - MIN(date)" over one year is 0 (the days between a van's first and last fill-up of a year answered
     0 at medium), whatever days lie between. julianday() turns each into days first."""
     bare = _LITERAL.sub("''", sql)
-    if "-" not in bare or re.search(r"\b(?:julianday|unixepoch)\s*\(|strftime\s*\(\s*''", bare, re.I):
+    # (dates turned into days, seconds, years or months before they are subtracted are numbers; a day of the year
+    # taken of their difference, strftime('%j', a - b), is not)
+    if "-" not in bare or re.search(r"\b(?:julianday|unixepoch)\s*\(", sql, re.I) \
+            or re.search(r"(?i:\bstrftime\s*\(\s*)'%[sJYm]'", sql):
         return None
     dated = {name for t in tables for c, how in t.dates.items() for name in (c, how.get("twin"), how.get("datetime")) if name}
     used = [m for m in re.findall(r'"([^"]+)"|\b([A-Za-z_]\w*)\b', bare) if (m[0] or m[1]) in dated]

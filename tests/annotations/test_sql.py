@@ -520,4 +520,8 @@ def test_dates_subtracted_with_a_minus_go_back_once_for_julianday(tmp_path):
                           ReadOnlyExecutor(path, 10, 2.0), 3, 200)
     assert "julianday" in llm.calls[1][-1]["content"] and written.result.rows == [(346.0,)]
     assert sql_module.dates_subtracted_as_text(in_days, [table]) is None
+    day_of_year = "SELECT strftime('%j', MAX(filled_date) - MIN(filled_date)) FROM fills"
+    assert "julianday" in sql_module.dates_subtracted_as_text(day_of_year, [table])
+    years = "SELECT strftime('%Y', MAX(filled_date)) - strftime('%Y', MIN(filled_date)) FROM fills"
+    assert sql_module.dates_subtracted_as_text(years, [table]) is None
     assert sql_module.dates_subtracted_as_text("SELECT litres - 5 FROM fills WHERE filled_date > '2024-02-01'", [table]) is None
