@@ -10,8 +10,8 @@ import dataclasses
 from dataclasses import dataclass
 
 from core.annotations.columns import fold
-from core.annotations.conditions import CellValue, cell_values, same_value, singulars, tokens
-from core.annotations.plan import Applied, Column, PlannedQuery, columns_of, drop_filter, name_words, said_values
+from core.annotations.conditions import CellValue, same_value
+from core.annotations.plan import Applied, PlannedQuery, columns_of, drop_filter, name_words, said_values, stated_conditions
 from core.annotations.select import Selection, asked_words, file_words, named_values, words
 from core.annotations.sql import ReadOnlyExecutor, text_literal
 from core.annotations.tables import TableInfo
@@ -28,6 +28,7 @@ class Link:
     log_key: str  # SQL column
     register: TableInfo
     register_key: str  # SQL column
+    keys: frozenset[str]  # the log's values of its key, folded
 
 
 def links_of(table: TableInfo, tables: list[TableInfo], executor: ReadOnlyExecutor, *, as_register: bool) -> list[Link]:
@@ -50,7 +51,7 @@ def links_of(table: TableInfo, tables: list[TableInfo], executor: ReadOnlyExecut
                     continue
                 values = _distinct(log, column, executor)
                 if len(values) >= MIN_KEYS and len(values & _distinct(register, key, executor)) >= KEY_SHARE * len(values):
-                    found.append(Link(log, column, register, key))
+                    found.append(Link(log, column, register, key, frozenset(values)))
     return found
 
 
@@ -81,9 +82,8 @@ def log_asked(question: str, register: Selection, tables: list[TableInfo], execu
     held = {w for v in named_values(asked, register.table) for w in v.split()} | file_words(register.table.filename) \
         | {w for label in register.table.printed.values() for w in words(label)}
     for link in links_of(register.table, tables, executor, as_register=True):
-        keys = _distinct(link.log, link.log_key, executor)
         own = sorted(v for v, cell in named_values(asked, link.log).items()
-                     if not set(v.split()) & held and fold(cell) not in keys)
+                     if not set(v.split()) & held and fold(cell) not in link.keys)
         if own:
             return Selection(link.log, register.score, [f"names values: {', '.join(own)}",
                                                         f"its {link.log.printed.get(link.log_key)} are the rows of "
@@ -100,10 +100,10 @@ def look_up(planned: PlannedQuery, tables: list[TableInfo], executor: ReadOnlyEx
     if not links:
         return
     columns = columns_of(log, executor)
-    own = {v.text for v in _named(planned.question, log, columns)}
+    own = {v.text for v in stated_conditions(planned.question, columns, name_words(log)).values}
     for link in links:
         register_columns = columns_of(link.register, executor)
-        for value in _named(planned.question, link.register, register_columns):
+        for value in stated_conditions(planned.question, register_columns, name_words(link.register)).values:
             if value.text in own or value.column == link.register.printed.get(link.register_key):
                 continue
             source = next(c for c in register_columns if c.label == value.column)
@@ -124,11 +124,6 @@ def look_up(planned: PlannedQuery, tables: list[TableInfo], executor: ReadOnlyEx
             plan.matched[len(plan.filters) - 1] = found = tuple(str(k[0]) for k in keys)
             planned.applied.append(Applied(value.text, value.column, LOOKED_UP,
                                            f"{key.label} {said_values(list(found))} of {link.register.filename}"))
-
-
-def _named(question: str, table: TableInfo, columns: list[Column]) -> list[CellValue]:
-    return cell_values(question, {c.label: c.cells for c in columns if c.kind == "text" and c.cells},
-                       {f for c in columns for w in tokens(c.label) for f in singulars(w)} | name_words(table))
 
 
 def _names(text: str, value: CellValue) -> bool:

@@ -579,16 +579,19 @@ def unrecorded_time(question: str, plan: Plan, columns: list[Column], table: Tab
       or nothing else ("how long did repairs take");
     - a count of rows for a count of days of a kind no cell or header names: "how many sick days" over a log
       of incidents."""
+    kind = _KIND_OF_TIME.search(question) if plan.answer == "count" else None
+    span = next((c for c in (plan.column, *(f[0] for f in plan.filters)) if c is not None and c.expression
+                 and _SPAN.match(c.label)), None)
+    if kind is None and span is None:
+        return None  # (most plans: no cell is read)
     known = known_words(table) | {f for c in columns for cell in c.cells for f in word_forms(cell)}
 
     def unknown(said: str) -> bool:
         return any(not (singulars(w) & known) for w in tokens(said) if w not in _NOT_AN_EVENT
                    and not any(ch.isdigit() for ch in w) and w not in MONTHS)
 
-    if plan.answer == "count" and (kind := _KIND_OF_TIME.search(question)) and unknown(kind.group(1)):
+    if kind is not None and unknown(kind.group(1)):
         return kind.group(0).lower()
-    span = next((c for c in (plan.column, *(f[0] for f in plan.filters)) if c is not None and c.expression
-                 and _SPAN.match(c.label)), None)
     dated = {w for c in columns if c.kind == "date" for w in tokens(c.label)}
     if span is None or any(same_word(a, d) for a in tokens(question) for d in dated):
         return None  # "from booking in to collection", "time to close"
