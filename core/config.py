@@ -162,6 +162,11 @@ class Settings:
     semantic_weight_reasoning: float = 0.7
     expand_window: int = 0  # +-N neighbour chunks around each hit
     exact_filter_limit: int = 5000  # a search pre-filtered to this many chunks or fewer ranks them exactly
+    # The sections a question needs (a profile's, core/retrieval/sections.py): in a search narrowed to documents,
+    # the best chunk of each (`section_pins` sections at most) is put at rank `section_pin_rank` unless one of its
+    # chunks is there or above (0: off). Chosen on the dev parts (docs/retrieval.md, section 13).
+    section_pin_rank: int = 1
+    section_pins: int = 2
     # Search words in the documents' own vocabulary (core/agents/search_words.py), one short model call
     # on the text route; their BM25 and vector rankings are fused beside the question's, each weighted
     # `search_words_weight` times the question's. Off: with Qwen2.5-Coder-1.5B every weight and form tried

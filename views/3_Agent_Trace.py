@@ -97,8 +97,10 @@ for event in events:
                 table = table.rename(columns={
                     "filename": "File", "page": "Page", "sheet": "Sheet", "bm25_rank": "Keyword rank",
                     "vector_rank": "Vector rank", "fused_score": "Fused score", "similarity": "Similarity",
-                    "used": "Used in answer",
-                })[["File", "Page", "Sheet", "Keyword rank", "Vector rank", "Fused score", "Similarity", "Used in answer"]]
+                    "section": "Read as the section asked for", "used": "Used in answer",
+                })
+                table = table[[c for c in ("File", "Page", "Sheet", "Keyword rank", "Vector rank", "Fused score", "Similarity",
+                                           "Read as the section asked for", "Used in answer") if c in table.columns]]
                 table = table.astype(object).where(table.notna(), "")  # blank, as the caption says, not "None"
                 st.dataframe(table, hide_index=True, width="stretch")
     elif event["kind"] == "llm_call":

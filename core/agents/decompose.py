@@ -527,7 +527,7 @@ class SubQueryResult:
 def _candidate_row(chunk: RetrievedChunk) -> dict:
     return {"chunk_id": chunk.chunk_id, "filename": chunk.filename, "page": chunk.page, "sheet": chunk.sheet,
             "bm25_rank": chunk.bm25_rank, "vector_rank": chunk.vector_rank, "fused_score": chunk.score,
-            "similarity": chunk.vector_score, "used": chunk.used}
+            "similarity": chunk.vector_score, "section": chunk.section, "used": chunk.used}
 
 
 Search = Callable[[str], SubQueryResult]

@@ -179,6 +179,14 @@ def context_line(identity: str, heading: str | None) -> str:
     return " — ".join(p for p in (identity, heading) if p)
 
 
+def identity_and_heading(context: str) -> tuple[str, str]:
+    """A context line read back: (identity, innermost heading), "" for a part it lacks. A line of one part is
+    taken as the identity ("Item 8. … › Balance Sheets" with no identity reads as an identity, which
+    states no form, so no profile acts on it)."""
+    identity, sep, heading = context.rpartition(" — ")
+    return (identity, heading.rpartition(" › ")[2].strip()) if sep else (context, "")
+
+
 def without_repeated_heading(context: str, text: str) -> str:
     """The context line without its heading when the text itself opens with that heading (a section's
     first chunk): "Mounting" above "Mounting\nUse the clamps…" would show the heading twice."""

@@ -11,7 +11,9 @@ Each profile answers the same few questions, and the core asks every switched-on
 - at ingest, what its cover says: the document's form, its owner and its period (the identity line
   that starts every chunk's indexed text), and its kind for the document summary;
 - when a question comes, which form it names ("the latest 10-Q") and how it names such documents in
-  the plural ("these 10-Qs"), so the router keeps those documents only.
+  the plural ("these 10-Qs"), so the router keeps those documents only;
+- which of such a document's sections the question needs, by their name or by a line only they hold
+  ("capital expenditure": the cash flow statement), so the search reads from them too.
 """
 from __future__ import annotations
 
@@ -54,6 +56,12 @@ class DocumentProfile(Protocol):
 
     def form_asked(self, question: str) -> str:
         """The form a question names ("10-Q" for "the latest 10-Q"); "" if none."""
+
+    def sections_asked(self, question: str) -> tuple[str, ...]:
+        """The sections of this kind of document the question needs, most needed first ("cash flows")."""
+
+    def section_titled(self, heading: str) -> str:
+        """The section a heading of this kind of document titles, as `sections_asked` names it; "" if none."""
 
 
 def _registry() -> dict[str, DocumentProfile]:

@@ -34,6 +34,40 @@ _IDENTITY_FORM = re.compile(r"\bForm\s+" + _FORM_NUMBER + r"\b|\b(earnings relea
 _IDENTITY_REPORT = re.compile(r"(?:^| · )report dated " + COVER_DATE)
 _FORM_ASKED = re.compile(r"\b10-?([qk])s?\b", re.IGNORECASE)
 
+# The three primary statements of a filing. Each: how its page is titled, how a question names it, and the
+# lines or ratios only it (or, for a ratio, it among others) holds: accounting's vocabulary, not any one
+# filing's. A question that needs a statement but does not name it ("What was capital expenditure in
+# 2018?") finds its page among a hundred pages that discuss the same figure in prose.
+CASH_FLOWS, BALANCE_SHEET, INCOME = "cash flows", "balance sheet", "income"
+_STATEMENT_TITLES = {
+    CASH_FLOWS: r"statements?\s+of\s+cash\s+flows?",
+    BALANCE_SHEET: r"balance\s+sheets?|statements?\s+of\s+financial\s+(?:position|condition)",
+    # "Statements of Comprehensive Income" starts from net income: not the income statement
+    INCOME: r"statements?\s+of\s+(?:consolidated\s+)?(?:net\s+)?(?:income|operations|earnings|loss)(?:\s*\(loss\))?",
+}
+_TITLED = {name: re.compile(rf"^(?!.*\bnotes?\b).*\b(?:{title})\b", re.IGNORECASE) for name, title in _STATEMENT_TITLES.items()}
+_NAMED = {
+    CASH_FLOWS: r"cash[- ]flows?\s+statements?|statements?\s+of\s+cash\s+flows?",
+    BALANCE_SHEET: r"balance\s+sheets?|statements?\s+of\s+financial\s+(?:position|condition)",
+    INCOME: r"income\s+statements?|statements?\s+of\s+(?:income|operations|earnings)|p\s?&\s?l|profit\s+and\s+loss",
+}
+_LINES = {
+    CASH_FLOWS: r"capital\s+expenditures?|capex|purchases?\s+of\s+(?:property|pp&e|fixed\s+assets)|free\s+cash\s+flows?"
+                r"|cash\s+(?:flows?\s+)?(?:from|provided\s+by|used\s+(?:in|by))\s+(?:operations|operating|investing|financing)"
+                r"|(?:operating|investing|financing)\s+(?:activities|cash\s+flows?)|dividends?\s+paid"
+                r"|(?:share|stock)\s+(?:repurchases?|buybacks?)",
+    BALANCE_SHEET: r"quick\s+ratio|current\s+ratio|working\s+capital|total\s+(?:current\s+)?(?:assets|liabilities)"
+                   r"|pp&e|ppne|property,?\s+plant,?\s+(?:and|&)\s+equipment|fixed\s+assets|inventor(?:y|ies)"
+                   r"|cash\s+(?:and|&)\s+(?:cash\s+)?equivalents|accounts\s+(?:receivable|payable)|receivables"
+                   r"|(?:shareholders|stockholders)['’]?\s+equity|total\s+debt|debt[- ]to[- ]equity"
+                   r"|return\s+on\s+(?:assets|equity)|days\s+(?:payable|sales|inventory)|capital[- ]intensive",
+    INCOME: r"revenues?|net\s+sales|gross\s+(?:margin|profit)|operating\s+(?:margin|income|profit)"
+            r"|net\s+(?:income|earnings|profit|loss)|earnings\s+per\s+share|eps|cost\s+of\s+(?:goods\s+sold|sales|revenues?)"
+            r"|cogs|sg&a|selling,?\s+general|interest\s+expense|ebit(?:da)?|turnover",
+}
+_ASKED = {name: re.compile(rf"\b(?:{_NAMED[name]})(?!\w)", re.IGNORECASE) for name in _NAMED}
+_NEEDED = {name: re.compile(rf"\b(?:{_LINES[name]})(?!\w)", re.IGNORECASE) for name in _LINES}
+
 
 class SecFilingProfile:
     name = NAME
@@ -85,6 +119,15 @@ class SecFilingProfile:
     def form_asked(self, question: str) -> str:
         form = _FORM_ASKED.search(question)
         return f"10-{form.group(1).upper()}" if form else ""
+
+    def sections_asked(self, question: str) -> tuple[str, ...]:
+        """The statements the question names, then those whose lines it asks for, each once."""
+        named = [name for name, pattern in _ASKED.items() if pattern.search(question)]
+        needed = [name for name, pattern in _NEEDED.items() if pattern.search(question) and name not in named]
+        return tuple(named + needed)
+
+    def section_titled(self, heading: str) -> str:
+        return next((name for name, pattern in _TITLED.items() if pattern.search(heading)), "")
 
 
 SEC_FILING = SecFilingProfile()

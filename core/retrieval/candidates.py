@@ -35,6 +35,9 @@ class RetrievedChunk:
     # (core/retrieval/evidence.py) and the score that ordered it; empty / None when not re-ranked.
     focus: str = ""
     rerank_score: float | None = None
+    # Set when the chunk was put in as the best of a section the question needs ("cash flows":
+    # core/retrieval/sections.py), whatever its rank in the whole search.
+    section: str = ""
 
     @property
     def retrievers(self) -> list[str]:

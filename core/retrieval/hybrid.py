@@ -10,10 +10,12 @@ import time
 from dataclasses import dataclass, field
 
 from core.config import Settings
+from core.profiles import active_profiles
 from core.retrieval import evidence
 from core.retrieval.candidates import BM25, VECTOR, RetrievedChunk
 from core.retrieval.fusion import reciprocal_rank_fusion, semantic_weight
 from core.retrieval.rerank import EvidenceWindows, Reranker
+from core.retrieval.sections import named_sections
 from core.store.knowledge_base import KnowledgeBase
 
 ALSO = "+words"  # the ranking of the search words beside the query's (`search(also=...)`)
@@ -36,6 +38,7 @@ class HybridRetriever:
         self.settings = settings
         # run in order over the fused candidates when re-ranking is on (`passage_rerank`, or `search(rerank=True)`)
         self.rerankers = rerankers if rerankers is not None else [EvidenceWindows(kb, settings)]
+        self.profiles = active_profiles(settings)
 
     def search(
         self,
@@ -50,12 +53,15 @@ class HybridRetriever:
         query_vector=None,
         spread: bool = False,
         also: str = "",
+        sections: bool = True,
     ) -> RetrievalResult:
         """query_vector: the query's embedding, when the caller has it already. `spread`: each
         document's best candidate first (in the order of those bests), then the rest in fused order,
         so a question about several filings reads from each of them. `also`: words in the documents'
         own vocabulary (core.agents.search_words), searched by each retriever beside the query and
-        fused with `search_words_weight`; similarities stay the query's."""
+        fused with `search_words_weight`; similarities stay the query's. `sections`: when the search is
+        narrowed to documents, the best chunk of each section the question needs (`sections.named_sections`)
+        is among the first `section_pin_rank` hits."""
         s = self.settings
         top_k = top_k or s.top_k
         pool = max(s.candidate_pool, top_k)
@@ -119,6 +125,10 @@ class HybridRetriever:
         if spread:
             candidates = spread_over_documents(candidates)
         hits = candidates[:top_k]
+        if sections and doc_ids and s.section_pin_rank:
+            hits = self._with_named_sections(query, hits, doc_ids, alpha, query_vector, top_k)
+            known = {c.chunk_id for c in candidates}
+            candidates = [h for h in hits if h.section and h.chunk_id not in known] + candidates
         for hit in hits:
             hit.used = True
         if query_vector is not None:
@@ -135,6 +145,22 @@ class HybridRetriever:
             hits = self.expand(hits, window)
         timings["fuse_ms"] = _ms(started)
         return RetrievalResult(query, hits, candidates, alpha, doc_ids, timings, also)
+
+    def _with_named_sections(self, query: str, hits: list[RetrievedChunk], doc_ids: list[str], alpha: float,
+                             query_vector, top_k: int) -> list[RetrievedChunk]:
+        """`hits` with the best chunk of each needed section (`section_pins` at most) moved or put in at
+        `section_pin_rank`, unless one of that section's chunks is already there or above."""
+        pin = self.settings.section_pin_rank
+        for name, ids in named_sections(query, doc_ids, self.kb, self.profiles)[: self.settings.section_pins]:
+            if any(h.chunk_id in ids for h in hits[:pin]):
+                continue
+            best = self.search(query, top_k=1, chunk_ids=ids, weight=alpha, expand=0, rerank=False,
+                               query_vector=query_vector, sections=False).hits
+            if best:  # its ranks were within the section: the trace says why it is here instead
+                best[0].section, best[0].vector_rank, best[0].bm25_rank = name, None, None
+                hits = [h for h in hits if h.chunk_id != best[0].chunk_id]
+                hits.insert(min(pin - 1, len(hits)), best[0])
+        return hits[:top_k]
 
     def _finish_sentences(self, hits: list[RetrievedChunk]) -> None:
         """A hit cut inside a sentence gets that sentence's end from the next chunk, so the passage the
