@@ -180,11 +180,11 @@ def context_line(identity: str, heading: str | None) -> str:
 
 
 def identity_and_heading(context: str) -> tuple[str, str]:
-    """A context line read back: (identity, innermost heading), "" for a part it lacks. A line of one part is
-    taken as the identity ("Item 8. … › Balance Sheets" with no identity reads as an identity, which
-    states no form, so no profile acts on it)."""
+    """A context line read back: (identity, the innermost heading's first line; a table's heading goes on with
+    its header rows), "" for a part it lacks. A line of one part is taken as the identity ("Item 8. … ›
+    Balance Sheets" with no identity reads as an identity, which states no form, so no profile acts on it)."""
     identity, sep, heading = context.rpartition(" — ")
-    return (identity, heading.rpartition(" › ")[2].strip()) if sep else (context, "")
+    return (identity, heading.rpartition(" › ")[2].split("\n", 1)[0].strip()) if sep else (context, "")
 
 
 def without_repeated_heading(context: str, text: str) -> str:

@@ -39,13 +39,19 @@ _FORM_ASKED = re.compile(r"\b10-?([qk])s?\b", re.IGNORECASE)
 # filing's. A question that needs a statement but does not name it ("What was capital expenditure in
 # 2018?") finds its page among a hundred pages that discuss the same figure in prose.
 CASH_FLOWS, BALANCE_SHEET, INCOME = "cash flows", "balance sheet", "income"
+# A statement's title as a line of its own, read as letters only: PDF text splits words ("Balance Shee t"), and
+# "(continued)" or "(unaudited)" may follow. A line with a figure (a contents entry's page number) or ending in a
+# colon (an MD&A run-in heading, "Balance Sheet:") is no title; "Statements of Comprehensive Income" starts from
+# net income and is not the income statement.
 _STATEMENT_TITLES = {
-    CASH_FLOWS: r"statements?\s+of\s+cash\s+flows?",
-    BALANCE_SHEET: r"balance\s+sheets?|statements?\s+of\s+financial\s+(?:position|condition)",
-    # "Statements of Comprehensive Income" starts from net income: not the income statement
-    INCOME: r"statements?\s+of\s+(?:consolidated\s+)?(?:net\s+)?(?:income|operations|earnings|loss)(?:\s*\(loss\))?",
+    CASH_FLOWS: r"statements?ofcashflows?",
+    BALANCE_SHEET: r"balancesheets?|statements?offinancial(?:position|condition)",
+    INCOME: r"statements?of(?:consolidated)?(?:net)?(?:income|operations|earnings|loss)(?:loss)?"
+            r"(?:andcomprehensive(?:income|loss)(?:loss)?)?",
 }
-_TITLED = {name: re.compile(rf"^(?!.*\bnotes?\b).*\b(?:{title})\b", re.IGNORECASE) for name, title in _STATEMENT_TITLES.items()}
+_TITLED = {name: re.compile(rf"(?:consolidated|condensed|combined|interim)*(?:{title})(?:continued|unaudited)*")
+           for name, title in _STATEMENT_TITLES.items()}
+_NOT_LETTERS = re.compile(r"[^a-z]+")
 _NAMED = {
     CASH_FLOWS: r"cash[- ]flows?\s+statements?|statements?\s+of\s+cash\s+flows?",
     BALANCE_SHEET: r"balance\s+sheets?|statements?\s+of\s+financial\s+(?:position|condition)",
@@ -126,8 +132,12 @@ class SecFilingProfile:
         needed = [name for name, pattern in _NEEDED.items() if pattern.search(question) and name not in named]
         return tuple(named + needed)
 
-    def section_titled(self, heading: str) -> str:
-        return next((name for name, pattern in _TITLED.items() if pattern.search(heading)), "")
+    def section_titled(self, line: str) -> str:
+        line = line.strip()
+        if not line or len(line) > 120 or line.endswith(":") or any(c.isdigit() for c in line):
+            return ""
+        letters = _NOT_LETTERS.sub("", line.lower())
+        return next((name for name, pattern in _TITLED.items() if pattern.fullmatch(letters)), "")
 
 
 SEC_FILING = SecFilingProfile()

@@ -5,7 +5,8 @@ of a long report, and hybrid search ranks those pages above the statement's own 
 none of the question's words ("Purchases of property, plant and equipment"). A domain profile says
 which sections a question needs and how that kind of document titles them (core/profiles); every
 chunk carries the heading in force at its first line (core/ingest/context.py), so the chunks under
-such a title are that section.
+such a title are that section. (Also taking a title among a chunk's first lines, or every chunk of a
+title's page, measured worse on the dev parts: docs/retrieval.md, section 13.)
 """
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from collections.abc import Sequence
 from core.ingest.context import context_of, identity_and_heading
 from core.profiles import DocumentProfile
 from core.store.knowledge_base import KnowledgeBase
-
 
 def named_sections(question: str, doc_ids: Sequence[str], kb: KnowledgeBase,
                    profiles: Sequence[DocumentProfile]) -> list[tuple[str, set[str]]]:

@@ -44,6 +44,9 @@ def test_a_statement_is_known_by_its_title_not_by_a_heading_that_discusses_its_l
     assert SEC_FILING.section_titled("Cash Flows from Operating Activities") == ""
     assert SEC_FILING.section_titled("Consolidated Statements of Comprehensive Income") == ""  # starts from net income
     assert SEC_FILING.section_titled("Notes to Consolidated Statements of Cash Flows") == ""
+    assert SEC_FILING.section_titled("Consolidated Balance Shee t") == BALANCE_SHEET  # as PDF text splits it
+    assert SEC_FILING.section_titled("Balance Sheet:") == ""  # a run-in heading of the discussion
+    assert SEC_FILING.section_titled("Consolidated Balance Sheets 58") == ""  # a contents line
 
 
 def test_a_context_line_gives_the_identity_and_the_innermost_heading():
