@@ -39,6 +39,9 @@ the answer scored is the one the Responder would show):
                   the prompt-size curve: the quote form over 2 chunks in 320 tokens, 3 whole chunks
                   (600), 5 whole chunks (1000); on the fixed contexts each reads that many chunks
                   around the evidence
+  quote_instructions_first
+                  the quote form, its instructions before the passages and the question after them
+                  (reasoner.INSTRUCTIONS_FIRST, the app's default); the others keep the seed's order
 The three 3-chunk variants share the question and context, so llama.cpp reuses their prompt prefix.
 
 Scoring: core.evaluate.scoring.score_answer (numbers within 1 % or the reference's rounding,
@@ -65,7 +68,7 @@ from bench._common import RESULTS, fmt, machine, percentile, table, write_json  
 from bench.financebench import SHARED, evidence_pages, load_questions, on_evidence_page, spread_over_types  # noqa: E402
 
 CONTEXTS = ("oracle", "retrieved", "other")
-# name: (form, context budget in embedder tokens, at most this many chunks; None = all)
+# name: (form, context budget in embedder tokens, at most this many chunks; None = all[, prompt layout])
 VARIANTS = {
     "today": ("free", 250, None),
     "wide": ("free", 320, 3),
@@ -77,6 +80,8 @@ VARIANTS = {
     "quote_2x160": ("quote", 320, 2),
     "quote_3x200": ("quote", 600, 3),
     "quote_5x200": ("quote", 1000, 5),
+    # the instructions first, so their KV cache is reused, and the question after the passages (the app's default)
+    "quote_instructions_first": ("quote", 320, 3, "instructions_first"),
 }
 RETRIEVAL_FILE = RESULTS / "reader_retrieval.jsonl"
 
@@ -241,7 +246,7 @@ def shown_answer(draft, settings) -> tuple[str, object]:
 def answer_once(question: str, chunks: list, variant: str, llm, settings, count_tokens) -> dict:
     from core.agents.reasoner import reason
 
-    form, budget, max_sources = VARIANTS[variant]
+    form, budget, max_sources, *layout = VARIANTS[variant]
     first: list[float] = []
     started = time.perf_counter()
 
@@ -251,7 +256,8 @@ def answer_once(question: str, chunks: list, variant: str, llm, settings, count_
 
     draft = reason(question, chunks, llm, style=settings.answer_style, budget=budget,
                    temperature=settings.answer_temperature, max_tokens=settings.answer_max_tokens,
-                   count_tokens=count_tokens, on_token=on_token, form=form, max_sources=max_sources)
+                   count_tokens=count_tokens, on_token=on_token, form=form, max_sources=max_sources,
+                   layout=layout[0] if layout else "seed")
     seconds = time.perf_counter() - started
     shown, validation = shown_answer(draft, settings)
     return {
@@ -346,7 +352,7 @@ def revalidate(args) -> list[dict]:
     changed = 0
     for r in rows:
         q = by_id[r["financebench_id"]]
-        form, budget, max_sources = VARIANTS[r["variant"]]
+        form, budget, max_sources, *_ = VARIANTS[r["variant"]]
         chunks = context_chunks(q, r["context"], everything, retrieved, count_tokens, settings, args, r["variant"])
         sources = build_sources(q["question"], chunks[:max_sources] if max_sources else chunks, budget, count_tokens)
         draft = Draft(r["raw"].strip(), "", len(sources), sources, question=q["question"], error=r.get("error"))

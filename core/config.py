@@ -22,6 +22,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "llm_omp_wait_policy": ("PASSIVE", "ACTIVE"),
     "answer_style": ("concise", "detailed", "bullet"),
     "reader_form": ("free", "quote", "quote_optional", "calc", "line"),
+    "reader_prompt_layout": ("seed", "instructions_first"),
     "answer_mode": ("pipeline", "agent", "auto"),
 }
 # The domain profiles this app has (core/profiles); `document_profiles` may name any of them, or none.
@@ -241,6 +242,10 @@ class Settings:
     # is the specified free-text prompt, where the model itself decides (and refused answers that were
     # in front of it). Measured in bench/reader_quality.py, docs/reader.md.
     reader_form: str = "quote"
+    # The answer prompt's order (core.agents.reasoner.PROMPT_LAYOUTS): "instructions_first" reads ~110 fewer new
+    # tokens an answer (its fixed part is cached) and answered 11 of 24 FinanceBench dev contexts right against the
+    # specified order's ("seed") 8 (bench/reader_quality.py, docs/reader.md).
+    reader_prompt_layout: str = "instructions_first"
     reader_max_sources: int = 3  # the answer reads at most this many of the retrieved chunks (0: all)
     # ... or one passage per filing the question names, up to this many: a Docugami multi-document
     # question names a company's four 10-Qs, and with 3 passages one quarter was always left out

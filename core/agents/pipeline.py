@@ -279,7 +279,7 @@ class AnswerPipeline:
                 question, evidence.chunks, self.llm, style=style, budget=s.context_token_budget,
                 temperature=s.answer_temperature, max_tokens=s.answer_max_tokens,
                 count_tokens=self.kb.embedder.count_tokens, on_token=on_token, form=form,
-                max_sources=retriever_agent.passages_to_read(plan, evidence.routing, s),
+                max_sources=retriever_agent.passages_to_read(plan, evidence.routing, s), layout=s.reader_prompt_layout,
             )
             if on_token is not None:
                 on_token.flush()

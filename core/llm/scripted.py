@@ -57,7 +57,7 @@ class ScriptedLLM(ChatLLM):
 
 
 # The pipeline labels sources "[Source 1] (file)", agent mode's synthesis "[1] file:".
-_SOURCE = re.compile(r"^\[(?:Source )?1\][^\n]*\n(.+?)(?:\n\[(?:Source )?2\]|\n\nInstructions:|\n\nAnswer|\Z)",
+_SOURCE = re.compile(r"^\[(?:Source )?1\][^\n]*\n(.+?)(?:\n\[(?:Source )?2\]|\n\nInstructions:|\n\nQuestion:|\n\nAnswer|\Z)",
                      re.S | re.M)
 
 
@@ -74,7 +74,7 @@ def as_quoted(text: str, messages: Messages) -> str:
     states its answer (so a test script reads as the answer the user sees)."""
     cited = _CITATION.search(text)
     number = int(cited.group(1)) if cited else 1
-    match = re.search(rf"^\[Source {number}\][^\n]*\n(.+?)(?:\n\[Source \d+\]|\n\nInstructions:|\Z)",
+    match = re.search(rf"^\[Source {number}\][^\n]*\n(.+?)(?:\n\[Source \d+\]|\n\nInstructions:|\n\nQuestion:|\Z)",
                       messages[-1]["content"], re.S | re.M)
     lines = [line.strip() for line in match.group(1).strip().split("\n")] if match else [""]
     words = set(re.findall(r"\w+", text.lower()))

@@ -2,7 +2,7 @@
 import json
 
 from core.agents.reasoner import (
-    NO_INFORMATION, QUOTE, QUOTE_OPTIONAL_FORM, build_prompt, build_sources, reason, select_passage,
+    INSTRUCTIONS_FIRST, NO_INFORMATION, QUOTE, QUOTE_OPTIONAL_FORM, build_prompt, build_sources, reason, select_passage,
 )
 from core.embedding import count_tokens
 from core.llm.scripted import ScriptedLLM
@@ -99,6 +99,19 @@ def test_the_quote_form_keeps_the_seed_prompt_up_to_its_instructions_and_asks_fo
     assert '"quote"' in quote and '"source"' in quote and '"answer"' in quote and "- Provide a brief, direct answer." in quote
     assert NO_INFORMATION not in quote  # the check decides a refusal, not the model
     assert "(an empty string if no source states it)" in build_prompt("q?", sources, "concise", QUOTE_OPTIONAL_FORM)
+
+
+def test_instructions_first_puts_what_never_changes_before_the_passages_and_asks_the_question_after_them():
+    """Two answers' prompts share their instructions as a prefix, so the model's cache of it is reused."""
+    first = build_prompt("How long is the warranty?", build_sources("warranty?", [chunk("The warranty is 25 years.")],
+                                                                    300, count), "concise", QUOTE, INSTRUCTIONS_FIRST)
+    second = build_prompt("Who installs it?", build_sources("installs?", [chunk("Acme installs the panels.", 1)],
+                                                           300, count), "concise", QUOTE, INSTRUCTIONS_FIRST)
+    shared = first[: next(i for i, (a, b) in enumerate(zip(first, second)) if a != b)]
+    assert shared.endswith("Context from documents:\n[Source 1] (handbook.pdf, p. 3)\n")
+    assert '"quote"' in shared and "- Provide a brief, direct answer." in shared
+    assert first.endswith("[Source 1] (handbook.pdf, p. 3)\nThe warranty is 25 years.\n\n"
+                          "Question: How long is the warranty?\n\nAnswer as JSON:")
 
 
 def test_a_quoted_answer_streams_its_words_then_its_citation():
