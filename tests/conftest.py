@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from core.config import Settings  # noqa: E402
 from core.embedding import shared_embedder  # noqa: E402
+from core.llm.scripted import ScriptedLLM  # noqa: E402
 from core.workspace import Workspace  # noqa: E402
 
 
@@ -42,3 +45,33 @@ def write_text(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def ingested(tmp_path_factory, embedder):
+    """`ingested({name: text}, into)`: `into` becomes the data dir of a knowledge base holding those files,
+    ingested once a session (with the scripted model, default settings) and copied for each test: ingesting a
+    file takes seconds, a copy of its stores milliseconds, and each test still owns its knowledge base."""
+    templates: dict[tuple, Path] = {}
+
+    def copy_of(files: dict[str, str], into: Path) -> Path:
+        key = tuple(sorted(files.items()))
+        if key not in templates:
+            root = tmp_path_factory.mktemp("ingested")
+            paths = []
+            for name, text in files.items():
+                paths.append(root / "in" / name)
+                paths[-1].parent.mkdir(parents=True, exist_ok=True)
+                paths[-1].write_text(text, encoding="utf-8")
+            workspace = Workspace(Settings(data_dir=root / "kb"), embedder, ScriptedLLM([]))
+            workspace.ingestor.ingest_paths(paths)
+            workspace.close()
+            templates[key] = root / "kb"
+        shutil.copytree(templates[key], into)
+        with sqlite3.connect(into / "catalog.sqlite3") as catalog:  # the stored files are the copy's own
+            catalog.execute("UPDATE documents SET stored_path = replace(stored_path, ?, ?)",
+                            (str(templates[key]), str(into)))
+        catalog.close()
+        return into
+
+    return copy_of

@@ -22,10 +22,10 @@ def sql(query: str, table: str = "orders") -> str:
 
 
 @pytest.fixture
-def ws(tmp_path, embedder, write_text):
-    ws = Workspace(Settings(table_query_form="sql", data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))  # no unscripted LLM call
-    ws.ingestor.ingest_paths([write_text("orders.csv", ORDERS),
-                              write_text("notes.txt", "Our customers are mostly installers in the north.")])
+def ws(tmp_path, embedder, ingested):
+    data_dir = ingested({"orders.csv": ORDERS, "notes.txt": "Our customers are mostly installers in the north."},
+                        tmp_path / "kb")
+    ws = Workspace(Settings(table_query_form="sql", data_dir=data_dir), embedder, ScriptedLLM([]))  # no unscripted LLM call
     yield ws
     ws.close()
 

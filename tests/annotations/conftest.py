@@ -8,15 +8,15 @@ from tests.report_pdfs import write_statement
 
 
 @pytest.fixture
-def kb_of(tmp_path, embedder, write_text):
+def kb_of(tmp_path, embedder, ingested):
     """A knowledge base of one file, with the scripted model (no reply unless a test scripts one):
     `kb_of("name.csv", text)`."""
     opened = []
 
     def open_kb(filename: str, text: str) -> Workspace:
-        ws = Workspace(Settings(data_dir=tmp_path / f"kb{len(opened)}"), embedder, ScriptedLLM([]))
+        data_dir = ingested({filename: text}, tmp_path / f"kb{len(opened)}")
+        ws = Workspace(Settings(data_dir=data_dir), embedder, ScriptedLLM([]))
         opened.append(ws)
-        ws.ingestor.ingest_paths([write_text(filename, text)])
         return ws
     yield open_kb
     for ws in opened:

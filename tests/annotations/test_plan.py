@@ -23,11 +23,8 @@ def plan(**fields) -> str:
 
 
 @pytest.fixture
-def ws(tmp_path, embedder, write_text):
-    ws = Workspace(Settings(data_dir=tmp_path / "kb"), embedder, ScriptedLLM([]))  # no unscripted LLM call
-    ws.ingestor.ingest_paths([write_text("bakery_sales.csv", SALES)])
-    yield ws
-    ws.close()
+def ws(kb_of):
+    return kb_of("bakery_sales.csv", SALES)
 
 
 def rows(ws, where):
