@@ -244,7 +244,7 @@ def shown_answer(draft, settings) -> tuple[str, object]:
 
 
 def answer_once(question: str, chunks: list, variant: str, llm, settings, count_tokens) -> dict:
-    from core.agents.reasoner import reason
+    from core.agents.reasoner import SEED, reason
 
     form, budget, max_sources, *layout = VARIANTS[variant]
     first: list[float] = []
@@ -257,7 +257,7 @@ def answer_once(question: str, chunks: list, variant: str, llm, settings, count_
     draft = reason(question, chunks, llm, style=settings.answer_style, budget=budget,
                    temperature=settings.answer_temperature, max_tokens=settings.answer_max_tokens,
                    count_tokens=count_tokens, on_token=on_token, form=form, max_sources=max_sources,
-                   layout=layout[0] if layout else "seed")
+                   layout=layout[0] if layout else SEED)
     seconds = time.perf_counter() - started
     shown, validation = shown_answer(draft, settings)
     return {

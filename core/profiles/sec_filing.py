@@ -132,11 +132,11 @@ class SecFilingProfile:
         needed = [name for name, pattern in _NEEDED.items() if pattern.search(question) and name not in named]
         return tuple(named + needed)
 
-    def section_titled(self, line: str) -> str:
-        line = line.strip()
-        if not line or len(line) > 120 or line.endswith(":") or any(c.isdigit() for c in line):
+    def section_titled(self, heading: str) -> str:
+        heading = heading.strip()
+        if not heading or len(heading) > 120 or heading.endswith(":") or any(c.isdigit() for c in heading):
             return ""
-        letters = _NOT_LETTERS.sub("", line.lower())
+        letters = _NOT_LETTERS.sub("", heading.lower())
         return next((name for name, pattern in _TITLED.items() if pattern.fullmatch(letters)), "")
 
 

@@ -61,7 +61,7 @@ class HybridRetriever:
         own vocabulary (core.agents.search_words), searched by each retriever beside the query and
         fused with `search_words_weight`; similarities stay the query's. `sections`: when the search is
         narrowed to documents, the best chunk of each section the question needs (`sections.named_sections`)
-        is among the first `section_pin_rank` hits."""
+        is put at rank `section_pin_rank`, unless one of that section's chunks is there or above."""
         s = self.settings
         top_k = top_k or s.top_k
         pool = max(s.candidate_pool, top_k)

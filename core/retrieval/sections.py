@@ -16,6 +16,7 @@ from core.ingest.context import context_of, identity_and_heading
 from core.profiles import DocumentProfile
 from core.store.knowledge_base import KnowledgeBase
 
+
 def named_sections(question: str, doc_ids: Sequence[str], kb: KnowledgeBase,
                    profiles: Sequence[DocumentProfile]) -> list[tuple[str, set[str]]]:
     """For each section the profiles say the question needs (most needed first), its name and the ids of its
@@ -23,11 +24,15 @@ def named_sections(question: str, doc_ids: Sequence[str], kb: KnowledgeBase,
     wanted = [(profile, name) for profile in profiles for name in profile.sections_asked(question)]
     if not wanted or not doc_ids:
         return []
+    asking = list(dict.fromkeys(profile for profile, _ in wanted))
     found: dict[tuple[str, str], set[str]] = {}
     for doc_id in doc_ids:
         for chunk in kb.catalog.document_chunks(doc_id):
             identity, heading = identity_and_heading(context_of(chunk.index_text, chunk.text))
-            for profile, name in wanted:
-                if heading and profile.identity_form(identity) and profile.section_titled(heading) == name:
-                    found.setdefault((profile.name, name), set()).add(chunk.chunk_id)
+            if not heading:
+                continue
+            for profile in asking:
+                titled = profile.section_titled(heading) if profile.identity_form(identity) else ""
+                if titled:
+                    found.setdefault((profile.name, titled), set()).add(chunk.chunk_id)
     return [(name, found[(profile.name, name)]) for profile, name in wanted if (profile.name, name) in found]
