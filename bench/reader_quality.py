@@ -42,6 +42,8 @@ the answer scored is the one the Responder would show):
   quote_instructions_first
                   the quote form, its instructions before the passages and the question after them
                   (reasoner.INSTRUCTIONS_FIRST, the app's default); the others keep the seed's order
+  quote_if_3x160, quote_if_2x100
+                  the curve below the default in its layout: 3 passages in 160 tokens, 2 in 100
 The three 3-chunk variants share the question and context, so llama.cpp reuses their prompt prefix.
 
 Scoring: core.evaluate.scoring.score_answer (numbers within 1 % or the reference's rounding,
@@ -82,6 +84,9 @@ VARIANTS = {
     "quote_5x200": ("quote", 1000, 5),
     # the instructions first, so their KV cache is reused, and the question after the passages (the app's default)
     "quote_instructions_first": ("quote", 320, 3, "instructions_first"),
+    # the curve below the default, toward the speed issue's 8 s text answer: shorter passages, then fewer
+    "quote_if_3x160": ("quote", 160, 3, "instructions_first"),
+    "quote_if_2x100": ("quote", 100, 2, "instructions_first"),
 }
 RETRIEVAL_FILE = RESULTS / "reader_retrieval.jsonl"
 

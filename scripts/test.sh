@@ -15,4 +15,6 @@ fi
 bash scripts/audit.sh
 
 export HF_HUB_OFFLINE=1
-.venv/bin/python -m pytest -q "$@"
+# Two workers: one pytest process used 1.3 of the 2 cores and took 20 min idle; two take 14.5 min
+# (docs/benchmarks.md). The tests that run the language model share one worker (tests/real_model.py).
+.venv/bin/python -m pytest -q -n "${TEST_WORKERS:-2}" --dist loadgroup "$@"
