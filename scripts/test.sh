@@ -16,5 +16,6 @@ bash scripts/audit.sh
 
 export HF_HUB_OFFLINE=1
 # Two workers: one pytest process used 1.3 of the 2 cores and took 20 min idle; two take 14.5 min
-# (docs/benchmarks.md). The tests that run the language model share one worker (tests/real_model.py).
-.venv/bin/python -m pytest -q -n "${TEST_WORKERS:-2}" --dist loadgroup "$@"
+# (docs/benchmarks.md). Each test file runs whole on one worker, and the files that run the language model
+# share one (tests/conftest.py).
+.venv/bin/python -m pytest -q -n "${TEST_WORKERS:-2}" "$@"

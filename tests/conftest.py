@@ -16,6 +16,22 @@ from core.llm.scripted import ScriptedLLM  # noqa: E402
 from core.workspace import Workspace  # noqa: E402
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Under pytest-xdist (scripts/test.sh runs two workers) each test file runs whole on one worker, in its order:
+    its module fixtures are made once, and the browser tests build on the flow before them. The files that run the
+    language model (named *real_model*) share one worker: two llama.cpp processes on 2 cores slow each other 5-10x.
+    (xdist's own `xdist_group` mark does nothing under pytest 9, whose node ids it can no longer rewrite.)"""
+    from xdist.scheduler import LoadFileScheduling
+
+    class ByFile(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = super()._split_scope(nodeid)
+            return "the language model" if "real_model" in path else path
+
+    return ByFile(config, log)
+
+
 @pytest.fixture(scope="session")
 def embedder():
     return shared_embedder()
