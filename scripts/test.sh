@@ -15,7 +15,7 @@ fi
 bash scripts/audit.sh
 
 export HF_HUB_OFFLINE=1
-# Two workers: one pytest process used 1.3 of the 2 cores and took 20 min idle; two take 14.5 min
+# Two workers: one pytest process used 1.3 of the 2 cores and took 20 min idle; two take 12 min
 # (docs/benchmarks.md). Each test file runs whole on one worker, and the files that run the language model
 # share one (tests/conftest.py).
 .venv/bin/python -m pytest -q -n "${TEST_WORKERS:-2}" "$@"
