@@ -92,9 +92,21 @@ def machine() -> dict:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
+        "cpu": cpu(),
         "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
         "code": code_version(),
     }
+
+
+def cpu() -> dict:
+    """The CPU's name and the vector extensions that decide int8 and llama.cpp speed: the int8 embedder ran
+    2.9x torch in session 15 (CPU not recorded) and 1.8x on an AVX2-only AMD EPYC (docs/benchmarks.md)."""
+    info = Path("/proc/cpuinfo")
+    text = info.read_text() if info.exists() else ""
+    name = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model name")), "")
+    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), [])
+    return {"model": name or platform.processor(),
+            "vector_flags": sorted(f for f in flags if f.startswith(("avx", "amx")) or "vnni" in f)}
 
 
 def describe_code() -> str:

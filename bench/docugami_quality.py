@@ -49,7 +49,7 @@ from bench import splits  # noqa: E402
 from bench._common import RESULTS, describe_code, fmt, machine, p50_p95, table, write_json  # noqa: E402
 from bench.answer_quality import spread_over_types  # noqa: E402
 from bench.modes_quality import company_documents, counting, document_scores, expected_documents, score  # noqa: E402
-from bench.retrieval_quality import SHARED, evidence_coverage, reference_evidence  # noqa: E402
+from bench.retrieval_quality import SHARED, evidence_coverage, reference_evidence, source_coverage  # noqa: E402
 
 TYPES = ("Single-Doc Single-Chunk RAG", "Single-Doc Multi-Chunk RAG", "Multi-Doc RAG")
 HELD = 0.5  # evidence "in" a text: it states half of the reference's figures or added words
@@ -94,19 +94,23 @@ def load_questions(shared: Path, part: str | None, limit: int | None) -> list[di
 # --- one question ---------------------------------------------------------------------------------
 
 def best_chunk_coverage(catalog: Path, filenames: list[str], evidence: dict) -> float:
-    """The most of the evidence any one chunk of these filings states (read-only: sqlite URI)."""
+    """The most of the evidence any one chunk of these filings states, read with the headers shown above it
+    (read-only: sqlite URI)."""
     import sqlite3
+
+    from core.ingest.context import context_of
 
     if not filenames:
         return 0.0
     con = sqlite3.connect(f"file:{catalog}?mode=ro", uri=True)
     try:
         marks = ",".join("?" * len(filenames))
-        texts = [t for (t,) in con.execute(
-            f"SELECT c.text FROM chunks c JOIN documents d USING(doc_id) WHERE d.filename IN ({marks})", filenames)]
+        texts = [(t, context_of(i, t)) for t, i in con.execute(
+            f"SELECT c.text, c.index_text FROM chunks c JOIN documents d USING(doc_id) WHERE d.filename IN ({marks})",
+            filenames)]
     finally:
         con.close()
-    return max((evidence_coverage(evidence, t) for t in texts), default=0.0)
+    return max((evidence_coverage(evidence, t, headers) for t, headers in texts), default=0.0)
 
 
 def classify(correct: bool, refused: bool, in_docs: float, in_prompt: float) -> str:
@@ -133,7 +137,7 @@ def ask(ws, row: dict, kb_files: list[str]) -> dict:
     evidence = reference_evidence(row)
     scored = score(row, response.answer)
     in_docs = best_chunk_coverage(ws.settings.data_dir / "catalog.sqlite3", expected, evidence)
-    in_prompt = evidence_coverage(evidence, prompts)
+    in_prompt = source_coverage(evidence, prompts)
     citations = [{"number": c.number, "filename": c.filename, "page": c.page, "cited": c.cited, "score": c.score}
                  for c in response.citations]
     return {

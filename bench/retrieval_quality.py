@@ -34,6 +34,7 @@ import itertools
 import json
 import logging
 import os
+import re
 import sys
 import time
 from collections import Counter, defaultdict
@@ -384,7 +385,7 @@ def score_docugami(q: dict, hits, kb_files: list[str]) -> dict:
     top10 = {h.filename for h in hits[:10]}
     evidence = reference_evidence(q)
     return {
-        "answer_rank": first_rank(hits, lambda h: matches(h.filename) and holds_evidence(evidence, h.text)),
+        "answer_rank": first_rank(hits, lambda h: matches(h.filename) and holds_evidence(evidence, h.text, h.context)),
         "evidence_kind": evidence["kind"],
         "question": q["Question"][:120],
         "source_docs": q["Source Docs"],
@@ -395,7 +396,7 @@ def score_docugami(q: dict, hits, kb_files: list[str]) -> dict:
         "coverage10": (len(top10 & expected) / len(expected)) if expected else None,
         # Per expected filing: the rank of its first hit that states one of the reference's figures
         # (a multi-period answer takes each quarter's figure from that quarter's filing).
-        "filing_evidence_ranks": ({f: first_rank(hits, lambda h, f=f: h.filename == f and states_a_figure(evidence, h.text))
+        "filing_evidence_ranks": ({f: first_rank(hits, lambda h, f=f: h.filename == f and states_a_figure(evidence, h.text, h.context))
                                    for f in sorted(expected)} if evidence["kind"] == "figures" else None),
         "top5": [f"{h.filename} p.{h.page}" for h in hits[:5]],
     }
@@ -415,22 +416,48 @@ def reference_evidence(q: dict) -> dict:
     return {"kind": "words", "words": [w for w in content_words(reference) if w not in asked and w not in BOILERPLATE]}
 
 
-def evidence_coverage(evidence: dict, text: str) -> float:
+def evidence_coverage(evidence: dict, text: str, headers: str = "") -> float:
     """Share of the reference's figures that `text` states (1 % or the reference's rounding,
-    core.evaluate.scoring.figure_matches), or, for an answer without figures, of its added words."""
+    core.evaluate.scoring.figure_matches), or, for an answer without figures, of its added words.
+    `headers` is what the reader sees above the text (the chunk's context line: heading, table headers):
+    a table row's "7,730" under "(In Millions)" states "$7.7 billion"."""
+    return _coverage(evidence, [(text, headers)])
+
+
+def source_coverage(evidence: dict, prompt: str) -> float:
+    """evidence_coverage of a prompt, each [Source N] block read with the headers it shows."""
+    blocks = [b for b in re.split(r"(?=\[Source \d+\])", prompt) if b.strip()]
+    return _coverage(evidence, [(b, b) for b in blocks])
+
+
+def _coverage(evidence: dict, texts: list[tuple[str, str]]) -> float:
     from core.evaluate.scoring import content_words, figure_matches, numbers
 
     if evidence["kind"] == "figures":
-        found = [n for n in numbers(text) if not n["year"]]
+        found = [n if n["scale"] != 1.0 or n["percent"] else {**n, "scale": headers_scale(headers)}
+                 for text, headers in texts for n in numbers(text) if not n["year"]]
         hit = sum(1 for g in evidence["figures"] if any(figure_matches(g, r, 1.0) for r in found))
         return hit / len(evidence["figures"])
     words = evidence["words"]
-    return len(set(words) & set(content_words(text))) / len(words) if words else 0.0
+    stated = {w for text, _ in texts for w in content_words(text)}
+    return len(set(words) & stated) / len(words) if words else 0.0
 
 
-def states_a_figure(evidence: dict, text: str) -> bool:
+_SCALE_FACTORS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+
+def headers_scale(headers: str) -> float:
+    """The factor a table's headers state for its bare figures ("(In Millions; Unaudited)": 1e6), else 1.
+    An exception ("except per share amounts") is ignored: a per-share figure still matches unscaled."""
+    from core.annotations.units import stated_scale
+
+    stated = stated_scale([headers], row="") if headers else None
+    return _SCALE_FACTORS.get(stated[1], 1.0) if stated else 1.0
+
+
+def states_a_figure(evidence: dict, text: str, headers: str = "") -> bool:
     """`text` states at least one of the reference's figures."""
-    return evidence_coverage(evidence, text) * len(evidence["figures"]) >= 1
+    return evidence_coverage(evidence, text, headers) * len(evidence["figures"]) >= 1
 
 
 def filing_coverage(items: list[dict], k: int) -> float | None:
@@ -440,9 +467,9 @@ def filing_coverage(items: list[dict], k: int) -> float | None:
                 for d in items if d.get("filing_evidence_ranks"))
 
 
-def holds_evidence(evidence: dict, text: str) -> bool:
+def holds_evidence(evidence: dict, text: str, headers: str = "") -> bool:
     """A chunk holds the evidence when it states half of the reference's figures or added words."""
-    return evidence_coverage(evidence, text) >= 0.5
+    return evidence_coverage(evidence, text, headers) >= 0.5
 
 
 def rate(items: list[dict], key: str, k: int) -> float | None:
