@@ -46,7 +46,8 @@ def load_isolated(
     """The document and its structured facts, read by a child process within the limits."""
     if timeout <= 0:
         raise IngestError(time_message(settings))
-    request = pickle.dumps((str(path), settings, filename, doc_id))
+    # The child runs in the project folder, so a path relative to the caller's folder is made absolute here.
+    request = pickle.dumps((str(Path(path).absolute()), settings, filename, doc_id))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     try:
         done = subprocess.run(

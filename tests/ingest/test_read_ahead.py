@@ -63,3 +63,14 @@ def test_a_file_changed_after_it_was_read_ahead_is_read_again(make_workspace, wr
 
     hit = ws.retriever.search("saved while the first was indexed", top_k=1).hits[0]
     assert hit.filename == "second.txt" and "new text" in hit.text
+
+
+def test_a_path_relative_to_the_callers_folder_is_read(make_workspace, write_text, monkeypatch):
+    # the reader runs in a child process whose folder is the project's, not the caller's
+    path = write_text("relative.txt", "The boiler at the depot is serviced every autumn.\n")
+    monkeypatch.chdir(path.parent)
+    ws = make_workspace()
+
+    [result] = ws.ingestor.ingest_paths([type(path)(path.name)])
+
+    assert result.ok, result.message
