@@ -2944,9 +2944,10 @@ def names_the_rows(noun: str, known: frozenset) -> bool:
 
 def counted_noun(question: str) -> str | None:
     """What a count counts, in the question's word: "How many of the jobs ..." -> "jobs", "Number of
-    no-shows per clinician" -> "no-shows"."""
-    match = re.search(r"\b(?:how many|number of) (?:of (?:the|our|your|their|these|those) |the )?([a-z][a-z-]*)",
-                      question.lower())
+    no-shows per clinician" -> "no-shows"; a value named with a number before it is not the thing counted:
+    "How many Year 9 pupils ..." -> "pupils"."""
+    match = re.search(r"\b(?:how many|number of) (?:of (?:the|our|your|their|these|those) |the )?"
+                      r"(?:[a-z][a-z-]* \d+[a-z]? (?=[a-z]))?([a-z][a-z-]*)", question.lower())
     return match.group(1) if match else None
 
 

@@ -14,7 +14,8 @@ from core.annotations.conditions import YEAR_DIGITS, answered_yes_or_no, asks_co
 from core.annotations.model import normalize_label, singular
 from core.annotations.linked import look_up
 from core.annotations.named_rows import rows_named
-from core.annotations.plan import (NOT_IN_TABLE, ROWS_COUNTED, PlannedQuery, count_qualifiers, evidence as plan_evidence,
+from core.annotations.plan import (NOT_IN_TABLE, ROWS_COUNTED, PlannedQuery, count_qualifiers, counted_phrase,
+                                  evidence as plan_evidence,
                                   fill_plan, figures_across_named, format_value as _value, known_words,
                                   phrase as phrase_plan, plan_by_rules, printed_unit, read_by_rules, run_plan)
 from core.annotations.query import StructuredQuery
@@ -783,10 +784,10 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
         value = _value(query.rows[0][visible[0]], units[0])
         if _difference(result.parsed_question, query.columns[visible[0]], query.rows[0][visible[0]]):
             labels[0], value = "difference", _value(abs(query.rows[0][visible[0]]), units[0])
-        counted = re.search(r"\bhow many ([a-z][a-z-]*)", result.parsed_question.lower()) if result.parsed_question else None
+        counted = counted_phrase(result.parsed_question or "")
         named = re.fullmatch(r"Label (?:containing )?(.+)", condition) if queried and all(t.kind == "fields" for t in queried) else None
         if labels[0] == "number of rows" and counted:  # "How many athletes ..." -> "3 athletes with nationality = Sri Lanka"
-            text = f"{value} {counted.group(1)}{' with ' + condition if condition else ''} (from {where})."
+            text = f"{value} {counted}{' with ' + condition if condition else ''} (from {where})."
         elif named:  # a printed field found by its label: "The Due Date is 04/04/2023", not "The due_date for Label = …"
             text = f"The {named.group(1).strip('…')} is {value} (from {where})."
         elif labels[0] == "number of rows" and answered_yes_or_no(result.parsed_question or ""):  # "Did X run 10.55 or faster?"

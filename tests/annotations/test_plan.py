@@ -1159,3 +1159,12 @@ def test_a_period_is_said_as_a_person_says_it(ws, asked, said):
     response = ws.ask(f"How many loaves did the Station shop sell {asked}?", mode="pipeline",
                       doc_ids=[ws.documents()[0].doc_id])
     assert f", {said}" in response.answer and " in in " not in response.answer, response.answer
+
+
+def test_a_count_says_the_thing_counted_not_a_value_before_it(kb_of):
+    ws = kb_of("classes.csv", "Pupil,Year Group,Absences\nAsha,Year 9,7\nBen,Year 9,2\nCara,Year 8,9\nDev,Year 9,6\n")
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Year Group", "op": "is", "value": "Year 9"},
+                                                   {"column": "Absences", "op": ">", "value": "5"}])]
+    response = ws.ask("How many Year 9 pupils had more than 5 absences?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("2 pupils with "), response.answer
