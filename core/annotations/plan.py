@@ -450,6 +450,12 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                                            f"{plan.column.label} is not what the question asks for"))
             plan.answer = NOT_IN_TABLE
             return planned
+        if plan.answer in _SQL_AGGREGATE and plan.column is not None and (ratio := ratio_unsaid(question, plan.column)):
+            # "What was the attendance rate for Year 7?" planned as the average of Sessions Attended: the free query
+            # writer may divide one amount by another (and is checked the same way)
+            planned.handover = f"it took the {plan.answer} of {plan.column.label}, and the question asks for a {ratio}"
+            plan.answer = "other"
+            return planned
         if (event := unrecorded_time(question, plan, columns, planned.table)) is not None:
             planned.applied.append(Applied(event, None, "not applied", NOT_RECORDED))
             plan.answer = NOT_IN_TABLE
@@ -625,6 +631,26 @@ def _derived_beyond(question: str, labels: list[str]) -> bool:
     discount rate" names the row "Discount rate"; "X in 2019 as a percentage of X in 2018" is worked out of them)."""
     named = {w.rstrip("s") for label in labels for w in tokens(label)}
     return bool({w.rstrip("s") for w in _DERIVED.findall(question.lower())} - named)
+
+
+# A figure that is one amount over another: "the attendance rate", "what percentage of the hours"
+_RATIO_ASKED = re.compile(r"\b(percent(?:age)?|proportion|share|ratio|rate)\b", re.I)
+# A rate that is a price or a charge per unit is a column's own figure: "the average hourly rate" over Rate (£/hr)
+_PRICE_WORDS = {"price", "fee", "charge", "cost", "tariff", "pay", "wage", "salary"}
+
+
+def ratio_unsaid(question: str, column: Column) -> str | None:
+    """The word of a ratio the question asks for ("rate", "percentage") that the column it totals or averages does
+    not hold: the average of Sessions Attended is no attendance rate, a sum of hours no share of them. None when
+    the column is such a figure itself ("Pass %", "Rate (£/hr)", "Churn ratio") or the question asks none."""
+    asked = {w.lower() for w in _RATIO_ASKED.findall(question)}
+    label = column.label.lower()
+    if not asked or "%" in label or "percent" in label or (column.unit or "") in ("%", "percent") \
+            or {w.rstrip("s") for w in tokens(label)} & {"rate", "ratio", "share", "proportion", "pct", "percent"}:
+        return None
+    if asked == {"rate"} and ("/" in (column.unit or "") or set(tokens(label)) & _PRICE_WORDS):
+        return None
+    return sorted(asked)[0]
 
 
 def read_by_rules(question: str, table: TableInfo, executor: ReadOnlyExecutor) -> PlannedQuery | None:

@@ -794,11 +794,45 @@ def check_meaning(sql: str, tables: list[TableInfo]) -> None:
         columns = "; ".join(f"{t.name}: " + ", ".join(t.columns) for t in tables)
         raise QueryRefused(f"Refused: no column is named {', '.join(unknown)} (a double-quoted unknown name is read "
                            f"as text). The columns are {columns}. Write text values in single quotes")
+    if (bare := bare_columns(code, tables)):
+        raise QueryRefused(f"Refused: {', '.join(bare)} stands beside SUM, AVG or COUNT outside any of them, so SQLite "
+                           "reads it from one arbitrary row. Aggregate it too: SUM(a) * 1.0 / SUM(b)")
     condition = _WHERE.search(code)
     tables_named = {t.name.lower() for t in tables}
     if condition and not {w.lower() for w in _IDENTIFIER.findall(condition.group(1))} - _SQL_WORDS - tables_named:
         raise QueryRefused("Refused: the WHERE clause compares no column (a value with itself is always true). "
                            "Filter the column that holds the value: WHERE \"column\" LIKE '%value%'")
+
+
+_EXTREME = re.compile(r"\b(?:MIN|MAX)\s*\(", re.I)
+_SELECT_LIST = re.compile(r"^\s*SELECT\b(.*?)\bFROM\b", re.I | re.S)
+
+
+def bare_columns(code: str, tables: list[TableInfo]) -> list[str]:
+    """The columns a one-row total reads outside every aggregate ("SUM(attended) / possible" divides by one
+    arbitrary row's figure): a query with SUM, AVG or COUNT and no GROUP BY. Beside MIN or MAX a bare column is
+    SQLite's way of naming the row that holds the extreme, and stays. `code` has its text values blanked."""
+    head = _SELECT_LIST.search(code)
+    if not head or not _AGGREGATE.search(head.group(1)) or _EXTREME.search(head.group(1)) \
+            or re.search(r"\bGROUP\s+BY\b", code, re.I):
+        return []
+    outside, depth, call = [], 0, []  # the select list's text outside every aggregate call
+    text = head.group(1)
+    i = 0
+    while i < len(text):
+        opened = _AGGREGATE.match(text, i) if depth == 0 else None
+        if opened:
+            depth, i = 1, opened.end()
+            continue
+        if depth:
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+        else:
+            outside.append(text[i])
+        i += 1
+    rest = _ALIAS.sub(" ", "".join(outside))
+    columns = {c.lower(): c for t in tables for c in t.columns}
+    named = [m[0] or m[1] for m in re.findall(r'"([^"]+)"|\b([A-Za-z_]\w*)\b', rest)]
+    return list(dict.fromkeys(columns[n.lower()] for n in named if n.lower() in columns))
 
 
 def clean_sql(sql: str) -> str:

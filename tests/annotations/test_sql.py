@@ -525,3 +525,18 @@ def test_dates_subtracted_with_a_minus_go_back_once_for_julianday(tmp_path):
     years = "SELECT strftime('%Y', MAX(filled_date)) - strftime('%Y', MIN(filled_date)) FROM fills"
     assert sql_module.dates_subtracted_as_text(years, [table]) is None
     assert sql_module.dates_subtracted_as_text("SELECT litres - 5 FROM fills WHERE filled_date > '2024-02-01'", [table]) is None
+
+
+def test_a_column_beside_a_total_outside_any_aggregate_goes_back_to_the_model(executor):
+    # SQLite reads the bare column from one arbitrary row: "SUM(a) / b" divides by one row's b
+    llm = ScriptedLLM([json.dumps({"sql": "SELECT SUM(time_s) / time_s FROM races"}),
+                       json.dumps({"sql": "SELECT SUM(time_s) * 1.0 / COUNT(time_s) FROM races"})])
+    written = write_query("What is the mean time?", [TABLE], llm, executor, 3, 200)
+    assert written.retried and written.error is None
+    assert "time_s stands beside SUM, AVG or COUNT" in llm.calls[1][-1]["content"]
+
+
+def test_a_column_beside_max_names_the_row_that_holds_it(executor):
+    llm = ScriptedLLM([json.dumps({"sql": "SELECT athlete, MAX(time_s) FROM races"})])
+    written = write_query("Who was slowest?", [TABLE], llm, executor, 3, 200)
+    assert not written.retried and written.error is None
