@@ -412,6 +412,16 @@ def same_value(a: str, b: str) -> bool:
     return head_a == head_b and bool(singulars(last_a) & singulars(last_b))
 
 
+def clipped_form(short: str, whole: str) -> bool:
+    """One word the clipped form of another, as office language shortens it: "maths" Mathematics, "admin"
+    Administration, "temps" Temperatures. Four letters at least, and three more in the whole word, so that a word
+    is not the clip of its own derivation ("rent" / "rental")."""
+    a, b = tokens(short), tokens(whole)
+    if len(a) != 1 or len(b) != 1:
+        return False
+    return any(len(s) >= 4 and b[0].startswith(s) and len(b[0]) >= len(s) + 3 for s in singulars(a[0]))
+
+
 _FILLER = set("a an the of in on at to for from by with and or is are was were be what which who how many much did do "
               "does has have had it its this that our we us me my per each every all any than more less over under".split())
 

@@ -29,7 +29,7 @@ from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (YEAR_DIGITS, FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, YEAR_KIND, Bound, CellValue, Period,
                                          StatedConditions, answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, code_family_groups,
-                                         bounds, cell_values,
+                                         bounds, cell_values, clipped_form,
                                          figures, named_in, periods, quarter_names, said_with_the, same_value, same_word, singulars, month_number,
                                          tokens, without_bounds, word_forms, years_in)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
@@ -2083,7 +2083,11 @@ def person_column(columns: list[Column], question: str = "") -> Column | None:
 
 
 def _cells_named(value: str, column: Column) -> tuple[str, ...]:
-    return tuple(c for c in column.cells if fold(value) and same_value(value, c))
+    """The cells a filter value names; where none is the value itself, the one cell the value clips ("maths"
+    for Mathematics, "admin" for Administration)."""
+    named = tuple(c for c in column.cells if fold(value) and same_value(value, c))
+    clipped = tuple(c for c in column.cells if clipped_form(value, c)) if not named else ()
+    return named or (clipped if len(clipped) == 1 else ())
 
 
 def _one_per_phrase(values: list[CellValue], plan: Plan) -> list[CellValue]:

@@ -1,5 +1,5 @@
 """The conditions a question states, read by code: periods, bounds with units, and cell values."""
-from core.annotations.conditions import (CellValue, bound_in, bounds, cell_values, named_in, periods, quarters_in, said_with_the,
+from core.annotations.conditions import (CellValue, bound_in, bounds, cell_values, clipped_form, named_in, periods, quarters_in, said_with_the,
                                          tokens)
 from core.annotations.units import convert
 
@@ -225,3 +225,8 @@ def test_the_quarters_a_title_or_question_names_in_each_way_it_is_written():
     assert quarters_in("3Q results and the fourth-quarter outlook") == {3, 4}
     assert quarters_in("the 1st quarter and the Second quarter") == {1, 2}
     assert quarters_in("Q5, 2023, a quarterly report, quarter-end") == set()
+
+
+def test_a_clipped_word_names_the_word_it_shortens_but_not_its_derivation():
+    assert clipped_form("maths", "Mathematics") and clipped_form("admin", "Administration")
+    assert not clipped_form("rent", "Rental") and not clipped_form("maths", "Further Mathematics")

@@ -1168,3 +1168,11 @@ def test_a_count_says_the_thing_counted_not_a_value_before_it(kb_of):
     response = ws.ask("How many Year 9 pupils had more than 5 absences?", mode="pipeline",
                       doc_ids=[ws.documents()[0].doc_id])
     assert response.answer.startswith("2 pupils with "), response.answer
+
+
+def test_a_filter_value_in_its_clipped_form_names_the_one_cell_it_clips(kb_of):
+    ws = kb_of("results.csv", "Subject,Entries,Pass Rate (%)\nMathematics,178,72\nEnglish Language,176,74\n")
+    ws.llm.script = [plan(answer="sum", column="Pass Rate (%)", filters=[{"column": "Subject", "op": "is", "value": "maths"}])]
+    response = ws.ask("What was the maths pass rate?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("Mathematics, Pass Rate (%): 72%"), response.answer  # the cell, not "maths"
+    assert "IN ('Mathematics')" in response.structured["query"]
