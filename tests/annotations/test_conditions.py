@@ -230,3 +230,10 @@ def test_the_quarters_a_title_or_question_names_in_each_way_it_is_written():
 def test_a_clipped_word_names_the_word_it_shortens_but_not_its_derivation():
     assert clipped_form("maths", "Mathematics") and clipped_form("admin", "Administration")
     assert not clipped_form("rent", "Rental") and not clipped_form("maths", "Further Mathematics")
+
+
+def test_a_word_in_its_clipped_form_names_the_cell_it_clips_when_no_cell_holds_it_whole():
+    subjects = {"Subject": ["English Language", "Mathematics", "History"]}
+    [named] = cell_values("What was the maths pass rate in 2025?", subjects)
+    assert (named.column, named.cells) == ("Subject", ("Mathematics",))
+    assert cell_values("What did we spend on rent?", {"Item": ["Rental van", "Fuel"]}) == []
