@@ -419,7 +419,9 @@ def clipped_form(short: str, whole: str) -> bool:
     a, b = tokens(short), tokens(whole)
     if len(a) != 1 or len(b) != 1:
         return False
-    return any(len(s) >= 4 and b[0].startswith(s) and len(b[0]) >= len(s) + 3 for s in singulars(a[0]))
+    # (the word, or without a plural "s": "activites" cut to "activit" would clip "activities", a misspelling)
+    forms = {a[0], a[0][:-1]} if a[0].endswith("s") else {a[0]}
+    return any(len(s) >= 4 and b[0].startswith(s) and len(b[0]) >= len(s) + 3 for s in forms)
 
 
 _FILLER = set("a an the of in on at to for from by with and or is are was were be what which who how many much did do "
