@@ -548,13 +548,13 @@ def cell_values(question: str, columns: dict[str, list[str]], label_words: set[s
     # word ("journeys" of the row "Total journeys"); a total's row is no record of what it totals
     valued = {v.column for v in found}
     for start, word in free:
-        holding = {column: held for column, cells in columns.items() if column not in valued
-                   and (held := tuple(c for c in cells if len(c) <= PART_CELL_LENGTH and not _TOTAL_CELL.match(c)
-                                      and singulars(word) & word_forms(c)))}
+        def holding_cells(holds) -> dict[str, tuple[str, ...]]:
+            return {column: held for column, cells in columns.items() if column not in valued
+                    and (held := tuple(c for c in cells if len(c) <= PART_CELL_LENGTH and not _TOTAL_CELL.match(c)
+                                       and holds(c)))}
+        holding = holding_cells(lambda c: singulars(word) & word_forms(c))
         if not holding:  # "maths" of Mathematics: a word in its clipped form, where none holds it whole
-            holding = {column: held for column, cells in columns.items() if column not in valued
-                       and (held := tuple(c for c in cells if len(c) <= PART_CELL_LENGTH and not _TOTAL_CELL.match(c)
-                                          and any(clipped_form(word, w) for w in tokens(c))))}
+            holding = holding_cells(lambda c: any(clipped_form(word, w) for w in tokens(c)))
         column, held = next(iter(holding.items())) if len(holding) == 1 else (None, ())
         if column is not None and len(held) <= PART_SHARE * len(columns[column]):
             found.append(CellValue(word, column, tuple(sorted(held)), _stance_at(asked, start, 1)))
