@@ -1972,6 +1972,12 @@ def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
         # their rows, or by the units sold where there is a quantity ("the best-selling product")
         measure = ranking_measure(question, columns)
         named, plan.answer, plan.column = plan.column, *(("sum", measure) if measure is not None else ("count", plan.column))
+    if plan.answer in ("maximum", "minimum") and named is not None and plan.group_by is named and plan.limit \
+            and plan.column is not None and plan.column.kind == "number" and _WHICH.search(question) \
+            and _AMOUNT_RANK.search(text) and not re.search(r"\bsingle\b", question, re.I):
+        # "Which pupil had the most absences over the year?" planned as each pupil's largest row, ranked: the most
+        # is each pupil's total ("the biggest single ..." stays one row's)
+        plan.answer = "sum"
     if named is None or plan.group_by is not None or not _TOP.search(text) or not _WHICH.search(question):
         return
     if plan.answer in ("maximum", "minimum") and plan.column is not None and plan.column.kind == "number" \

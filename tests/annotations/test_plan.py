@@ -1176,3 +1176,11 @@ def test_a_filter_value_in_its_clipped_form_names_the_one_cell_it_clips(kb_of):
     response = ws.ask("What was the maths pass rate?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
     assert response.answer.startswith("Mathematics, Pass Rate (%): 72%"), response.answer  # the cell, not "maths"
     assert "IN ('Mathematics')" in response.structured["query"]
+
+
+def test_which_name_had_the_most_ranks_each_names_total_not_its_largest_row(kb_of):
+    ws = kb_of("absences.csv", "Pupil,Term,Absences\nAsha,Autumn,12\nAsha,Spring,0\nBen,Autumn,9\nBen,Spring,8\n")
+    ws.llm.script = [plan(answer="maximum", column="Absences", group_by="Pupil", order="highest first", limit=1)]
+    response = ws.ask("Which pupil had the most absences over the year?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("Ben"), response.answer
+
