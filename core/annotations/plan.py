@@ -450,7 +450,7 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                                            f"{plan.column.label} is not what the question asks for"))
             plan.answer = NOT_IN_TABLE
             return planned
-        if plan.answer in _SQL_AGGREGATE and plan.column is not None and (ratio := ratio_unsaid(question, plan.column)):
+        if plan.answer in _SQL_AGGREGATE and plan.column is not None and (ratio := ratio_unsaid(question, plan)):
             # "What was the attendance rate for Year 7?" planned as the average of Sessions Attended: the free query
             # writer may divide one amount by another (and is checked the same way)
             planned.handover = f"it took the {plan.answer} of {plan.column.label}, and the question asks for a {ratio}"
@@ -639,12 +639,16 @@ _RATIO_ASKED = re.compile(r"\b(percent(?:age)?|proportion|share|ratio|rate)\b", 
 _PRICE_WORDS = {"price", "fee", "charge", "cost", "tariff", "pay", "wage", "salary"}
 
 
-def ratio_unsaid(question: str, column: Column) -> str | None:
-    """The word of a ratio the question asks for ("rate", "percentage") that the column it totals or averages does
-    not hold: the average of Sessions Attended is no attendance rate, a sum of hours no share of them. None when
-    the column is such a figure itself ("Pass %", "Rate (£/hr)", "Churn ratio") or the question asks none."""
+def ratio_unsaid(question: str, plan: Plan) -> str | None:
+    """The word of a ratio the question asks for ("rate", "percentage") that the column the plan totals or averages
+    does not hold: the average of Sessions Attended is no attendance rate, a sum of hours no share of them. None
+    when the column, or a row the plan filters, is such a figure itself ("Pass %", "Rate (£/hr)", a report's row
+    "Effective tax rate" under a year column) or the question asks none."""
     asked = {w.lower() for w in _RATIO_ASKED.findall(question)}
-    label = column.label.lower()
+    column = plan.column
+    rows = [str(v) for i, (_, op, value) in enumerate(plan.filters) if op == "is"
+            for v in plan.matched.get(i, (value,))]
+    label = " | ".join([column.label, *rows]).lower()
     if not asked or "%" in label or "percent" in label or (column.unit or "") in ("%", "percent") \
             or {w.rstrip("s") for w in tokens(label)} & {"rate", "ratio", "share", "proportion", "pct", "percent"}:
         return None

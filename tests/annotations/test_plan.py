@@ -1184,3 +1184,18 @@ def test_which_name_had_the_most_ranks_each_names_total_not_its_largest_row(kb_o
     response = ws.ask("Which pupil had the most absences over the year?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
     assert response.answer.startswith("Ben"), response.answer
 
+
+
+def test_a_rate_the_filtered_row_names_is_read_from_that_row(kb_of):
+    ws = kb_of("taxes.csv", "Item,2019,2018\nIncome before tax,500,400\nEffective tax rate,21.5,24.0\n")
+    ws.llm.script = [plan(answer="sum", column="2019", filters=[{"column": "Item", "op": "is", "value": "Effective tax rate"}])]
+    response = ws.ask("What was the effective tax rate in 2019?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert "21.5" in response.answer, response.answer
+
+
+def test_a_rate_asked_of_a_column_of_counts_is_not_its_average(kb_of):
+    ws = kb_of("attendance.csv", "Pupil,Year Group,Possible,Attended\nAsha,Year 7,100,90\nBen,Year 7,100,80\n")
+    ws.llm.script = [plan(answer="average", column="Attended", filters=[{"column": "Year Group", "op": "is", "value": "Year 7"}]),
+                     json.dumps({"sql": "SELECT SUM(attended) * 1.0 / SUM(possible) FROM attendance WHERE year_group = 'Year 7'"})]
+    response = ws.ask("What was the attendance rate for Year 7?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert "0.85" in response.answer and "85.00" not in response.answer, response.answer
