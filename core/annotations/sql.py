@@ -814,9 +814,9 @@ def bare_columns(code: str, tables: list[TableInfo]) -> list[str]:
     SQLite's way of naming the row that holds the extreme, and stays. `code` has its text values blanked."""
     head = _SELECT_LIST.search(code)
     if not head or not _AGGREGATE.search(head.group(1)) or _EXTREME.search(head.group(1)) \
-            or re.search(r"\bGROUP\s+BY\b", code, re.I):
+            or re.search(r"\bGROUP\s+BY\b|\bOVER\s*\(", code, re.I):  # (a window's total is one per row)
         return []
-    outside, depth, call = [], 0, []  # the select list's text outside every aggregate call
+    outside, depth = [], 0  # the select list's text outside every aggregate call
     text = head.group(1)
     i = 0
     while i < len(text):
