@@ -443,16 +443,13 @@ def _coverage(evidence: dict, texts: list[tuple[str, str]]) -> float:
     return len(set(words) & stated) / len(words) if words else 0.0
 
 
-_SCALE_FACTORS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
-
-
 def headers_scale(headers: str) -> float:
     """The factor a table's headers state for its bare figures ("(In Millions; Unaudited)": 1e6), else 1.
     An exception ("except per share amounts") is ignored: a per-share figure still matches unscaled."""
-    from core.annotations.units import stated_scale
+    from core.annotations.units import SCALES, stated_scale
 
     stated = stated_scale([headers], row="") if headers else None
-    return _SCALE_FACTORS.get(stated[1], 1.0) if stated else 1.0
+    return SCALES.get(stated[1], 1.0) if stated else 1.0
 
 
 def states_a_figure(evidence: dict, text: str, headers: str = "") -> bool:
