@@ -1947,6 +1947,7 @@ def period_group(question: str) -> str | None:
 
 
 _AMOUNT_RANK = re.compile(r"\b(?:most|least|fewest)\b", re.I)  # of a total; "highest", "biggest" may be one row's
+_SINGLE = re.compile(r"\bsingle\b", re.I)  # "the biggest single fill-up": one row's, whatever the ranking word
 _ASCENDING = re.compile(r"\b(?:least|fewest|lowest|smallest|quietest)\b", re.I)
 _HOW_MANY_RANKED = re.compile(r"^\W*(?:which|(?:what|who)(?:\s+(?:are|were|is|was))?(?:\s+(?:the|our|your))?(?:\s+top)?)\s+"
                               r"(\d+|two|three|four|five|six|seven|eight|nine|ten)\b", re.I)
@@ -1978,14 +1979,14 @@ def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
         named, plan.answer, plan.column = plan.column, *(("sum", measure) if measure is not None else ("count", plan.column))
     if plan.answer in ("maximum", "minimum") and named is not None and plan.group_by is named and plan.limit \
             and plan.column is not None and plan.column.kind == "number" and _WHICH.search(question) \
-            and _AMOUNT_RANK.search(text) and not re.search(r"\bsingle\b", question, re.I):
+            and _AMOUNT_RANK.search(text) and not _SINGLE.search(question):
         # "Which pupil had the most absences over the year?" planned as each pupil's largest row, ranked: the most
         # is each pupil's total ("the biggest single ..." stays one row's)
         plan.answer = "sum"
     if named is None or plan.group_by is not None or not _TOP.search(text) or not _WHICH.search(question):
         return
     if plan.answer in ("maximum", "minimum") and plan.column is not None and plan.column.kind == "number" \
-            and _AMOUNT_RANK.search(text) and not re.search(r"\bsingle\b", question, re.I):
+            and _AMOUNT_RANK.search(text) and not _SINGLE.search(question):
         plan.answer = "sum"
     if plan.answer not in ("count", "sum"):
         return

@@ -1185,7 +1185,6 @@ def test_which_name_had_the_most_ranks_each_names_total_not_its_largest_row(kb_o
     assert response.answer.startswith("Ben"), response.answer
 
 
-
 def test_a_rate_the_filtered_row_names_is_read_from_that_row(kb_of):
     ws = kb_of("taxes.csv", "Item,2019,2018\nIncome before tax,500,400\nEffective tax rate,21.5,24.0\n")
     ws.llm.script = [plan(answer="sum", column="2019", filters=[{"column": "Item", "op": "is", "value": "Effective tax rate"}])]
