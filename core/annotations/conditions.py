@@ -150,6 +150,13 @@ _DATE_EDGE = re.compile(rf"\b(on or after|on or before|after|since|from|before|u
 _EDGE_SHIFT = {"after": ("start", 1), "on or after": ("start", 0), "since": ("start", 0), "from": ("start", 0),
                "before": ("end", -1), "on or before": ("end", 0), "until": ("end", 0), "till": ("end", 0),
                "by": ("end", 0), "up to": ("end", 0)}
+# "before September 2025", "by March", "since April 2024": one side of a stretch of whole months ("from March"
+# is left to the month itself: "orders from March" are March's)
+_MONTH_EDGE = re.compile(rf"\b(on or after|on or before|after|since|before|until|till|by|up to)\s+({MONTH_NAME})\b\.?"
+                         rf"(?!\s*(?:and|to|until|through|-|–)\s)(?:\s+(?:of\s+)?({YEAR_DIGITS}))?", re.I)
+_MONTH_EDGE_SHIFT = {"after": ("start", 1), "on or after": ("start", 0), "since": ("start", 0),
+                     "before": ("end", -1), "on or before": ("end", 0), "until": ("end", 0), "till": ("end", 0),
+                     "by": ("end", 0), "up to": ("end", 0)}
 # "on 5 March 2024", "on March 5": one day (said with "on"; "as of December 31, 2019" is a report's year)
 _ON_DAY = re.compile(rf"\bon\s+(?:the\s+)?{_DATE}(?:,?\s+({YEAR_DIGITS}))?", re.I)
 # "from November 2023 to February 2024": every day between the first of the one month and the last of the other
@@ -229,6 +236,11 @@ def periods(question: str) -> list[Period]:
             a, b = month_number(m.group(1) or m.group(2)), month_number(m.group(3))
             if a and b and a <= b:
                 take(m, Period(m.group(0), int(m.group(4)) if m.group(4) else None, tuple(range(a, b + 1))))
+    # after the month-to-month spans, whose "until June" is no edge of its own
+    for m in _MONTH_EDGE.finditer(text):
+        period = _month_edge(m)
+        if free(m) and period:
+            take(m, period)
     for m in _MONTH_YEAR.finditer(text):
         word = m.group(1).lower()
         if not free(m) or (word == "may" and not _MAY_MONTH.search(text[max(0, m.start() - 8):m.end() + 5])):
@@ -255,13 +267,35 @@ def periods(question: str) -> list[Period]:
         found.append(Period(", ".join(m.group(0) for m in _WEEKDAY.finditer(text)), weekdays=days))
     # a bare year beside a finer period of no year is that period's year: "in March 2024" read as one
     years = [p for p in found if p.year and not p.months and not p.start and not p.weekdays]
-    finer = [p for p in found if (p.months or p.start) and p.year is None]
+    finer = [p for p in found if (p.months or p.start or p.end) and p.year is None]
     if len(years) == 1 and finer:
         found = [p for p in found if p is not years[0]]
         found = [Period(f"{p.text} {years[0].text}".strip(), years[0].year, p.months,
                         _with_year(p.start, years[0].year), _with_year(p.end, years[0].year))
                  if p in finer else p for p in found]
     return _months_together(found)
+
+
+def _month_edge(m: re.Match) -> Period | None:
+    """The period "before September 2025" states: up to 31 August 2025. A year left unsaid is any year's
+    ("0000-"), read as one with a year said elsewhere in the question."""
+    word, month_word, year_text = m.group(1), m.group(2), m.group(3)
+    month = month_number(month_word)
+    if not month or (len(month_word) == 3 and not month_word[:1].isupper() and not year_text):
+        return None  # "by mar", "after may": lower-case words more often than months
+    if month_word.lower() == "may" and not (year_text or month_word[:1].isupper()):
+        return None
+    side, shift = _MONTH_EDGE_SHIFT[" ".join(word.lower().split())]
+    year = int(year_text) if year_text else None
+    first = date(year or 2000, month, 1)
+    if side == "start":
+        edge = first if shift == 0 else date(first.year + first.month // 12, first.month % 12 + 1, 1)
+    else:
+        edge = first - timedelta(days=1) if shift < 0 else date(first.year, month, monthrange(first.year, month)[1])
+    if not year and edge.year != first.year:
+        return None  # "after December" of no year runs into a year nobody named
+    iso = f"{edge.year if year else 0:04d}-{edge.month:02d}-{edge.day:02d}"
+    return Period(m.group(0), None, (), iso if side == "start" else None, iso if side == "end" else None)
 
 
 def _months_together(found: list[Period]) -> list[Period]:
@@ -277,15 +311,20 @@ def _months_together(found: list[Period]) -> list[Period]:
 
 
 def _with_year(iso: str | None, year: int) -> str | None:
-    return f"{year:04d}{iso[4:]}" if iso else None
+    if not iso:
+        return None
+    month, day = int(iso[5:7]), int(iso[8:10])
+    return f"{year:04d}-{month:02d}-{min(day, monthrange(year, month)[1]):02d}"  # 29 February of a common year is the 28th
 
 
 # --- bounds ---
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
-_UNIT = (r"(hp|bhp|kw|w|mw|kg|g|lb|lbs|t|tonnes?|tons?|mm|cm|m|km|mi|miles?|in|inch(?:es)?|ft|feet|"
-         r"l|litres?|liters?|gal(?:lons?)?|m3|m³|min(?:utes?)?|h|hrs?|hours?|days?|weeks?|years?|yrs?|p|pence|%|percent|"
-         r"[$€£]|eur|euros?|usd|dollars?|gbp|pounds?)?")
+# Every unit a bound may be said in; the records query reads the same list.
+UNIT_PATTERN = (r"(hp|bhp|kwp|kw|wp|w|mw|kg|g|lb|lbs|t|tonnes?|tons?|mm|cm|m|km|mi|miles?|in|inch(?:es)?|ft|feet|"
+                r"l|litres?|liters?|gal(?:lons?)?|m3|m³|min(?:utes?)?|h|hrs?|hours?|days?|weeks?|years?|yrs?|p|pence|%|"
+                r"percent|[$€£]|eur|euros?|usd|dollars?|gbp|pounds?)?")
+_UNIT = UNIT_PATTERN
 _CURRENCY_BEFORE = r"([$€£])?"
 _BOUND_WORDS = [  # phrase -> op; longest first
     (r"no (?:more|greater|bigger|larger|wider|longer|taller|heavier|higher) than|not more than|at most|up to|maximum of|a maximum of", "<="),

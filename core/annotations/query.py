@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from core.annotations.conditions import YEAR_DIGITS, MONTHS, month_number
+from core.annotations.conditions import UNIT_PATTERN, YEAR_DIGITS, MONTHS, month_number
 from core.annotations.model import singular
 from core.annotations.search import Condition, FactQuery
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
-_UNIT = r"(mm|cm|m|km|in|inch(?:es)?|ft|kg|g|lb|lbs|t|w|kw|wp|kwp|%|usd|eur|gbp|\$|€|£)?"
+_UNIT = UNIT_PATTERN  # one list of units with the conditions' bounds: "over 20 feet", "150 hp"
 
 ADJECTIVES = {  # comparative word -> (label, op)
     "wider": ("width", ">"), "narrower": ("width", "<"), "wide": ("width", None), "width": ("width", None),

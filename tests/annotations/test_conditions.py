@@ -64,6 +64,20 @@ def test_a_date_after_before_or_by_is_one_side_of_a_stretch_of_days():
     assert edges("the balance as of December 31, 2019") == [(None, None)]  # a report's year column, not a cut-off
 
 
+def test_a_month_after_before_since_or_until_is_one_side_of_a_stretch_of_whole_months():
+    def edges(question):
+        return [(p.start, p.end) for p in periods(question)]
+    assert edges("Which vans have their MOT due before September 2025?") == [(None, "2025-08-31")]
+    assert edges("Jobs raised after March 2024") == [("2024-04-01", None)]
+    assert edges("complaints since April 2023") == [("2023-04-01", None)]
+    assert edges("invoices paid by June 2024") == [(None, "2024-06-30")]
+    assert edges("inspections due before March") == [(None, "0000-02-29")]  # no year: any year's months
+    assert edges("Which jobs were logged before March in 2024?") == [(None, "2024-02-29")]
+    assert [p.months for p in periods("orders from March")] == [(3,)]  # "from March" is March's
+    assert [p.months for p in periods("rainfall from March until June")] == [(3, 4, 5, 6)]  # a span, no edge
+    assert edges("what they may do after may") == []  # lower-case words, no month
+
+
 def test_a_day_said_with_on_is_that_day_and_a_span_of_months_of_years_is_every_day_in_it():
     def days(question):
         return [(p.start, p.end) for p in periods(question)]

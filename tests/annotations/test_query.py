@@ -16,6 +16,8 @@ def conditions(question, known=()):
     ("Which panel weighs less than 20 kg?", ("weight", "<", 20.0, "kg")),  # the verb's -s form
     ("receipts under 50 GBP", ("total", "<", 50.0, "gbp")),
     ("panels with at least 400 W of power", ("power", ">=", 400.0, "w")),
+    ("vehicles longer than 20 feet", ("length", ">", 20.0, "feet")),  # one list of units with the conditions
+    ("pumps with more than 150 hp of power", ("power", ">", 150.0, "hp")),
 ])
 def test_comparisons_with_units(question, expected):
     found, parsed = conditions(question)
