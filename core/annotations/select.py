@@ -77,6 +77,9 @@ _NOUN_OF = {"sold": "sale", "sell": "sale", "selling": "sale", "bought": "purcha
 # as much as a word of the file's name (3)
 ASKED_COLUMN_POINTS = 2
 # "last year", "this year", "of the year": a period, not a column called Year
+# Quantities a question names by its comparative ("longer than 20 feet" is a length), which a column of the same
+# kind of unit under another name (a trip's distance in km) is not
+_NAMED_QUANTITIES = {"width", "height", "length", "weight", "depth", "power"}
 _DURATION_UNITS = {normal_unit(u) for u in ("h", "min", "s")}
 _YEAR_PHRASE = re.compile(r"\b(?:this|last|next|that|of the|the whole)\s+year\b", re.I)
 # "the total number of films", "Number of no-shows": a count, not a Number or Total column (nor an invoice's number
@@ -145,8 +148,8 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
                  and (kind[0] != unit_kind("h")[0] or normal_unit(b.unit) in _DURATION_UNITS)}
         held = sorted(label for label in table.printed.values()
                       if kinds and (kind := unit_kind(header_unit(label))) and kind[0] in kinds)
-        if held:
-            selection.score += 3
+        if held:  # a kind of unit alone says less when the question names the quantity: a length is no distance
+            selection.score += 1 if set(measured) & _NAMED_QUANTITIES else 3
             selection.reasons.append("bounds a quantity its columns are in: " + ", ".join(held[:3]))
     if _names_a_stranger(question, table):  # "the Contoso invoice" when no Contoso is stored: no other table's total
         selection.reasons.append("names something the table does not hold")

@@ -223,3 +223,16 @@ def test_the_words_of_a_count_name_no_number_or_total_column():
     assert score_table(question, films).score > score_table(question, receipts).score
     assert not any("number" in r or "total" in r for r in score_table(question, receipts).reasons)
     assert "number" in " ".join(score_table("What is the receipt number of the QuickFit receipt?", receipts).reasons)
+
+
+def test_a_quantity_the_comparative_names_outranks_another_of_its_unit_kind():
+    # The round log's distances are lengths too, but "longer than" names a length column, which only the list has.
+    log = TableInfo("rounds", "d9", "round_log.csv", None, "rows", ["van", "distance_km", "driver"],
+                    {"van": "Van", "distance_km": "Distance (km)", "driver": "Driver"}, {}, {}, 900, values=["Ana"])
+    fleet = TableInfo("fleet", "d10", "fleet_list.xlsx", "Fleet", "rows", ["registration", "length_m", "make"],
+                      {"registration": "Registration", "length_m": "Length [m]", "make": "Make"}, {}, {}, 9,
+                      values=["Ford", "Iveco"])
+    question = "Which vehicles are longer than 20 feet?"
+    assert score_table(question, fleet, measured={"length"}).score > score_table(question, log, measured={"length"}).score
+    # with no quantity named, a bound's kind of unit still points at the column in it
+    assert any(r.startswith("bounds a quantity") for r in score_table("Which rounds were over 80 km?", log).reasons)
