@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from core.annotations.conditions import YEAR_DIGITS, MONTH_ABBREVIATIONS, MONTHS, SHORT_FISCAL_YEAR, YEAR_KIND
+from core.annotations.conditions import (YEAR_DIGITS, MONTH_ABBREVIATIONS, MONTHS, SHORT_FISCAL_YEAR, YEAR_KIND,
+                                         quarter_names, tokens)
 
 # What a question asks of a row's figures, by its words; the first that matches decides (a "percentage
 # change" is no plain change).
@@ -34,6 +35,7 @@ _PERIOD = re.compile(rf"(?<!\d)({YEAR_DIGITS})(?:\s*/\s*({YEAR_DIGITS}|\d{{2}}))
 
 
 _SHORT_FY = re.compile(SHORT_FISCAL_YEAR)  # "FY19", "F19", "FY '19" is 2019
+_QUARTER_WORDS = set().union(*(quarter_names(q) for q in range(1, 5)))
 
 
 def periods_in(text: str) -> list[str]:
@@ -130,10 +132,17 @@ def columns_for_years(years: list[str], columns: list, percent: bool = False) ->
     for year in years:
         named = _headed_by(year, columns)
         plain = [c for c in named if ((c.unit or "") == "%") == percent] or named
+        if len(plain) > 1:  # "2024/25" over "Q1 | Q2 | Q3 | Q4 | Year": the year's own column
+            plain = [c for c in plain if not names_a_quarter(c.label)] or plain
         if len(plain) != 1:
             return None
         found.append(plain[0])
     return found
+
+
+def names_a_quarter(label: str) -> bool:
+    """A header that names a quarter of its year: "2024/25 Q3", "Third Quarter 2019"."""
+    return bool(set(tokens(label)) & _QUARTER_WORDS)
 
 
 def _headed_by(year: str, columns: list) -> list:

@@ -1471,16 +1471,18 @@ _QUARTER_NAMES = {quarter: quarter_names(quarter) for quarter in range(1, 5)}
 def period_column(period: Period, columns: list[Column]) -> Column | None:
     """The figure column of an undated table a stated period's year heads: "the year ended December 31, 2018"
     or "at September 30, 2018" over a column "2018" (one column that year); "Q3 2018" over "Q3 2018". A quarter
-    with no year names no column: a report printing two years' quarters has two "Third" columns' worth of rows."""
+    with no year names the one column of that quarter ("Q3" over "2024/25 Q3"), none where a report prints two
+    years' quarters."""
     year = period.year or next((int(e[:4]) for e in (period.start, period.end) if e and e[:4] != "0000"), None)
-    if year is None:
-        return None
     months = period.months
     quarter = (months[0] + 2) // 3 if len(months) == 3 and months[0] % 3 == 1 else None
+    if year is None:
+        of_quarter = [c for c in columns if c.kind == "number" and quarter and set(tokens(c.label)) & _QUARTER_NAMES[quarter]]
+        return of_quarter[0] if len(of_quarter) == 1 else None
     found = [c for c in columns if c.kind == "number" and row_figures.columns_for_years([str(year)], [c]) is not None
              and (quarter is None or set(tokens(c.label)) & _QUARTER_NAMES[quarter])]
     if quarter is None and len(found) > 1:  # "2018" and "2018 Q3": the year's own column
-        found = [c for c in found if not any(set(tokens(c.label)) & q for q in _QUARTER_NAMES.values())]
+        found = [c for c in found if not row_figures.names_a_quarter(c.label)]
     if quarter is None and months and len(found) > 1:  # "As of August 1, 2019" and "As of December 31, 2019"
         found = [c for c in found if any(month_number(m) in months for m in re.findall(rf"\b{MONTH_NAME}\b", c.label, re.I))]
     return found[0] if len(found) == 1 else None

@@ -759,6 +759,18 @@ def test_a_year_names_a_split_year_column_only_where_no_column_is_that_year_alon
     assert across.columns_for_years(["2024"], plain) == [plain[2]]
 
 
+def test_a_quarter_or_a_financial_year_said_alone_names_the_one_column_it_heads():
+    from core.annotations.conditions import periods
+    from core.annotations.plan import Column, period_column
+
+    # a year over its quarters and its whole: "2024/25" printed over "Q1 | Q2 | Q3 | Q4 | Year"
+    quarters = [Column(f"c{i}", f"2024/25 {q}", "number") for i, q in enumerate(["Q1", "Q2", "Q3", "Q4", "Year"])]
+    assert across.columns_for_years(["2024/2025"], quarters) == [quarters[4]]
+    assert period_column(periods("How many trips in the third quarter?")[0], quarters) is quarters[2]
+    two_years = quarters + [Column(f"d{i}", f"2023/24 {q}", "number") for i, q in enumerate(["Q1", "Q2", "Q3", "Q4"])]
+    assert period_column(periods("How many trips in Q3?")[0], two_years) is None  # which year's Q3 is not said
+
+
 def test_a_longer_row_whose_every_word_is_asked_is_the_row_not_the_shorter_one_said_whole(pdf_statement):
     ws, scope = pdf_statement(["2018", "2019"], [("Interest received", ["1,284", "1,826"]),
                                                  ("Other (expense) income", ["3,817", "(2,676)"]),
