@@ -422,6 +422,17 @@ def adds_up_unasked(question: str, planned: PlannedQuery) -> str | None:
         if isinstance(counted, int) and counted > 1 else None
 
 
+def held_by_no_cell(planned: PlannedQuery, executor) -> str | None:
+    """Why a plan over a report's table that found nothing is no answer, or None: its filter names a text no
+    cell holds ("How many buses did we have at the year end?" filtered the lines on "buses"), so the table
+    does not record it, and the prose around the table may. A CSV or a sheet is the whole document: its 0 is
+    the answer."""
+    if planned.table.is_whole_document or not planned.sql or not found_nothing(planned):
+        return None
+    absent = named_nowhere(planned.sql, [planned.table], executor)
+    return "no cell holds " + ", ".join(f"'{text}'" for text in absent) if absent else None
+
+
 # "Of the 40 instruments bought in 2019, how many ...", "How many of the 40 ...": the whole a count is taken within
 # (not a year, "of 2019 sales"; not a measure, "with a frame of 21 inches")
 _OF_THE_WHOLE = re.compile(r"(?:^\W*|\bhow\s+many\s+)(?:of|out\s+of)\s+(?:the\s+|our\s+|its\s+|their\s+|these\s+|those\s+)?"
@@ -506,6 +517,8 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
             # the page states what the lines added up do not: the text route reads it (the free query writer,
             # given such questions on the TAT-QA tuning part, wrote other sums of unasked cells)
             planned.plan.answer, planned.handover, refused = NOT_IN_TABLE, unasked, True
+        elif not refused and (unheld := held_by_no_cell(planned, executor)):
+            planned.plan.answer, planned.handover, refused = NOT_IN_TABLE, unheld, True
     if not refused and planned.plan is not None and planned.sql and (over := exceeds_the_whole(question, planned)):
         planned.plan.answer, planned.handover, refused = NOT_IN_TABLE, over, True  # by the rules or the model
     if not refused and (planned.plan is None or planned.plan.answer == "other" or planned.error is not None

@@ -464,6 +464,16 @@ def test_a_table_answer_that_only_lists_the_rows_an_unsure_question_names_gives_
     ws.close()
 
 
+def test_a_count_of_report_rows_labelled_with_what_no_line_holds_gives_way_to_the_text(tmp_path, embedder):
+    """A report's table counted on a word none of its lines holds found nothing because the table does not record
+    it, and the prose around it may. A spreadsheet is its table: there 0 is the answer."""
+    ws = depot_workspace(tmp_path, embedder, {"answer": "count", "column": "Description", "filters": [
+        {"column": "Description", "op": "contains", "value": "buses"}]})
+    response = ws.ask("How many buses did we have at the year end?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.route == "hybrid" and "42 buses" in response.answer, response.answer
+    ws.close()
+
+
 def test_a_list_of_a_report_tables_rows_leaves_out_its_total_line(tmp_path, embedder):
     ws = depot_workspace(tmp_path, embedder, {"answer": "list", "column": "Description", "filters": []})
     response = ws.ask("Which depots are listed in the journeys table?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
