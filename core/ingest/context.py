@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from core.annotations.conditions import YEAR_KIND
+from core.annotations.conditions import MONTH_NAME, YEAR_DIGITS, YEAR_KIND
 from core.annotations.documents import COVER_DATE, parse_date
 from core.ingest.document import LoadedDocument, Section
 from core.profiles import DocumentProfile
@@ -111,6 +111,11 @@ _ITEM = re.compile(r"^(?:PART\s+[IV]+\b.*|ITEM\s+\d+[A-Z]?\.?(?:\s|$).*)", re.IG
 _NOTE = re.compile(r"^(?:NOTE\s+\d+\b|\d{1,2}\.\s+[A-Z]).*")
 _ENDS_LIKE_PROSE = re.compile(r"[.,;]$|\d$")
 _SMALL_WORDS = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with"}
+# "Ops Committee Meeting of 12 February 2025": a title dated by its day; the date is what ends it, not a figure
+_DAY_DATE_AT_END = re.compile(rf"\s(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTH_NAME}\.?|{MONTH_NAME}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?)"
+                              rf"\s+{YEAR_DIGITS}$", re.IGNORECASE)
+# a table's period heads and a balance's date read like dated titles: "Three Months Ended 30 June 2024", "As of ..."
+_DATED_ROW_HEAD = re.compile(r"\b(?:ended|ending|through|as\s+of|at|balance)\b", re.IGNORECASE)
 
 
 def _normal(line: str) -> str:
@@ -133,15 +138,22 @@ def is_heading(line: str) -> bool:
     line = " ".join(line.split())
     if not line or "|" in line or line.startswith("(") or "☐" in line or "☒" in line:
         return False
-    if _ITEM.match(line) or (_NOTE.match(line) and len(line.split()) <= 12):
+    if _ITEM.match(line) or (_NOTE.match(line) and len(line.split()) <= 12 and not _numbered_sentence(line)):
         return True
     if len(line) > MAX_HEADING_CHARS:
         return False
-    words = re.findall(r"[A-Za-z][\w'’&-]*", line)
-    if not 1 <= len(words) <= 10 or _ENDS_LIKE_PROSE.search(line) or len(words) < len(line.split()) / 2:
+    dated = _DAY_DATE_AT_END.search(line)
+    title = line[:dated.start()].rstrip(" ,:–-") if dated and not _DATED_ROW_HEAD.search(line) else line
+    words = re.findall(r"[A-Za-z][\w'’&-]*", title)
+    if not 1 <= len(words) <= 10 or _ENDS_LIKE_PROSE.search(title) or len(words) < len(title.split()) / 2:
         return False
     capitalised = [w for w in words if w[0].isupper()]
     return len(capitalised) == len(words) or all(w[0].isupper() or w.lower() in _SMALL_WORDS for w in words)
+
+
+def _numbered_sentence(line: str) -> bool:
+    """"3. The committee approved the revised budget.": a numbered point of minutes, not a numbered heading."""
+    return line.endswith(".") and len(line.split()) >= 5  # the number and at least four words
 
 
 def heading_marks(sections: list[Section]) -> list[list[str | None]]:

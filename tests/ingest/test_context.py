@@ -71,6 +71,14 @@ class TestHeadings:
         assert not is_heading("Total assets | 2023: $332,160 | 2022: $352,755")
         assert not is_heading("(Exact name of registrant as specified in its charter)")
 
+    def test_a_title_dated_by_its_day_is_a_heading_and_a_numbered_sentence_is_not(self):
+        assert is_heading("Operations Committee Meeting of 4 November 2021")
+        assert is_heading("Site Visit Report, October 7, 2019")
+        assert is_heading("5. Health and Safety")
+        assert not is_heading("Three Months Ended 30 June 2021")
+        assert not is_heading("Balance at 31 December 2019")
+        assert not is_heading("5. The members agreed to defer the vote to the next meeting.")
+
     def test_the_heading_in_force_carries_across_pages_under_its_item(self):
         doc = pdf(
             "Item 2. Management's Discussion and Analysis\nOverview\nWe sell widgets.",
