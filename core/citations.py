@@ -5,6 +5,9 @@ that the conversation list shows. Display only: the stored answer is unchanged."
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
+from core.store.keyword import tokenize
 
 # "[Source 3]": the marker the pipeline's prompt asks for, and the one its checks count.
 SOURCE_MARKER = re.compile(r"\[\s*Source\s+(\d+)\s*\]", re.I)
@@ -90,3 +93,52 @@ def short_answer(answer: str, limit: int = 160) -> str:
     if len(first) > limit:
         first = first[:limit].rsplit(" ", 1)[0] + "…"
     return first
+
+
+# --- citations placed by code, for an answer whose model left them out -----------------------------
+
+# Sentence ends (kept with their sentence) and line breaks: where a marker may be placed.
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?=\s)|(?=\n)")
+_TRAILING = re.compile(r"[.!?:;,]*\s*$")
+_STEM = 5
+
+
+def _stems(text: str) -> set[str]:
+    """Word prefixes, so "retrying" meets "retry" and "verified" meets "verify"."""
+    return {token[:_STEM] for token in tokenize(text)}
+
+
+def _bracketed(numbers: list[int]) -> str:
+    return f"[{', '.join(map(str, numbers))}]"
+
+
+def attribute_markers(answer: str, sources: list[str], min_overlap: float,
+                      marker: Callable[[list[int]], str] = _bracketed) -> tuple[str, list[int]]:
+    """For an answer that cites nothing (small models often leave the markers out, in agent mode and in a
+    summary's points): each sentence or line gets the marker of the source holding at least `min_overlap` of
+    its words, or of the two sources that together do (a sentence that joins two facts); `marker` writes it
+    from the sources' 1-based positions ("[1, 2]"). Headings and code blocks are left alone, and a sentence no
+    source holds stays uncited, so grounding still finds it unsupported. Returns the answer and the positions
+    placed."""
+    vocabularies = [_stems(text) for text in sources]
+    pieces, placed, in_code = [], [], False
+    for piece in _SENTENCE_SPLIT.split(answer):
+        fences = piece.count("```")
+        words = _stems(piece)
+        if fences or in_code or piece.strip().startswith("#") or len(words) < 2 or not vocabularies:
+            in_code = in_code != (fences % 2 == 1)
+            pieces.append(piece)
+            continue
+        order = sorted(range(len(vocabularies)), key=lambda i: -len(words & vocabularies[i]))
+        chosen = [order[0]]
+        if len(words & vocabularies[order[0]]) < min_overlap * len(words) and len(order) > 1:
+            chosen.append(order[1])
+        covered = set().union(*(words & vocabularies[i] for i in chosen))
+        if len(covered) < min_overlap * len(words) or any(not words & vocabularies[i] for i in chosen):
+            pieces.append(piece)
+            continue
+        numbers = sorted(i + 1 for i in chosen)
+        end = _TRAILING.search(piece).start()
+        pieces.append(f"{piece[:end]} {marker(numbers)}{piece[end:]}")
+        placed += numbers
+    return "".join(pieces), sorted(set(placed))

@@ -327,7 +327,9 @@ class Settings:
     # that wrote "Mary N. Dillon" for the page's "Ms. Dillon" was refused with the answer in front of it
     # (docs/reader.md, session 3). A found near quote is at most medium confidence.
     near_quote_share: float = 0.85
-    agent_attribution_min_overlap: float = 0.5  # share of a sentence's words a source must hold to be its [N]
+    # share of a sentence's or a point's words a source must hold to be cited for it when the model cited nothing
+    # (agent mode; a free answer such as a summary's points): citations.attribute_markers
+    attribution_min_overlap: float = 0.5
 
     # --- evaluation on the user's own questions (Evaluate page, `python -m core eval`)
     eval_number_tolerance: float = 0.01  # relative: an answer of 280 matches an expected 279.84

@@ -1,5 +1,5 @@
 """Citations on screen: compact, deduplicated, attached where the claim ends."""
-from core.citations import MARKER, cited_numbers, location, place_citations, short_answer
+from core.citations import MARKER, attribute_markers, cited_numbers, location, place_citations, short_answer
 
 
 def test_a_run_of_source_markers_becomes_compact_chips_before_the_period():
@@ -43,3 +43,20 @@ def test_one_record_is_a_row_and_a_passage_is_rows():
 def test_the_pipeline_cites_source_n_and_agent_mode_may_cite_n_alone():
     assert cited_numbers("Total 5 [Source 2]; date [source 1] and [Source 2] again, see [3].") == [1, 2]
     assert MARKER.sub("", "Total 5 [Source 2], [3], [a]") == "Total 5 , , [a]"
+
+
+def test_an_unmarked_answer_gets_the_marker_of_the_source_holding_its_words():
+    sources = ["Run REINDEX TABLE documents during the nightly window.",
+               "Clients retry after 30 seconds with exponential backoff."]
+    answer = ("## Steps\nRun REINDEX TABLE documents in the nightly window.\n```sql\nREINDEX TABLE documents;\n```\n"
+              "Clients retry after 30 seconds. Unrelated words here entirely.")
+    marked, placed = attribute_markers(answer, sources, 0.5)
+    assert marked == ("## Steps\nRun REINDEX TABLE documents in the nightly window [1].\n```sql\n"
+                      "REINDEX TABLE documents;\n```\nClients retry after 30 seconds [2]. Unrelated words here entirely.")
+    assert placed == [1, 2]
+
+
+def test_a_marker_placed_by_code_takes_the_form_its_caller_writes():
+    marked, placed = attribute_markers("- Clients retry after 30 seconds.", ["Clients retry after 30 seconds."], 0.5,
+                                       lambda numbers: "".join(f"[Source {n + 4}]" for n in numbers))
+    assert marked == "- Clients retry after 30 seconds [Source 5]." and placed == [1]

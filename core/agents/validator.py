@@ -17,7 +17,7 @@ from core.agents.confidence import HIGH, LOW, MEDIUM, Effect, Finding, assess_co
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
 from core.annotations.across import operation_asked, stated_years
 from core.annotations.conditions import YEAR_DIGITS, FISCAL_WORD, FISCAL_YEAR, HALF_SHORT, MONTHS, QUARTER_SHORT, same_word, years_in
-from core.citations import SOURCE_MARKER as _CITATION, cited_numbers
+from core.citations import SOURCE_MARKER as _CITATION, attribute_markers, cited_numbers
 from core.config import Settings
 from core.safety import find_injection
 from core.safety.flags import Flag
@@ -563,6 +563,8 @@ def validate(draft: Draft, settings: Settings) -> Validation:
                           quote_found=False, answer=NO_INFORMATION, nearest=reading.nearest)
     settled = _settle_answer(draft, reading, answer)
     answer, calculation, source = settled.text, settled.calculation, reading.source
+    if draft.quote is None:
+        answer = cite_points(draft, answer, settings.attribution_min_overlap)
     cited, average = _cited_similarity(draft, answer)
     if len(answer) < settings.min_answer_chars and source is None:
         _, flags = settle(LOW, findings + [Finding(Flag.ANSWER_TOO_SHORT, Effect.LOW)])
@@ -745,6 +747,23 @@ def _calculate(draft: Draft) -> tuple[calculate.Calculation | None, list[int], s
         where.append(source)
     calculation = calculate.calculate(draft.operation, figures)
     return calculation, list(dict.fromkeys(where)), None
+
+
+# A point of a bulleted or numbered answer: "- ...", "• ...", "2. ..."
+_POINT = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+\S", re.MULTILINE)
+
+
+def cite_points(draft: Draft, answer: str, min_overlap: float) -> str:
+    """A free answer in points that cites nothing (the small model summarising minutes writes good points and
+    drops the [Source N] markers) with each point cited to the passage that holds its words; one no passage
+    holds stays uncited, so grounding still finds it unsupported. A one-sentence answer that cites nothing
+    stays as the model wrote it, flagged."""
+    if cited_numbers(answer) or not draft.sources or not _POINT.search(answer):
+        return answer
+    numbers = [s.number for s in draft.sources]
+    cited, _ = attribute_markers(answer, [_source_text(s) for s in draft.sources], min_overlap,
+                                 lambda positions: " ".join(f"[Source {numbers[p - 1]}]" for p in positions))
+    return cited
 
 
 def _cited_similarity(draft: Draft, answer: str) -> tuple[list[int], float]:

@@ -72,6 +72,16 @@ def test_an_uncited_answer_is_flagged_and_less_confident():
     assert "no_citation" in v.safety_flags and v.confidence == "medium"
 
 
+def test_a_summarys_uncited_points_are_cited_to_the_passage_that_holds_them():
+    minutes = ("The board approved the new depot lease for five years.",
+               "Staff training on the ticketing system starts in spring. Two drivers retire.")
+    v = validate(draft("Main points:\n- The board approved the depot lease.\n- Ticketing training starts in spring."
+                       "\n- Fares rise by a third.", texts=minutes), S)
+    assert v.answer == ("Main points:\n- The board approved the depot lease [Source 1].\n"
+                        "- Ticketing training starts in spring [Source 2].\n- Fares rise by a third.")
+    assert v.cited == [1, 2] and "no_citation" not in v.safety_flags
+
+
 # --- the quote form: the check of the model's quote, not the model, decides a refusal -------------
 
 def quoted(answer, quote, source=1, texts=("The HX-450 weighs 21.5 kg and costs $1,299.",), similarity=0.3):

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from core.agents.agent_mode.state import SearchHit
 from core.agents.responder import Citation
-from core.store.keyword import tokenize
 
 # [1], [1, 2], and the pipeline's [Source 1], which small models also write.
 MARKER = re.compile(r"\[\s*(?:Source\s+)?(\d{1,2}(?:\s*,\s*(?:Source\s+)?\d{1,2})*)\s*\]", re.I)
@@ -35,47 +34,6 @@ def strip_markers(answer: str, valid: set[int]) -> str:
         return match.group(1) + "[" + ", ".join(map(str, numbers)) + "]" if numbers else ""
 
     return _SPACED_MARKER.sub(keep, answer).strip()
-
-
-# Sentence ends (kept with their sentence) and line breaks: where a marker may be placed.
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?=\s)|(?=\n)")
-_TRAILING = re.compile(r"[.!?:;,]*\s*$")
-
-
-def _stems(text: str) -> set[str]:
-    """Word prefixes, so "retrying" meets "retry" and "verified" meets "verify"."""
-    return {token[:_STEM] for token in tokenize(text)}
-
-
-_STEM = 5
-
-
-def attribute_markers(answer: str, sources: list[str], min_overlap: float) -> tuple[str, list[int]]:
-    """For an answer that cites nothing: each sentence gets the [N] of the source holding at least
-    `min_overlap` of its words, or of the two sources that together do (a sentence that joins two
-    facts). Headings and code blocks are left alone. Returns the answer and the numbers placed."""
-    vocabularies = [_stems(text) for text in sources]
-    pieces, placed, in_code = [], [], False
-    for piece in _SENTENCE_SPLIT.split(answer):
-        fences = piece.count("```")
-        words = _stems(piece)
-        if fences or in_code or piece.strip().startswith("#") or len(words) < 2 or not vocabularies:
-            in_code = in_code != (fences % 2 == 1)
-            pieces.append(piece)
-            continue
-        order = sorted(range(len(vocabularies)), key=lambda i: -len(words & vocabularies[i]))
-        chosen = [order[0]]
-        if len(words & vocabularies[order[0]]) < min_overlap * len(words) and len(order) > 1:
-            chosen.append(order[1])
-        covered = set().union(*(words & vocabularies[i] for i in chosen))
-        if len(covered) < min_overlap * len(words) or any(not words & vocabularies[i] for i in chosen):
-            pieces.append(piece)
-            continue
-        numbers = sorted(i + 1 for i in chosen)
-        end = _TRAILING.search(piece).start()
-        pieces.append(f"{piece[:end]} [{', '.join(map(str, numbers))}]{piece[end:]}")
-        placed += numbers
-    return "".join(pieces), sorted(set(placed))
 
 
 @dataclass

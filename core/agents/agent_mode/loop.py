@@ -13,11 +13,12 @@ from dataclasses import asdict, dataclass, field
 from core.agents.agent_mode import gate as gates
 from core.agents.agent_mode.actions import TOOL_CALL, Action, ActionError, action_schema, parse_action
 from core.agents.agent_mode.constraints import ConstraintAnalysis
-from core.agents.agent_mode.grounding import Grounded, attribute_markers, cited_markers, ground_citations
+from core.agents.agent_mode.grounding import Grounded, cited_markers, ground_citations
 from core.agents.agent_mode.plan import AgentPlan, generate_plan
 from core.agents.agent_mode.state import AgentState, Insufficiency, SearchHit
 from core.agents.agent_mode.tools import OPEN_CITATION, SEARCH_DOCS, TOOL_DESCRIPTIONS, AgentTools, where
 from core.agents.reasoner import STYLE_INSTRUCTIONS
+from core.citations import attribute_markers
 from core.config import Settings
 from core.llm.base import ChatLLM, Completion, LLMError, LLMMalformedJSON, TokenCallback
 from core.trace import TraceRecorder
@@ -260,7 +261,7 @@ class AgentLoop:
         attributed: list[int] = []
         if sources and not cited_markers(answer):
             answer, attributed = attribute_markers(answer, [h.chunk.text for h in sources],
-                                                   self.settings.agent_attribution_min_overlap)
+                                                   self.settings.attribution_min_overlap)
         grounded = ground_citations(answer, sources, from_snippets=from_snippets, fallback=_fallback(state, self.settings))
         grounded.attributed = attributed
         return grounded

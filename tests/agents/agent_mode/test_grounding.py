@@ -1,6 +1,7 @@
 """Citation grounding: [N] is the N-th opened citation; the rest is stripped."""
-from core.agents.agent_mode.grounding import attribute_markers, cited_markers, ground_citations, strip_markers
+from core.agents.agent_mode.grounding import cited_markers, ground_citations, strip_markers
 from core.agents.agent_mode.state import SearchHit
+from core.citations import attribute_markers
 from core.retrieval import RetrievedChunk
 from tests.agents.agent_mode.conftest import DOCS
 
@@ -36,17 +37,6 @@ def test_with_nothing_opened_citations_fall_back_to_search_snippets():
     assert grounded.answer == "Reindex nightly." and grounded.from_snippets
     [citation] = grounded.citations
     assert citation.snippet == "snippet of operations.md" and not citation.cited
-
-
-def test_an_unmarked_answer_gets_the_marker_of_the_source_holding_its_words():
-    sources = ["Run REINDEX TABLE documents during the nightly window.",
-               "Clients retry after 30 seconds with exponential backoff."]
-    answer = ("## Steps\nRun REINDEX TABLE documents in the nightly window.\n```sql\nREINDEX TABLE documents;\n```\n"
-              "Clients retry after 30 seconds. Unrelated words here entirely.")
-    marked, placed = attribute_markers(answer, sources, 0.5)
-    assert marked == ("## Steps\nRun REINDEX TABLE documents in the nightly window [1].\n```sql\n"
-                      "REINDEX TABLE documents;\n```\nClients retry after 30 seconds [2]. Unrelated words here entirely.")
-    assert placed == [1, 2]
 
 
 def test_a_sentence_joining_two_facts_gets_both_sources():
