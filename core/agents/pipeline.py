@@ -271,12 +271,14 @@ class AnswerPipeline:
         # one synthesis call over every sub-query's evidence.
         question = decompose_agent.synthesis_question(plan.question, plan.sub_queries) \
             if plan.classification != decompose_agent.SIMPLE else plan.question
+        chunks, set_aside = retriever_agent.of_the_period_asked(plan.question, evidence.chunks) if summary \
+            else (evidence.chunks, [])
         # The live status says how many passages the model reads and about how long that takes.
         with trace.step("llm_call", "Reasoner", provider=self.llm.name, model=self.llm.model, style=style,
                         passages=len(evidence.chunks),
                         prompt_tokens_estimate=self._prompt_estimate(question, evidence, style)) as event:
             draft = reasoner_agent.reason(
-                question, evidence.chunks, self.llm, style=style, budget=s.context_token_budget,
+                question, chunks, self.llm, style=style, budget=s.context_token_budget,
                 temperature=s.answer_temperature, max_tokens=s.answer_max_tokens,
                 count_tokens=self.kb.embedder.count_tokens, on_token=on_token, form=form,
                 max_sources=retriever_agent.passages_to_read(plan, evidence.routing, s), layout=s.reader_prompt_layout,
@@ -284,6 +286,8 @@ class AnswerPipeline:
             if on_token is not None:
                 on_token.flush()
             event.summary, event.outputs = draft.describe(), {**draft.trace(), "form": form}
+            if set_aside:  # passages under a heading dated another month or year than the summary asks for
+                event.outputs["set_aside"] = [f"{c.filename} p. {c.page}" if c.page else c.filename for c in set_aside]
             if draft.error:
                 event.status = "failed"
         return draft

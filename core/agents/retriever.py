@@ -7,16 +7,19 @@ documents by name, each one's best passage comes first."""
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 
 from core.agents.decompose import SubQueryResult, merge, search_all
 from core.agents.planner import HYBRID, LONG_TEXT, RESULT_SET, STRUCTURED, Plan
 from core.agents.router import DocumentRouter, Routing, is_weak
 from core.agents.search_words import SearchWords
+from core.annotations.conditions import MONTH_NAME, month_number, periods, years_in
 from core.annotations.plan import ROWS_COUNTED
 from core.annotations.route import StructuredResult
 from core.annotations.search import FactQuery, FactStore
 from core.config import Settings
+from core.ingest.context import is_heading
 from core.retrieval import HybridRetriever, RetrievalResult, RetrievedChunk
 from core.retrieval.long_text import Span, summary_then_segment
 from core.store import KnowledgeBase
@@ -148,6 +151,36 @@ def passages_to_read(plan: Plan, routing: Routing | None, settings: Settings) ->
         return None
     named = len(routing.doc_ids) if spreads_over_named_filings(plan, routing) else 0
     return max(settings.reader_max_sources, min(named, settings.reader_max_named_filings))
+
+
+def _months_and_years(text: str) -> tuple[set[int], set[int]]:
+    return {n for w in re.findall(rf"\b{MONTH_NAME}\b", text, re.I) if (n := month_number(w))}, years_in(text)
+
+
+def of_the_period_asked(question: str, chunks: list[RetrievedChunk]) -> tuple[list[RetrievedChunk], list[RetrievedChunk]]:
+    """(the passages to summarise, those set aside): "the January board meeting" is summarised from the passages
+    under a heading dated January, not from the March meeting's page beside it (the 1.5B model summarised whichever
+    passage came first). A passage is dated by its context line (its document's identity and the heading in force)
+    and the headings it holds. Set aside only when some passage's dates name the month or year asked and others'
+    name only other ones; a passage dated by nothing stays."""
+    stated = periods(question)
+    months = {m for p in stated for m in p.months} | {int(e[5:7]) for p in stated for e in (p.start, p.end) if e}
+    years = {p.year for p in stated if p.year} | {int(e[:4]) for p in stated for e in (p.start, p.end)
+                                                  if e and e[:4] != "0000"}
+    if not months and not years:
+        return chunks, []
+
+    def other(chunk: RetrievedChunk) -> bool | None:  # None: its heading names no date
+        dated = [chunk.context, *(line for line in chunk.text.splitlines() if is_heading(line))]
+        named_months, named_years = _months_and_years("\n".join(dated))
+        checks = [bool(named & asked) for named, asked in ((named_months, months), (named_years, years))
+                  if named and asked]
+        return None if not checks else not all(checks)
+
+    verdicts = [other(c) for c in chunks]
+    if False not in verdicts:  # no heading names what was asked: nothing to tell the passages apart by
+        return chunks, []
+    return [c for c, v in zip(chunks, verdicts) if not v], [c for c, v in zip(chunks, verdicts) if v]
 
 
 def retrieve(
