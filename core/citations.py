@@ -108,6 +108,13 @@ def _stems(text: str) -> set[str]:
     return {token[:_STEM] for token in tokenize(text)}
 
 
+def words_held(piece: str, sources: list[str]) -> float:
+    """The share of a sentence's or a point's words (their first letters, as `attribute_markers` compares them)
+    that the sources hold together; 0 for a piece with no words."""
+    words = _stems(piece)
+    return len(words & set().union(*map(_stems, sources))) / len(words) if words else 0.0
+
+
 def _bracketed(numbers: list[int]) -> str:
     return f"[{', '.join(map(str, numbers))}]"
 

@@ -17,7 +17,7 @@ from core.agents.confidence import HIGH, LOW, MEDIUM, Effect, Finding, assess_co
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
 from core.annotations.across import operation_asked, stated_years
 from core.annotations.conditions import YEAR_DIGITS, FISCAL_WORD, FISCAL_YEAR, HALF_SHORT, MONTHS, QUARTER_SHORT, same_word, years_in
-from core.citations import SOURCE_MARKER as _CITATION, attribute_markers, cited_numbers
+from core.citations import SOURCE_MARKER as _CITATION, attribute_markers, cited_numbers, words_held
 from core.config import Settings
 from core.safety import find_injection
 from core.safety.flags import Flag
@@ -581,7 +581,8 @@ def validate(draft: Draft, settings: Settings) -> Validation:
     if source is not None and calculation is None and not settled.worked and not settled.chosen:
         misreading = misread(draft.question, draft.quote or "", answer, settings.quote_key_word_share)
     findings += _answer_findings(draft, reading, settled, misreading, invalid=bool(invalid), cited=bool(cited),
-                                 unsupported=bool(unsupported), unsupported_figures=bool(figures))
+                                 unsupported=bool(unsupported), unsupported_figures=bool(figures),
+                                 held=draft.quote is None and points_held(draft, answer, settings.attribution_min_overlap))
     confidence, flags = settle(assess_confidence(average, answer, settings), findings)
     return Validation(True, confidence, flags, "Validation passed", None, average, cited, invalid, unsupported,
                       quote_found=True if source is not None else None,
@@ -682,10 +683,14 @@ def _of_years_asked(years: list[str], answer: str, quote: str) -> tuple[str, str
 
 
 def _answer_findings(draft: Draft, reading: _Reading, settled: _Settled, misreading: str | None, *, invalid: bool,
-                     cited: bool, unsupported: bool, unsupported_figures: bool) -> list[Finding]:
+                     cited: bool, unsupported: bool, unsupported_figures: bool, held: bool) -> list[Finding]:
     """What the checks of an answer found, in the order the policy applies them."""
     quoted = reading.source is not None
     findings = [Finding(Flag.INVALID_CITATION)] if invalid else []
+    if held and not doubts(settled.text):
+        # A summary held point by point by its passages is no guess; nothing checks that it leaves out no point
+        # that matters, so it is never high.
+        findings += [Finding(None, Effect.AT_LEAST_MEDIUM), Finding(None, Effect.AT_MOST_MEDIUM)]
     if quoted and not doubts(settled.text):
         # The evidence was found word for word, so a low similarity does not make it a guess; but a found
         # quote can still be misread (98 % taken for 84.8 % in the same sentence: measured in docs/reader.md),
@@ -764,6 +769,22 @@ def cite_points(draft: Draft, answer: str, min_overlap: float) -> str:
     cited, _ = attribute_markers(answer, [_source_text(s) for s in draft.sources], min_overlap,
                                  lambda positions: " ".join(f"[Source {numbers[p - 1]}]" for p in positions))
     return cited
+
+
+def points_held(draft: Draft, answer: str, min_overlap: float) -> bool:
+    """Whether an answer in points is held point by point: every point cites a source, its cited sources hold
+    at least `min_overlap` of its words, and every source it cites names what the question names. A summary's
+    passages are far from its question's words (a similarity of 0.3), so the similarity rule alone calls every
+    summary a guess; these checks can fail, and a point the passages do not hold fails them."""
+    points = [line for line in answer.splitlines() if _POINT.match(line)]
+    texts = {s.number: _source_text(s) for s in draft.sources}
+    names = question_names(draft.question)
+    for point in points:
+        cited = [n for n in cited_numbers(point) if n in texts]
+        if not cited or words_held(_CITATION.sub("", point), [texts[n] for n in cited]) < min_overlap:
+            return False
+    cited_sources = [s for s in draft.sources if s.number in cited_numbers(answer)]
+    return bool(points) and all(names_in(names, s) for s in cited_sources)
 
 
 def _cited_similarity(draft: Draft, answer: str) -> tuple[list[int], float]:

@@ -82,6 +82,20 @@ def test_a_summarys_uncited_points_are_cited_to_the_passage_that_holds_them():
     assert v.cited == [1, 2] and "no_citation" not in v.safety_flags
 
 
+def test_a_summary_held_point_by_point_by_its_passages_is_medium_however_far_its_similarity():
+    minutes = ("The board approved the new depot lease for five years.",
+               "Staff training on the ticketing system starts in spring. Two drivers retire.")
+    held = validate(draft("- The board approved the depot lease.\n- Ticketing training starts in spring.",
+                          texts=minutes, similarity=0.3), S)
+    assert held.confidence == "medium"
+    one_not_held = validate(draft("- The board approved the depot lease.\n- Fares rise by a third.",
+                                  texts=minutes, similarity=0.3), S)
+    assert one_not_held.confidence == "low"
+    close = validate(draft("- The board approved the depot lease.\n- Ticketing training starts in spring.",
+                           texts=minutes, similarity=0.95), S)
+    assert close.confidence == "medium"
+
+
 # --- the quote form: the check of the model's quote, not the model, decides a refusal -------------
 
 def quoted(answer, quote, source=1, texts=("The HX-450 weighs 21.5 kg and costs $1,299.",), similarity=0.3):
