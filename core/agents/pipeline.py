@@ -162,9 +162,10 @@ class AnswerPipeline:
                 # question asked for rows, and a list of what it named tells the asker nothing
                 trace.record("reflection", "Retriever", "nothing in the question asks for records and the table's "
                              "answer only lists the rows it names: searching the text instead")
-            elif evidence.refused_by_table and not evidence.structured.planned.table.is_whole_document:
+            elif evidence.refused_by_table and (not evidence.structured.planned.table.is_whole_document
+                                                or evidence.names_unrecorded):
                 # a report's table has no line for "the federal minimum tax credit carryforwards"; the note
-                # beside it in the prose may state it
+                # beside it in the prose may state it, as a report may the planned maintenance a repairs log never names
                 trace.record("reflection", "Retriever", "the table cannot answer this; the pages around it may: "
                              "searching the text instead")
             elif evidence.has_records:

@@ -108,7 +108,10 @@ _POLICY = re.compile(
     r"approv(?:e|al|als|ing)\s+(?:limits?|process|thresholds?|rules?)|requirements?|"
     r"(?:am|are|is)\s+(?:i|we|staff|employees)\s+(?:allowed|required|permitted)|what\s+happens\s+(?:if|when)|"
     r"how\s+(?:do|can|should|must)\s+(?:i|we|you)\b|do\s+(?:i|we)\s+need\s+to|"
-    r"what\s+(?:should|must|do|can)\s+(?:i|we|you)\s+do)\b",
+    r"what\s+(?:should|must|do|can)\s+(?:i|we|you)\s+do|"
+    # an obligation: "How quickly do we have to fix an urgent repair?", "How soon must a claim be made?"
+    r"(?:do|does)\s+(?:[\w'’-]+\s+){1,3}?(?:have|need)\s+to|(?:must|shall)\s+(?:i|we|you|they|an?|the)|"
+    r"how\s+(?:quickly|soon|fast)\s+(?:must|should|shall))\b",
     re.I)
 # A yes/no question (`asks_yes_or_no`) about what happened or what is so, with no computation or condition in
 # it, is for prose ("Did the board approve the merger?", "Is the warranty transferable?"); one that compares

@@ -49,6 +49,11 @@ class Evidence:
         return self.structured is not None and self.structured.planned is not None and self.structured.planned.refused
 
     @property
+    def names_unrecorded(self) -> bool:
+        """The table's refusal is about words it holds nowhere (`PlannedQuery.named_unrecorded`): the pages may say it."""
+        return self.refused_by_table and self.structured.planned.named_unrecorded
+
+    @property
     def _plan(self):
         """The query plan the table route ran, if it ran one."""
         planned = self.structured.planned if self.structured is not None else None

@@ -538,6 +538,22 @@ def asks_to_add_up(question: str) -> bool:
     return bool(_ADDS_UP.search(question))
 
 
+# What money went on, in the question's words: "spend on planned maintenance", "paid for agency cover", "the cost
+# of a plumbing repair"; the phrase ends where a period, a place or another condition begins
+_SPENT_ON = re.compile(r"\b(?:spen[dt]|spending|paid|pay|paying|costs?|charged|invoiced|billed|outlay|expenditure)"
+                       r"(?:\s+(?:us|we|them|out|in\s+total|altogether|overall))?\s+(?:on|for|of)\s+"
+                       r"(?P<what>[a-z][a-z&'-]*(?:\s+[a-z][a-z&'-]*)*?)\s*(?=$|[?,.;:!)]|\d|\b(?:in|during|last|this|since|"
+                       r"between|from|at|by|per|for|over|under|before|after|and|or|with|so|to|than|across|on|each|every)\b)",
+                       re.I)
+
+
+def spent_on(question: str) -> list[str]:
+    """The words saying what money was spent on ("How much did we spend on planned maintenance?" -> ["planned",
+    "maintenance"]), without articles and the like; [] when the question says nothing of it."""
+    found = _SPENT_ON.search(question)
+    return [w for w in tokens(found.group("what")) if w not in _FILLER] if found else []
+
+
 # The words of a question that counts, or may ("the total of orders", "how many", "how often", "number of");
 # a yes/no is answered by counting the rows that decide it.
 _COUNTS = re.compile(r"\bhow\s+(?:many|often|frequently)\b|\bnumber\s+of\b|\bcount(?:s|ed|ing)?\b|\btimes\b"

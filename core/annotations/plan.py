@@ -192,6 +192,9 @@ class PlannedQuery:
     error: str | None = None
     said: str = ""  # the answer as the rule that read the rows says it (core.annotations.named_rows)
     handover: str = ""  # why the plan went to the free query writer ("other") or to the page, as the trace says it
+    # the table does not record what the question names ("spend on planned maintenance" over a repairs log): a
+    # refusal the pages beside it may answer, even where the table is a whole CSV or sheet
+    named_unrecorded: bool = False
 
     @property
     def refused(self) -> bool:
@@ -533,12 +536,19 @@ def measure_named(question: str, column: Column) -> bool:
     if {w[:5] for w in tokens(_BRACKETED_END.sub("", column.label)) if len(w) > 2} & stems:
         return True
     kind = unit_kind(column.unit) if column.unit else None
-    if column.unit and (column.unit[0] in CURRENCY_SIGNS or (kind and kind[0] in ("GBP", "EUR", "USD"))):
+    if holds_money(column):
         return bool(asked & _MONEY_ASKED) or any(w in _MONEY_WORDS for w in asked)
     if column.expression or (kind and kind[0] == "duration"):  # "days from A to B", "Duration (min)"
         if asked & _TIME_ASKED:
             return True
     return bool(kind) and any((k := unit_kind(normal_unit(w))) and k[0] == kind[0] for w in asked if len(w) > 2)
+
+
+def holds_money(column: Column | None) -> bool:
+    """Whether a number column holds amounts of money: its unit is a currency ("£", "EUR")."""
+    kind = unit_kind(column.unit) if column is not None and column.unit else None
+    return bool(kind or (column is not None and column.unit)) and (
+        column.unit[0] in CURRENCY_SIGNS or bool(kind and kind[0] in ("GBP", "EUR", "USD")))
 
 
 def holds_measure(question: str, column: Column, planned: PlannedQuery, llm: ChatLLM, max_tokens: int) -> bool:
@@ -1121,6 +1131,8 @@ def figures_across(question: str, plan: Plan, columns: list[Column]) -> bool:
         # "X in 2018 and 2019 respectively" asks each year's figure, whatever "total" or "average" names the row
         # with; so does "the Total operating expense in 2019 and 2018", "total" being the row's own word
         operation = None
+    elif operation == "average" and row_says_average(question, rows):
+        operation = None  # "How long did it take on average to re-let a home?" names the row "Average days to re-let"
     named = row_figures.years_named(question, columns)
     if operation in ("change", "percent change") and named:
         named = _with_year_before(question, named, columns, rows)
@@ -1933,6 +1945,15 @@ _WEIGHTED = re.compile(r"\bweighted[ -](?:average|mean)\b", re.I)
 
 def asks_average(question: str) -> bool:
     return bool(re.search(r"(?<!weighted[ -])\b(?:average|mean|median)\b", question, re.I))
+
+
+def row_says_average(question: str, rows: list[str]) -> bool:
+    """Whether the question's "average" is the name of the rows it filters on, not an operation over their figures:
+    "How long did it take on average to re-let a home?" over the row "Average days to re-let an empty home" asks that
+    row's figure; "the average of the Average fee in 2018 and 2019" says the word once more than the row does."""
+    said = dict(row_figures.OPERATIONS)["average"]
+    return bool(rows) and all(said.search(r) for r in rows) \
+        and len(said.findall(question)) <= min(len(said.findall(r)) for r in rows)
 
 
 def asks_median(question: str) -> bool:

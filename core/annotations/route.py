@@ -10,19 +10,20 @@ from dataclasses import dataclass, field, replace
 
 from core.annotations.across import stated_years
 from core.annotations.beyond_plan import beyond_plan
-from core.annotations.conditions import YEAR_DIGITS, answered_yes_or_no, asks_count, asks_to_add_up, periods
+from core.annotations.conditions import (YEAR_DIGITS, answered_yes_or_no, asks_count, asks_to_add_up, periods,
+                                        singulars, spent_on)
 from core.annotations.model import normalize_label, singular
 from core.annotations.linked import look_up
 from core.annotations.named_rows import rows_named
 from core.annotations.plan import (NOT_IN_TABLE, ROWS_COUNTED, PlannedQuery, count_qualifiers, counted_phrase,
                                   evidence as plan_evidence,
-                                  fill_plan, figures_across_named, format_value as _value, known_words,
+                                  fill_plan, figures_across_named, format_value as _value, holds_money, known_words,
                                   phrase as phrase_plan, plan_by_rules, printed_unit, read_by_rules, run_plan)
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
 from core.annotations.sql import (counts_over_figures, cut_to_nothing, found_nothing, named_nowhere, periods_unkept, provenance_only,
-                                  reads_table, share_of_nothing, write_query, years_unkept)
+                                  reads_table, share_of_nothing, words_in_no_cell, write_query, years_unkept)
 from core.annotations.tables import ISO_DATE_NOTE, LABELS_HEADER, PROVENANCE, is_twin, spoken_label
 
 
@@ -433,6 +434,20 @@ def held_by_no_cell(planned: PlannedQuery, executor) -> str | None:
     return "no cell holds " + ", ".join(f"'{text}'" for text in absent) if absent else None
 
 
+def spent_on_unrecorded(question: str, planned: PlannedQuery, executor) -> str | None:
+    """Why a plan's sum or average of money is no answer, or None: the question says what the money went on in words
+    no header, name or cell of the table holds. "How much did we spend on planned maintenance?" over a repairs log
+    (categories Plumbing, Roofing ...) added up every repair's cost; the log does not record planned maintenance,
+    and a report's prose may state it."""
+    plan = planned.plan
+    if plan is None or plan.answer not in ("sum", "average", "median") or not holds_money(plan.column):
+        return None
+    known = known_words(planned.table)
+    unheld = [w for w in spent_on(question) if not singulars(w) & known]
+    absent = words_in_no_cell(unheld, [planned.table], executor)
+    return f"no header or cell of {planned.table.filename} holds “{' '.join(absent)}”" if absent else None
+
+
 # "Of the 40 instruments bought in 2019, how many ...", "How many of the 40 ...": the whole a count is taken within
 # (not a year, "of 2019 sales"; not a measure, "with a frame of 21 inches")
 _OF_THE_WHOLE = re.compile(r"(?:^\W*|\bhow\s+many\s+)(?:of|out\s+of)\s+(?:the\s+|our\s+|its\s+|their\s+|these\s+|those\s+)?"
@@ -519,6 +534,9 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
             planned.plan.answer, planned.handover, refused = NOT_IN_TABLE, unasked, True
         elif not refused and (unheld := held_by_no_cell(planned, executor)):
             planned.plan.answer, planned.handover, refused = NOT_IN_TABLE, unheld, True
+        elif not refused and (unheld := spent_on_unrecorded(question, planned, executor)):
+            planned.plan.answer, planned.handover, refused = NOT_IN_TABLE, unheld, True
+            planned.named_unrecorded = True
     if not refused and planned.plan is not None and planned.sql and (over := exceeds_the_whole(question, planned)):
         planned.plan.answer, planned.handover, refused = NOT_IN_TABLE, over, True  # by the rules or the model
     if not refused and (planned.plan is None or planned.plan.answer == "other" or planned.error is not None

@@ -721,6 +721,13 @@ def named_nowhere(sql: str, tables: list[TableInfo], executor: ReadOnlyExecutor)
     return [text for text in wanted if not any(text.lower() in cell for cell in cells)]
 
 
+def words_in_no_cell(words: list[str], tables: list[TableInfo], executor: ReadOnlyExecutor) -> list[str]:
+    """The words no text cell of the tables contains, even in part ("maintenance" in a repairs log whose categories
+    are Plumbing, Roofing ...)."""
+    cells = list(_text_cells(tables, executor)) if words else []
+    return [w for w in words if not any(w in cell for cell in cells)]
+
+
 def judge_values(sql: str, judge, table_name: str, tables: list[TableInfo], llm: ChatLLM,
                  executor: ReadOnlyExecutor, written: "WrittenQuery") -> str:
     """A filter that needs a judgement over text cells: the model reads the column's distinct values
