@@ -14,9 +14,11 @@ SOURCE_MARKER = re.compile(r"\[\s*Source\s+(\d+)\s*\]", re.I)
 # "[Source 3]" (the pipeline) or "[3]" (agent mode); in runs joined by spaces, commas, "and".
 MARKER = re.compile(r"\[\s*(?:Source\s+)?(\d+)\s*\]", re.I)
 _RUN = re.compile(r"\s*" + MARKER.pattern + r"(?:\s*(?:,|;|and|&)?\s*" + MARKER.pattern + r")*", re.I)
-# A claim ends at . ! ? ; followed by a space, unless the period ends a bare number ("1. " in a list).
-_SENTENCE_END = re.compile(r"(?<!\b\d\.)(?<!\b\d\d\.)(?<=[.!?;])\s+")
-_SENTENCE = re.compile(r"(?<!\b\d\.)(?<!\b\d\d\.)(?<=[.!?])\s+")
+# A claim ends at . ! ? ; followed by a space, unless the period ends a bare number ("1. " in a list), a name's
+# initial or a title ("R. Okafor (Chair), J. Whitfield", "Dr. Patel": one person, not three sentences to cite)
+_NOT_AN_END = r"(?<!\b\d\.)(?<!\b\d\d\.)(?<!\b[A-Z]\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bMrs\.)(?<!\bSt\.)"
+_SENTENCE_END = re.compile(_NOT_AN_END + r"(?<=[.!?;])\s+")
+_SENTENCE = re.compile(_NOT_AN_END + r"(?<=[.!?])\s+")
 _CLOSING = re.compile(r"([.!?:;,]+[\"')\]]*)$")
 
 
@@ -98,7 +100,7 @@ def short_answer(answer: str, limit: int = 160) -> str:
 # --- citations placed by code, for an answer whose model left them out -----------------------------
 
 # Sentence ends (kept with their sentence) and line breaks: where a marker may be placed.
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?=\s)|(?=\n)")
+_SENTENCE_SPLIT = re.compile(_NOT_AN_END + r"(?<=[.!?])(?=\s)|(?=\n)")
 _TRAILING = re.compile(r"[.!?:;,]*\s*$")
 _STEM = 5
 

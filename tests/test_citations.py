@@ -60,3 +60,12 @@ def test_a_marker_placed_by_code_takes_the_form_its_caller_writes():
     marked, placed = attribute_markers("- Clients retry after 30 seconds.", ["Clients retry after 30 seconds."], 0.5,
                                        lambda numbers: "".join(f"[Source {n + 4}]" for n in numbers))
     assert marked == "- Clients retry after 30 seconds [Source 5]." and placed == [1]
+
+
+def test_a_names_initial_or_title_does_not_end_the_claim_a_marker_is_placed_after():
+    sources = ["Present: P. Ames (Chair), D. Rowe, Dr. Lin. The orchestra approved the new tour budget."]
+    marked, _ = attribute_markers("- Present were P. Ames (Chair), D. Rowe and Dr. Lin.", sources, 0.5)
+    assert marked == "- Present were P. Ames (Chair), D. Rowe and Dr. Lin [1]."
+    assert place_citations("Chaired by P. Ames [Source 1]. The tour was approved [Source 1].") \
+        == "Chaired by P. Ames [1]. The tour was approved [1]."
+    assert short_answer("Chaired by P. Ames. The tour was approved.") == "Chaired by P. Ames."

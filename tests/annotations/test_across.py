@@ -923,3 +923,18 @@ def test_a_share_the_row_already_states_is_each_years_figure(statement):
     response = ws.ask("What were the gross profit as a percentage of revenue in 2018 and 2019 respectively?",
                       mode="pipeline", doc_ids=scope)
     assert "60%" in response.answer and "55%" in response.answer and ws.llm.calls == [], response.answer
+
+
+def test_an_average_the_rows_own_label_says_is_that_rows_figure_not_an_average_across_the_years(tmp_path, embedder,
+                                                                                                write_text):
+    ws = Workspace(Settings(data_dir=tmp_path / "kpi"), embedder, ScriptedLLM([]))
+    ws.ingestor.ingest_paths([write_text("lettings_kpis.csv", "Indicator,2023,2024\nAverage days to let a flat,41,33\n"
+                                                             "Flats let (%),84,88\n")])
+    row = [{"column": "Indicator", "op": "is", "value": "Average days to let a flat"}]
+    response = ask(ws, "How long did it take on average to let a flat in 2024?", answer="average", column="2024",
+                   filters=row)
+    assert "33" in response.answer and "37" not in response.answer, response.answer
+    twice = ask(ws, "What is the average of the Average days to let a flat in 2023 and 2024?", answer="average",
+                column="2024", filters=row)
+    assert twice.answer.startswith("The average of Average days to let a flat is 37 for 2023 and 2024"), twice.answer
+    ws.close()

@@ -1,6 +1,6 @@
 """The conditions a question states, read by code: periods, bounds with units, and cell values."""
 from core.annotations.conditions import (CellValue, bound_in, bounds, cell_values, clipped_form, named_in, periods, quarters_in, said_with_the,
-                                         tokens)
+                                         spent_on, tokens)
 from core.annotations.units import convert
 
 
@@ -251,3 +251,12 @@ def test_a_word_in_its_clipped_form_names_the_cell_it_clips_when_no_cell_holds_i
     [named] = cell_values("What was the maths pass rate in 2025?", subjects)
     assert (named.column, named.cells) == ("Subject", ("Mathematics",))
     assert cell_values("What did we spend on rent?", {"Item": ["Rental van", "Fuel"]}) == []
+
+
+def test_what_money_went_on_is_the_phrase_after_spend_pay_or_cost():
+    assert spent_on("How much did the choir spend on sheet music?") == ["sheet", "music"]
+    assert spent_on("What did we pay for coach hire in 2024?") == ["coach", "hire"]  # the year is a period
+    assert spent_on("What was the average cost of a piano tuning at the Hall?") == ["piano", "tuning"]
+    assert spent_on("How much did we spend on strings for the cellos?") == ["strings"]
+    assert spent_on("How much did the tour cost us in total?") == []  # says what cost, not what it went on
+    assert spent_on("What were the ticket sales in March?") == []

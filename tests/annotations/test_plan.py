@@ -1198,3 +1198,27 @@ def test_a_rate_asked_of_a_column_of_counts_is_not_its_average(kb_of):
                      json.dumps({"sql": "SELECT SUM(attended) * 1.0 / SUM(possible) FROM attendance WHERE year_group = 'Year 7'"})]
     response = ws.ask("What was the attendance rate for Year 7?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
     assert "0.85" in response.answer and "85.00" not in response.answer, response.answer
+
+
+def test_money_spent_on_something_no_header_or_cell_names_is_no_sum_of_the_rows_and_the_pages_are_read(tmp_path, embedder,
+                                                                                                     ingested):
+    """The till export records takings by shop, baker and product (and each oven's power); what a shop spent on
+    servicing its oven is in the owner's notes, not in any row, so adding up the shop's takings answers another
+    question."""
+    data_dir = ingested({"bakery_sales.csv": SALES,
+                         "owners_notes.txt": "The Harbour shop spent £3,150 on oven servicing this year, after its oven failed twice."},
+                        tmp_path / "kb")
+    replies = [plan(answer="sum", column="Takings (GBP)", filters=[{"column": "Shop", "op": "is", "value": "Harbour"}])]
+
+    def script(messages):
+        return replies.pop() if replies else extractive_answer(messages)
+    ws = Workspace(Settings(data_dir=data_dir), embedder, ScriptedLLM(script))
+    response = ws.ask("How much did the Harbour shop spend on oven servicing?", mode="pipeline")
+    assert response.route == "hybrid" and "3,150" in response.answer, response.answer
+    events = ws.turn(response.trace_id)["trace"]["events"]
+    assert any("no header or cell of bakery_sales.csv holds “servicing”" in json.dumps(e, ensure_ascii=False)
+               for e in events)
+    replies.append(plan(answer="sum", column="Takings (GBP)", filters=[{"column": "Product", "op": "is", "value": "Rye loaf"}]))
+    held = ws.ask("How much did the Harbour shop spend on rye loaves?", mode="pipeline")  # (a product the rows hold)
+    assert held.route == "structured", held.answer
+    ws.close()
