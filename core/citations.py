@@ -38,6 +38,23 @@ def nearest_sentence(near: dict) -> str:
     return f"Nearest I found, not the same thing: “{near['quote']}” ({where}): {near['why']}."
 
 
+# An answer of this many words or fewer is a figure, a name or a yes: the sentence it was read from says what it covers
+_SHORT_ANSWER_WORDS = 12
+
+
+def quoted_evidence(answer: str, citations: list[dict]) -> str:
+    """The sentence a short answer was read from, and where: ‘“We spent £1.42m on planned maintenance, up from
+    £1.18m.” (report.pdf, p. 1)’, shown under "£1.42m" so the figure comes with what it covers; "" for a longer
+    answer, which says that itself, and for an answer no cited source was quoted for (a records answer)."""
+    if len(_RUN.sub("", answer).split()) > _SHORT_ANSWER_WORDS:
+        return ""
+    quoted = next((c for c in citations if c.get("cited") and c.get("quote")), None)
+    if quoted is None or " ".join(quoted["quote"].split()).lower() in " ".join(_RUN.sub("", answer).split()).lower():
+        return ""
+    where = ", ".join(p for p in (quoted["filename"], location(quoted.get("page"), quoted.get("sheet"), quoted.get("rows"))) if p)
+    return f"“{' '.join(quoted['quote'].split())}” ({where})"
+
+
 def how_found(matched: bool, score: float) -> str:
     """ "similarity 0.612" for a passage a search found; rows a records query matched are exact, not similar."""
     return "rows the query matched" if matched else f"similarity {score:.3f}"

@@ -8,9 +8,10 @@ import argparse
 import json
 import logging
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
-from core.citations import how_found, location, nearest_sentence, place_citations
+from core.citations import how_found, location, nearest_sentence, place_citations, quoted_evidence
 from core.config import SettingsError, load_settings
 from core.safety.flags import flag_label
 
@@ -228,6 +229,8 @@ def _ask(workspace, args) -> int:
         print("\n")
     if response.nearest:
         print(nearest_sentence(response.nearest) + "\n")
+    if said := quoted_evidence(response.answer, [asdict(c) for c in response.citations]):
+        print(f"From: {said}\n")
     for c in (c for c in response.citations if c.cited or not any(x.cited for x in response.citations)):
         where = location(c.page, c.sheet, c.rows)
         print(f"[{c.number}] {c.filename} {where} ({how_found(c.matched, c.score)})")

@@ -1,5 +1,5 @@
 """Citations on screen: compact, deduplicated, attached where the claim ends."""
-from core.citations import MARKER, attribute_markers, cited_numbers, location, place_citations, short_answer
+from core.citations import MARKER, attribute_markers, cited_numbers, location, place_citations, quoted_evidence, short_answer
 
 
 def test_a_run_of_source_markers_becomes_compact_chips_before_the_period():
@@ -69,3 +69,15 @@ def test_a_names_initial_or_title_does_not_end_the_claim_a_marker_is_placed_afte
     assert place_citations("Chaired by P. Ames [Source 1]. The tour was approved [Source 1].") \
         == "Chaired by P. Ames [1]. The tour was approved [1]."
     assert short_answer("Chaired by P. Ames. The tour was approved.") == "Chaired by P. Ames."
+
+
+def test_a_short_answer_comes_with_the_sentence_it_was_read_from_and_a_longer_one_says_it_itself():
+    quoted = {"cited": True, "quote": "The orchestra spent £8,400 on  instrument repairs in 2024.", "filename": "report.pdf",
+              "page": "3", "sheet": None, "rows": None}
+    read = {"cited": True, "quote": "", "filename": "notes.txt", "page": None, "sheet": None, "rows": None}
+    assert quoted_evidence("£8,400 [Source 1]", [read, quoted]) \
+        == "“The orchestra spent £8,400 on instrument repairs in 2024.” (report.pdf, p. 3)"
+    assert quoted_evidence("The orchestra spent £8,400 on instrument repairs in 2024 [Source 1].", [quoted]) == ""  # it is the quote
+    long = "The orchestra spent £8,400 on instrument repairs, most of it on the two cellos damaged on tour [Source 1]."
+    assert quoted_evidence(long, [quoted]) == ""
+    assert quoted_evidence("14 rows with Section Strings", [read]) == ""  # no quote: a records answer shows its rows

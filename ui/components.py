@@ -9,7 +9,7 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
-from core.citations import how_found, location, nearest_sentence, place_citations
+from core.citations import how_found, location, nearest_sentence, place_citations, quoted_evidence
 from core.exports import export_filename, record_tables
 from core.safety.flags import flag_label
 from core.safety.pii import hidden_label
@@ -163,6 +163,8 @@ def answer_body(response: dict) -> None:
 
     text = safe_markdown(place_citations(response.get("answer", "")))
     st.markdown(_CHIP.sub(link, text))
+    if said := quoted_evidence(response.get("answer", ""), response.get("citations", [])):
+        st.caption(safe_markdown(f"From {said}"))  # a short answer's figure, with the sentence that says what it covers
 
 
 def insufficiencies(response: dict) -> None:

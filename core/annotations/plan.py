@@ -546,9 +546,10 @@ def measure_named(question: str, column: Column) -> bool:
 
 def holds_money(column: Column | None) -> bool:
     """Whether a number column holds amounts of money: its unit is a currency ("£", "EUR")."""
-    kind = unit_kind(column.unit) if column is not None and column.unit else None
-    return bool(kind or (column is not None and column.unit)) and (
-        column.unit[0] in CURRENCY_SIGNS or bool(kind and kind[0] in ("GBP", "EUR", "USD")))
+    if column is None or not column.unit:
+        return False
+    kind = unit_kind(column.unit)
+    return column.unit[0] in CURRENCY_SIGNS or bool(kind and kind[0] in ("GBP", "EUR", "USD"))
 
 
 def holds_measure(question: str, column: Column, planned: PlannedQuery, llm: ChatLLM, max_tokens: int) -> bool:
