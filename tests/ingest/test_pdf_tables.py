@@ -191,6 +191,17 @@ def test_a_year_line_with_words_at_its_left_is_the_header(tmp_path):
     assert table.row_text(table.rows[1]) == "Global services | 2023: 2,727 | 2022: 2,017 | 2021: 450 | 2020: 1,200"
 
 
+def test_a_currency_sign_heading_the_label_column_of_the_year_line_is_not_a_figure_of_the_first_year(tmp_path):
+    # a club's accounts: "£" over the labels, the years over the figures; read as "£2024" the line was a row of
+    # figures and the 2024 column was lost
+    path = draw_rows(tmp_path / "accounts.pdf", [[(40, "£"), (320, "2024"), (390, "2023")]],
+                     [("Subscriptions", ["14,860", "13,420"]), ("Bar takings", ["22,310", "24,050"]),
+                      ("Total income", ["37,170", "37,470"])])
+    (table,) = read_pdf_tables(path)
+    assert table.columns == ["2024", "2023"] and table.stub == "£"
+    assert table.row_text(table.rows[1]) == "Bar takings | 2024: 22,310 | 2023: 24,050"
+
+
 def test_a_line_of_its_own_stating_the_scale_is_the_tables_unit_not_a_label_of_the_rows_below(tmp_path):
     path = draw_rows(tmp_path / "scale.pdf", [[(330, "2023"), (400, "2022"), (480, "2021"), (550, "2020")]],
                      [("(In thousands)", []), ("Revenues", ["68,024", "67,314", "60,100", "58,000"]),
