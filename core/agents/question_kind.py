@@ -111,7 +111,9 @@ _POLICY = re.compile(
     r"what\s+(?:should|must|do|can)\s+(?:i|we|you)\s+do|"
     # an obligation: "How quickly do we have to fix an urgent repair?", "How soon must a claim be made?"
     r"(?:do|does)\s+(?:[\w'’-]+\s+){1,3}?(?:have|need)\s+to|(?:must|shall)\s+(?:i|we|you|they|an?|the)|"
-    r"how\s+(?:quickly|soon|fast)\s+(?:must|should|shall))\b",
+    r"how\s+(?:quickly|soon|fast)\s+(?:must|should|shall)|"
+    # when something is done as a rule or a routine: "When do juniors train?", "When does the office open?"
+    r"^\s*when\s+(?:do|does)\s)\b",
     re.I)
 # A yes/no question (`asks_yes_or_no`) about what happened or what is so, with no computation or condition in
 # it, is for prose ("Did the board approve the merger?", "Is the warranty transferable?"); one that compares

@@ -18,7 +18,8 @@ OPERATIONS = [
     ("percent change", re.compile(r"(?:\bpercent(?:age)?|%)\s*(?:change|increase|decrease|growth|decline|rise|fall)\b"
                                   r"|\bgrowth rate\b|\bby (?:what|how much) (?:percent|%)", re.I)),
     ("change", re.compile(r"\b(?:chang(?:e|ed|es)|increas(?:e|ed|es)|decreas(?:e|ed|es)|difference|grow|grew|grown|growth|"
-                          r"declin(?:e|ed)|rise|rose|risen|fall|fell|fallen|drop(?:ped)?|variance|variation)\b", re.I)),
+                          r"declin(?:e|ed)|rise|rose|risen|fall|fell|fallen|drop(?:ped)?|variance|variation|"
+                          r"(?:go|goes|went|gone|come|comes|came)\s+(?:up|down))\b", re.I)),
     ("average", re.compile(r"(?<!weighted[ -])\b(?:average|mean)\b", re.I)),  # (a weighted average is a row's name)
     ("sum", re.compile(r"\b(?:total|sum|combined|altogether|in all)\b", re.I)),
 ]

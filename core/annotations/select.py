@@ -87,6 +87,16 @@ _YEAR_PHRASE = re.compile(r"\b(?:this|last|next|that|of the|the whole)\s+year\b"
 _COUNT_PHRASE = re.compile(r"(?:^|\b(?:the|a|total)\s+)(?:total\s+)?number\s+of\b", re.I)
 
 
+# "matches", "boxes", "taxes", "batches": plurals of words ending in ch, sh, x, ss or z, which `singular` leaves as
+# "matche" (the keyword index's own form, kept there), so "How many matches ..." named no file called match_results
+_ES_PLURAL = re.compile(r"(?:ch|sh|x|ss|z)es$")
+
+
+def _singular_forms(word: str) -> set[str]:
+    """A question word's singular as `singular` gives it, and as an -es plural's stem."""
+    return {singular(word)} | ({word[:-2]} if _ES_PLURAL.search(word) else set())
+
+
 @lru_cache(maxsize=64)
 def stated_bounds(question: str) -> tuple:
     """The question's bounds, read once for all the tables it is scored against."""
@@ -111,18 +121,19 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
     3 for a column that holds a quantity the question bounds ("no wider than 1.2 m" -> a width column)."""
     asked = asked_words(question)
     content = [w for w in asked if w not in _GENERIC]
-    singulars = {singular(w) for w in content} | {_NOUN_OF[w] for w in content if w in _NOUN_OF}
-    asked_singulars = {singular(w) for w in asked if w not in _STOP} | {_NOUN_OF[w] for w in asked if w in _NOUN_OF}
+    singulars = {f for w in content for f in _singular_forms(w)} | {_NOUN_OF[w] for w in content if w in _NOUN_OF}
+    asked_singulars = {f for w in asked if w not in _STOP for f in _singular_forms(w)} \
+        | {_NOUN_OF[w] for w in asked if w in _NOUN_OF}
     selection = Selection(table, 0.0)
     name_words = file_words(table.filename) | file_words(table.sheet or "")
-    named = sorted(w for w in name_words if w in content or singular(w) in singulars)
+    named = sorted(w for w in name_words if w in content or _singular_forms(w) & singulars)
     if named:
         selection.score += sum(3 * (weights or {}).get(w, 1.0) for w in named)
         selection.reasons.append("names the file: " + ", ".join(named))
     # a document's printed labels ("Invoice Date", "Total due") are its columns
     labels = table.values if table.kind == "fields" else table.printed.values()
     # (not a one-letter word: the "m" of "width (m)" is named by any "1.1 m" in the question)
-    column_words = {singular(w) for label in labels for w in words(label) if w not in _STOP and len(w) > 1}
+    column_words = {f for label in labels for w in words(label) if w not in _STOP and len(w) > 1 for f in _singular_forms(w)}
     columns = sorted(column_words & asked_singulars)
     if columns:
         selection.score += len(columns)

@@ -155,6 +155,7 @@ def test_a_model_that_fails_leaves_the_table_route_and_says_so():
     ("How quickly do we have to return borrowed scores?", TEXT),  # an obligation the handbook states
     ("How soon must a new member pay the subscription?", TEXT),
     ("How many scores did we have to replace in May?", RECORDS),  # what happened, counted
+    ("When do the juniors rehearse?", TEXT),  # a routine the handbook states
     ("What does the subscription cover?", TEXT),
     ("Is the subscription refundable?", TEXT),
     ("What was the total spent on music hire in 2025?", RECORDS),

@@ -86,6 +86,8 @@ def test_one_stated_year_is_a_cell_not_arithmetic(ws):
     ("What was the % change in revenue from 2018 to 2019?", "percent change"),
     ("By how much did revenue increase in 2019?", "change"),
     ("How much has revenue increased by from 2018 to 2019?", "change"),
+    ("How much did donations go up by from 2018 to 2019?", "change"),
+    ("How far did grants come down between 2018 and 2019?", "change"),
     ("What was the revenue variance in dollars for 2019 vs 2018?", "change"),
     ("What is the average of revenue for 2018 and 2019?", "average"),
     ("What is the combined revenue for 2018 and 2019?", "sum"),

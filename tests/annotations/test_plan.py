@@ -1222,3 +1222,14 @@ def test_money_spent_on_something_no_header_or_cell_names_is_no_sum_of_the_rows_
     held = ws.ask("How much did the Harbour shop spend on rye loaves?", mode="pipeline")  # (a product the rows hold)
     assert held.route == "structured", held.answer
     ws.close()
+
+
+def test_a_filter_of_a_column_of_figures_on_words_is_something_the_table_does_not_record(ws):
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Shop", "op": "is", "value": "Harbour"},
+                                                   {"column": "Loaves", "op": "contains", "value": "burnt"}])]
+    response = ws.ask("How many burnt batches did the Harbour shop have?", mode="pipeline")
+    assert response.answer.startswith("The documents do not contain this: bakery_sales.csv has no column for burnt batches"), \
+        response.answer
+    assert response.confidence == "low"
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Loaves", "op": "is", "value": "two"}])]
+    assert "no column" not in ws.ask("How many sales were of two loaves?", mode="pipeline").answer  # a figure in words

@@ -236,3 +236,12 @@ def test_a_quantity_the_comparative_names_outranks_another_of_its_unit_kind():
     assert score_table(question, fleet, measured={"length"}).score > score_table(question, log, measured={"length"}).score
     # with no quantity named, a bound's kind of unit still points at the column in it
     assert any(r.startswith("bounds a quantity") for r in score_table("Which rounds were over 80 km?", log).reasons)
+
+
+def test_a_plural_in_es_names_the_file_of_its_singular():
+    fixtures = TableInfo("fixture_list", "d4", "fixture_list.csv", None, "rows", ["date", "team"],
+                         {"date": "Date", "team": "Team"}, {}, {}, 40, values=["U12", "Seniors"])
+    batches = TableInfo("batch_log", "d5", "batch_log.csv", None, "rows", ["batch", "loaves"],
+                        {"batch": "Batch", "loaves": "Loaves"}, {}, {}, 40, values=["B1", "B2"])
+    assert any("names the file: batch" in r for r in score_table("How many batches failed in May?", batches).reasons)
+    assert score_table("How many batches failed in May?", fixtures).score == 0
