@@ -416,7 +416,7 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         planned.plan.answer, planned.plan.column = "sum", quantity  # "How many helmets did we sell?" adds up Qty
         chosen = quantity
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE) \
-            and (unrecorded := words_on_figures(question, planned.plan)):
+            and (unrecorded := words_on_figures(question, planned.plan, [c.label for c in columns])):
         # "How many yellow cards did the Seniors get?" filtered Goals Against on 'yellow': no column records them
         planned.applied.append(Applied(unrecorded, None, "not applied", NOT_RECORDED))
         planned.plan.answer = NOT_IN_TABLE
@@ -550,12 +550,15 @@ def measure_named(question: str, column: Column) -> bool:
     return bool(kind) and any((k := unit_kind(normal_unit(w))) and k[0] == kind[0] for w in asked if len(w) > 2)
 
 
-def words_on_figures(question: str, plan: Plan) -> str:
+def words_on_figures(question: str, plan: Plan, column_labels: list[str]) -> str:
     """What a plan filters a column of figures on in words, as the question says it ("yellow cards" for Goals
-    Against 'yellow'): no figure is a word, so the table does not record it; "" when every filter fits its column."""
+    Against 'yellow'): no figure is a word, so the table does not record it; "" when every filter fits its column.
+    Another column's header is no such word ("Goals For over 'Goals Against'" compares two columns, which a plan
+    cannot state; the model's query writer, given such a comparison, added conditions no one asked for)."""
     for column, op, value in plan.filters:
         if column.kind == "number" and op not in BLANK_OPS and not re.search(r"\d", value) \
-                and not set(tokens(value)) & set(NUMBER_WORDS):  # ("two" beds is a figure)
+                and not set(tokens(value)) & set(NUMBER_WORDS) \
+                and not any(value.lower() == c.lower() for c in column_labels):  # ("two" beds is a figure)
             said = re.search(rf"\b{re.escape(value)}\b(?:\s+([a-z][a-z-]+))?", question, re.I)
             return f"{value} {said.group(1)}" if said and said.group(1) else value
     return ""

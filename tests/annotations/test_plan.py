@@ -1233,3 +1233,6 @@ def test_a_filter_of_a_column_of_figures_on_words_is_something_the_table_does_no
     assert response.confidence == "low"
     ws.llm.script = [plan(answer="count", filters=[{"column": "Loaves", "op": "is", "value": "two"}])]
     assert "no column" not in ws.ask("How many sales were of two loaves?", mode="pipeline").answer  # a figure in words
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Loaves", "op": ">", "value": "Oven Power [hp]"}])]
+    compared = ws.ask("How many sales had more loaves than the oven's power?", mode="pipeline")
+    assert "no column for Oven Power" not in compared.answer, compared.answer  # another header: no word of the question's
