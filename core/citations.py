@@ -46,13 +46,15 @@ def quoted_evidence(answer: str, citations: list[dict]) -> str:
     """The sentence a short answer was read from, and where: ‘“We spent £1.42m on planned maintenance, up from
     £1.18m.” (report.pdf, p. 1)’, shown under "£1.42m" so the figure comes with what it covers; "" for a longer
     answer, which says that itself, and for an answer no cited source was quoted for (a records answer)."""
-    if len(_RUN.sub("", answer).split()) > _SHORT_ANSWER_WORDS:
+    said = _RUN.sub("", answer).split()
+    if len(said) > _SHORT_ANSWER_WORDS:
         return ""
     quoted = next((c for c in citations if c.get("cited") and c.get("quote")), None)
-    if quoted is None or " ".join(quoted["quote"].split()).lower() in " ".join(_RUN.sub("", answer).split()).lower():
+    quote = " ".join(quoted["quote"].split()) if quoted else ""
+    if not quote or quote.lower() in " ".join(said).lower():
         return ""
     where = ", ".join(p for p in (quoted["filename"], location(quoted.get("page"), quoted.get("sheet"), quoted.get("rows"))) if p)
-    return f"“{' '.join(quoted['quote'].split())}” ({where})"
+    return f"“{quote}” ({where})"
 
 
 def how_found(matched: bool, score: float) -> str:

@@ -415,13 +415,12 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     elif planned.plan is not None and planned.plan.answer == "count" and (quantity := items_counted(question, columns, table_words)):
         planned.plan.answer, planned.plan.column = "sum", quantity  # "How many helmets did we sell?" adds up Qty
         chosen = quantity
-    if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE) \
-            and (unrecorded := words_on_figures(question, planned.plan, [c.label for c in columns])):
-        # "How many yellow cards did the Seniors get?" filtered Goals Against on 'yellow': no column records them
-        planned.applied.append(Applied(unrecorded, None, "not applied", NOT_RECORDED))
-        planned.plan.answer = NOT_IN_TABLE
-        return planned
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
+        if unrecorded := words_on_figures(question, planned.plan, [c.label for c in columns]):
+            # "How many yellow cards did the Seniors get?" filtered Goals Against on 'yellow': no column records them
+            planned.applied.append(Applied(unrecorded, None, "not applied", NOT_RECORDED))
+            planned.plan.answer = NOT_IN_TABLE
+            return planned
         planned.plan.distinct = planned.plan.answer == "count" and counts_distinct(question, planned.plan.column)
         said_row(question, planned.plan, columns)
         said_column(question, planned.plan, columns)

@@ -88,7 +88,8 @@ _COUNT_PHRASE = re.compile(r"(?:^|\b(?:the|a|total)\s+)(?:total\s+)?number\s+of\
 
 
 # "matches", "boxes", "taxes", "batches": plurals of words ending in ch, sh, x, ss or z, which `singular` leaves as
-# "matche" (the keyword index's own form, kept there), so "How many matches ..." named no file called match_results
+# "matche" (the keyword index's own form, kept there), so "How many matches ..." named no file called match_results.
+# (conditions.singulars strips any "-es", "gam" of "games": forms that would name files table choice was not measured on)
 _ES_PLURAL = re.compile(r"(?:ch|sh|x|ss|z)es$")
 
 

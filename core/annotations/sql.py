@@ -715,15 +715,13 @@ def named_nowhere(sql: str, tables: list[TableInfo], executor: ReadOnlyExecutor)
     over such a filter counts nothing the table records ("panels whose symbol is 'cracked'"): the
     question is about something else, which the text route may find on a page."""
     wanted = _filter_texts(sql)
-    if not wanted:
-        return []
-    cells = list(_text_cells(tables, executor))
-    return [text for text in wanted if not any(text.lower() in cell for cell in cells)]
+    absent = set(words_in_no_cell([text.lower() for text in wanted], tables, executor))
+    return [text for text in wanted if text.lower() in absent]
 
 
 def words_in_no_cell(words: list[str], tables: list[TableInfo], executor: ReadOnlyExecutor) -> list[str]:
-    """The words no text cell of the tables contains, even in part ("maintenance" in a repairs log whose categories
-    are Plumbing, Roofing ...)."""
+    """The words (lower case) no text cell of the tables contains, even in part ("maintenance" in a repairs log whose
+    categories are Plumbing, Roofing ...); the cells are read only when there are words to look for."""
     cells = list(_text_cells(tables, executor)) if words else []
     return [w for w in words if not any(w in cell for cell in cells)]
 

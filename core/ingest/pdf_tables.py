@@ -303,12 +303,11 @@ def _split_row(line: Line) -> tuple[list[Word], list[_Cell]]:
     cells: list[_Cell] = []
     while end > 0:
         word = words[end - 1]
-        if word.text in _CURRENCY and cells and not cells[0].text_cell \
-                and not (_YEAR.match(cells[0].text) and end in starts):
+        if word.text in _CURRENCY and cells and not cells[0].text_cell:
+            if _YEAR.match(cells[0].text) and end in starts:
+                break  # "£   2024   2023": the currency heads the label column of a year header; it is no "£2024"
             cells[0] = _Cell(word.text + cells[0].text, cells[0].x0, cells[0].x1,  # keep the number's box
                              apart=end - 1 in starts)
-        elif word.text in _CURRENCY and cells and not cells[0].text_cell:
-            break  # "£   2024   2023": the currency heads the label column of a year header; it is no "£2024"
         elif word.text in {"%", ")"} and end > 1 and _is_figure(words[end - 2].text):
             prev = words[end - 2]
             cells.insert(0, _Cell(prev.text + word.text, prev.x0, word.x1, apart=end - 2 in starts))
