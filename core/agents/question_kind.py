@@ -38,6 +38,10 @@ _SUMMARY = re.compile(
 # when a figure is its object ("what drove the change in margin?").
 _REASON = re.compile(
     r"^\s*(?:why|explain|describe)\b|\bwhy\b|\bwhat\s+(?:drove|caused|led\s+to|explains?)\b"
+    # what might bring a change about ("What could result in operating income rising by $6.5 million?")
+    r"|\bwhat\s+(?:could|would|might|may|can)\s+(?:cause|result\s+in|lead\s+to|drive|trigger)\b"
+    # how a figure is arrived at, whatever figure words its name holds ("How is net loss per share calculated?")
+    r"|\bhow\s+(?:is|are|was|were)\s+(?:[\w,'’-]+\s+){0,10}?(?:determined|estimated|calculated|computed|derived)\s*\??\s*$"
     r"|\bhow\s+(?:does|do|did|is|are|was|were)\b.{0,120}?\brelate\b|\brelationship\b|\bcorrelat\w*"
     r"|\bconnect(?:s|ed|ion)?\s+(?:with|between|to)\b|\balign\w*\s+with\b"
     r"|\bcompar\w*\b.{0,120}?\b(?:discussions?|commentary|notes|narrative|strateg(?:y|ies)|plans)\b"
@@ -177,6 +181,10 @@ class Kind:
         return self.sure or self.records_words
 
 
+def _computed(question: str) -> str:
+    return _found(_AGGREGATE, question) or _found(_CONDITION, question)
+
+
 def _found(pattern: re.Pattern, question: str) -> str:
     match = pattern.search(question)
     return " ".join(match.group(0).split()).lower() if match else ""
@@ -187,6 +195,21 @@ def _found(pattern: re.Pattern, question: str) -> str:
 _CONDITIONAL_INSTRUCTION = re.compile(r"(?<=[?.!])\s+If\b[^?.!]*(?:[.!]|$)", re.I)
 
 
+# A yes/no on what kind of organisation something is ("Are the firm's 2022 results those of a high-growth
+# company?", "Is the club a registered charity?") asks for an assessment, whatever figure words it holds.
+_CHARACTERISED = re.compile(
+    r"^\s*(?:is|are|was|were)\s+(?!there\b).{1,80}?\b((?:an?|th(?:at|ose)\s+of\s+an?)\s+(?:[\w-]+\s+){0,3}?"
+    r"(?:company|companies|business|firm|enterprise|organi[sz]ation|charity|employer|lender|borrower))\b", re.I)
+# What someone may or must do, asked of a person ("Can we take dented tins?", "How much can drivers claim for
+# mileage?", "How many days may staff carry over?"): a rule states it, whatever figure words it holds. Asked of the
+# assistant ("Can you list ...", "Can I see the totals?") it is a request, and asked of a thing ("How many
+# parcels can the van carry?") a capacity.
+_PERSON = r"(?:i|we|staff|employees|members|people|anyone|someone|one|they|[\w-]+(?:ers|ees|ents|ors|ians))"
+_NOT_A_PERMISSION = r"(?!(?:see|get|have|view|list|show|find|know|export|download|check|look|count|total|sum)\b)"
+_PERMISSION = re.compile(
+    r"^\s*(?:can|may|could|should|must)\s+(?:[\w-]+\s+)?" + _PERSON + r"\s+" + _NOT_A_PERMISSION + r"[a-z]"
+    r"|\bhow\s+(?:much|many|long|often|far|soon)\s+(?:[\w'’-]+\s+){0,3}?(?:can|may|should|must)\s+(?:[\w-]+\s+)?"
+    + _PERSON + r"\s+" + _NOT_A_PERMISSION + r"[a-z]", re.I)
 # A term in double quotes is a name the question asks about, not its words: "per" in "Earnings per share" asks for
 # no figure per group.
 _QUOTED_TERM = re.compile(r'["“][^"“”]{1,80}["”]')
@@ -205,7 +228,7 @@ def by_rules(question: str, default: str = RECORDS) -> Kind:
     summary = _found(_SUMMARY, question)
     reason = _found(_REASON, question) or _found(_COMPLEMENT, question)
     prose = reason or _found(_EXPLANATION, question) or _found(_POLICY, question)
-    computed = _found(_AGGREGATE, question) or _found(_CONDITION, question)
+    computed = _computed(question)
     records = computed or _found(_FIGURE, question) or _found(_LISTING, question)
     second = _SECOND_QUESTION.search(question)
     explained = second and not summary and (_found(_REASON, second.group(1)) or _found(_EXPLANATION, second.group(1)))
@@ -213,6 +236,11 @@ def by_rules(question: str, default: str = RECORDS) -> Kind:
         return Kind(TEXT, True, "rules", f"a figure with what explains it: “{explained}”")
     if summary and not computed:
         return Kind(SUMMARY, True, "rules", f"a summary: “{summary}”")
+    if (permission := _found(_PERMISSION, question)) and not re.match(r"\s*(?:list|show)\b", question, re.I):
+        return Kind(TEXT, True, "rules", f"what someone may or must do: “{permission}”")
+    if ((character := _CHARACTERISED.search(question)) and not _computed(question[:character.start(1)])
+            and not _found(_COMPARATIVE, question)):
+        return Kind(TEXT, True, "rules", f"an assessment of what something is: “{_found(_CHARACTERISED, question)}”")
     if reason and not summary and not _COUNT_OR_ROWS.search(question):
         return Kind(TEXT, True, "rules", f"a reason: “{reason}”")
     if prose and not records and not summary:

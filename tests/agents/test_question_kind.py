@@ -206,9 +206,16 @@ def test_the_rules_are_sure_of_plain_requests(question, expected):
 @pytest.mark.parametrize("question", [
     "Why did the total of travel claims rise in March?",  # a reason about a figure: text
     "What drove the change in subscriptions?",
+    "What could result in the concert surplus falling by £2,000 next season?",  # what might cause it
+    "How is the travel allowance per rehearsal calculated?",  # a method, though "per" names a figure per group
 ])
 def test_a_reason_asked_for_outright_is_text_though_its_object_is_a_figure(question):
     assert by_rules(question).kind == TEXT
+
+
+def test_a_figure_per_group_is_still_records_when_it_is_not_how_it_is_calculated():
+    assert by_rules("What was the travel allowance per rehearsal in 2024?").kind == RECORDS
+    assert by_rules("How many claims were calculated per section?").kind == RECORDS
 
 
 @pytest.mark.parametrize("question", [
@@ -259,3 +266,34 @@ def test_a_figure_or_a_records_field_is_no_definition(question):
 def test_questions_that_share_a_kind_s_words_without_asking_for_it(question, expected):
     kind = by_rules(question)
     assert kind.kind == expected, kind.reason
+
+
+@pytest.mark.parametrize("question", [
+    "Can players bring a guest to rehearsals?",  # a permission asked of people, no figure in it
+    "Can we claim taxis that are past the 30-day limit?",  # ... though "past" and a number are in it
+    "How much can section leaders approve for travel?",  # an allowance, though it asks "how much"
+    "How many rehearsals may members miss in a season?",
+])
+def test_what_someone_may_or_must_do_is_a_rule_the_text_states(question):
+    assert by_rules(question).kind == TEXT
+
+
+@pytest.mark.parametrize("question", [
+    "Can you list the travel claims over 100 pounds?",  # a request to the assistant
+    "Can I see the total per claimant?",
+    "How many chairs can the hall seat?",  # a capacity of a thing, not a permission
+])
+def test_a_request_or_a_capacity_is_not_a_permission(question):
+    assert by_rules(question).kind == RECORDS
+
+
+@pytest.mark.parametrize("question", [
+    "Are the orchestra's 2024 accounts those of a growing charity?",
+    "Is the hall's owner a registered business?",
+])
+def test_a_yes_no_on_what_kind_of_organisation_something_is_asks_for_an_assessment(question):
+    assert by_rules(question).kind == TEXT
+
+
+def test_a_yes_no_comparing_two_organisations_is_answered_from_figures():
+    assert by_rules("Is Harrowgate a bigger charity than Dunmore?").kind == RECORDS
