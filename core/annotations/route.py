@@ -22,7 +22,7 @@ from core.annotations.plan import (NOT_IN_TABLE, ROWS_COUNTED, PlannedQuery, cou
 from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
-from core.annotations.sql import (counts_over_figures, cut_to_nothing, found_nothing, named_nowhere, periods_unkept, provenance_only,
+from core.annotations.sql import (counts_over_figures, cut_to_nothing, dated_from_today, found_nothing, named_nowhere, periods_unkept, provenance_only,
                                   reads_table, share_of_nothing, words_in_no_cell, write_query, years_unkept)
 from core.annotations.tables import ISO_DATE_NOTE, LABELS_HEADER, PROVENANCE, is_twin, spoken_label
 
@@ -485,6 +485,8 @@ def not_an_answer(result, tables: list, executor, question: str = "") -> str | N
         return "a yes or no counted rows that no value or figure picks out"
     if counts_over_figures(result.sql):
         return "the query divides a count of rows by a total of figures"
+    if question and dated_from_today(result.sql, question):
+        return "the query compares dates with today's, and the question says nothing relative to today"
     if provenance_only(result):
         return f"the query returned only row positions ({', '.join(result.columns)})"
     if share_of_nothing(result.sql, result, executor):
@@ -750,7 +752,10 @@ def where_text(sql: str, tables: list) -> str:
 _LABELS_SAID = "\x00"  # stands for tables.LABELS_HEADER in a condition until its operators are said
 
 # as SQL writes them, and a stored name no printed header replaced ("not total_2009")
-_QUERY_SYNTAX = re.compile(r"\b(?:SELECT|FROM|CASE|WHEN|THEN|ELSE|END)\b|\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+_QUERY_SYNTAX = re.compile(r"\b(?:SELECT|FROM|CASE|WHEN|THEN|ELSE|END)\b|\b[a-z][a-z0-9]*_[a-z0-9_]+\b"
+                           # a function of the query's ("date(now, -30 days)", "substr(Date, 7, 4)")
+                           r"|(?i:\b(?:date|datetime|julianday|strftime|unixepoch|substr|cast|round|abs|coalesce|ifnull|"
+                           r"trim|upper|length|replace|instr|printf|time)\s*\()")
 
 
 _SUBTRACTION = re.compile(r"\)\s*-\s*\(|[\w\"\]]\s+-\s+[\w\"(]")

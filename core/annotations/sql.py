@@ -412,6 +412,23 @@ def counts_over_figures(sql: str) -> bool:
     return bool(_COUNT_OVER_SUM.search(sql or ""))
 
 
+# today's date in SQLite ("date('now', '-30 days')", CURRENT_DATE) and the words that make it part of a question
+_TODAY_IN_SQL = re.compile(r"\b(?:date|datetime|julianday|strftime|unixepoch)\s*\([^)]*'now'|\bCURRENT_(?:DATE|TIMESTAMP)\b",
+                           re.I)
+_TODAY_IN_WORDS = re.compile(
+    r"\b(?:today|now|currently|current|ago|overdue|expired?|expiring|due|recent(?:ly)?|so\s+far|to\s+date|yet|still|"
+    r"upcoming|outstanding|open|this\s+(?:week|month|quarter|year)|"
+    r"(?:last|past|next|previous|coming)\s+(?:\d+\s+|few\s+|several\s+|two\s+|three\s+|six\s+|twelve\s+)?"
+    r"(?:days?|weeks?|months?|quarters?|years?))\b", re.I)
+
+
+def dated_from_today(sql: str, question: str) -> bool:
+    """Whether the query compares dates with today's when the question says nothing relative to today: "Can we take
+    tins that are past their best-before date?" became "date_received < date('now', '-30 days')", a condition
+    nobody stated (and one whose answer changes by the day)."""
+    return bool(_TODAY_IN_SQL.search(sql or "")) and not _TODAY_IN_WORDS.search(question or "")
+
+
 def provenance_only(result: QueryResult) -> str | None:
     """Rows returned as nothing but where they are ("SELECT source_row ... WHERE label LIKE 'Warranty'"
     answered a warranty question with line numbers): what the question asks for is in another column."""

@@ -222,3 +222,8 @@ def test_a_rule_search_that_finds_a_row_only_without_the_names_asked_hands_the_q
     ws.close()
     assert "83.2" in response.answer and "222.2" not in response.answer, response.answer
     assert "Nothing matched exactly" not in response.answer
+
+
+def test_a_function_of_the_query_is_never_said_as_a_condition():
+    assert where_text("SELECT COUNT(*) FROM fleet WHERE next_service_date < date('now', '-30 days')", [FLEET]) == ""
+    assert where_text("SELECT total FROM fleet WHERE substr(registration, 1, 2) = 'AB'", [FLEET]) == ""

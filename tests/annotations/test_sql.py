@@ -489,6 +489,16 @@ def test_a_year_a_report_table_prints_beside_others_that_the_query_never_names_i
     assert sql_module.years_unkept(question, both.replace("holdings", "latest"), [latest], executor) == []
 
 
+def test_today_s_date_is_a_condition_only_when_the_question_is_relative_to_today():
+    query = "SELECT COUNT(*) FROM stock WHERE received_date < date('now', '-30 days')"
+    assert sql_module.dated_from_today(query, "Can we use tins that are past their best-before date?")
+    assert not sql_module.dated_from_today(query, "How many deliveries came in the last 30 days?")
+    assert not sql_module.dated_from_today("SELECT COUNT(*) FROM loans WHERE due_date < CURRENT_DATE",
+                                           "How many loans are overdue?")
+    assert not sql_module.dated_from_today("SELECT COUNT(*) FROM stock WHERE received_date < '2025-01-01'",
+                                           "How many tins came before 2025?")
+
+
 def test_a_count_of_rows_over_a_total_of_figures_is_no_share():
     assert sql_module.counts_over_figures("SELECT CAST(SUM(CASE WHEN description LIKE 'Capital leases' THEN 1 ELSE 0 END) "
                                           "AS REAL) * 100 / SUM(total) FROM t")
