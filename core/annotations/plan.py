@@ -32,7 +32,7 @@ from core.annotations.conditions import (YEAR_DIGITS, FISCAL_YEAR, MONTH_NAME, M
                                          bounds, cell_values, clipped_form,
                                          figures, named_in, periods, quarter_names, said_with_the, same_value, same_word, singulars, month_number,
                                          tokens, without_bounds, word_forms, years_in)
-from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal
+from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal, words_in_no_cell
 from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, LABELS_HEADER, NUMERIC_SHARE, TableInfo, is_twin,
                                     leading_number, number_twin_label, spoken_label)
 from core.annotations.units import SCALES, convert, header_unit, normal_unit, stated_scale, unit_kind
@@ -499,11 +499,19 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
             planned.handover = f"it counted the one row {named} names"
             return planned
         if counts_every_row(plan) and not planned.unapplied:  # (an unapplied condition is said, at low)
-            if (values := counted_values(question, columns, table.row_count)) is not None:
+            left = count_qualifiers(question, known_words(table))
+            values = counted_values(question, columns, table.row_count)
+            if values is not None and left and words_in_no_cell(left, [table], executor) == left:
+                # "How many volunteers have a food hygiene certificate?" is no count of every volunteer when nothing
+                # in the roster says who holds one; the free query writer is checked the same way
+                plan.answer = "other"
+                planned.handover = f"it counted every {values.label}, and nothing in the table says “{' '.join(left)}”"
+                return planned
+            if values is not None:
                 plan.column, plan.distinct = values, True
                 planned.applied.append(Applied(counted_phrase(question) or values.label, values.label, "added by code",
                                                f"the different {values.label} values, not the rows"))
-            elif left := count_qualifiers(question, known_words(table)):
+            elif left:
                 # "How many vans failed their inspection?" answered by every row answers another question: the
                 # free query writer may apply the words the plan did not (and is checked the same way)
                 plan.answer = "other"

@@ -382,7 +382,7 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
 
 
 # "SELECT COUNT(*) AS n FROM fleet": every row counted, with no condition on them
-_EVERY_ROW = re.compile(r'^\s*SELECT\s+COUNT\(\s*\*\s*\)(?:\s+AS\s+"?\w+"?)?\s+FROM\s+"?\w+"?\s*;?\s*$', re.I)
+_EVERY_ROW = re.compile(r'^\s*SELECT\s+COUNT\(\s*(?:\*|DISTINCT\s+"?\w+"?)\s*\)(?:\s+AS\s+"?\w+"?)?\s+FROM\s+"?\w+"?\s*;?\s*$', re.I)
 
 
 _COUNTS = re.compile(r"^\s*SELECT\s+COUNT\(", re.I)

@@ -1041,6 +1041,21 @@ def test_a_count_of_every_row_for_a_question_that_counts_only_some_is_no_answer(
     assert any("no condition applies “apprentice trained" in step for step in tried), tried
 
 
+def test_a_count_of_a_column_s_different_values_for_a_question_that_counts_only_some_is_no_answer(ws):
+    # "holding a hygiene certificate" narrows the shops, and nothing in the sales table records it
+    table = ws.pipeline.tables.tables()[0]
+    names = {label: name for name, label in table.printed.items()}
+    counted = f'SELECT COUNT(DISTINCT "{names["Shop"]}") FROM {table.name}'
+    ws.llm.script = [plan(answer="count", column="Shop"), json.dumps({"sql": counted}), NO_INFORMATION]
+    response = ws.ask("How many shops hold a hygiene certificate?", mode="pipeline", doc_ids=[table.doc_id])
+    every_shop = str(len({r["Shop"] for r in rows(ws, lambda r: True)}))
+    assert not response.answer.startswith(every_shop), response.answer
+    assert response.route != "structured"
+    events = ws.turn(response.trace_id)["trace"]["events"]
+    tried = [a["description"] for e in events for a in e["outputs"].get("attempts", [])]
+    assert any("nothing in the table says “hygiene certificate" in step for step in tried), tried
+
+
 def test_a_count_answers_only_a_question_that_counts(ws):
     """"What were the takings of sale S7?" planned as a count of the rows of S7 would say "1 sale": the plan goes to
     the query writer, whose query for the figure is the answer; a count written there is no answer either."""
