@@ -349,9 +349,10 @@ _POSTFIX_BOUND = re.compile(_CURRENCY_BEFORE + r"\s*" + _NUMBER + r"\s*" + _UNIT
 # Numbers a question writes in words ("which two customers", "more than one loaf")
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                 "ten": 10, "eleven": 11, "twelve": 12, "dozen": 12, "twenty": 20, "fifty": 50, "hundred": 100}
-_TIME_COUNTS = {**NUMBER_WORDS, "a": 1, "an": 1, "a couple of": 2}  # "a week", "a couple of days"
+_TIME_COUNTS = {**NUMBER_WORDS, "a": 1, "an": 1, "a couple of": 2}  # "a week", "a couple of days", "a tonne"
 _SPELLED_TIME = re.compile(r"\b(a couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
-                           r"(minutes?|hours?|days?|weeks?|years?)\b", re.I)
+                           r"(minutes?|hours?|days?|weeks?|years?|tonnes?|tons?|miles?|kilomet(?:re|er)s?|met(?:re|er)s?|"
+                           r"lit(?:re|er)s?|kilos?|kilograms?|gallons?|foot|feet|inch(?:es)?)\b", re.I)
 
 
 def _time_in_digits(question: str) -> str:

@@ -1595,6 +1595,22 @@ def _dated_row(period: Period, plan: Plan) -> Column | None:
     return None
 
 
+_MONTH_ABBREVIATIONS = {m[:3]: n for n, m in enumerate(MONTHS, start=1)} | {"sept": 9}
+
+
+def month_of_cell(cell: str) -> int | None:
+    """The month a cell names by itself ("March", "Mar", "Sept."), else None."""
+    word = fold(str(cell)).strip().rstrip(".")
+    return MONTHS.index(word) + 1 if word in MONTHS else _MONTH_ABBREVIATIONS.get(word)
+
+
+def month_name_column(columns: list[Column]) -> Column | None:
+    """The one text column whose cells are all month names: an undated log's Month, which a period's months filter."""
+    found = [c for c in columns if c.kind == "text" and len(c.cells) >= 2
+             and all(month_of_cell(cell) is not None for cell in c.cells)]
+    return found[0] if len(found) == 1 else None
+
+
 def applies_as_period(period: Period, columns: list[Column]) -> bool:
     """A period code applies to the rows' dates: a year that heads a column ("in 2009" over a column "2009")
     names that column instead, the figure the plan measures."""
@@ -1619,10 +1635,20 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     # unstated numbers are dropped (below)
     year_column = _year_column(columns) if plan.dated is None else None
     # Periods: code applies them to the date column; a date filter the model wrote for one is replaced.
+    by_month_name = []  # (period, column, its cells of the period's months): applied after the model's values are read
     if stated.periods and year_column is None:
         target = plan.dated
+        months_column = month_name_column(columns) if target is None else None
+        if months_column is not None:
+            by_month_name = [(p, months_column, cells) for p in stated.periods if p.months
+                             and (cells := tuple(c for c in months_column.cells if month_of_cell(c) in p.months))]
+            if by_month_name:  # code says which months; the model's own month filters are replaced
+                plan.filters = [f for f in plan.filters if f[0] is not months_column]
         if target is None:
-            applied += [_period_by_column(question, p, plan, columns) for p in stated.periods]
+            named = {p for p, _, _ in by_month_name}
+            applied += [_period_by_column(question, p, plan, columns) for p in stated.periods if p not in named]
+            # a year beside the months ("January to March 2025") is one no date of the table can keep
+            applied += [Applied(str(p.year), None, "not applied", NO_DATES) for p in named if p.year]
         else:
             plan.filters = [f for f in plan.filters if f[0].kind != "date"]
             for period in stated.periods:
@@ -1689,7 +1715,9 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     # Named cell values: each is filtered on its column; several values of one column are one filter
     # (IN), so "Riverside or Eastgate" keeps both; "not counting e-bikes" leaves its rows out, and
     # "(e-bikes included)" joins the values kept beside it without filtering on its own.
-    named_values = _one_per_phrase(stated.values, plan)
+    # (a month the period names is one of the months code filters on below, not a value of its own)
+    month_columns = {column.label for _, column, _ in by_month_name}
+    named_values = _one_per_phrase([v for v in stated.values if v.column not in month_columns], plan)
     for named in sorted(named_values, key=lambda v: v.stance == "any"):
         column = next(c for c in columns if c.label == named.column)
         wanted = "is not" if named.stance == "is not" else "is"
@@ -1717,6 +1745,10 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         plan.matched[index] = tuple(dict.fromkeys([*plan.matched.get(index, ()), *named.cells]))
         applied.append(Applied(named.text, column.label, "added by code",
                                "left out" if wanted == "is not" else ""))
+    for period, column, cells in by_month_name:  # "in the first quarter" over a Month column of January ... June
+        plan.filters.append((column, "is", cells[0]))
+        plan.matched[len(plan.filters) - 1] = cells
+        applied.append(Applied(period.text, column.label, "added by code", f"the month{'s' if len(cells) > 1 else ''} {said_values(list(cells))}"))
     # The model's "Category is Helmets", a value no cell of its column holds, beside code's "Item is Helmet
     # Urban" for the same word of the question: the word is applied where its cells are; kept, it matched no row.
     applied_words = {fold(a.condition) for a in applied if a.how == "added by code"}
@@ -1818,13 +1850,16 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         plan.group_by, plan.limit = None, None
     # A report's total lines are no items: no members of a list nor counted among them ("What are the countries the
     # revenue is split by?") unless the question asks about totals; no rivals in a highest or lowest ("Which country
-    # had the highest total revenue?", where "total" names the measure)
+    # had the highest total revenue?", where "total" names the measure); not added up with the lines they total
     items, why = None, ""
     if plan.answer in ("list", "count") and plan.column is not None and plan.column.kind == "text" \
             and not set(tokens(question)) & _TOTAL_WORDS:
         items, why = plan.column, "a total is no item of a list"
     elif plan.answer in ("minimum", "maximum") and plan.group_by is None:
         items, why = _label_column(columns), "a total is no item to rank"
+    elif plan.answer in ("sum", "average", "median") and plan.group_by is None and not plan.across:
+        # "How many parcels did we issue in total?" summed the sites and their Total line: twice the total
+        items, why = _label_column(columns), "a total is no item to add up"
     totals = [c for c in items.cells if row_figures.is_total_label(c, or_subtotal=True)] if items is not None else []
     if totals and not any(c is items for c, _, _ in plan.filters):
         plan.filters.append((items, "is not", totals[0]))

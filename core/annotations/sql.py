@@ -311,7 +311,8 @@ def second_look(question: str, sql: str, result: QueryResult, tables: list[Table
             or counted_quantity(question, sql, tables, executor)
             or unfiltered_aggregate(question, sql, tables, executor) or ungrouped_aggregate(question, sql)
             or totals_row_result(sql, result, tables, executor) or row_direction(question, sql)
-            or share_of_itself(sql, result) or dates_subtracted_as_text(sql, tables))
+            or share_of_itself(sql, result) or dates_subtracted_as_text(sql, tables)
+            or name_unkept(question, sql, tables, executor))
 
 
 _ISO_MONTH = re.compile(r"'(?:\d{4})-(0[1-9]|1[0-2])")  # a date literal's month: '2024-10-01', '2024-10%'
@@ -624,6 +625,32 @@ def unfiltered_aggregate(question: str, sql: str, tables: list[TableInfo], execu
                 if 0 < held < table.row_count:
                     return (f"The question names {literal}, which \"{column}\" holds in {held} of {table.row_count} "
                             f"rows, but the query has no WHERE: it reads every row. Filter on the value.")
+    return None
+
+
+def name_unkept(question: str, sql: str, tables: list[TableInfo], executor: ReadOnlyExecutor) -> str | None:
+    """A name the question gives that a text column holds in some rows, nowhere in the query: "When did Hillcrest
+    Academy last donate?" became "WHERE donor_type = 'School'", the last school's date. A name is a value of two
+    words or more, or one the question capitalises; a word of it anywhere in the query counts as kept."""
+    said = sql.lower()
+    for table in tables:
+        if table.kind != "rows" or not reads_table(sql, table):
+            continue
+        for gram, value in named_values(words(question), table, min_length=4).items():
+            if re.fullmatch(r"[\d\s.,:/-]+", value) or total_label(value):
+                continue
+            capitalised = re.search(rf"\b{re.escape(gram.split()[0])}", question, re.I)
+            if len(gram.split()) < 2 and not (capitalised and capitalised.group(0)[0].isupper()):
+                continue
+            if any(w in said for w in words(value) if len(w) >= 3):
+                continue
+            literal = text_literal(value)
+            for column in (c for c in table.columns if table.types.get(c) == "TEXT"):
+                held = executor.run(f'SELECT COUNT(*) FROM {table.name} WHERE "{column}" = {literal}',
+                                    [table.name]).rows[0][0]
+                if 0 < held < table.row_count:
+                    return (f"The question names {literal}, which \"{column}\" holds in {held} of {table.row_count} "
+                            f"rows, but the query never mentions it. Filter \"{column}\" on the value.")
     return None
 
 

@@ -164,7 +164,9 @@ _UNIT_ALIASES: dict[str, str] = {
 # Units a question says in the singular or in words no header uses for its unit ("a week", "five years"):
 # read from questions only, so a "Model Year" header is not a duration.
 _SPOKEN_UNITS = {"hour": "h", "minute": "min", "second": "s", "day": "d", "week": "wk", "year": "yr", "years": "yr",
-                 "yrs": "yr"}
+                 "yrs": "yr", "tonne": "t", "ton": "t", "mile": "mi", "kilometre": "km", "kilometer": "km", "metre": "m",
+                 "meter": "m", "litre": "L", "liter": "L", "kilo": "kg", "kilos": "kg", "kilogram": "kg", "gallon": "gal",
+                 "foot": "ft"}
 _ALIAS = "|".join(re.escape(a) for a in sorted(_UNIT_ALIASES, key=len, reverse=True))
 _LONG_ALIAS = "|".join(re.escape(a) for a in sorted(_UNIT_ALIASES, key=len, reverse=True) if len(a) > 1)
 # "Power [hp]", "GVWR (lb)", "Fine (p)", "Amt (EUR)", "Private Fee (£)", "Distance_mi", "Disc %", "Tank gal",

@@ -132,6 +132,13 @@ def test_a_spelled_out_time_is_a_bound_in_that_unit():
     assert convert(1, "week", "days") == 7.0
 
 
+def test_a_measure_said_with_a_is_one_of_it():
+    assert [(b.op, b.number, b.unit) for b in bounds("Which trailers carry more than a tonne?")] == [(">", 1.0, "tonne")]
+    assert convert(1, "tonne", "kg") == 1000.0
+    assert convert(1, "mile", "km") == 1.609344
+    assert bounds("Which depots are a mile from the river?") == []  # no comparison, no bound
+
+
 def test_a_comparison_is_taken_out_before_looking_for_a_ranking():
     from core.annotations.conditions import without_bounds
     assert "more" not in without_bounds("Which ovens draw more than 3 kW?")

@@ -1013,6 +1013,38 @@ def test_a_year_asked_alone_reads_its_own_column_not_one_comparing_it_with_anoth
         assert plan.column is lines[3], compares
 
 
+def test_a_report_s_total_line_is_not_added_up_with_the_lines_it_totals():
+    from core.annotations.plan import Plan, apply_conditions
+    report = [Column("line", "Line", "text", cells=("North depot", "South depot", "Total journeys")),
+              Column("q1", "Q1", "number")]
+    plan = Plan("sum", report[1])
+    applied = apply_conditions("How many journeys were there in total in Q1?", plan, report)
+    assert [(c.label, op, v) for c, op, v in plan.filters] == [("Line", "is not", "Total journeys")]
+    assert any(a.condition == "total lines left out" for a in applied), applied
+    # a question about the total line itself reads it
+    plan = Plan("sum", report[1], filters=[(report[0], "is", "Total journeys")])
+    apply_conditions("What were total journeys in Q1?", plan, report)
+    assert [(op, v) for _, op, v in plan.filters] == [("is", "Total journeys")]
+
+
+def test_a_period_over_a_log_with_a_month_column_and_no_dates_keeps_the_period_s_months():
+    from core.annotations.plan import Plan, apply_conditions
+    log = [Column("coach", "Coach", "text", cells=("Ana", "Bo")),
+           Column("month", "Month", "text", cells=("Jan", "Feb", "Mar", "Apr", "May", "Jun")),
+           Column("classes", "Classes", "number")]
+    # the model's one month, which the question never names, is replaced by the quarter's three
+    plan = Plan("sum", log[2], filters=[(log[0], "is", "Ana"), (log[1], "is", "Jan")])
+    applied = apply_conditions("How many classes did Ana teach in the first quarter?", plan, log)
+    assert [(c.label, v) for c, _, v in plan.filters] == [("Coach", "Ana"), ("Month", "Jan")]
+    assert plan.matched[1] == ("Jan", "Feb", "Mar")
+    assert any(a.condition == "first quarter" and a.how == "added by code" for a in applied), applied
+    # a year beside the months is one an undated log cannot keep: said, not silently dropped
+    plan = Plan("sum", log[2], filters=[(log[0], "is", "Ana")])
+    applied = apply_conditions("How many classes did Ana teach from February to April 2025?", plan, log)
+    assert plan.matched[1] == ("Feb", "Mar", "Apr")
+    assert any(a.condition == "2025" and a.how == "not applied" for a in applied), applied
+
+
 def test_a_count_of_every_row_answers_only_a_question_that_counts_every_row(ws):
     scope = [ws.documents()[0].doc_id]
     ws.llm.script = [plan(answer="count")]

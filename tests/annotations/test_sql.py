@@ -243,6 +243,20 @@ def test_a_count_with_no_where_stands_when_the_question_names_no_value_that_sing
                                            executor) is None  # names no value: nothing to filter on
 
 
+def test_a_name_the_question_gives_and_the_query_never_mentions_goes_back_once(medals):
+    written, llm = _ask(medals, "How many gold medals did Ghana win?",
+                        "SELECT gold FROM medals WHERE region = 'Africa' LIMIT 1",
+                        "SELECT gold FROM medals WHERE nation = 'Ghana'")
+    assert written.result.rows == [(1,)] and written.retried
+    assert "'Ghana'" in llm.calls[1][-1]["content"] and "never mentions it" in llm.calls[1][-1]["content"]
+    # a name the query keeps, in any case or as a pattern, stands; so does a lower-case word that is no name
+    for sql in ("SELECT gold FROM medals WHERE lower(nation) LIKE '%ghana%'", "SELECT gold FROM medals WHERE nation = 'Ghana'"):
+        written, llm = _ask(medals, "How many gold medals did Ghana win?", sql)
+        assert not written.retried, sql
+    written, llm = _ask(medals, "how many gold medals did the total of europe win?", "SELECT SUM(gold) FROM medals WHERE region = 'Europe'")
+    assert not written.retried
+
+
 def test_a_result_that_depends_on_the_totals_row_goes_back_once(medals):
     written, llm = _ask(medals, "which nation won the most gold medals?",
                         "SELECT nation FROM medals ORDER BY gold DESC LIMIT 1",
