@@ -166,6 +166,10 @@ _MONTH_YEAR = re.compile(rf"\b({MONTH_NAME})\b\.?(?:\s+(?:of\s+)?({YEAR_DIGITS})
 _YEAR = re.compile(rf"(?<![\d£$€.,])({YEAR_DIGITS})(?![\d%])")
 _YEAR_RANGE = re.compile(rf"\b(?:between|from)\s+({YEAR_DIGITS})\s+(?:and|to|through|until|-)\s+({YEAR_DIGITS})\b", re.I)
 _YEAR_EDGE = re.compile(rf"\b(after|since|from|before|until)\s+({YEAR_DIGITS})\b(?!\s+(?:and|to|-)\s+{YEAR_DIGITS})", re.I)
+# "before the end of 2025", "by the end of March 2025", "after the start of 2024": one side of a stretch, at the
+# first or last day of the year or month named
+_END_OR_START = re.compile(rf"\b(before|by|until|till|up\s+to|after|from|since)\s+(?:the\s+)?(end|start|beginning)\s+of\s+"
+                           rf"(?:({MONTH_NAME})\.?\s+(?:of\s+)?)?({YEAR_DIGITS})\b", re.I)
 _WEEKDAY = re.compile(r"\b(sun|mon|tues|wednes|thurs|fri|satur)days?\b", re.I)
 _WEEKDAY_NUMBER = {"sun": 0, "mon": 1, "tues": 2, "wednes": 3, "thurs": 4, "fri": 5, "satur": 6}
 # "may" is a month only where a month can stand: after in/of/during/since/until or before a year
@@ -187,6 +191,8 @@ def periods(question: str) -> list[Period]:
         used.append(match.span())
         found.append(period)
 
+    for m in _END_OR_START.finditer(text):
+        take(m, _end_or_start(m))
     for m in _DAY_RANGE.finditer(text):
         g = m.groups()
         year = int(g[8]) if g[8] else None
@@ -274,6 +280,21 @@ def periods(question: str) -> list[Period]:
                         _with_year(p.start, years[0].year), _with_year(p.end, years[0].year))
                  if p in finer else p for p in found]
     return _months_together(found)
+
+
+def _end_or_start(m: re.Match) -> Period:
+    """The period "before the end of 2025" states: up to 31 December 2025; "after the start of March 2024": from 2
+    March 2024. An edge before a start or after an end is the day before or after it."""
+    word, edge_word, month_word, year = m.group(1).lower(), m.group(2).lower(), m.group(3), int(m.group(4))
+    month = month_number(month_word) if month_word else None
+    first = date(year, month or 1, 1)
+    last = date(year, month or 12, monthrange(year, month or 12)[1])
+    edge = last if edge_word == "end" else first
+    if word in ("after", "from", "since"):
+        day = edge + timedelta(days=1) if (word == "after") else edge
+        return Period(m.group(0), None, (), day.isoformat(), None)
+    day = edge - timedelta(days=1) if word == "before" and edge_word != "end" else edge
+    return Period(m.group(0), None, (), None, day.isoformat())
 
 
 def _month_edge(m: re.Match) -> Period | None:

@@ -267,3 +267,13 @@ def test_what_money_went_on_is_the_phrase_after_spend_pay_or_cost():
     assert spent_on("How much did we spend on strings for the cellos?") == ["strings"]
     assert spent_on("How much did the tour cost us in total?") == []  # says what cost, not what it went on
     assert spent_on("What were the ticket sales in March?") == []
+
+
+def test_the_end_or_start_of_a_year_or_month_is_one_side_of_a_stretch():
+    def edges(question):
+        return [(p.start, p.end) for p in periods(question)]
+    assert edges("Which boilers are due a service before the end of 2025?") == [(None, "2025-12-31")]
+    assert edges("invoices paid by the end of March 2025") == [(None, "2025-03-31")]
+    assert edges("jobs opened since the beginning of 2024") == [("2024-01-01", None)]
+    assert edges("loans taken out before the start of 2025") == [(None, "2024-12-31")]
+    assert edges("loans taken out after the end of 2024") == [("2025-01-01", None)]
