@@ -450,6 +450,20 @@ def singulars(word: str) -> set[str]:
     return forms
 
 
+def adjective_bases(word: str) -> set[str]:
+    """The noun an adjective in -ed is made from, as a cell may name it: "tinned" tin, "bottled" bottle, "dried"
+    dry, "boxed" box. Six letters at least, so that "used" or "red" is no form of "us" or "r"."""
+    if len(word) < 6 or not word.endswith("ed"):
+        return set()
+    stem = word[:-2]
+    bases = {stem, word[:-1]}
+    if len(stem) > 2 and stem[-1] == stem[-2]:
+        bases.add(stem[:-1])  # tinned -> tin, canned -> can
+    if stem.endswith("i"):
+        bases.add(stem[:-1] + "y")  # dried -> dry
+    return {b for b in bases if len(b) >= 3}
+
+
 def word_forms(text: str) -> set[str]:
     """Every word of `text` in every form its plural may stand for ("Job Nos" -> job, jobs, no, nos, ...)."""
     return {form for word in tokens(text) for form in singulars(word)}
@@ -630,6 +644,8 @@ def cell_values(question: str, columns: dict[str, list[str]], label_words: set[s
                     and (held := tuple(c for c in cells if len(c) <= PART_CELL_LENGTH and not _TOTAL_CELL.match(c)
                                        and holds(c)))}
         holding = holding_cells(lambda c: singulars(word) & word_forms(c))
+        if not holding:  # "tinned food" of Tins: an adjective in -ed of a noun some cells hold
+            holding = holding_cells(lambda c: adjective_bases(word) & word_forms(c))
         if not holding:  # "maths" of Mathematics: a word in its clipped form, where none holds it whole
             holding = holding_cells(lambda c: any(clipped_form(word, w) for w in tokens(c)))
         column, held = next(iter(holding.items())) if len(holding) == 1 else (None, ())

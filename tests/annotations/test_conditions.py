@@ -277,3 +277,11 @@ def test_the_end_or_start_of_a_year_or_month_is_one_side_of_a_stretch():
     assert edges("jobs opened since the beginning of 2024") == [("2024-01-01", None)]
     assert edges("loans taken out before the start of 2025") == [(None, "2024-12-31")]
     assert edges("loans taken out after the end of 2024") == [("2025-01-01", None)]
+
+
+def test_an_adjective_in_ed_names_the_cells_of_its_noun():
+    shelves = {"Category": ["Tins", "Jars", "Fresh fruit"], "Shelf": ["A1", "B2"]}
+    assert [(v.text, v.cells) for v in cell_values("How many kilos of tinned goods are on the shelves?", shelves)] \
+        == [("tinned", ("Tins",))]
+    # a verb of the question in -ed names no cell
+    assert cell_values("How many items were received in March?", shelves) == []
