@@ -91,6 +91,15 @@ def month_number(word: str) -> int | None:
     return next((n for n, m in enumerate(MONTHS, start=1) if m.startswith(word)), None)
 
 
+_MONTH_ABBREVIATIONS = {m[:3]: n for n, m in enumerate(MONTHS, start=1)} | {"sept": 9}
+
+
+def month_of_cell(cell: str) -> int | None:
+    """The month a cell names by itself ("March", "Mar", "Sept."), else None."""
+    word = without_accents(str(cell)).lower().strip().rstrip(".")
+    return MONTHS.index(word) + 1 if word in MONTHS else _MONTH_ABBREVIATIONS.get(word)
+
+
 @dataclass(frozen=True)
 class Period:
     """A stretch of time the question states: a year, months of a year, or days between two dates."""

@@ -30,7 +30,7 @@ from core.annotations.columns import fold
 from core.annotations.conditions import (YEAR_DIGITS, FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, YEAR_KIND, Bound, CellValue, Period,
                                          StatedConditions, answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, code_family_groups,
                                          bounds, cell_values, clipped_form,
-                                         figures, named_in, periods, quarter_names, said_with_the, same_value, same_word, singulars, month_number,
+                                         figures, month_of_cell, named_in, periods, quarter_names, said_with_the, same_value, same_word, singulars, month_number,
                                          tokens, without_bounds, word_forms, years_in)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal, words_in_no_cell
 from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, LABELS_HEADER, NUMERIC_SHARE, TableInfo, is_twin,
@@ -1593,15 +1593,6 @@ def _dated_row(period: Period, plan: Plan) -> Column | None:
         if dated and (year in words or period.months) and (not period.months or any(month_number(w) in period.months for w in words)):
             return column
     return None
-
-
-_MONTH_ABBREVIATIONS = {m[:3]: n for n, m in enumerate(MONTHS, start=1)} | {"sept": 9}
-
-
-def month_of_cell(cell: str) -> int | None:
-    """The month a cell names by itself ("March", "Mar", "Sept."), else None."""
-    word = fold(str(cell)).strip().rstrip(".")
-    return MONTHS.index(word) + 1 if word in MONTHS else _MONTH_ABBREVIATIONS.get(word)
 
 
 def month_name_column(columns: list[Column]) -> Column | None:

@@ -13,7 +13,7 @@ from functools import lru_cache
 from dataclasses import dataclass, field
 
 from core.annotations.columns import without_accents
-from core.annotations.conditions import asked_noun, bounds, periods
+from core.annotations.conditions import asked_noun, bounds, month_of_cell, periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.search import SYNONYMS
 from core.annotations.tables import TableInfo
@@ -181,6 +181,10 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
     found = list(named_values(asked, table))
     # a value that only repeats the file's name ("Azure Interior" in AzureInterior.pdf) is one mention, counted once
     found = [v for v in found if not set(v.split()) <= set(named)]
+    # a month the question states as a period ("between January and March 2025") is a time any dated table keeps,
+    # not a value naming the one table whose Month column prints it
+    stated_months = {m for p in periods(question) for m in p.months}
+    found = [v for v in found if month_of_cell(v) not in stated_months]
     capitalised = {m.lower() for m in re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w&.-]+", question.strip())}
     for value in found:
         weight = 0.5 if value.replace(".", "").isdigit() else (3 if " " in value or value in capitalised else 2)

@@ -34,6 +34,16 @@ def test_a_month_is_no_stranger_name_even_may():
     assert names("How many orders did ACME place in March?")[0] == "orders"
 
 
+def test_a_month_stated_as_a_period_names_no_table_whose_month_column_prints_it():
+    rota = TableInfo("rota", "d4", "rota.xlsx", "Shifts", "rows", ["name", "month", "shifts"],
+                     {"name": "Name", "month": "Month", "shifts": "Shifts"}, {}, {}, 24,
+                     values=["January", "February", "March", "Ann", "Raj"])
+    asked = score_table("How many orders did Globex place between January and March 2025?", rota)
+    assert not any(r.startswith("names values") for r in asked.reasons), asked.reasons
+    # the other values it names still are
+    assert any("ann" in r for r in score_table("How many shifts did Ann work in March?", rota).reasons)
+
+
 def test_a_question_naming_no_table_selects_none():
     assert names("What investment did the company disclose in September 2023?") == []
     assert names("What did the site survey find about the roof?") == []
