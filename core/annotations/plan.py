@@ -2573,7 +2573,11 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
             parts.append(f"any {column.label}")
         else:
             word = {">": "over", ">=": "at least", "<": "under", "<=": "at most"}[op]
-            parts.append(f"{column.label} {word} {format_value(_number(value), column.unit)}")
+            figure = format_value(_number(value), column.unit)
+            converted = next((a.condition for a in planned.applied if a.how == "converted by code"
+                              and a.column == column.label), None)
+            said = _STATED_AMOUNT.search(converted or "")
+            parts.append(f"{column.label} {word} {said.group(0).strip()} ({figure})" if said else f"{column.label} {word} {figure}")
     for period, _ in plan.periods:
         text = period.text
         preposition = "" if _PERIOD_WORD.match(text) else "in the " if said_with_the(text) else "in "
@@ -2582,6 +2586,8 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
 
 
 _PERIOD_WORD = re.compile(r"(?i)(in|on|during|between|from|after|before|since|until)\b")
+# the amount a bound states, with its unit, as the question wrote it: "200 lb" of "more than 200 lb"
+_STATED_AMOUNT = re.compile(r"[£$€]?\d[\d,.]*\s*[^\s\d,.][^\s]*\s*$")
 _MONEY_WORDS = {"pounds": "£", "pound": "£", "euros": "€", "euro": "€", "dollars": "$", "dollar": "$"}
 
 

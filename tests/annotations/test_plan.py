@@ -134,8 +134,9 @@ def test_a_total_says_its_figure_before_the_converted_bound_it_covers(ws):
     ws.llm.script = [plan(answer="sum", column="Loaves", filters=[{"column": "Oven Power [hp]", "op": ">", "value": "1.5"}])]
     response = ws.ask("How many loaves were baked in ovens over 1.5 kW?", mode="pipeline")
     expected = sum(int(r["Loaves"]) for r in rows(ws, lambda r: float(r["Oven Power [hp]"]) * 0.7457 > 1.5))
-    # the first figure a reader meets is the answer, not the bound in the column's unit (2.01 hp)
-    assert response.answer.startswith(f"The total Loaves is {expected:,} for Oven Power [hp] over 2.01"), response.answer
+    # the first figure a reader meets is the answer, then the bound as the question said it and in the column's unit
+    assert response.answer.startswith(f"The total Loaves is {expected:,} for Oven Power [hp] over 1.5 kW (2.01 hp)"), \
+        response.answer
 
 
 def test_a_bound_with_no_column_of_its_unit_is_not_applied_and_the_answer_is_low(ws):
