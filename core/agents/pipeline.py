@@ -185,6 +185,8 @@ class AnswerPipeline:
                                                 routing=earlier.routing if earlier is not None else None,
                                                 search_words=words)
             evidence.fallback_from = fallback_from
+            if plan.passed_over:  # "Can we take dented tins?" is answered by the handbook, not the donation rows
+                evidence.chunks = retriever_agent.prose_first(evidence.chunks, plan.passed_over)
             event.summary, event.outputs = evidence.describe(), evidence.trace()
         if planner_agent.LONG_TEXT in plan.fallbacks and not evidence.error and (
                 evidence.average_similarity < self.settings.long_text_fallback_similarity):

@@ -71,6 +71,8 @@ class Plan:
     kind: str = ""
     kind_reason: str = ""
     kind_said: bool = True  # False: nothing in the question said what it asks for; the kind is the rules' default
+    # the documents of the tables a prose question shares words with and is not sent to: their rows are no prose
+    passed_over: tuple[str, ...] = ()
 
     def describe(self) -> str:
         """One line for the live status and the trace: the route and why."""
@@ -94,6 +96,7 @@ class Plan:
             "result_set": [self.result_set.command, self.result_set.result_set_id] if self.result_set else None,
             "classification": self.classification, "enumeration": self.enumeration,
             "kind": self.kind or None, "kind_reason": self.kind_reason or None,
+            "passed_over": list(self.passed_over) or None,
             "decomposition": self.decomposition.trace() if self.decomposition else None,
         }
 
@@ -139,15 +142,16 @@ def choose_route(plan: Plan, tables, kind: Kind | None = None) -> Plan:
         reason = f"{plan.intent} question about the table {chosen}: {how}, then text search"
         return replace(plan, route=STRUCTURED, fallbacks=[HYBRID, LONG_TEXT], tables=tables,
                        reason=f"{asks}; {reason}" if asks else reason)
-    reason = plan.reason
+    reason, passed_over = plan.reason, ()
     if selected:
         names = ", ".join(s.table.filename for s in tables.selections)
         reason += f"; {asks}: text search, not the table {names} it shares words with"
+        passed_over = tuple(dict.fromkeys(s.table.doc_id for s in tables.selections))
     elif tables is not None:  # the kind changes nothing here: it is in the trace, not the reason
         reason += " (names no stored table, column or value, so not the tables)"
     # Long-text search (section summaries, then their pages) found the evidence page less often
     # than hybrid search on 46 filings (bench/long_text_quality.py), so it is only the last resort.
-    return replace(plan, fallbacks=[LONG_TEXT], reason=reason)
+    return replace(plan, fallbacks=[LONG_TEXT], reason=reason, passed_over=passed_over)
 
 
 def classify_intent(question: str, profiles: tuple[DocumentProfile, ...] = ()) -> str:

@@ -188,6 +188,13 @@ def of_the_period_asked(question: str, chunks: list[RetrievedChunk]) -> tuple[li
     return [c for c, v in zip(chunks, verdicts) if not v], [c for c, v in zip(chunks, verdicts) if v]
 
 
+def prose_first(chunks: list[RetrievedChunk], passed_over: tuple[str, ...]) -> list[RetrievedChunk]:
+    """The passages in their order, but a table's rows (a chunk of `rows`) of the documents a prose question was
+    not sent to after every other: the rows share the question's words ("tins"), the handbook answers it."""
+    rows = [c for c in chunks if c.doc_id in passed_over and c.rows]
+    return [c for c in chunks if c not in rows] + rows
+
+
 def retrieve(
     plan: Plan, retriever: HybridRetriever, top_k: int, settings: Settings, expand: int | None = None,
     router: DocumentRouter | None = None, routing: Routing | None = None, search_words: SearchWords | None = None,

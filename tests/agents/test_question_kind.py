@@ -92,6 +92,22 @@ def test_a_rule_or_an_explanation_goes_to_the_text_even_when_a_table_shares_its_
     assert plan_of(ws, response)["kind"] == TEXT and not kind_calls(ws.llm)
 
 
+def test_a_rule_is_read_from_the_prose_before_the_rows_of_the_table_it_shares_words_with(ws):
+    from core.agents.retriever import prose_first
+    from core.retrieval import RetrievedChunk
+
+    response = ws.ask("What are the approval rules for travel claims?")
+    claims = next(d.doc_id for d in ws.documents() if d.filename == "expense_claims.csv")
+    assert plan_of(ws, response)["route"] == "hybrid" and plan_of(ws, response)["passed_over"] == [claims]
+    # the rows of the table passed over go after every passage of prose, in their order
+    def chunk(doc, n, rows=None):
+        return RetrievedChunk(f"{doc}_{n}", doc, f"{doc}.txt", n, "text", None, None, rows, 1.0)
+    found = [chunk(claims, 0, "1-3"), chunk("handbook", 0), chunk(claims, 1, "4-6"), chunk("minutes", 0)]
+    assert [(c.doc_id, c.chunk_index) for c in prose_first(found, (claims,))] == \
+        [("handbook", 0), ("minutes", 0), (claims, 0), (claims, 1)]
+    assert prose_first(found, ()) == found
+
+
 def test_a_count_with_a_selected_table_goes_to_the_records(ws):
     ws.llm.script = [json.dumps({"table": "expense_claims",
                                  "sql": "SELECT COUNT(*) FROM expense_claims WHERE category = 'Travel'"})]
