@@ -1659,6 +1659,14 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
             plan.filters.remove((column, op, value))
             applied.append(Applied(f"{column.label} {op} {value}", column.label, "dropped by code",
                                    "the question states no such number"))
+    # A blank the question never asks about: "Which vans have an MOT due before the end of 2025?" planned with
+    # "Mileage is blank", which kept no van; nothing in it says a figure is missing
+    for column, op, value in list(plan.filters):
+        if op == "is blank" and not _BLANK_DATE_ASKED.search(question) \
+                and not {w for w in tokens(column.label) if len(w) > 2} & set(tokens(question)):
+            plan.filters.remove((column, op, value))
+            applied.append(Applied(f"{column.label} {op}", column.label, "dropped by code",
+                                   "the question asks about no missing value"))
     # A value the question does not name is no condition of it either: the model's "Channel is Phone" on
     # "tickets closed in Q2" or "Status is Completed" on "charges in Q1" answers another question.
     for column, op, value in list(plan.filters):

@@ -1014,6 +1014,18 @@ def test_a_year_asked_alone_reads_its_own_column_not_one_comparing_it_with_anoth
         assert plan.column is lines[3], compares
 
 
+def test_a_blank_the_question_never_asks_about_is_dropped():
+    from core.annotations.plan import Plan, apply_conditions
+    boilers = [Column("site", "Site", "text", cells=("Mill Rd", "Oak St")), Column("output", "Output [kW]", "number"),
+               Column("service", "Service due", "date")]
+    plan = Plan("list", boilers[0], filters=[(boilers[1], "is blank", "")])
+    applied = apply_conditions("Which boilers have a service due before the end of 2025?", plan, boilers)
+    assert plan.filters == [] and any(a.how == "dropped by code" for a in applied), applied
+    plan = Plan("list", boilers[0], filters=[(boilers[1], "is blank", "")])
+    apply_conditions("Which boilers have no output recorded?", plan, boilers)
+    assert [op for _, op, _ in plan.filters] == ["is blank"]
+
+
 def test_a_report_s_total_line_is_not_added_up_with_the_lines_it_totals():
     from core.annotations.plan import Plan, apply_conditions
     report = [Column("line", "Line", "text", cells=("North depot", "South depot", "Total journeys")),
