@@ -147,6 +147,8 @@ class AnswerPipeline:
         fallback_from = None
         if plan.route == planner_agent.STRUCTURED:
             evidence = self._retrieve_facts(plan, trace)
+            if evidence.none_dated_then_of_a_named_value:
+                return evidence  # "What did Tesco donate in 2023?": the log holds Tesco, and no row of 2023
             if evidence.refused_by_table and not plan.kind_said:
                 # "Where does Helios assemble its modules?" took a spec sheet by its sheet's name, whose
                 # columns cannot say: nothing in the question asked for records, so the pages may.

@@ -15,7 +15,7 @@ from core.agents.planner import HYBRID, LONG_TEXT, RESULT_SET, STRUCTURED, Plan
 from core.agents.router import DocumentRouter, Routing, is_weak
 from core.agents.search_words import SearchWords
 from core.annotations.conditions import MONTH_NAME, month_number, periods, years_in
-from core.annotations.plan import ROWS_COUNTED
+from core.annotations.plan import NO_ROWS_THEN, ROWS_COUNTED
 from core.annotations.route import StructuredResult
 from core.annotations.search import FactQuery, FactStore
 from core.config import Settings
@@ -25,6 +25,11 @@ from core.retrieval.long_text import Span, summary_then_segment
 from core.store import KnowledgeBase
 
 log = logging.getLogger(__name__)
+
+
+def _names_a_value(condition: str) -> bool:
+    """A condition that is a name the question gives ("tesco"), not a period, a bound or a model's filter."""
+    return not re.search(r"\d|\b(?:is|over|under|at least|at most|contains)\b", condition) and not periods(condition)
 
 
 @dataclass
@@ -52,6 +57,15 @@ class Evidence:
     def names_unrecorded(self) -> bool:
         """The table's refusal is about words it holds nowhere (`PlannedQuery.named_unrecorded`): the pages may say it."""
         return self.refused_by_table and self.structured.planned.named_unrecorded
+
+    @property
+    def none_dated_then_of_a_named_value(self) -> bool:
+        """The table holds what the question names ("Tesco" of its Donor column) but no row of the period it states:
+        that is the answer ("no rows dated 2023"), not a reason to search pages that never mention the period."""
+        planned = self.structured.planned if self.refused_by_table else None
+        return planned is not None and any(a.note.startswith(NO_ROWS_THEN) for a in planned.applied) \
+            and any(a.how in ("in the plan", "added by code") and a.column and _names_a_value(a.condition)
+                    for a in planned.applied)
 
     @property
     def _plan(self):

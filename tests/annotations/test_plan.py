@@ -611,6 +611,16 @@ def test_a_stated_year_the_table_holds_no_row_of_is_said_not_counted_as_zero(ws)
     assert response.confidence == "low"
 
 
+def test_a_named_value_in_a_year_the_table_holds_no_row_of_is_answered_from_the_table(ws):
+    # nothing in the question says it asks for records, but the sales hold the Harbour shop and no row of 2019:
+    # that is the answer, not a search of pages that never mention 2019
+    ws.llm.script = [plan(answer="list", column="Product", filters=[{"column": "Shop", "op": "is", "value": "Harbour"}])]
+    response = ws.ask("What did the Harbour shop sell in 2019?", mode="pipeline")
+    assert response.answer.startswith("The documents do not contain this: bakery_sales.csv has no rows dated 2019"), \
+        response.answer
+    assert len(ws.llm.calls) == 1 and response.confidence == "low"
+
+
 def test_a_stated_year_an_undated_table_never_mentions_is_not_recorded_there(kb_of):
     fixtures = "Game,Day,Kick-off,Opponent,Attendance\n" + "\n".join(
         f"{i},{['Sunday', 'Saturday'][i % 2]},{i % 12 + 1}:05pm,Club {i},{100 * i}" for i in range(1, 13))
