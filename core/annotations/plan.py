@@ -2582,10 +2582,13 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
         else:
             word = {">": "over", ">=": "at least", "<": "under", "<=": "at most"}[op]
             figure = format_value(_number(value), column.unit)
-            converted = next((a.condition for a in planned.applied if a.how == "converted by code"
-                              and a.column == column.label), None)
-            said = _STATED_AMOUNT.search(converted or "")
-            parts.append(f"{column.label} {word} {said.group(0).strip()} ({figure})" if said else f"{column.label} {word} {figure}")
+            # the bound as the question stated it, where that is in another unit: "over 200 lb (90.72 kg)"
+            stated = [m.group(0).strip() for a in planned.applied if a.column == column.label
+                      and a.how in ("converted by code", "in the plan", "added by code")
+                      and (m := _STATED_AMOUNT.search(a.condition))]
+            said = next((amount for amount in stated if normal_unit(amount.split()[-1]) not in (None, normal_unit(column.unit))
+                         and abs((_number(amount) or 0) - (_number(value) or 0)) > 1e-9), None)
+            parts.append(f"{column.label} {word} {said} ({figure})" if said else f"{column.label} {word} {figure}")
     for period, _ in plan.periods:
         text = period.text
         preposition = "" if _PERIOD_WORD.match(text) else "in the " if said_with_the(text) else "in "

@@ -130,6 +130,13 @@ def test_a_bound_in_other_units_is_converted_into_the_columns_unit(ws):
     assert how["how"] == "converted by code" and how["column"] == "Oven Power [hp]"
 
 
+def test_a_bound_the_model_converted_itself_is_said_as_the_question_stated_it(ws):
+    converted = str(1500 / 745.69987158227022)  # 1.5 kW in hp, as the model might write it
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Oven Power [hp]", "op": ">", "value": converted}])]
+    response = ws.ask("How many sales were baked in ovens over 1.5 kW?", mode="pipeline")
+    assert "Oven Power [hp] over 1.5 kW (2.01 hp)" in response.answer, response.answer
+
+
 def test_a_total_says_its_figure_before_the_converted_bound_it_covers(ws):
     ws.llm.script = [plan(answer="sum", column="Loaves", filters=[{"column": "Oven Power [hp]", "op": ">", "value": "1.5"}])]
     response = ws.ask("How many loaves were baked in ovens over 1.5 kW?", mode="pipeline")
