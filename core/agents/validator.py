@@ -422,6 +422,8 @@ def misread(question: str, quote: str, answer: str, key_word_share: float) -> st
     need = min(1, len(wanted)) if _YES_NO.match(_CITATION.sub(" ", answer).strip()) else key_word_share * len(wanted)
     if wanted and len(have) < need:
         return f"its quote mentions {len(have)} of the question's {len(wanted)} key words"
+    if (denied := negation_dropped(quote, answer)) is not None:
+        return f"its quote says “{denied}”, and the answer says it without the “{denied.split()[0]}”"
     clauses = [c for c in _CLAUSE_BREAK.split(quote) if c and c.strip()]
     with_figures = [c for c in clauses if _figures(c) - asked_numbers]
     if not stated or len(with_figures) < 2:
@@ -439,6 +441,33 @@ def misread(question: str, quote: str, answer: str, key_word_share: float) -> st
     if not any(figure_among(f, _figures(c)) for c in with_figures if weight(c) == best for f in stated):
         return "its figure is not on the quote's clause that carries the question's words"
     return None
+
+
+# A negation and what it denies, to the end of its clause: "never if the tin is dented or swollen"
+_NEGATED = re.compile(r"\b(?:never|not|no|cannot|nor)\b[^.,;:!?]{3,80}|\b\w+n['’]t\b[^.,;:!?]{3,80}", re.I)
+_NEGATION = re.compile(r"\b(?:never|not|no|none|cannot|nor|without|unless|except|neither)\b|n['’]t\b", re.I)
+
+
+def negation_dropped(quote: str, answer: str) -> str | None:
+    """The quote's denial an answer repeats as an affirmation, or None: "Tins may be accepted up to three months past
+    their best-before date, but never if the tin is dented or swollen" answered "..., but only if the tin is dented or
+    swollen". The words a negation governs (two of four letters or more) found in one clause of the answer that holds
+    no negation of its own."""
+    body = _CITATION.sub(" ", answer)
+    clauses = [c for c in _CLAUSE_BREAK.split(body) if c and c.strip()]
+    for match in _NEGATED.finditer(quote):
+        denied = {w for w in re.findall(r"[a-z]{4,}", match.group(0).lower())
+                  if w not in _NEGATION_FILLER and not _NEGATION.fullmatch(w)}
+        if len(denied) < 2:
+            continue
+        for clause in clauses:
+            if denied <= set(re.findall(r"[a-z]{4,}", clause.lower())) and not _NEGATION.search(clause):
+                return " ".join(match.group(0).split())
+    return None
+
+
+_NEGATION_FILLER = {"that", "this", "than", "then", "they", "there", "their", "with", "from", "have", "been", "were",
+                    "will", "would", "should", "could", "also", "more", "less"}
 
 
 # A question answered by one of the alternatives it names is answered by repeating it ("quick ratio

@@ -1,7 +1,8 @@
 """Validator: seed 000's checks and confidence rules, plus citation and grounding checks."""
 from core.agents.confidence import assess_confidence
 from core.agents.reasoner import NO_INFORMATION, Draft, Source
-from core.agents.validator import compared_years, question_names, quote_in, unsupported_claims, validate
+from core.agents.validator import (compared_years, misread, negation_dropped, question_names, quote_in,
+                                   unsupported_claims, validate)
 from core.config import Settings
 from core.retrieval import RetrievedChunk
 
@@ -577,3 +578,15 @@ def test_an_answer_that_is_the_text_after_its_quote_is_replaced_by_what_the_quot
                texts=(page,), similarity=0.9)
     d.question = "What are service fees?"
     assert "answer_continues_quote" not in validate(d, S).safety_flags  # read from its quote
+
+
+def test_an_answer_that_repeats_its_quote_s_denial_without_the_negation_is_a_misreading():
+    quote = "Instruments may be lent for up to two terms, but never if the case is cracked or damp."
+    flipped = "Yes, instruments can be lent for two terms, but only if the case is cracked or damp. [Source 1]"
+    assert negation_dropped(quote, flipped) == "never if the case is cracked or damp"
+    assert misread("Can we lend instruments for two terms?", quote, flipped, 0.5) is not None
+    # the denial kept, in other words or another clause, is no misreading
+    for kept in ("Yes, for up to two terms, but never if the case is cracked or damp.",
+                 "Yes, unless the case is cracked or damp.",
+                 "Yes; cracked or damp cases are not lent."):
+        assert negation_dropped(quote, kept) is None, kept
