@@ -16,6 +16,8 @@ from core.agents import calculate
 from core.agents.confidence import HIGH, LOW, MEDIUM, Effect, Finding, assess_confidence, doubts, settle
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
 from core.annotations.across import operation_asked, stated_years
+from core.annotations.plan import counted_noun
+from core.annotations.units import normal_unit, unit_kind
 from core.annotations.conditions import YEAR_DIGITS, FISCAL_WORD, FISCAL_YEAR, HALF_SHORT, MONTHS, QUARTER_SHORT, same_word, years_in
 from core.citations import SOURCE_MARKER as _CITATION, attribute_markers, cited_numbers, words_held
 from core.config import Settings
@@ -660,9 +662,32 @@ def _check_quote(draft: Draft, answer: str, settings: Settings) -> _Reading | _R
         return _Refusal(f"the quote is about {min(reported)}, not the year the question states",
                         nearest_figure(draft.question, draft.quote, source,
                                        f"it is about {min(reported)}" + (f", not {asked}" if asked else "")))
+    if (measure := counts_another_measure(draft.question, answer)) is not None:
+        # "How many volunteers have a hygiene certificate?" answered "6,850 hours": a figure of another measure
+        return _Refusal(f"the question counts {measure[0]} and the answer's figure is in {measure[1]}",
+                        nearest_figure(draft.question, draft.quote, source, f"it is in {measure[1]}, not a number of {measure[0]}"))
     reading.source = source
     reading.unconfirmed_year = reported == set()  # it names years only to compare against: given, at low confidence
     return reading
+
+
+_FIGURE_AND_WORD = re.compile(r"\d[\d,.]*\s*([a-z]+)\b", re.I)
+
+
+def counts_another_measure(question: str, answer: str) -> tuple[str, str] | None:
+    """(what the question counts, the unit the answer's first figure is in) when they differ: a count of things
+    ("how many volunteers") answered in a unit of time, mass, length or volume ("6,850 hours"); None otherwise, and
+    when the question counts a unit itself ("how many hours")."""
+    counted = counted_noun(question)
+    said = _FIGURE_AND_WORD.search(_CITATION.sub(" ", answer))
+    if counted is None or said is None or normal_unit(counted) is not None:
+        return None
+    unit = said.group(1).lower()  # (a letter or two is as often a scale or a code: "2.5 m shares")
+    kind = unit_kind(unit) if len(unit) >= 3 or unit in ("kg", "km", "lb", "mi") else None
+    return (counted, unit) if kind is not None and kind[0] in _MEASURED else None
+
+
+_MEASURED = {"duration", "mass", "length", "volume", "flow", "power"}
 
 
 def _settle_answer(draft: Draft, reading: _Reading, answer: str) -> _Settled:

@@ -590,3 +590,12 @@ def test_an_answer_that_repeats_its_quote_s_denial_without_the_negation_is_a_mis
                  "Yes, unless the case is cracked or damp.",
                  "Yes; cracked or damp cases are not lent."):
         assert negation_dropped(quote, kept) is None, kept
+
+
+def test_a_count_of_things_answered_in_a_unit_of_time_or_mass_is_about_another_measure():
+    from core.agents.validator import counts_another_measure
+    assert counts_another_measure("How many players hold a first-aid certificate?", "1,240 hours [Source 1]") \
+        == ("players", "hours")
+    assert counts_another_measure("How many tonnes did the club recycle?", "12 tonnes") is None  # counts a unit
+    assert counts_another_measure("How many players are there?", "42 players") is None
+    assert counts_another_measure("How many shares were bought back?", "2.5 m shares") is None  # a scale, not metres
