@@ -281,7 +281,17 @@ class TableRoute:
     @property
     def fast(self) -> bool:
         return self.lookup is not None or (self.parsed is not None and self.parsed.is_structured and not self.unexplained
-                                           and self._measured)
+                                           and self._measured and not self._counts_a_measure)
+
+    @property
+    def _counts_a_measure(self) -> bool:
+        """A count of what a number column measures: "How many hours did Tom volunteer in February?" over a sheet
+        called Hours with a column Hours adds up the hours; counting its rows said "1 record"."""
+        counted = singular(self.parsed.counted or "")
+        return self.parsed.aggregate == "count" and bool(counted) and any(
+            table.types.get(column) == "REAL" and not is_twin(table, column)
+            and counted in {singular(w) for w in normalize_label(table.printed.get(column, column)).split()}
+            for table in (s.table for s in self.selections) for column in table.columns)
 
     @property
     def _measured(self) -> bool:

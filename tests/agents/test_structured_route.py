@@ -69,6 +69,17 @@ def test_a_complete_rule_parse_is_the_fast_path_without_the_model(ws):
     assert count == 100 and data.decode("utf-8-sig").splitlines()[0].endswith("filename,page,sheet,row,doc_id,chunk_id,fact_id")
 
 
+def test_a_count_of_what_a_number_column_measures_is_no_count_of_rows(tmp_path, embedder, ingested):
+    # a sheet called Hours with a column Hours: "how many hours" adds the column up, it does not count rows
+    hours = "Volunteer,Month,Hours\n" + "\n".join(f"{n},{m},{h}" for n, m, h in
+                                                   [("Ana", "May", 6), ("Ana", "June", 4), ("Bo", "May", 9)])
+    data_dir = ingested({"volunteer_hours.csv": hours}, tmp_path / "kb")
+    ws = Workspace(Settings(table_query_form="sql", data_dir=data_dir), embedder, ScriptedLLM([]))
+    route = ws.tables_named("How many hours did Ana volunteer in May?")
+    assert route.selections and route.parsed.aggregate == "count" and not route.fast
+    ws.close()
+
+
 def test_an_incomplete_rule_parse_goes_to_the_model(ws):
     ws.llm.script = [sql("SELECT order_id FROM orders WHERE customer = 'Initech' ORDER BY total DESC LIMIT 1")]
     response = ws.ask("Which order of Initech was the biggest one?")  # the rules do not read "biggest one"
