@@ -618,13 +618,20 @@ def unfiltered_aggregate(question: str, sql: str, tables: list[TableInfo], execu
         for value in named_values(asked, table, min_length=2).values():
             if re.fullmatch(r"[\d\s.,:/-]+", value) or total_label(value):
                 continue  # a number in a question is as often a bound or a rank as a cell
-            literal = text_literal(value)
-            for column in (c for c in table.columns if table.types.get(c) == "TEXT"):
-                held = executor.run(f'SELECT COUNT(*) FROM {table.name} WHERE "{column}" = {literal}',
-                                    [table.name]).rows[0][0]
-                if 0 < held < table.row_count:
-                    return (f"The question names {literal}, which \"{column}\" holds in {held} of {table.row_count} "
-                            f"rows, but the query has no WHERE: it reads every row. Filter on the value.")
+            if (some := held_by_some(value, table, executor)) is not None:
+                return (f"The question names {text_literal(value)}, which \"{some[0]}\" holds in {some[1]} of "
+                        f"{table.row_count} rows, but the query has no WHERE: it reads every row. Filter on the value.")
+    return None
+
+
+def held_by_some(value: str, table: TableInfo, executor: ReadOnlyExecutor) -> tuple[str, int] | None:
+    """(the text column, how many rows) of the first column that holds `value` in some rows but not all: a value
+    that singles rows out, so a query that answers about it must filter on it."""
+    literal = text_literal(value)
+    for column in (c for c in table.columns if table.types.get(c) == "TEXT"):
+        held = executor.run(f'SELECT COUNT(*) FROM {table.name} WHERE "{column}" = {literal}', [table.name]).rows[0][0]
+        if 0 < held < table.row_count:
+            return column, held
     return None
 
 
@@ -644,13 +651,9 @@ def name_unkept(question: str, sql: str, tables: list[TableInfo], executor: Read
                 continue
             if any(w in said for w in words(value) if len(w) >= 3):
                 continue
-            literal = text_literal(value)
-            for column in (c for c in table.columns if table.types.get(c) == "TEXT"):
-                held = executor.run(f'SELECT COUNT(*) FROM {table.name} WHERE "{column}" = {literal}',
-                                    [table.name]).rows[0][0]
-                if 0 < held < table.row_count:
-                    return (f"The question names {literal}, which \"{column}\" holds in {held} of {table.row_count} "
-                            f"rows, but the query never mentions it. Filter \"{column}\" on the value.")
+            if (some := held_by_some(value, table, executor)) is not None:
+                return (f"The question names {text_literal(value)}, which \"{some[0]}\" holds in {some[1]} of "
+                        f"{table.row_count} rows, but the query never mentions it. Filter \"{some[0]}\" on the value.")
     return None
 
 
