@@ -665,7 +665,8 @@ def _check_quote(draft: Draft, answer: str, settings: Settings) -> _Reading | _R
     if (measure := counts_another_measure(draft.question, answer)) is not None:
         # "How many volunteers have a hygiene certificate?" answered "6,850 hours": a figure of another measure
         return _Refusal(f"the question counts {measure[0]} and the answer's figure is in {measure[1]}",
-                        nearest_figure(draft.question, draft.quote, source, f"it is in {measure[1]}, not a number of {measure[0]}"))
+                        nearest_figure(draft.question, draft.quote, source,
+                                       f"it is in {measure[1]}, not a number of {measure[0]}"))
     reading.source = source
     reading.unconfirmed_year = reported == set()  # it names years only to compare against: given, at low confidence
     return reading

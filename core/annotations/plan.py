@@ -1747,7 +1747,8 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     for period, column, cells in by_month_name:  # "in the first quarter" over a Month column of January ... June
         plan.filters.append((column, "is", cells[0]))
         plan.matched[len(plan.filters) - 1] = cells
-        applied.append(Applied(period.text, column.label, "added by code", f"the month{'s' if len(cells) > 1 else ''} {said_values(list(cells))}"))
+        months = f"the month{'s' if len(cells) > 1 else ''} {said_values(list(cells))}"
+        applied.append(Applied(period.text, column.label, "added by code", months))
     # The model's "Category is Helmets", a value no cell of its column holds, beside code's "Item is Helmet
     # Urban" for the same word of the question: the word is applied where its cells are; kept, it matched no row.
     applied_words = {fold(a.condition) for a in applied if a.how == "added by code"}
@@ -2586,7 +2587,8 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
             stated = [m.group(0).strip() for a in planned.applied if a.column == column.label
                       and a.how in ("converted by code", "in the plan", "added by code")
                       and (m := _STATED_AMOUNT.search(a.condition))]
-            said = next((amount for amount in stated if normal_unit(amount.split()[-1]) not in (None, normal_unit(column.unit))
+            said = next((amount for amount in stated
+                         if normal_unit(amount.split()[-1]) not in (None, normal_unit(column.unit))
                          and abs((_number(amount) or 0) - (_number(value) or 0)) > 1e-9), None)
             parts.append(f"{column.label} {word} {said} ({figure})" if said else f"{column.label} {word} {figure}")
     for period, _ in plan.periods:
