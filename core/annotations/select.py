@@ -114,6 +114,12 @@ def asked_words(question: str) -> tuple[str, ...]:
     return tuple(w for w in words(question) if not (units and normal_unit(w) in units))
 
 
+@lru_cache(maxsize=64)
+def stated_months(question: str) -> frozenset[int]:
+    """The months of the periods a question states (read once a question, not once a table)."""
+    return frozenset(m for p in periods(question) for m in p.months)
+
+
 def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(),
                 weights: dict[str, float] | None = None) -> Selection:
     """Points for each thing the question names in the table: its name 3 a word, a cell value 2
@@ -183,8 +189,7 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
     found = [v for v in found if not set(v.split()) <= set(named)]
     # a month the question states as a period ("between January and March 2025") is a time any dated table keeps,
     # not a value naming the one table whose Month column prints it
-    stated_months = {m for p in periods(question) for m in p.months}
-    found = [v for v in found if month_of_cell(v) not in stated_months]
+    found = [v for v in found if month_of_cell(v) not in stated_months(question)]
     capitalised = {m.lower() for m in re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w&.-]+", question.strip())}
     for value in found:
         weight = 0.5 if value.replace(".", "").isdigit() else (3 if " " in value or value in capitalised else 2)
