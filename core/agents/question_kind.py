@@ -240,7 +240,7 @@ def by_rules(question: str, default: str = RECORDS) -> Kind:
         return Kind(TEXT, True, "rules", f"what someone may or must do: “{permission}”")
     if ((character := _CHARACTERISED.search(question)) and not _computed(question[:character.start(1)])
             and not _found(_COMPARATIVE, question)):
-        return Kind(TEXT, True, "rules", f"an assessment of what something is: “{_found(_CHARACTERISED, question)}”")
+        return Kind(TEXT, True, "rules", f"an assessment of what something is: “{' '.join(character.group(0).lower().split())}”")
     if reason and not summary and not _COUNT_OR_ROWS.search(question):
         return Kind(TEXT, True, "rules", f"a reason: “{reason}”")
     if prose and not records and not summary:

@@ -1626,17 +1626,17 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     # unstated numbers are dropped (below)
     year_column = _year_column(columns) if plan.dated is None else None
     # Periods: code applies them to the date column; a date filter the model wrote for one is replaced.
-    by_month_name = []  # (period, column, its cells of the period's months): applied after the model's values are read
+    # an undated log's Month column and, for each period with months, its cells of those months: applied after the
+    # model's values are read
+    months_column = month_name_column(columns) if plan.dated is None and stated.periods and year_column is None else None
+    by_month_name = [(p, cells) for p in stated.periods if months_column is not None and p.months
+                     and (cells := tuple(c for c in months_column.cells if month_of_cell(c) in p.months))]
     if stated.periods and year_column is None:
         target = plan.dated
-        months_column = month_name_column(columns) if target is None else None
-        if months_column is not None:
-            by_month_name = [(p, months_column, cells) for p in stated.periods if p.months
-                             and (cells := tuple(c for c in months_column.cells if month_of_cell(c) in p.months))]
-            if by_month_name:  # code says which months; the model's own month filters are replaced
-                plan.filters = [f for f in plan.filters if f[0] is not months_column]
+        if by_month_name:  # code says which months; the model's own month filters are replaced
+            plan.filters = [f for f in plan.filters if f[0] is not months_column]
         if target is None:
-            named = {p for p, _, _ in by_month_name}
+            named = [p for p, _ in by_month_name]
             applied += [_period_by_column(question, p, plan, columns) for p in stated.periods if p not in named]
             # a year beside the months ("January to March 2025") is one no date of the table can keep
             applied += [Applied(str(p.year), None, "not applied", NO_DATES) for p in named if p.year]
@@ -1715,8 +1715,8 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     # (IN), so "Riverside or Eastgate" keeps both; "not counting e-bikes" leaves its rows out, and
     # "(e-bikes included)" joins the values kept beside it without filtering on its own.
     # (a month the period names is one of the months code filters on below, not a value of its own)
-    month_columns = {column.label for _, column, _ in by_month_name}
-    named_values = _one_per_phrase([v for v in stated.values if v.column not in month_columns], plan)
+    named_values = _one_per_phrase([v for v in stated.values
+                                    if not (by_month_name and v.column == months_column.label)], plan)
     for named in sorted(named_values, key=lambda v: v.stance == "any"):
         column = next(c for c in columns if c.label == named.column)
         wanted = "is not" if named.stance == "is not" else "is"
@@ -1744,11 +1744,11 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         plan.matched[index] = tuple(dict.fromkeys([*plan.matched.get(index, ()), *named.cells]))
         applied.append(Applied(named.text, column.label, "added by code",
                                "left out" if wanted == "is not" else ""))
-    for period, column, cells in by_month_name:  # "in the first quarter" over a Month column of January ... June
-        plan.filters.append((column, "is", cells[0]))
+    for period, cells in by_month_name:  # "in the first quarter" over a Month column of January ... June
+        plan.filters.append((months_column, "is", cells[0]))
         plan.matched[len(plan.filters) - 1] = cells
         months = f"the month{'s' if len(cells) > 1 else ''} {said_values(list(cells))}"
-        applied.append(Applied(period.text, column.label, "added by code", months))
+        applied.append(Applied(period.text, months_column.label, "added by code", months))
     # The model's "Category is Helmets", a value no cell of its column holds, beside code's "Item is Helmet
     # Urban" for the same word of the question: the word is applied where its cells are; kept, it matched no row.
     applied_words = {fold(a.condition) for a in applied if a.how == "added by code"}
