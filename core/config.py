@@ -237,6 +237,9 @@ class Settings:
     # 320 word pieces (~600 prompt tokens, inside the 400-900) read better than 5 pieces of
     # ~50 each, which the model found too scattered to answer from (bench/reader_quality.py).
     context_token_budget: int = 320
+    # A summary reads its section whole: at 320, shared by five passages, the minutes of a four-item meeting were
+    # read to their first item (~64 word pieces) and summarised as that item (docs/reports.md, session 46).
+    summary_token_budget: int = 640
     # How the model is asked (core.agents.reasoner.READER_FORMS): "quote" returns {quote, source,
     # answer} under a JSON schema and the Validator's check of the quote decides a refusal; "free"
     # is the specified free-text prompt, where the model itself decides (and refused answers that were

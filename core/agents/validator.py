@@ -426,6 +426,8 @@ def misread(question: str, quote: str, answer: str, key_word_share: float) -> st
         return f"its quote mentions {len(have)} of the question's {len(wanted)} key words"
     if (denied := negation_dropped(quote, answer)) is not None:
         return f"its quote says “{denied}”, and the answer says it without the “{denied.split()[0]}”"
+    if (denied := yes_to_a_denial(wanted, quote, answer)) is not None:
+        return f"its quote says “{denied}”, and the answer says yes"
     clauses = [c for c in _CLAUSE_BREAK.split(quote) if c and c.strip()]
     with_figures = [c for c in clauses if _figures(c) - asked_numbers]
     if not stated or len(with_figures) < 2:
@@ -465,6 +467,22 @@ def negation_dropped(quote: str, answer: str) -> str | None:
         for clause in clauses:
             if denied <= set(re.findall(r"[a-z]{4,}", clause.lower())) and not _NEGATION.search(clause):
                 return " ".join(match.group(0).split())
+    return None
+
+
+def yes_to_a_denial(wanted: set[str], quote: str, answer: str) -> str | None:
+    """The quote's denial of the question's own words, where the answer says yes: "Do office staff have to wear
+    safety boots?" answered "Yes" from "Staff working only in the office do not need safety boots": a sentence with
+    a negation that holds at least two and half of the question's key words (`key_words`), one of them in what the
+    negation governs ("Overtime is not paid for unagreed hours" denies nothing of "Is overtime paid at double time
+    on Sundays?")."""
+    if not re.match(r"\s*yes\b", _CITATION.sub(" ", answer), re.I):
+        return None
+    for sentence in re.split(r"(?<=[.;!?])\s+", quote):
+        shared = _shared(wanted, _stems(sentence))
+        if len(shared) >= max(2, len(wanted) / 2) and (match := _NEGATED.search(sentence)) \
+                and _shared(wanted, _stems(match.group(0))):
+            return " ".join(match.group(0).split())
     return None
 
 

@@ -356,12 +356,17 @@ UNIT_PATTERN = (r"(hp|bhp|kwp|kw|wp|w|mw|kg|g|lb|lbs|t|tonnes?|tons?|mm|cm|m|km|
                 r"percent|[$€£]|eur|euros?|usd|dollars?|gbp|pounds?)?")
 _UNIT = UNIT_PATTERN
 _CURRENCY_BEFORE = r"([$€£])?"
+# "more powerful than", "less expensive than": a comparative said with more/less and any adjective
+_MORE_ADJ, _LESS_ADJ = r"more [a-z]{4,} than", r"less [a-z]{4,} than"
 _BOUND_WORDS = [  # phrase -> op; longest first
-    (r"no (?:more|greater|bigger|larger|wider|longer|taller|heavier|higher) than|not more than|at most|up to|maximum of|a maximum of", "<="),
-    (r"no (?:less|fewer|smaller|narrower|shorter|lighter|lower) than|not less than|at least|minimum of|a minimum of", ">="),
-    (r"more than|greater than|bigger than|larger than|wider than|longer than|taller than|heavier than|higher than|"
-     r"over|above|exceeding|exceed(?:s|ed)?|surpass(?:es|ed|ing)?|in excess of|beyond", ">"),
-    (r"less than|fewer than|smaller than|narrower than|shorter than|lighter than|lower than|under|below|beneath", "<"),
+    (rf"no (?:more|greater|bigger|larger|wider|longer|taller|heavier|higher) than|no {_MORE_ADJ}|not more than|"
+     r"at or (?:below|under)|at most|up to|maximum of|a maximum of", "<="),
+    (rf"no (?:less|fewer|smaller|narrower|shorter|lighter|lower) than|no {_LESS_ADJ}|not less than|at least|"
+     r"at or (?:above|over)|minimum of|a minimum of", ">="),
+    (rf"more than|greater than|bigger than|larger than|wider than|longer than|taller than|heavier than|higher than|"
+     rf"dearer than|{_MORE_ADJ}|over|above|exceeding|exceed(?:s|ed)?|surpass(?:es|ed|ing)?|in excess of|beyond", ">"),
+    (rf"less than|fewer than|smaller than|narrower than|shorter than|lighter than|lower than|cheaper than|"
+     rf"{_LESS_ADJ}|under|below|beneath", "<"),
     (r"exactly|equal to", "="),
 ]
 _BOUND = re.compile(
@@ -417,6 +422,26 @@ def bounds(question: str) -> list[Bound]:
     # the scale word said right after the number: "more than 5 million", "exceed $2,000 thousand"
     scaled = [(b, re.search(re.escape(b.text) + r"\s*(thousand|million|billion)s?\b", question, re.I)) for b in found]
     return [dataclasses.replace(b, scale=said.group(1).lower()) if said else b for b, said in scaled]
+
+
+_POSSESSIVE = r"(?:(?:their|its|his|her|our|the)\s+)?"
+
+
+def column_bounds(question: str, labels: list[str]) -> list[tuple[str, str, str]]:
+    """(text, op, label) for each comparison the question makes with a column rather than a number: "parts below
+    their reorder level" ("<", Reorder level), "jobs over budget" (">", "Budget (£)"). The words after the
+    comparison are the label's own words, its unit aside."""
+    found = []
+    for label in labels:
+        words = tokens(re.sub(r"[\(\[].*?[\)\]]", " ", label))
+        if not words or all(w.isdigit() for w in words):
+            continue
+        said = r"\s+".join(rf"{re.escape(w)}s?" for w in words)
+        for phrase, op in _BOUND_WORDS:
+            if match := re.search(rf"\b({phrase})\s+{_POSSESSIVE}{said}\b", question, re.I):
+                found.append((match.group(0), op, label))
+                break
+    return found
 
 
 def without_bounds(question: str) -> str:
@@ -476,6 +501,32 @@ def adjective_bases(word: str) -> set[str]:
 def word_forms(text: str) -> set[str]:
     """Every word of `text` in every form its plural may stand for ("Job Nos" -> job, jobs, no, nos, ...)."""
     return {form for word in tokens(text) for form in singulars(word)}
+
+
+# Words that name one activity, so a header's "Produced" is said by "did we make" and its "Sold" by "sales"
+_ACTIVITIES = [
+    {"make", "made", "making", "produce", "produced", "production", "output", "manufacture", "manufactured",
+     "build", "built"},
+    {"sell", "sold", "sale", "selling"},
+    {"buy", "bought", "purchase", "purchased"},
+    {"receive", "received", "deliver", "delivered", "delivery"},
+    {"return", "returned"},
+    {"ship", "shipped", "shipment", "dispatch", "dispatched"},
+]
+
+
+def says_word(question_forms: set[str], word: str) -> bool:
+    """The question says `word` (forms of the question's words, from `word_forms`), itself, in another tense
+    ("bake" says "Baked"; "product" does not say "Produced") or as another word of its activity ("made" says
+    "Produced")."""
+    forms = _inflected(word)
+    return bool(forms & {f for q in question_forms for f in _inflected(q)}) \
+        or any(forms & family and family & question_forms for family in _ACTIVITIES)
+
+
+def _inflected(word: str) -> set[str]:
+    """A word without the endings of its tenses and plural: "baked" baked, bake, bak."""
+    return {word} | {word[:-len(end)] for end in ("s", "d", "ed", "ing") if word.endswith(end) and len(word) > len(end) + 2}
 
 
 def same_word(a: str, b: str) -> bool:

@@ -29,8 +29,10 @@ from core.annotations import across as row_figures
 from core.annotations.columns import fold
 from core.annotations.conditions import (YEAR_DIGITS, FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, YEAR_KIND, Bound, CellValue, Period,
                                          StatedConditions, answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, code_family_groups,
+                                         column_bounds,
                                          bounds, cell_values, clipped_form,
-                                         figures, month_of_cell, named_in, periods, quarter_names, said_with_the, same_value, same_word, singulars, month_number,
+                                         figures, month_of_cell, named_in, periods, quarter_names, said_with_the, same_value, same_word, says_word,
+                                         singulars, month_number,
                                          tokens, without_bounds, word_forms, years_in)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal, words_in_no_cell
 from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, LABELS_HEADER, NUMERIC_SHARE, TableInfo, is_twin,
@@ -133,6 +135,8 @@ class Plan:
     section: str | None = None  # "the items under Deferred tax liabilities": the heading whose rows are listed
     # "the percentage of A in the total B": the cells (row label, column) of A and of B, A's share computed by code
     shares: list[tuple[str, Column]] = field(default_factory=list)
+    # "parts below their reorder level": one column's cell compared with another's in the same row
+    compared: list[tuple[Column, str, Column]] = field(default_factory=list)
 
     @property
     def reads_whole_table(self) -> bool:
@@ -140,9 +144,11 @@ class Plan:
         "Where are personnel expenses included?" got, read as a sum of every row). A list's limit with no order is
         no ranking: the first ten rows of a list of every row ("the top attendance", a maximum, is one)."""
         ranked = self.order_by is not None or (self.limit and self.answer != "list")
+        if self.column is not None and self.column.expression and self.answer in _SQL_AGGREGATE:
+            return False  # a figure code made of the question's words ("the value of the spares we hold")
         return not (any(op not in BLANK_OPS and not self.leaves_out_totals(i) for i, (_, op, _) in enumerate(self.filters))
                     or self.group_by is not None or self.periods
-                    or ranked or self.across or self.section or self.shares)
+                    or ranked or self.across or self.section or self.shares or self.compared)
 
     def leaves_out_totals(self, index: int) -> bool:
         """Whether filter `index` only leaves out a report table's total lines (code's, for a list of items)."""
@@ -415,6 +421,9 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     elif planned.plan is not None and planned.plan.answer == "count" and (quantity := items_counted(question, columns, table_words)):
         planned.plan.answer, planned.plan.column = "sum", quantity  # "How many helmets did we sell?" adds up Qty
         chosen = quantity
+    elif planned.plan is not None and planned.plan.answer in ("sum", "average") \
+            and (quantity := said_quantity(question, planned.plan, columns)):
+        planned.plan.column = chosen = quantity  # the units the question says were made, not those scrapped
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
         if unrecorded := words_on_figures(question, planned.plan, [c.label for c in columns]):
             # "How many yellow cards did the Seniors get?" filtered Goals Against on 'yellow': no column records them
@@ -425,7 +434,7 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         said_row(question, planned.plan, columns)
         said_column(question, planned.plan, columns)
         planned.applied = apply_conditions(question, planned.plan, columns, table.row_count, table_words)
-        planned.applied += spans_to_stated_day(planned.plan)
+        planned.applied += spans_to_stated_day(planned.plan) + compare_columns(question, planned.plan, columns)
         if planned.refused:  # a group the question names that no column holds
             return planned
         if figures_across(question, planned.plan, columns):
@@ -451,6 +460,12 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
             plan.answer = "median"  # the schema offers the model no median (a word it would then misuse); code reads it
         respectively(question, planned)
         rank_by_group(question, plan, columns)
+        if (priced := priced_quantity(question, plan, columns)) is not None:
+            # "What is the value of the spares we hold?" planned as the total of Qty on hand: code adds up each row's
+            # quantity times its price (the free query writer, given it, added up the prices alone)
+            planned.applied.append(Applied(priced.label, plan.column.label, "moved by code",
+                                           f"a value held, not the total of {plan.column.label}"))
+            plan.column = chosen = priced
         if plan.answer in _SQL_AGGREGATE and plan.column is not None and plan.column.kind == "number" \
                 and plan.column is not chosen and not measure_named(question, plan.column) \
                 and not holds_measure(question, plan.column, planned, llm, max_tokens):
@@ -458,7 +473,8 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                                            f"{plan.column.label} is not what the question asks for"))
             plan.answer = NOT_IN_TABLE
             return planned
-        if plan.answer in _SQL_AGGREGATE and plan.column is not None and (ratio := ratio_unsaid(question, plan)):
+        if plan.answer in _SQL_AGGREGATE and plan.column is not None \
+                and (ratio := ratio_unsaid(question, plan, table.title)):
             # "What was the attendance rate for Year 7?" planned as the average of Sessions Attended: the free query
             # writer may divide one amount by another (and is checked the same way)
             planned.handover = f"it took the {plan.answer} of {plan.column.label}, and the question asks for a {ratio}"
@@ -677,16 +693,36 @@ _RATIO_ASKED = re.compile(r"\b(percent(?:age)?|proportion|share|ratio|rate)\b", 
 _PRICE_WORDS = {"price", "fee", "charge", "cost", "tariff", "pay", "wage", "salary"}
 
 
-def ratio_unsaid(question: str, plan: Plan) -> str | None:
+_VALUE_ASKED = re.compile(r"\b(?:value|worth)\b", re.I)
+
+
+def priced_quantity(question: str, plan: Plan, columns: list[Column]) -> Column | None:
+    """ "Qty on hand times Unit cost (£)", a figure of each row, where the question asks what something held is
+    worth and the plan adds up either column alone: a stock's value is each row's quantity times its unit price.
+    None for any other plan, or a table without exactly one quantity and one unit price."""
+    if plan.answer != "sum" or plan.column is None or not _VALUE_ASKED.search(question):
+        return None
+    prices = [c for c in columns if holds_money(c) and _label_forms(c) & (_PRICE_WORDS | {"unit", "rate", "each"})]
+    quantities = [c for c in columns if c.kind == "number" and not holds_money(c)
+                  and _label_forms(c) & (_QUANTITY_WORDS | {"stock", "held", "hand", "inventory"})]
+    if len(prices) != 1 or len(quantities) != 1 or plan.column not in (prices[0], quantities[0]):
+        return None
+    quantity, price = quantities[0], prices[0]
+    return Column(f"{quantity.name}_times_{price.name}", f"{quantity.label} times {price.label}", "number", price.unit,
+                  expression=f"({quantity.sql} * {price.sql})")
+
+
+def ratio_unsaid(question: str, plan: Plan, title: str = "") -> str | None:
     """The word of a ratio the question asks for ("rate", "percentage") that the column the plan totals or averages
     does not hold: the average of Sessions Attended is no attendance rate, a sum of hours no share of them. None
     when the column, or a row the plan filters, is such a figure itself ("Pass %", "Rate (£/hr)", a report's row
-    "Effective tax rate" under a year column) or the question asks none."""
+    "Effective tax rate" under a year column), the table's title says its figures are ("Defect rate is scrap as a
+    percentage of units produced", over Q1 ... Q4), or the question asks none."""
     asked = {w.lower() for w in _RATIO_ASKED.findall(question)}
     column = plan.column
     rows = [str(v) for i, (_, op, value) in enumerate(plan.filters) if op == "is"
             for v in plan.matched.get(i, (value,))]
-    label = " | ".join([column.label, *rows]).lower()
+    label = " | ".join([column.label, *rows, title]).lower()
     if not asked or "%" in label or "percent" in label or (column.unit or "") in ("%", "percent") \
             or {w.rstrip("s") for w in tokens(label)} & {"rate", "ratio", "share", "proportion", "pct", "percent"}:
         return None
@@ -1422,6 +1458,32 @@ def stated_conditions(question: str, columns: list[Column], table_words: frozens
     return StatedConditions(periods(question), bounds(question), cell_values(question, text_cells, headers))
 
 
+def compare_columns(question: str, plan: Plan, columns: list[Column]) -> list[Applied]:
+    """A comparison the question makes with a column ("Which spare parts are below their reorder level?") is one
+    column's cell against the other's in each row: the other column is the one the model's filter set beside it
+    (it wrote "Reorder level < 'Qty on hand'", a text no cell holds, and the wrong way round), else the one other
+    number column in the same unit. Code sets the direction the question states."""
+    numbers = [c for c in columns if c.kind == "number" and not c.expression]
+    applied = []
+    for text, op, label in column_bounds(question, [c.label for c in numbers]):
+        right = next(c for c in numbers if c.label == label)
+        beside = [c for c in numbers if c is not right and any(
+            (f is right and fold(str(v)) == fold(c.label)) or (f is c and fold(str(v)) == fold(right.label))
+            for f, _, v in plan.filters)]
+        if not beside:
+            beside = [c for c in numbers if c is not right and normal_unit(c.unit or "") == normal_unit(right.unit or "")]
+        if len(beside) != 1:
+            applied.append(Applied(text, label, "not applied", f"no one column to compare with {label}"))
+            continue
+        left = beside[0]
+        for i in reversed(range(len(plan.filters))):  # the model's own comparisons of the two
+            if plan.filters[i][0] in (left, right) and plan.filters[i][1] in (">", ">=", "<", "<="):
+                drop_filter(plan, i)
+        plan.compared.append((left, op, right))
+        applied.append(Applied(text, label, "added by code", f"{left.label} {_BOUND_SAID[op]} {label}"))
+    return applied
+
+
 def _year_column(columns: list[Column]) -> Column | None:
     """A table with no dates but a number column of years ("Year", "Year built"): what a period filters."""
     found = [c for c in columns if c.kind == "number" and not c.expression and "year" in tokens(c.label)
@@ -1556,6 +1618,13 @@ def _period_by_column(question: str, period: Period, plan: Plan, columns: list[C
         return Applied(period.text, column.label, "moved by code", "the column it heads")
     if plan.answer in _SQL_AGGREGATE and (plan.column is None or plan.column.kind != "number"):
         plan.column = column  # "how much was X for the year ended ..." summed the row labels: the year's figure
+        return Applied(period.text, column.label, "moved by code", "the column it heads")
+    if plan.answer in ("other", "change", "percent change") and (plan.column is None or plan.column.kind != "number") \
+            and any(op == "is" for _, op, _ in plan.filters) and len(periods(question)) == 1 \
+            and row_figures.operation_asked(question) is None and not _COMPARED.search(question):
+        # "What was Line 2's defect rate in the third quarter?" planned as a change from Q2 to Q3, which no word
+        # of it asks: one row the plan names and one period a column heads is that cell
+        plan.answer, plan.column = "sum", column
         return Applied(period.text, column.label, "moved by code", "the column it heads")
     return Applied(period.text, column.label, "not applied", "the plan reads another column")
 
@@ -1902,6 +1971,9 @@ def counted_measure(question: str, columns: list[Column]) -> Column | None:
     said = [c for c in numbers if _said_whole(c.label, question) > 1 and forms & _label_forms(c)]
     if len(said) == 1:
         return said[0]
+    if forms & _QUANTITY_WORDS and len([c for c in numbers if _label_forms(c) & _QUANTITY_WORDS]) > 1:
+        # "how many units" over Units Produced and Scrap Units: the one the question's other words say, if any
+        return quantity_column(columns, question)
     by_label = [c for c in numbers if (head := _head_word(c.label)) and forms & singulars(head)]
     unit = normal_unit(noun) if len(noun) > 2 else None
     by_unit = [c for c in numbers if unit and c.unit and normal_unit(c.unit) == unit]
@@ -1920,7 +1992,9 @@ def items_counted(question: str, columns: list[Column], table_words: frozenset =
     """The quantity column a count of things adds up: "How many helmets did we sell?" over sale lines with a
     Qty column counts helmets, not the lines that sold them, when helmets are what some lines' cells name.
     "How many sales ..." (no cell names a sale) counts the lines."""
-    quantity, noun = quantity_column(columns), counted_noun(question)
+    # what is counted is its phrase's plural: "galvanised brackets" brackets, "late shifts ran ..." shifts
+    noun = next((w for w in reversed(counted_words(question)) if w.endswith("s")), None) or counted_noun(question)
+    quantity = quantity_column(columns, question)
     if quantity is None or not noun:
         return None
     named = stated_conditions(question, columns, table_words).values
@@ -1929,10 +2003,33 @@ def items_counted(question: str, columns: list[Column], table_words: frozenset =
                            for v in named) else None
 
 
-def quantity_column(columns: list[Column]) -> Column | None:
-    """The one number column that counts units (Qty, Quantity, Pieces), or None."""
+def quantity_column(columns: list[Column], question: str = "") -> Column | None:
+    """The one number column that counts units (Qty, Quantity, Pieces), or None. Of several ("Units Produced",
+    "Scrap Units"), the one whose other words the question says ("How many brackets did we make?")."""
     quantities = [c for c in columns if c.kind == "number" and _label_forms(c) & _QUANTITY_WORDS]
+    if len(quantities) == 1:
+        return quantities[0]
+    said = word_forms(question)
+    quantities = [c for c in quantities if all(says_word(said, w) for w in _qualifiers(c))]
     return quantities[0] if len(quantities) == 1 else None
+
+
+def _qualifiers(column: Column) -> set[str]:
+    """The words of a quantity column's header besides its quantity and unit words: "Scrap Units" scrap."""
+    return {w for w in tokens(re.sub(r"[\(\[].*?[\)\]]", " ", column.label))
+            if not singulars(w) & _QUANTITY_WORDS and not normal_unit(w, spoken=False)}
+
+
+def said_quantity(question: str, plan: Plan, columns: list[Column]) -> Column | None:
+    """The quantity column to add up in place of the model's, when the model's has a word the question does not
+    say and another's are all said: "How many units of each product did we make?" over Units Produced and Scrap
+    Units adds up the units produced, whichever the model wrote."""
+    if plan.column is None or not _label_forms(plan.column) & _QUANTITY_WORDS:
+        return None
+    if all(says_word(word_forms(question), w) for w in _qualifiers(plan.column)):
+        return None
+    said = quantity_column(columns, question)
+    return said if said is not plan.column else None
 
 
 def _head_word(label: str) -> str | None:
@@ -2103,7 +2200,7 @@ def ranking_measure(question: str, columns: list[Column]) -> Column | None:
                 return found[0]
     if not _POPULAR.search(question):
         return None  # "by clinician" names a group, not a measure
-    return quantity_column(columns)
+    return quantity_column(columns, question)
 
 
 def names_rows(column: Column, row_count: int) -> bool:
@@ -2143,6 +2240,8 @@ def asked_column(question: str, columns: list[Column], kinds: tuple[str, ...] = 
     for word in reversed(words):
         forms = singulars(word)
         found = [c for c in columns if c.kind in kinds and forms & _label_forms(c)]
+        if not found and forms & {"day", "date"}:  # "Which day had the most downtime?": the one date column
+            found = [c for c in columns if c.kind == "date"]
         if len(found) > 1:  # "which season": the Season column, not "Original airing TV season"
             found = [c for c in found if _label_forms(c) <= forms | _LABEL_FILLER] or found
         if len(found) == 1:
@@ -2278,6 +2377,7 @@ _SQL_OP = {"is": "=", "is not": "<>", ">": ">", ">=": ">=", "<": "<", "<=": "<="
 
 def compile_plan(plan: Plan, table: TableInfo) -> str:
     where = [_condition(plan, i, f) for i, f in enumerate(plan.filters)]
+    where += [f"{a.sql} {_SQL_OP[op]} {b.sql}" for a, op, b in plan.compared]
     for period, column in plan.periods:
         where += _period_sql(period, column)
     clause = f" WHERE {' AND '.join(where)}" if where else ""
@@ -2581,7 +2681,7 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
         elif op == "is not blank":
             parts.append(f"any {column.label}")
         else:
-            word = {">": "over", ">=": "at least", "<": "under", "<=": "at most"}[op]
+            word = _BOUND_SAID[op]
             figure = format_value(_number(value), column.unit)
             # the bound as the question stated it, where that is in another unit: "over 200 lb (90.72 kg)"
             stated = [m.group(0).strip() for a in planned.applied if a.column == column.label
@@ -2591,6 +2691,8 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
                          if normal_unit(amount.split()[-1]) not in (None, normal_unit(column.unit))
                          and abs((_number(amount) or 0) - (_number(value) or 0)) > 1e-9), None)
             parts.append(f"{column.label} {word} {said} ({figure})" if said else f"{column.label} {word} {figure}")
+    for a, op, b in plan.compared:
+        parts.append(f"{a.label} {_BOUND_SAID[op]} {b.label}")
     for period, _ in plan.periods:
         text = period.text
         preposition = "" if _PERIOD_WORD.match(text) else "in the " if said_with_the(text) else "in "
@@ -2598,6 +2700,7 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
     return ", ".join(parts)
 
 
+_BOUND_SAID = {">": "over", ">=": "at least", "<": "under", "<=": "at most"}
 _PERIOD_WORD = re.compile(r"(?i)(in|on|during|between|from|after|before|since|until)\b")
 # the amount a bound states, with its unit, as the question wrote it: "200 lb" of "more than 200 lb"
 _STATED_AMOUNT = re.compile(r"[£$€]?\d[\d,.]*\s*[^\s\d,.][^\s]*\s*$")
@@ -2730,6 +2833,9 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
         said = _measure_words(plan, question)
         if wanted and plan.column is not None and plan.column.ends:  # "The average time from Opened to Closed is
             said = said.replace("days from", "time from", 1)           # 5.90 h (0.2457 days)", not "average days"
+        if plan.answer == "sum" and not unit and isinstance(value, (int, float)) and shown == format_value(value) \
+                and float(value).is_integer():
+            shown = f"{int(value):,}"  # a total, never a year: "2,340"
         return f"The {said} is {shown}{scope}{holder}{across} ({where})."
     if not rows:
         return f"No rows of {where} match{' ' + conditions if conditions else ''}."
@@ -2934,8 +3040,12 @@ _UNPRINTED_HEADER = re.compile(rf"{_BLANK_HEADER.pattern}|{re.escape(LABELS_HEAD
 
 
 def _cell_said(label: str, value: str) -> str:
-    """ "Country Germany"; a cell of a column with a blank header by its value alone ("column 3" is no name)."""
-    return value if _UNPRINTED_HEADER.fullmatch(label) else f"{label} {value}"
+    """ "Country Germany"; a cell of a column with a blank header, or one that starts with the header's words ("Line
+    1" of Line), by its value alone."""
+    said, named = tokens(value), tokens(label)
+    if _UNPRINTED_HEADER.fullmatch(label) or (named and len(said) > len(named) and said[:len(named)] == named):
+        return value
+    return f"{label} {value}"
 
 
 def _measure_words(plan: Plan, question: str) -> str:
@@ -3086,6 +3196,23 @@ def counted_noun(question: str) -> str | None:
     match = re.search(r"\b(?:how many|number of) (?:of (?:the|our|your|their|these|those) |the )?"
                       r"(?:[a-z][a-z-]* \d+[a-z]? (?=[a-z]))?([a-z][a-z-]*)", question.lower())
     return match.group(1) if match else None
+
+
+_COUNTED_PHRASE_END = set("""did do does were was are is have has had can could will would in on at from for with by of per
+that which who we our you they there""".split())
+
+
+def counted_words(question: str) -> list[str]:
+    """The words of what a count counts, up to its verb or preposition (at most three): "How many galvanised
+    brackets did we make?" -> galvanised, brackets (counted_noun has the first)."""
+    match = re.search(r"\b(?:how many|number of) (?:of (?:the|our|your|their|these|those) |the )?"
+                      r"(?:[a-z][a-z-]* \d+[a-z]? (?=[a-z]))?([a-z][a-z-]*(?: [a-z][a-z-]*){0,2})", question.lower())
+    words = []
+    for word in (match.group(1).split() if match else []):
+        if word in _COUNTED_PHRASE_END:
+            break
+        words.append(word)
+    return words
 
 
 def _label_of(column: str, planned: PlannedQuery) -> str:

@@ -23,7 +23,7 @@ from core.annotations.query import StructuredQuery
 from core.annotations.records import record_label
 from core.annotations.search import FactQuery, FactRow, FactStore, aggregate, display_table
 from core.annotations.sql import (counts_over_figures, cut_to_nothing, dated_from_today, found_nothing, named_nowhere, periods_unkept, provenance_only,
-                                  reads_table, share_of_nothing, words_in_no_cell, write_query, years_unkept)
+                                  reads_table, share_of_nothing, words_in_no_cell, write_query, written_not_read, years_unkept)
 from core.annotations.tables import ISO_DATE_NOTE, LABELS_HEADER, PROVENANCE, is_twin, spoken_label
 
 
@@ -503,6 +503,8 @@ def not_an_answer(result, tables: list, executor, question: str = "") -> str | N
         return "the query's figure is 0 because its own WHERE leaves out the rows its calculation picks"
     if cut_to_nothing(result):
         return "the figure the query cut out of a text cell came out empty"
+    if written_not_read(result):
+        return "the query's answer is a text the query wrote itself, not one of the table's cells"
     absent = named_nowhere(result.sql, tables, executor) if found_nothing(result) else []
     if absent:
         return "no cell holds " + ", ".join(f"'{text}'" for text in absent)
@@ -582,6 +584,9 @@ def fitting(question: str, selections: list):
         # "for years ended December 31, 2018 and 2019" over a report's 2018 and 2019 columns: the years name
         # that table's columns; the date of the document's record beside it is not what they mean
         years = stated_years(question)
+        best = selections[0].table
+        if best.kind == "rows" and best.dates and years and all(any(y in v for v in best.values) for y in years):
+            return selections[0]  # a log chosen first whose dates hold the years keeps them as well as any header
         headed = [s for s in selections if years and all(any(y in label for label in s.table.printed.values()) for y in years)]
         if headed:
             return headed[0]

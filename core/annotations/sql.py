@@ -820,6 +820,18 @@ def cut_to_nothing(result: QueryResult) -> bool:
     return bool(_CUT_FROM_TEXT.search(result.sql or "")) and found_nothing(result)
 
 
+_SELECTED = re.compile(r"^\s*SELECT\b(.*?)\bFROM\b", re.I | re.S)
+
+
+def written_not_read(result: QueryResult) -> bool:
+    """Every value the query returned is a text its own SELECT wrote, read from no cell: "SELECT CASE WHEN type =
+    'Laser' THEN 'Warranty' ... END" answers "Warranty" to a question about a warranty no column records."""
+    selected = _SELECTED.match(result.sql or "")
+    literals = {text.replace("''", "'") for text in re.findall(r"'((?:[^']|'')*)'", selected.group(1))} if selected else set()
+    values = [v for row in result.rows for v in row if v not in (None, "")]
+    return bool(values) and all(isinstance(v, str) and v in literals for v in values)
+
+
 _QUOTED_NAME = re.compile(r'"([^"]+)"')
 _WHERE = re.compile(r"\bWHERE\b(.*)", re.I | re.S)  # the first WHERE to the end: its filters and whatever follows
 _IDENTIFIER = re.compile(r'[A-Za-z_]\w*(?!\w*\s*\()')  # a name, not a function's

@@ -592,6 +592,17 @@ def test_an_answer_that_repeats_its_quote_s_denial_without_the_negation_is_a_mis
         assert negation_dropped(quote, kept) is None, kept
 
 
+def test_a_yes_to_a_question_whose_own_words_the_quote_denies_is_a_misreading():
+    quote = ("Gloves and goggles must be worn in the glaze room. Visitors staying only in the shop do not need "
+             "goggles or gloves. Aprons are optional.")
+    question = "Do shop visitors have to wear goggles?"
+    assert misread(question, quote, "Yes [Source 1]", 0.5) is not None
+    assert misread(question, quote, "No [Source 1]", 0.5) is None
+    # a negation about something else the question shares one word with is no denial of it
+    pay = "Evening classes are paid at the higher rate. Cancelled classes are not paid unless notice was short."
+    assert misread("Are evening classes paid at the higher rate?", pay, "Yes [Source 1]", 0.5) is None
+
+
 def test_a_count_of_things_answered_in_a_unit_of_time_or_mass_is_about_another_measure():
     from core.agents.validator import counts_another_measure
     assert counts_another_measure("How many players hold a first-aid certificate?", "1,240 hours [Source 1]") \

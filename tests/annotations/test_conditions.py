@@ -1,6 +1,6 @@
 """The conditions a question states, read by code: periods, bounds with units, and cell values."""
 from core.annotations.conditions import (CellValue, bound_in, bounds, cell_values, clipped_form, named_in, periods, quarters_in, said_with_the,
-                                         spent_on, tokens)
+                                         spent_on, tokens, without_bounds)
 from core.annotations.units import convert
 
 
@@ -52,6 +52,15 @@ def test_bounds_keep_their_units_and_operators():
     assert [(b.number, b.scale) for b in bounds("years when grants exceeded £5 million")] == [(5.0, "million")]
     assert [(b.number, b.scale) for b in bounds("lines over $2,000 thousands")] == [(2000.0, "thousand")]
     assert [b.scale for b in bounds("trays between 40 and 60 cm")] == [None, None]
+
+
+def test_a_comparative_said_with_more_or_less_and_any_adjective_is_a_bound():
+    assert [(b.op, b.number, b.unit) for b in bounds("Which mixers are more powerful than 2 hp?")] == [(">", 2.0, "hp")]
+    assert [(b.op, b.number, b.unit) for b in bounds("kilns less expensive than £900")] == [("<", 900.0, "£")]
+    assert [(b.op, b.number) for b in bounds("boats no more expensive than £400")] == [("<=", 400.0)]
+    assert [(b.op, b.number) for b in bounds("pumps cheaper than £75")] == [("<", 75.0)]
+    # the comparison is taken out of the words left to match cells
+    assert "powerful" not in without_bounds("Which mixers are more powerful than 2 hp?")
 
 
 def test_a_date_after_before_or_by_is_one_side_of_a_stretch_of_days():

@@ -1313,3 +1313,106 @@ def test_a_filter_of_a_column_of_figures_on_words_is_something_the_table_does_no
     ws.llm.script = [plan(answer="count", filters=[{"column": "Loaves", "op": ">", "value": "Oven Power [hp]"}])]
     compared = ws.ask("How many sales had more loaves than the oven's power?", mode="pipeline")
     assert "no column for Oven Power" not in compared.answer, compared.answer  # another header: no word of the question's
+
+
+BAKEHOUSE = "Date,Item,Units Baked,Units Wasted,Oven\n" + "\n".join(
+    f"2025-{i % 5 + 1:02d}-{i % 27 + 1:02d},{['Sourdough Loaf', 'Rye Loaf', 'Bagel', 'Croissant', 'Bap', 'Scone'][i % 6]},{40 + i * 7 % 60},"
+    f"{i * 3 % 11},{['Deck', 'Rack'][i % 2]}" for i in range(90))
+
+
+def test_of_several_quantity_columns_the_one_the_question_s_other_words_say_is_added_up(kb_of):
+    ws = kb_of("bakehouse_log.csv", BAKEHOUSE)
+    lines = [line.split(",") for line in BAKEHOUSE.splitlines()[1:]]
+    scope = [ws.documents()[0].doc_id]
+    ws.llm.script = [plan(answer="count"),  # "how many loaves did we bake": the units baked of the loaves
+                     plan(answer="sum", column="Units Wasted", group_by="Item"),
+                     plan(answer="sum", column="Units Baked")]
+    response = ws.ask("How many loaves did we bake in March?", mode="pipeline", doc_ids=scope)
+    baked = sum(int(b) for d, item, b, _, _ in lines if item.endswith("Loaf") and d[5:7] == "03")
+    assert f" is {baked:,} " in response.answer, response.answer
+    # the model adding up the units wasted for "how many units of each item did we bake"
+    response = ws.ask("How many units of each item did we bake?", mode="pipeline", doc_ids=scope)
+    per_item = {}
+    for _, item, b, _, _ in lines:
+        per_item[item] = per_item.get(item, 0) + int(b)
+    assert all(f"{item}: {total}" in response.answer for item, total in per_item.items()), response.answer
+    # a question that says which units: the wasted ones, whatever the model chose
+    response = ws.ask("How many units were wasted in total?", mode="pipeline", doc_ids=scope)
+    assert f" is {sum(int(w) for _, _, _, w, _ in lines):,}," in response.answer, response.answer
+
+
+def test_which_day_ranks_the_days_by_their_total(kb_of):
+    ws = kb_of("bakehouse_log.csv", BAKEHOUSE)
+    lines = [line.split(",") for line in BAKEHOUSE.splitlines()[1:]]
+    per_day = {}
+    for d, _, _, wasted, oven in lines:
+        if oven == "Rack":
+            per_day[d] = per_day.get(d, 0) + int(wasted)
+    most = max(per_day.values())
+    ws.llm.script = [plan(answer="maximum", column="Units Wasted", filters=[{"column": "Oven", "op": "is", "value": "Rack"}])]
+    response = ws.ask("Which day had the most units wasted on the rack oven?", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    assert per_day.get(response.answer.split()[0]) == most, response.answer  # a day's total, not one line's
+
+
+STORES = "Bin,Item,In stock,Reorder point,Unit price (£)\n" + "\n".join(
+    f"B{i:02d},{['Glaze', 'Clay bag', 'Kiln shelf', 'Brush', 'Sponge', 'Wire tool'][i % 6]} {i},{i * 7 % 13},{4 + i % 5},"
+    f"{3 + i % 9}.50" for i in range(30))
+
+
+def test_a_comparison_with_another_column_compares_each_row_s_two_cells(kb_of):
+    ws = kb_of("studio_stores.csv", STORES)
+    lines = [line.split(",") for line in STORES.splitlines()[1:]]
+    low = [item for _, item, stock, minimum, _ in lines if int(stock) < int(minimum)]
+    # the model's filter compares the minimum with a text, and the wrong way round: code compares the columns
+    ws.llm.script = [plan(answer="list", column="Item",
+                          filters=[{"column": "Reorder point", "op": "<", "value": "In stock"}])]
+    response = ws.ask("Which items are below their reorder point?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith(f"{len(low)} items"), response.answer
+    assert "In stock under Reorder point" in response.answer
+    assert (response.structured or {}).get("total_matches") == len(low)
+
+
+def test_what_the_stock_held_is_worth_is_each_row_s_quantity_times_its_unit_price(kb_of):
+    ws = kb_of("studio_stores.csv", STORES)
+    lines = [line.split(",") for line in STORES.splitlines()[1:]]
+    worth = sum(int(stock) * float(price) for _, _, stock, _, price in lines)
+    # the model adding up the stock alone, then the prices alone: neither is a value
+    ws.llm.script = [plan(answer="sum", column="In stock"), plan(answer="sum", column="Unit price (£)")]
+    for _ in range(2):
+        response = ws.ask("What is the stock we hold worth?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+        assert f" is £{worth:,.2f}".removesuffix(".00") + "," in response.answer, response.answer
+        assert "In stock times Unit price (£)" in response.answer
+
+
+def test_a_count_of_things_described_by_an_adjective_adds_up_the_units_of_those_things(kb_of):
+    ws = kb_of("bakehouse_log.csv", BAKEHOUSE)
+    lines = [line.split(",") for line in BAKEHOUSE.splitlines()[1:]]
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Item", "op": "contains", "value": "Loaf"}])]
+    response = ws.ask("How many fresh loaves did we bake?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    baked = sum(int(b) for _, item, b, _, _ in lines if item.endswith("Loaf"))
+    assert f" is {baked:,} " in response.answer, response.answer
+
+
+def test_a_value_that_starts_with_its_header_is_said_once():
+    from core.annotations.plan import _cell_said
+    assert _cell_said("Kiln", "Kiln 2") == "Kiln 2"
+    assert _cell_said("Kiln", "Electric") == "Kiln Electric"
+
+
+def test_one_named_row_and_one_quarter_a_column_heads_is_that_cell_whatever_change_the_model_planned():
+    from core.annotations.plan import Plan, apply_conditions, ratio_unsaid
+    ward = Column("ward", "Ward", "text", cells=["North", "South", "All wards"])
+    quarters = [Column(f"q{n}", f"Year to 31 March 2026 Q{n}", "number") for n in range(1, 5)]
+    question = "What was North's readmission rate in the second quarter?"
+    planned = Plan("percent change", ward, filters=[(ward, "is", "North")])
+    applied = apply_conditions(question, planned, [ward, *quarters])
+    assert (planned.answer, planned.column.label) == ("sum", "Year to 31 March 2026 Q2")
+    assert any(a.how == "moved by code" for a in applied)
+    # the table's title says its figures are the rate asked for: no ratio is left to work out
+    assert ratio_unsaid(question, planned, "Readmission rate, as a percentage of discharges") is None
+    assert ratio_unsaid(question, planned) == "rate"
+    # a change the question asks for stays the model's to plan
+    asked = Plan("change", ward, filters=[(ward, "is", "North")])
+    apply_conditions("How did North's readmission rate change from Q1 to Q2?", asked, [ward, *quarters])
+    assert asked.answer == "change"

@@ -200,7 +200,7 @@ def test_the_lines_of_a_reports_table_are_added_up_only_for_a_question_that_asks
     ws.llm.calls.clear()
     ws.llm.script = [adds_up]
     total = ws.ask("What is the total of the award movements in 2019?", mode="pipeline", doc_ids=scope)
-    assert total.answer.startswith("The total 2019 is 8316, across 4 rows"), total.answer
+    assert total.answer.startswith("The total 2019 is 8,316, across 4 rows"), total.answer
 
 
 def test_a_rule_search_that_finds_a_row_only_without_the_names_asked_hands_the_question_to_the_plan(

@@ -44,6 +44,20 @@ def test_a_month_stated_as_a_period_names_no_table_whose_month_column_prints_it(
     assert any("ann" in r for r in score_table("How many shifts did Ann work in March?", rota).reasons)
 
 
+def test_a_stated_year_a_log_s_dates_hold_counts_as_much_as_a_report_header_naming_it():
+    report = TableInfo("report", "d5", "annual_report.pdf", None, "rows", ["ward", "q1", "q2"],
+                       {"ward": "Ward", "q1": "Year to March 2025 Q1", "q2": "Year to March 2025 Q2"}, {}, {}, 4,
+                       values=["North", "South"])
+    log = TableInfo("log", "d6", "admissions_log.csv", None, "rows", ["date", "ward", "admissions"],
+                    {"date": "Date", "ward": "Ward", "admissions": "Admissions"}, {}, {}, 300,
+                    values=["03/01/2025", "14/02/2025", "North", "South"], dates={"date": {"twin": "date_date"}})
+    question = "How many patients did North ward see in February 2025?"
+    assert any("2025" in r for r in score_table(question, log).reasons)
+    assert score_table(question, log).score >= score_table(question, report).score
+    # a year its dates do not hold is no condition the log can keep
+    assert "2023" not in " ".join(score_table("How many admissions did North have in 2023?", log).reasons)
+
+
 def test_a_question_naming_no_table_selects_none():
     assert names("What investment did the company disclose in September 2023?") == []
     assert names("What did the site survey find about the roof?") == []

@@ -564,3 +564,12 @@ def test_a_column_beside_max_names_the_row_that_holds_it(executor):
     llm = ScriptedLLM([json.dumps({"sql": "SELECT athlete, MAX(time_s) FROM races"})])
     written = write_query("Who was slowest?", [TABLE], llm, executor, 3, 200)
     assert not written.retried and written.error is None
+
+
+def test_an_answer_the_query_wrote_itself_is_read_from_no_cell():
+    from core.annotations.sql import QueryResult, written_not_read
+    wrote = "SELECT DISTINCT CASE WHEN kind = 'Kiln' THEN 'Guarantee' ELSE 'None' END FROM kit WHERE kind = 'Kiln'"
+    assert written_not_read(QueryResult(wrote, ["x"], [("Guarantee",)]))
+    # a cell read from the table, or a figure, is an answer
+    assert not written_not_read(QueryResult("SELECT name FROM kit WHERE kind = 'Kiln'", ["name"], [("Kiln A",)]))
+    assert not written_not_read(QueryResult("SELECT 'total', SUM(cost) FROM kit", ["x", "y"], [("total", 12.5)]))
