@@ -188,7 +188,7 @@ def plan_question(
         return _stop(text, Flag.PROMPT_INJECTION, reason="matched: " + ", ".join(injection))
     if knowledge_base_empty:
         return _stop(text, Flag.EMPTY_KNOWLEDGE_BASE)
-    if len(text) < settings.min_question_chars:
+    if len(text) < settings.min_question_chars and not previous_question:  # ("And Sian?" follows a question)
         return _stop(text, Flag.QUESTION_TOO_SHORT)
     if len(text) > settings.max_question_chars:
         return _stop(text, Flag.QUESTION_TOO_LONG,
@@ -203,6 +203,8 @@ def plan_question(
                     response=MESSAGES["follow_up_unclear"].format(asked=text, previous=previous_question.strip()),
                     rewrite_note=resolution.note)
     text = resolution.question
+    if len(text) < settings.min_question_chars:  # a short follow-up no rule or model made whole
+        return _stop(text, Flag.QUESTION_TOO_SHORT)
     intent = classify_intent(text, active_profiles(settings))
     weight = semantic_weight(text, settings.semantic_weight_enumeration, settings.semantic_weight_reasoning)
     listing = enumeration_queries(text)

@@ -515,6 +515,12 @@ _ACTIVITIES = [
 ]
 
 
+def activity_words(words) -> set[str]:
+    """The other words of the activities `words` name: "make" produced, production, output, ..."""
+    said = set(words)
+    return {w for family in _ACTIVITIES if family & said for w in family} - said
+
+
 def says_word(question_forms: set[str], word: str) -> bool:
     """The question says `word` (forms of the question's words, from `word_forms`), itself, in another tense
     ("bake" says "Baked"; "product" does not say "Produced") or as another word of its activity ("made" says

@@ -13,7 +13,7 @@ from functools import lru_cache
 from dataclasses import dataclass, field
 
 from core.annotations.columns import without_accents
-from core.annotations.conditions import asked_noun, bounds, month_of_cell, periods
+from core.annotations.conditions import activity_words, asked_noun, bounds, month_of_cell, periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.search import SYNONYMS
 from core.annotations.tables import TableInfo
@@ -136,7 +136,7 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
     content = [w for w in asked if w not in _GENERIC]
     singulars = {f for w in content for f in _singular_forms(w)} | {_NOUN_OF[w] for w in content if w in _NOUN_OF}
     asked_singulars = {f for w in asked if w not in _STOP for f in _singular_forms(w)} \
-        | {_NOUN_OF[w] for w in asked if w in _NOUN_OF}
+        | {_NOUN_OF[w] for w in asked if w in _NOUN_OF} | activity_words(asked)  # "make" names Units Produced
     selection = Selection(table, 0.0)
     name_words = file_words(table.filename) | file_words(table.sheet or "")
     named = sorted(w for w in name_words if w in content or _singular_forms(w) & singulars)

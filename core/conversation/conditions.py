@@ -39,6 +39,7 @@ STOPWORDS = frozenset("""
 a an the and or but also of in on at for from to by with within without into over under per than then
 what which who whom whose when where why how much many is are was were be been being do does did done
 has have had can could will would should shall may might must i me my we us our you your they them their
+he him his she her
 it its this that these those there here one ones please about same any all every each some no not only just
 list show give tell find name count compare get see let make
 as so if vs versus between during since until before after up down out off

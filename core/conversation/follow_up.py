@@ -26,9 +26,10 @@ from core.conversation.conditions import (
 )
 
 _FOLLOW_UP_START = re.compile(r"^\s*(and|also|what about|how about|and what about|same for|or)\b", re.I)
-_PRONOUN = re.compile(r"\b(those|these|they|them|it|its|that|this one|the same)\b", re.I)
+# (a person the previous question named: "How many units did she make?" after "How many shifts did Sian work?")
+_PRONOUN = re.compile(r"\b(those|these|they|them|it|its|that|this one|the same|she|he|her|him|his)\b", re.I)
 # Left in a rewrite, these still point at the previous question ("that" may be a relative pronoun).
-_UNRESOLVED = re.compile(r"\b(those|these|they|them|it|its|this one|the same)\b", re.I)
+_UNRESOLVED = re.compile(r"\b(those|these|they|them|it|its|this one|the same|she|he|her|him|his)\b", re.I)
 # The words that only say "this is a follow-up": "and", "what about", "how about for", "same for".
 _CUE = re.compile(r"^\s*(?:(?:and|also|or|so|then)\s*,?\s+)*(?:(?:what|how)\s+about|same\s+for)?\s*", re.I)
 _LEADING_LINKS = re.compile(r"^(?:(?:for|at|in|of|from|on|by|during|the)\s+)+", re.I)

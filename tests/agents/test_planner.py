@@ -95,6 +95,15 @@ def test_the_planner_records_the_question_as_typed():
     assert plan.trace()["understood_as"] == "What was revenue in 2023?"
 
 
+def test_a_short_follow_up_is_made_whole_before_its_length_is_judged():
+    plan = plan_question("And Ana?", knowledge_base_empty=False, settings=Settings(),
+                         previous_question="How many shifts did Tom work in May?")
+    assert plan.needs_retrieval and plan.question == "How many shifts did Ana work in May?"
+    # one that nothing makes whole is still too short
+    alone = plan_question("And Ana?", knowledge_base_empty=False, settings=Settings())
+    assert alone.safety_flags == ["question_too_short"]
+
+
 def test_a_follow_up_no_rewrite_can_be_trusted_for_is_asked_back_not_answered():
     dropped = ScriptedLLM([scripted_json({"standalone_question": "What were Ashgate's sales?"})])
     plan = plan_question("and how did Ashgate do?", knowledge_base_empty=False, settings=Settings(),

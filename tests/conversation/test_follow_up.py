@@ -132,6 +132,14 @@ def test_a_pronoun_or_a_verb_in_the_follow_up_is_not_guessed_by_the_rule():
     assert rewrite_by_rule("and how was it paid?", previous) is None
 
 
+def test_a_person_the_previous_question_named_is_meant_by_she_or_he():
+    from core.conversation.follow_up import is_follow_up
+    assert is_follow_up("How many loaves did she bake?") and is_follow_up("What did he sell in May?")
+    model = ScriptedLLM([scripted_json({"standalone_question": "How many loaves did Zoë bake?"})])
+    resolved = resolve_follow_up("How many loaves did she bake?", "How many shifts did Zoë work?", model)
+    assert (resolved.question, resolved.by) == ("How many loaves did Zoë bake?", "model")
+
+
 def test_a_standalone_question_is_left_alone():
     question = "What is the warranty period for the HX-450 module?"
     resolved = resolve_follow_up(question, "What was revenue in 2022?", ScriptedLLM([]))
