@@ -694,7 +694,8 @@ _QUERY_WORDS = re.compile(r"\b(?:CASE|WHEN|THEN|ELSE|END|CAST|SELECT|DISTINCT|AN
 _ARITHMETIC_WORDS = {"+": "plus", "-": "minus", "*": "times", "/": "divided by"}
 _ARITHMETIC_SAID = re.compile(r"\b(?:plus|minus|times|divided by)\b")
 # "What was the increase in interest expense from 2018?": what it asks for, as it says it
-_ASKED = re.compile(r"^\W*(?:what|how\s+much)\s+(?:is|was|are|were|has\s+been)\s+the\s+(?P<what>[^?]{3,90}?)\s*\??\s*$", re.I)
+_ASKED = re.compile(r"^\W*(?:what|how\s+much)\s+(?:is|was|are|were|has\s+been)\s+(?:the|our|your|its|their)\s+"
+                    r"(?P<what>[^?]{3,90}?)\s*\??\s*$", re.I)
 
 
 # A column named through its table's alias or name ("T1.rate", "orders.total"): the reader hears the column.
