@@ -283,7 +283,8 @@ class AnswerPipeline:
                         passages=len(evidence.chunks),
                         prompt_tokens_estimate=self._prompt_estimate(question, evidence, style)) as event:
             draft = reasoner_agent.reason(
-                question, chunks, self.llm, style=style, budget=s.summary_token_budget if summary else s.context_token_budget,
+                question, chunks, self.llm, style=style,
+                budget=s.summary_token_budget if summary else s.context_token_budget,
                 temperature=s.answer_temperature, max_tokens=s.answer_max_tokens,
                 count_tokens=self.kb.embedder.count_tokens, on_token=on_token, form=form,
                 max_sources=retriever_agent.passages_to_read(plan, evidence.routing, s), layout=s.reader_prompt_layout,

@@ -532,7 +532,8 @@ def says_word(question_forms: set[str], word: str) -> bool:
 
 def _inflected(word: str) -> set[str]:
     """A word without the endings of its tenses and plural: "baked" baked, bake, bak."""
-    return {word} | {word[:-len(end)] for end in ("s", "d", "ed", "ing") if word.endswith(end) and len(word) > len(end) + 2}
+    return {word} | {word[:-len(end)] for end in ("s", "d", "ed", "ing")
+                     if word.endswith(end) and len(word) > len(end) + 2}
 
 
 def same_word(a: str, b: str) -> bool:

@@ -27,12 +27,11 @@ from typing import Callable
 
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
-from core.annotations.conditions import (YEAR_DIGITS, FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, YEAR_KIND, Bound, CellValue, Period,
-                                         StatedConditions, answered_yes_or_no, asks_count, asks_yes_or_no, bound_in, code_family_groups,
-                                         column_bounds,
-                                         bounds, cell_values, clipped_form,
-                                         figures, month_of_cell, named_in, periods, quarter_names, said_with_the, same_value, same_word, says_word,
-                                         singulars, month_number,
+from core.annotations.conditions import (YEAR_DIGITS, FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, YEAR_KIND, Bound,
+                                         CellValue, Period, StatedConditions, answered_yes_or_no, asks_count,
+                                         asks_yes_or_no, bound_in, bounds, cell_values, clipped_form, code_family_groups,
+                                         column_bounds, figures, month_number, month_of_cell, named_in, periods,
+                                         quarter_names, said_with_the, same_value, same_word, says_word, singulars,
                                          tokens, without_bounds, word_forms, years_in)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal, words_in_no_cell
 from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, LABELS_HEADER, NUMERIC_SHARE, TableInfo, is_twin,
@@ -1471,7 +1470,8 @@ def compare_columns(question: str, plan: Plan, columns: list[Column]) -> list[Ap
             (f is right and fold(str(v)) == fold(c.label)) or (f is c and fold(str(v)) == fold(right.label))
             for f, _, v in plan.filters)]
         if not beside:
-            beside = [c for c in numbers if c is not right and normal_unit(c.unit or "") == normal_unit(right.unit or "")]
+            beside = [c for c in numbers
+                      if c is not right and normal_unit(c.unit or "") == normal_unit(right.unit or "")]
         if len(beside) != 1:
             applied.append(Applied(text, label, "not applied", f"no one column to compare with {label}"))
             continue
@@ -3198,8 +3198,8 @@ def counted_noun(question: str) -> str | None:
     return match.group(1) if match else None
 
 
-_COUNTED_PHRASE_END = set("""did do does were was are is have has had can could will would in on at from for with by of per
-that which who we our you they there""".split())
+_COUNTED_PHRASE_END = set("""did do does were was are is have has had can could will would in on at from for with by
+of per that which who we our you they there""".split())
 
 
 def counted_words(question: str) -> list[str]:

@@ -827,7 +827,8 @@ def written_not_read(result: QueryResult) -> bool:
     """Every value the query returned is a text its own SELECT wrote, read from no cell: "SELECT CASE WHEN type =
     'Laser' THEN 'Warranty' ... END" answers "Warranty" to a question about a warranty no column records."""
     selected = _SELECTED.match(result.sql or "")
-    literals = {text.replace("''", "'") for text in re.findall(r"'((?:[^']|'')*)'", selected.group(1))} if selected else set()
+    said = re.findall(r"'((?:[^']|'')*)'", selected.group(1)) if selected else []
+    literals = {text.replace("''", "'") for text in said}
     values = [v for row in result.rows for v in row if v not in (None, "")]
     return bool(values) and all(isinstance(v, str) and v in literals for v in values)
 

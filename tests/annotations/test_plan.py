@@ -1315,9 +1315,10 @@ def test_a_filter_of_a_column_of_figures_on_words_is_something_the_table_does_no
     assert "no column for Oven Power" not in compared.answer, compared.answer  # another header: no word of the question's
 
 
+BAKES = ["Sourdough Loaf", "Rye Loaf", "Bagel", "Croissant", "Bap", "Scone"]
 BAKEHOUSE = "Date,Item,Units Baked,Units Wasted,Oven\n" + "\n".join(
-    f"2025-{i % 5 + 1:02d}-{i % 27 + 1:02d},{['Sourdough Loaf', 'Rye Loaf', 'Bagel', 'Croissant', 'Bap', 'Scone'][i % 6]},{40 + i * 7 % 60},"
-    f"{i * 3 % 11},{['Deck', 'Rack'][i % 2]}" for i in range(90))
+    f"2025-{i % 5 + 1:02d}-{i % 27 + 1:02d},{BAKES[i % 6]},{40 + i * 7 % 60},{i * 3 % 11},{['Deck', 'Rack'][i % 2]}"
+    for i in range(90))
 
 
 def test_of_several_quantity_columns_the_one_the_question_s_other_words_say_is_added_up(kb_of):
@@ -1349,7 +1350,8 @@ def test_which_day_ranks_the_days_by_their_total(kb_of):
         if oven == "Rack":
             per_day[d] = per_day.get(d, 0) + int(wasted)
     most = max(per_day.values())
-    ws.llm.script = [plan(answer="maximum", column="Units Wasted", filters=[{"column": "Oven", "op": "is", "value": "Rack"}])]
+    rack = [{"column": "Oven", "op": "is", "value": "Rack"}]
+    ws.llm.script = [plan(answer="maximum", column="Units Wasted", filters=rack)]
     response = ws.ask("Which day had the most units wasted on the rack oven?", mode="pipeline",
                       doc_ids=[ws.documents()[0].doc_id])
     assert per_day.get(response.answer.split()[0]) == most, response.answer  # a day's total, not one line's
