@@ -2463,6 +2463,17 @@ def _shown(column: Column) -> str:
     return f'{column.expression} AS "{column.label}"' if column.expression else f'"{column.name}"'
 
 
+def _days_as_printed(planned: PlannedQuery, column: Column, executor: ReadOnlyExecutor) -> list[tuple]:
+    """The rows grouped by a date column, each day said as the table prints it ("24/01/2025"), not by the ISO twin
+    the query grouped on."""
+    listed = ", ".join(text_literal(str(row[0])) for row in planned.rows if row[0] is not None)
+    if not listed:
+        return planned.rows
+    printed = dict(executor.run(f'SELECT "{column.date_twin}", MIN("{column.name}") FROM {planned.table.name} '
+                                f'WHERE "{column.date_twin}" IN ({listed}) GROUP BY 1', [planned.table.name]).rows)
+    return [(printed.get(row[0], row[0]), *row[1:]) for row in planned.rows]
+
+
 def _group_key(group, plan: Plan) -> str | None:
     if isinstance(group, Column):
         return group.sql
@@ -2594,6 +2605,8 @@ def run_plan(planned: PlannedQuery, executor: ReadOnlyExecutor) -> None:
         planned.applied.append(Applied(year, None, "not applied", f"{NO_DATES} and never mentions {year}: the pages are read instead"))
         return
     planned.columns, planned.rows, planned.truncated = found.columns, found.rows, found.truncated
+    if isinstance(group := planned.plan.group_by, Column) and group.kind == "date" and group.date_twin:
+        planned.rows = _days_as_printed(planned, group, executor)
     if isinstance(planned.plan.group_by, Column) and planned.plan.group_by.expression and planned.plan.order_by is None \
             and not planned.plan.limit:  # groups code named by their number ("Year 7" ... "Year 11"): in its order
         planned.rows = sorted(planned.rows, key=lambda r: leading_number(str(r[0]).split()[-1]) or 0)

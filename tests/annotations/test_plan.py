@@ -1418,3 +1418,12 @@ def test_one_named_row_and_one_quarter_a_column_heads_is_that_cell_whatever_chan
     asked = Plan("change", ward, filters=[(ward, "is", "North")])
     apply_conditions("How did North's readmission rate change from Q1 to Q2?", asked, [ward, *quarters])
     assert asked.answer == "change"
+
+
+def test_a_day_ranked_is_said_as_the_table_prints_it(kb_of):
+    log = "Date,Kiln,Firings\n" + "\n".join(f"{d:02d}/03/2025,{['A', 'B'][i % 2]},{i % 4 + 1}"
+                                             for i, d in enumerate([3, 3, 4, 5, 5, 5, 6]))
+    ws = kb_of("kiln_log.csv", log)
+    ws.llm.script = [plan(answer="maximum", column="Firings")]
+    response = ws.ask("Which day had the most firings?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("05/03/2025 has the highest total Firings"), response.answer
