@@ -2699,7 +2699,7 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
             # the bound as the question stated it, where that is in another unit: "over 200 lb (90.72 kg)"
             stated = [m.group(0).strip() for a in planned.applied if a.column == column.label
                       and a.how in ("converted by code", "in the plan", "added by code")
-                      and (m := _STATED_AMOUNT.search(a.condition))]
+                      and (m := _STATED_AMOUNT.search(_POSTFIX_WORDS.sub("", a.condition)))]
             said = next((amount for amount in stated
                          if normal_unit(amount.split()[-1]) not in (None, normal_unit(column.unit))
                          and abs((_number(amount) or 0) - (_number(value) or 0)) > 1e-9), None)
@@ -2717,6 +2717,8 @@ _BOUND_SAID = {">": "over", ">=": "at least", "<": "under", "<=": "at most"}
 _PERIOD_WORD = re.compile(r"(?i)(in|on|during|between|from|after|before|since|until)\b")
 # the amount a bound states, with its unit, as the question wrote it: "200 lb" of "more than 200 lb"
 _STATED_AMOUNT = re.compile(r"[£$€]?\d[\d,.]*\s*[^\s\d,.][^\s]*\s*$")
+# the words after the amount of "21 inches or more", "£50 and up"
+_POSTFIX_WORDS = re.compile(r"\s+(?:or\s+\w+|and\s+(?:up|above|over)|plus)\s*$", re.I)
 _MONEY_WORDS = {"pounds": "£", "pound": "£", "euros": "€", "euro": "€", "dollars": "$", "dollar": "$"}
 
 

@@ -132,9 +132,13 @@ def test_a_bound_in_other_units_is_converted_into_the_columns_unit(ws):
 
 def test_a_bound_the_model_converted_itself_is_said_as_the_question_stated_it(ws):
     converted = str(1500 / 745.69987158227022)  # 1.5 kW in hp, as the model might write it
-    ws.llm.script = [plan(answer="count", filters=[{"column": "Oven Power [hp]", "op": ">", "value": converted}])]
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Oven Power [hp]", "op": op, "value": converted}])
+                     for op in (">", ">=")]
     response = ws.ask("How many sales were baked in ovens over 1.5 kW?", mode="pipeline")
     assert "Oven Power [hp] over 1.5 kW (2.01 hp)" in response.answer, response.answer
+    # a bound said after its amount ("1.5 kW or more") likewise
+    response = ws.ask("How many sales were baked in ovens of 1.5 kW or more?", mode="pipeline")
+    assert "Oven Power [hp] at least 1.5 kW (2.01 hp)" in response.answer, response.answer
 
 
 def test_a_total_says_its_figure_before_the_converted_bound_it_covers(ws):
