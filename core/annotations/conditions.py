@@ -427,13 +427,18 @@ def bounds(question: str) -> list[Bound]:
 _POSSESSIVE = r"(?:(?:their|its|his|her|our|the)\s+)?"
 
 
+def label_words(label: str) -> list[str]:
+    """A header's words without what it brackets ("Rated power [kW]" rated, power)."""
+    return tokens(re.sub(r"[\(\[].*?[\)\]]", " ", label))
+
+
 def column_bounds(question: str, labels: list[str]) -> list[tuple[str, str, str]]:
     """(text, op, label) for each comparison the question makes with a column rather than a number: "parts below
     their reorder level" ("<", Reorder level), "jobs over budget" (">", "Budget (£)"). The words after the
     comparison are the label's own words, its unit aside."""
     found = []
     for label in labels:
-        words = tokens(re.sub(r"[\(\[].*?[\)\]]", " ", label))
+        words = label_words(label)
         if not words or all(w.isdigit() for w in words):
             continue
         said = r"\s+".join(rf"{re.escape(w)}s?" for w in words)

@@ -27,12 +27,13 @@ from typing import Callable
 
 from core.annotations import across as row_figures
 from core.annotations.columns import fold
-from core.annotations.conditions import (YEAR_DIGITS, FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, YEAR_KIND, Bound,
-                                         CellValue, Period, StatedConditions, answered_yes_or_no, asks_count,
-                                         asks_yes_or_no, bound_in, bounds, cell_values, clipped_form, code_family_groups,
-                                         column_bounds, figures, month_number, month_of_cell, named_in, periods,
-                                         quarter_names, said_with_the, same_value, same_word, says_word, singulars,
-                                         tokens, without_bounds, word_forms, years_in)
+from core.annotations.conditions import (YEAR_DIGITS, FISCAL_YEAR, MONTH_NAME, MONTHS, NUMBER_WORDS, YEAR_KIND,
+                                         Bound, CellValue, Period, StatedConditions, answered_yes_or_no, asks_count,
+                                         asks_yes_or_no, bound_in, bounds, cell_values, clipped_form,
+                                         code_family_groups, column_bounds, figures, label_words, month_number,
+                                         month_of_cell, named_in, periods, quarter_names, said_with_the, same_value,
+                                         same_word, says_word, singulars, tokens, without_bounds, word_forms,
+                                         years_in)
 from core.annotations.sql import ReadOnlyExecutor, QueryRefused, found_nothing, text_literal, words_in_no_cell
 from core.annotations.tables import (CURRENCY_SIGNS, ISO_DATE_NOTE, LABELS_HEADER, NUMERIC_SHARE, TableInfo, is_twin,
                                     leading_number, number_twin_label, spoken_label)
@@ -2016,7 +2017,7 @@ def quantity_column(columns: list[Column], question: str = "") -> Column | None:
 
 def _qualifiers(column: Column) -> set[str]:
     """The words of a quantity column's header besides its quantity and unit words: "Scrap Units" scrap."""
-    return {w for w in tokens(re.sub(r"[\(\[].*?[\)\]]", " ", column.label))
+    return {w for w in label_words(column.label)
             if not singulars(w) & _QUANTITY_WORDS and not normal_unit(w, spoken=False)}
 
 
@@ -2035,7 +2036,7 @@ def said_quantity(question: str, plan: Plan, columns: list[Column]) -> Column | 
 def _head_word(label: str) -> str | None:
     """The noun a header is about, its last word before any unit: "Job Total (EUR)" is a total (so "how
     many jobs" counts jobs rather than adding it up), "Pages" pages, "Distance_mi" a distance."""
-    words = [w for w in tokens(re.sub(r"[\(\[].*?[\)\]]", " ", label)) if not normal_unit(w, spoken=False)]
+    words = [w for w in label_words(label) if not normal_unit(w, spoken=False)]
     return words[-1] if words else None
 
 

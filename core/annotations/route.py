@@ -585,7 +585,7 @@ def fitting(question: str, selections: list):
         # that table's columns; the date of the document's record beside it is not what they mean
         years = stated_years(question)
         best = selections[0].table
-        if best.kind == "rows" and best.dates and years and all(any(y in v for v in best.values) for y in years):
+        if best.kind == "rows" and years and best.years_dated(years) == set(years):
             return selections[0]  # a log chosen first whose dates hold the years keeps them as well as any header
         headed = [s for s in selections if years and all(any(y in label for label in s.table.printed.values()) for y in years)]
         if headed:

@@ -115,7 +115,7 @@ def asked_words(question: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=64)
-def stated_years(question: str) -> frozenset[str]:
+def period_years(question: str) -> frozenset[str]:
     """The years of the periods a question states ("in 2025", "between April and June 2025")."""
     return frozenset(str(p.year) for p in periods(question) if p.year)
 
@@ -148,8 +148,7 @@ def score_table(question: str, table: TableInfo, measured: set[str] = frozenset(
     # (not a one-letter word: the "m" of "width (m)" is named by any "1.1 m" in the question)
     column_words = {f for label in labels for w in words(label) if w not in _STOP and len(w) > 1 for f in _singular_forms(w)}
     columns = sorted(column_words & asked_singulars)
-    if table.dates and (years := stated_years(question) - set(columns)) \
-            and (kept := {y for y in years if any(y in v for v in table.values)}):
+    if kept := table.years_dated(period_years(question) - set(columns)):
         # a year the question states is as much a condition on a log whose dates hold it as a word of a report's
         # header ("Year ended 31 October 2025 Q1"): either table may keep it
         columns = sorted({*columns, *kept})

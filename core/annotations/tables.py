@@ -88,6 +88,10 @@ class TableInfo:
     # report's "WACC | 9.0% | 9.5%" under "$ in millions" is in percent, not millions
     row_units: dict[str, str] = field(default_factory=dict)
 
+    def years_dated(self, years) -> set[str]:
+        """Of `years` ("2025"), those a date this table prints holds ("14/02/2025"); none for a table without dates."""
+        return {y for y in years if any(y in v for v in self.values)} if self.dates else set()
+
     @property
     def is_whole_document(self) -> bool:
         """The document is this table (a CSV or a spreadsheet's sheet): what its columns cannot say, no page of

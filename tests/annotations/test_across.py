@@ -579,17 +579,21 @@ def test_a_year_end_said_over_two_year_columns_is_when_they_end(statement):
 def test_of_two_tables_selected_a_period_goes_to_the_one_whose_columns_its_years_head():
     from types import SimpleNamespace as Selection
     from core.annotations.route import fitting
+    from core.annotations.tables import TableInfo
+
+    def table(kind, printed, values, dates=None):
+        return TableInfo(kind, "d", f"{kind}.csv", None, kind, list(printed), printed, values=values, dates=dates or {})
     dated = {"date": {"twin": "date_date"}}
-    record = Selection(table=Selection(kind="record", dates=dated, values=["Acme", "12/03/2019"],
-                                       printed={"issuer": "Issuer", "date": "Date", "date_date": "Date as an ISO date (YYYY-MM-DD)"}))
-    statement = Selection(table=Selection(kind="rows", dates={}, values=["Selling expenses"],
-                                          printed={"description": "Description", "c_2019": "2019", "c_2018": "2018"}))
+    record = Selection(table=table("record", {"issuer": "Issuer", "date": "Date",
+                                              "date_date": "Date as an ISO date (YYYY-MM-DD)"}, ["Acme", "12/03/2019"], dated))
+    statement = Selection(table=table("rows", {"description": "Description", "c_2019": "2019", "c_2018": "2018"},
+                                      ["Selling expenses"]))
     question = "What were selling expenses for the years ended December 31, 2018 and 2019?"
     assert fitting(question, [record, statement]) is statement
     assert fitting("What was invoiced in December?", [statement, record]) is record  # a period of dated rows
     # a log chosen first whose dates hold the year keeps it: a report's header naming the year is no better
-    log = Selection(table=Selection(kind="rows", dates=dated, values=["North", "14/02/2019"],
-                                    printed={"date": "Date", "date_date": "Date as an ISO date (YYYY-MM-DD)", "ward": "Ward"}))
+    log = Selection(table=table("rows", {"date": "Date", "date_date": "Date as an ISO date (YYYY-MM-DD)", "ward": "Ward"},
+                                ["North", "14/02/2019"], dated))
     assert fitting("How many patients did North see in February 2019?", [log, statement]) is log
 
 
