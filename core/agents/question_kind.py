@@ -204,7 +204,13 @@ _CHARACTERISED = re.compile(
 # mileage?", "How many days may staff carry over?"): a rule states it, whatever figure words it holds. Asked of the
 # assistant ("Can you list ...", "Can I see the totals?") it is a request, and asked of a thing ("How many
 # parcels can the van carry?") a capacity.
-_PERSON = r"(?:i|we|staff|employees|members|people|anyone|someone|one|they|[\w-]+(?:ers|ees|ents|ors|ians))"
+# (one person of a role too: "Can a vet prescribe ...", "Can the manager approve ...", by an agent's ending, but not
+# a word of that ending that names no one: "Can any other costs ...", "Can any consistent trends ...")
+_AGENT = (r"(?!(?:other|either|neither|never|after|under|over|later|further|number|order|register|meter|matter|water|"
+          r"paper|letter|power|offer|cover)\b)[\w-]{3,}(?:er|or|ee|ian|ist)")
+_PERSON = (r"(?:i|we|staff|employees|members|people|anyone|someone|one|they|vets?|nurses?|guests?|pupils?|children|child|"
+           r"tenants?|landlords?|users?|students?|parents?|clients?|patients?|residents?|customers?|"
+           r"[\w-]+(?:ers|ees|ents|ors|ians)|" + _AGENT + ")")
 _NOT_A_PERMISSION = r"(?!(?:see|get|have|view|list|show|find|know|export|download|check|look|count|total|sum)\b)"
 _PERMISSION = re.compile(
     r"^\s*(?:can|may|could|should|must)\s+(?:[\w-]+\s+)?" + _PERSON + r"\s+" + _NOT_A_PERMISSION + r"[a-z]"

@@ -136,7 +136,7 @@ class Draft:
     continued: bool = False
     exact: bool = False  # phrased from structured facts: figures computed, not generated
     relaxed: bool = False  # filters were dropped to find anything
-    doubtful: bool = False  # a condition the question states could not be applied: low confidence
+    doubtful: bool = False  # a stated condition not applied, or a word read as a value by judgement: low confidence
     evidence: str = ""  # computed figures the answer may state beyond the sources' text
     # The quote form: what the model copied as its evidence and the [Source N] it named (None when
     # the answer was written as free text). The Validator looks for the quote in that source.
@@ -558,4 +558,4 @@ def phrase_structured(
         on_token(answer.text)
     context = "\n\n".join(f"{s.label} {s.text}" for s in sources)
     return Draft(answer.text, context, len(sources), sources, raw_output=answer.text, exact=True,
-                 relaxed=bool(result.relaxed), evidence=answer.evidence, doubtful=bool(result.doubts))
+                 relaxed=bool(result.relaxed), evidence=answer.evidence, doubtful=bool(result.doubts or result.readings))

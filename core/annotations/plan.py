@@ -52,6 +52,7 @@ NO_DATES = "the table has no dates"
 PERIOD_GROUPS = ["month", "quarter", "weekday"]
 ORDERS = ["", "highest first", "lowest first"]
 MAX_FILTERS = 4
+UNNAMED_VALUE = "the question does not name it"  # why code dropped a model's filter on a value
 VALUES_SHOWN = 12  # a column with at most this many distinct values shows them all; more would crowd the prompt
 EXAMPLES_SHOWN = 3  # otherwise, this many example cells
 IDENTIFIER_SHARE = 0.9  # a column with a distinct value in this share of rows names rows (a sale, a job): no group
@@ -108,7 +109,8 @@ class Applied:
     condition: str  # as the question says it
     column: str | None  # the printed header it was applied to
     # "in the plan" | "added by code" | "converted by code" | "moved by code" | "dropped by code" |
-    # "not applied" | "read by the model" | "read by the rules"
+    # "not applied" | "read by the model" | "read by the rules" | "guessed by the model" (a word no cell holds, read
+    # as a value: the answer says the reading, at low confidence)
     how: str
     note: str = ""
 
@@ -211,6 +213,10 @@ class PlannedQuery:
     @property
     def unapplied(self) -> list[Applied]:
         return [a for a in self.applied if a.how == "not applied"]
+
+    @property
+    def guessed(self) -> list[Applied]:
+        return [a for a in self.applied if a.how == "guessed by the model"]
 
 
 # --- the table as the model sees it ---
@@ -434,6 +440,7 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         said_row(question, planned.plan, columns)
         said_column(question, planned.plan, columns)
         planned.applied = apply_conditions(question, planned.plan, columns, table.row_count, table_words)
+        planned.applied += read_unnamed_word(question, planned, columns, llm, executor)
         planned.applied += spans_to_stated_day(planned.plan) + compare_columns(question, planned.plan, columns)
         if planned.refused:  # a group the question names that no column holds
             return planned
@@ -492,8 +499,11 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                 # road?"), listed the On Road dates; "Which administrators started their terms after 1998?" the
                 # years over 1998: the rows are asked for, by what names them
                 named = identifier_column(columns, planned.table.row_count)
-            if named is not None and (plan.column is None or plan.column.kind != "text" or plan.answer == "count"):
-                plan.column = named
+            one_value = named is not None and sum(c is named and op == "is" for c, op, _ in plan.filters) == 1 \
+                and len(set(plan.matched.get(next(i for i, f in enumerate(plan.filters) if f[0] is named), ()))) <= 1
+            if named is not None and not one_value and (plan.column is None or plan.column.kind != "text"
+                                                        or plan.answer == "count"):
+                plan.column = named  # (a column filtered to one value is what the rows are, not what lists them)
             if plan.column is not None:
                 plan.answer = "list"  # "Which units fuelled up in Topeka?" names them; it does not count them
         if plan.answer == "average" and _WEIGHTED.search(question) and not asks_average(question):
@@ -517,6 +527,26 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         if counts_every_row(plan) and not planned.unapplied:  # (an unapplied condition is said, at low)
             left = count_qualifiers(question, known_words(table))
             values = counted_values(question, columns, table.row_count)
+            if (flagged := flagged_column(question, columns)) is not None:
+                # "How many controlled drugs do we stock?" over a Controlled drug column of Yes and No: the rows it
+                # marks, not every row nor its two values
+                column, cells = flagged
+                plan.filters.append((column, "is", cells[0]))
+                plan.matched[len(plan.filters) - 1] = cells
+                planned.applied.append(Applied(counted_phrase(question) or column.label, column.label, "added by code",
+                                               f"the rows whose {column.label} is {cells[0]}"))
+                values = left = None
+            noun = (counted_phrase(question) or "").split()[-1:]
+            noun = noun[0] if noun else None
+            if table.kind == "rows" and not table.is_whole_document and values is None and not flagged and noun \
+                    and not names_the_rows(noun, known_words(table)) \
+                    and len(words_in_no_cell(sorted(singulars(noun)), [table], executor)) == len(singulars(noun)):
+                # "How many active clients did we have?" over a report's income lines counted its lines: nothing in the
+                # table is a client, so its rows are not what is counted and the page's text may say it (a CSV's rows
+                # are what any count of them counts: "how many athletes are listed?" over Name, Country, Time)
+                planned.applied.append(Applied(noun, None, "not applied", NOT_RECORDED))
+                plan.answer = NOT_IN_TABLE
+                return planned
             if values is not None and left and words_in_no_cell(left, [table], executor) == left:
                 # "How many volunteers have a food hygiene certificate?" is no count of every volunteer when nothing
                 # in the roster says who holds one; the free query writer is checked the same way
@@ -542,6 +572,66 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
             # "What episode has the least viewers?" is answered with the episode, whatever its column holds
             plan.named_by = thing_asked(question, [c for c in columns if c is not plan.column])
     return planned
+
+
+READ_SYSTEM = "You match a question's words to a table's values. Reply with JSON only."
+READ_TOKENS = 24  # {"value": "Did not attend"}: one of the column's values, with room for the grammar's whitespace
+NONE_OF_THESE = "none of these"
+
+
+def read_unnamed_word(question: str, planned: PlannedQuery, columns: list[Column], llm: ChatLLM,
+                      executor: ReadOnlyExecutor) -> list[Applied]:
+    """A word of the question that no cell, header or stated condition holds, on a column whose value the model
+    filtered on without the question naming it: "How many appointments were missed?" planned with "Status is
+    Cancelled", which code drops. The model reads the word as one of the column's values (or none) in one short
+    call under an enum of them: "Did not attend". It is a reading, not a match, so the answer says it and is low;
+    with none, the word is said not applied. (The model picks a value for words that mean none of them, measured
+    on words of our own: the reading is offered only where its plan already put the word on that column.)"""
+    plan = planned.plan
+    dropped = [a for a in planned.applied if a.how == "dropped by code" and a.note == UNNAMED_VALUE]
+    column = next((c for a in dropped for c in columns if c.label == a.column and c.kind == "text"), None)
+    if plan.answer not in ("count", "list", *_SQL_AGGREGATE) or column is None \
+            or not 2 <= len(column.cells) <= VALUES_SHOWN or any(c is column for c, _, _ in plan.filters):
+        return []
+    words = unread_words(question, planned, executor)
+    if not words:
+        return []
+    said = " ".join(words)
+    values = list(dict.fromkeys(column.cells))
+    prompt = (f"Question: {question}\nThe column {column.label} holds one of: {', '.join(values)}.\n"
+              f"Which {column.label} value do the question's words \"{said}\" mean? If they mean none of them, say "
+              f"\"{NONE_OF_THESE}\".")
+    schema = {"type": "object", "properties": {"value": {"type": "string", "enum": [*values, NONE_OF_THESE]}},
+              "required": ["value"]}
+    try:
+        reply, _ = llm.complete_json([{"role": "system", "content": READ_SYSTEM}, {"role": "user", "content": prompt}],
+                                     schema, max_tokens=READ_TOKENS, temperature=0.0)
+    except LLMError:
+        reply = {}
+    value = reply.get("value") if isinstance(reply, dict) else None
+    if value not in values:
+        return [Applied(said, column.label, "not applied", f"no {column.label} value says it")]
+    plan.filters.append((column, "is", value))
+    plan.matched[len(plan.filters) - 1] = (value,)
+    return [Applied(said, column.label, "guessed by the model", f"read “{said}” as {column.label} {value}")]
+
+
+# Words of a period, said however ("last year", "this quarter", "so far"): code applies periods, never a cell value
+_TIME_WORDS = set("last this next previous current past year years month months quarter quarters week weeks day days "
+                  "ago far date dates period time times recent recently latest ytd".split())
+
+
+def unread_words(question: str, planned: PlannedQuery, executor: ReadOnlyExecutor) -> list[str]:
+    """The question's words that narrow its rows and that nothing read: not a word any row is called by or a
+    header's (count_qualifiers), nor one a condition applied says, nor one a cell holds in any of its forms
+    ("dogs" over Dog). "Uninsured" is the Insured header's word."""
+    known = known_words(planned.table)
+    read = {w for a in planned.applied if a.how != "dropped by code" for w in tokens(a.condition)} \
+        | {w for _, _, value in planned.plan.filters for w in tokens(str(value))}
+    left = [w for w in count_qualifiers(question, known) if w not in read and w not in _TIME_WORDS
+            and not (w.startswith(("un", "in")) and singulars(w[2:]) & known)]
+    unheld = set(words_in_no_cell(sorted({f for w in left for f in singulars(w) | {w}}), [planned.table], executor))
+    return [w for w in left if (singulars(w) | {w}) <= unheld]
 
 
 # The words that ask for a measure of a kind, whatever a column of that kind is headed
@@ -1743,8 +1833,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         if column.kind == "text" and op in ("is", "is not", "contains") and str(value).strip() \
                 and not named_in(str(value), question):
             plan.filters.remove((column, op, value))
-            applied.append(Applied(f"{column.label} {op} {value}", column.label, "dropped by code",
-                                   "the question does not name it"))
+            applied.append(Applied(f"{column.label} {op} {value}", column.label, "dropped by code", UNNAMED_VALUE))
     # "What did the fuel cards cost us, DEF included?": a value only said to be included, with no other of
     # its column kept, narrows nothing; the model's "Fuel Type is DEF" would answer for DEF alone.
     kept = {v.column for v in stated.values if v.stance == "is"}
@@ -1792,7 +1881,11 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
         wanted = "is not" if named.stance == "is not" else "is"
         if wanted == "is" and plan.column is column and plan.answer == "list" \
                 and not any(c is column for c, _, _ in plan.filters):
-            continue  # "which of Olga, Seán ..." lists the column itself
+            if sum(v.column == named.column and v.stance == "is" for v in named_values) > 1:
+                continue  # "which of Olga, Seán ..." lists the column itself
+            # "List the uninsured dogs booked ..." planned as the Species of the rows: one value names the rows
+            # listed, which are filtered on it and listed by what names them
+            plan.column = identifier_column([c for c in columns if c is not column], row_count)
         contrary = next((i for i, (c, op, v) in enumerate(plan.filters) if wanted == "is not" and c is column
                          and op == "is" and any(same_value(v, cell) for cell in named.cells)), None)
         if contrary is not None:  # "besides sourdough": the model kept the rows the question leaves out
@@ -1875,7 +1968,14 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     # grouping on another column is moved to it, one the model left out is added, and with no such column
     # it is said ("each driver" over Employee)
     ungrouped_figure = plan.group_by is None and plan.answer in ("count", *_SQL_AGGREGATE)
-    if (isinstance(plan.group_by, Column) or ungrouped_figure) and family is None and (named_group := group_words(question)):
+    named_group = group_words(question) if family is None else None
+    if named_group is not None and rate_of_a_column(named_group[0], columns):
+        # "Which antibiotic costs the most per pack?" over Cost per pack: the rate the figure's header says, no group
+        if isinstance(plan.group_by, Column) and named_group[1] & _label_forms(plan.group_by):
+            applied.append(Applied(named_group[0], plan.group_by.label, "dropped by code", "a rate its figure's header says"))
+            plan.group_by = None
+        named_group = None
+    if (isinstance(plan.group_by, Column) or ungrouped_figure) and named_group is not None:
         phrase, forms = named_group
         holding = [c for c in columns if c.kind != "number" and forms & _label_forms(c)]
         # "average loaves per sale" over a Sale Ref column of one value a row: each row, not a group
@@ -2073,6 +2173,13 @@ def group_words(question: str) -> tuple[str, set[str]] | None:
     return said, {f for w in found for f in singulars(w)}
 
 
+def rate_of_a_column(phrase: str, columns: list[Column]) -> bool:
+    """Whether "per pack" is the rate a figure column's header says ("Cost per pack (£)"): the measure's own
+    denominator, not a group ("Which antibiotic costs the most per pack?" grouped by Pack size named a size)."""
+    said = " ".join(tokens(phrase))
+    return any(re.search(rf"\b{re.escape(said)}\b", " ".join(tokens(c.label))) for c in columns if c.kind == "number")
+
+
 # ("What is the company's total ...?" names the company's figure: only "which" asks for one of several)
 _WHOSE = re.compile(r"^\W*which\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)['’]s\b", re.I)
 
@@ -2132,6 +2239,7 @@ def period_group(question: str) -> str | None:
 
 _AMOUNT_RANK = re.compile(r"\b(?:most|least|fewest)\b", re.I)  # of a total; "highest", "biggest" may be one row's
 _SINGLE = re.compile(r"\bsingle\b", re.I)  # "the biggest single fill-up": one row's, whatever the ranking word
+_MOST_ROWS = re.compile(r"\b(?:most|fewest|least|(?:greatest|highest|largest|lowest|smallest) number of)\s+([a-z][a-z-]*s)\b", re.I)
 _ASCENDING = re.compile(r"\b(?:least|fewest|lowest|smallest|quietest)\b", re.I)
 _HOW_MANY_RANKED = re.compile(r"^\W*(?:which|(?:what|who)(?:\s+(?:are|were|is|was))?(?:\s+(?:the|our|your))?(?:\s+top)?)\s+"
                               r"(\d+|two|three|four|five|six|seven|eight|nine|ten)\b", re.I)
@@ -2161,6 +2269,14 @@ def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
         # their rows, or by the units sold where there is a quantity ("the best-selling product")
         measure = ranking_measure(question, columns)
         named, plan.answer, plan.column = plan.column, *(("sum", measure) if measure is not None else ("count", plan.column))
+    if plan.answer in ("maximum", "minimum") and plan.group_by is not None and plan.column is not None \
+            and plan.column.kind != "number" and (most := _MOST_ROWS.search(text)) \
+            and not any(singulars(most.group(1)) & _label_forms(c) for c in columns if c.kind == "number"):
+        # "Which month had the fewest appointments?" planned as each month's earliest Date: the groups are ranked by
+        # their rows (a number column the noun names, "the most units", is a total, left to the model's plan)
+        plan.answer, plan.column = "count", None
+        plan.descending = not _ASCENDING.search(text)
+        plan.limit = plan.limit or 1
     if plan.answer in ("maximum", "minimum") and named is not None and plan.group_by is named and plan.limit \
             and plan.column is not None and plan.column.kind == "number" and _WHICH.search(question) \
             and _AMOUNT_RANK.search(text) and not _SINGLE.search(question):
@@ -2430,7 +2546,7 @@ def compile_plan(plan: Plan, table: TableInfo) -> str:
                f"FROM {table.name}{clause}"
     # a list: the asked column (and the order column), in order, rows with a blank asked value left out
     shown = [c for c in [plan.column, plan.named_by, plan.order_by] if c is not None]
-    shown = list(dict.fromkeys(_shown(c) for c in shown)) or [f'"{c}"' for c in table.columns][:4]
+    shown = list(dict.fromkeys(_shown(c) for c in shown)) or [f'"{c}"' for c in table.columns if not is_twin(table, c)][:4]
     select = ", ".join(shown)
     if plan.column is not None:
         clause += (" AND " if clause else " WHERE ") + f'{plan.column.sql} IS NOT NULL'
@@ -3139,9 +3255,10 @@ def one_row_named(plan: Plan, table: TableInfo, executor: ReadOnlyExecutor) -> s
 
 
 def counts_every_row(plan: Plan) -> bool:
-    """A count of rows with no condition on them: no filter, period or group."""
-    return plan.answer == "count" and not plan.distinct and not plan.filters and not plan.periods \
-        and plan.group_by is None
+    """A count of rows with no condition on them: no filter (but the one leaving a report's total lines out),
+    period or group."""
+    return plan.answer == "count" and not plan.distinct and not plan.periods and plan.group_by is None \
+        and all(op == "is not" and row_figures.is_total_label(str(value), or_subtotal=True) for _, op, value in plan.filters)
 
 
 def counted_values(question: str, columns: list[Column], row_count: int) -> Column | None:
@@ -3154,6 +3271,26 @@ def counted_values(question: str, columns: list[Column], row_count: int) -> Colu
     forms = singulars(phrase.split()[-1])
     found = [c for c in columns if c.kind == "text" and forms & _label_forms(c) and not names_rows(c, row_count)]
     return found[0] if len(found) == 1 else None
+
+
+_FLAG_YES, _FLAG_NO = {"yes", "y", "true"}, {"no", "n", "false"}
+
+
+def flagged_column(question: str, columns: list[Column]) -> tuple[Column, tuple[str, ...]] | None:
+    """The yes/no column a count's words name, with the cells it keeps: "controlled drugs" over Controlled drug
+    (Yes, No) keeps the Yes rows; "non-controlled drugs" or "drugs not controlled" the No rows."""
+    said = set(tokens(" ".join(counted_words(question))))
+    for column in columns:
+        cells = {fold(c): c for c in column.cells} if column.kind == "text" else {}
+        if not cells or not set(cells) <= _FLAG_YES | _FLAG_NO or not set(cells) & _FLAG_YES \
+                or not set(cells) & _FLAG_NO \
+                or not {f for w in said for f in singulars(w[2:] if w.startswith("un") else w)} & _label_forms(column):
+            continue
+        label = {w for w in tokens(column.label) if len(w) > 2}
+        denied = "non" in said or any(w.startswith("un") and w[2:] in label for w in said) \
+            or re.search(r"\b(?:not|never|without)\b", question, re.I) is not None
+        return column, tuple(c for f, c in cells.items() if f in (_FLAG_NO if denied else _FLAG_YES))
+    return None
 
 
 # Words a count of every row may carry beside what it counts: that the rows exist or are listed, where, who asks, and

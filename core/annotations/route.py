@@ -45,6 +45,7 @@ class StructuredResult:
     parsed_question: str = ""  # the question the table query answers, for phrasing
     planned: "PlannedQuery | None" = None  # set on the plan path: the plan and how each stated condition was applied
     doubts: list[str] = field(default_factory=list)  # stated conditions the answer could not apply: low confidence
+    readings: list[str] = field(default_factory=list)  # words read as values by the model's judgement: said, low
 
     @property
     def total(self) -> int:
@@ -574,6 +575,7 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
     # an answer from a plan is at most medium.
     result.relaxed.append("a plan read by the rules" if by_rules else "a plan filled by the model")
     result.doubts = [f"{a.condition} ({a.note})" if a.note else a.condition for a in planned.unapplied]
+    result.readings = [a.note for a in planned.guessed]
     return result
 
 
@@ -825,6 +827,8 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
         text = phrase_plan(result.planned, result.parsed_question, max_rows)
         if result.doubts and not result.planned.refused:  # a refusal already says what the table lacks
             text += unapplied_sentence(result.doubts)
+        if result.readings:
+            text += " I " + "; ".join(result.readings) + "."  # "I read “missed” as Status Did not attend."
         text += f" {cite}"
         evidence = plan_evidence(result.planned) + " " + " ".join(_row_text(r) for r in sources)
         return StructuredAnswer(text.strip(), sources, evidence)

@@ -72,7 +72,16 @@ def name_weights(filenames: list[str]) -> dict[str, float]:
 # English verbs and their nouns, not one domain's vocabulary.
 _NOUN_OF = {"sold": "sale", "sell": "sale", "selling": "sale", "bought": "purchase", "buy": "purchase",
             "paid": "payment", "pay": "payment", "spent": "spend", "borrowed": "loan", "borrow": "loan",
-            "lent": "loan", "hired": "hire", "rented": "rental", "booked": "booking"}
+            "lent": "loan", "hired": "hire", "rented": "rental", "booked": "booking",
+            # a date column is headed by the noun of the event a question says with its verb ("expire" Expiry)
+            **{v: "expiry" for v in ("expire", "expires", "expired", "expiring")},
+            **{v: "renewal" for v in ("renew", "renews", "renewed", "renewing")},
+            **{v: "arrival" for v in ("arrive", "arrives", "arrived", "arriving")},
+            **{v: "delivery" for v in ("deliver", "delivers", "delivered")},
+            **{v: "inspection" for v in ("inspect", "inspected")},
+            **{v: "completion" for v in ("complete", "completed")},
+            **{v: "approval" for v in ("approve", "approved")},
+            **{v: "registration" for v in ("register", "registered")}}
 # Beyond its word's point, a column the question asks for by name ("which treatments" over Treatment): with it,
 # as much as a word of the file's name (3)
 ASKED_COLUMN_POINTS = 2

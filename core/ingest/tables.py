@@ -113,8 +113,12 @@ def find_tables(grid: Grid) -> list[TableBlock]:
         pending += [(number, _line(row)) for number, row in block[:start]]
         if start >= len(block):
             continue  # only titles or notes: they attach to the next table
+        header_row = block[start][1]
+        if start and (spanned := _period_over_columns(block[start - 1][1], header_row)) is not None:
+            header_row = spanned  # "2024" over Q1 ... Year: part of each of their names, not the table's title
+            pending = [p for p in pending if p[0] != block[start - 1][0]]
         titles = [text for _, text in pending if not _is_note(text)]
-        table = _table(block[start][1], block[start + 1:], titles)
+        table = _table(header_row, block[start + 1:], titles)
         notes = [(number, text) for number, text in pending if _is_note(text)]
         table.note_numbers[:0], table.note_lines[:0] = [n for n, _ in notes], [t for _, t in notes]
         tables.append(table)
@@ -136,6 +140,24 @@ def _header_index(block: list[tuple[int, list[str]]], widest: int) -> int:
     HEADER_FILL_SHARE of the widest row; len(block) when there is none (a block of titles)."""
     needed = max(2, HEADER_FILL_SHARE * widest)
     return next((i for i, (_, row) in enumerate(block) if _filled(row) >= needed), len(block))
+
+
+# A period printed once over the columns it heads: a year, a financial year, "Year ended 31 October 2025"
+_PERIOD_CELL = re.compile(r"^(?:(?:FY|financial year|fiscal year|year|years|quarter|half[- ]year|six months|"
+                          r"three months|nine months|twelve months)\b.*\b(?:19|20)\d\d\b.*|(?:FY\s?)?(?:19|20)\d\d"
+                          r"(?:[/-]\d{2,4})?)$", re.I)
+
+
+def _period_over_columns(row: list[str], header_row: list[str]) -> list[str] | None:
+    """A row of one period cell over the header's figure columns (a report's "2024" over Q1, Q2, ... Year): the
+    header with the period before each name from its column on; None for any other row (a title, a note)."""
+    filled = [(i, c.strip()) for i, c in enumerate(row) if c.strip()]
+    if len(filled) != 1 or filled[0][0] == 0 or not _PERIOD_CELL.match(filled[0][1]):
+        return None
+    at, period = filled[0]
+    if sum(1 for h in header_row[at:] if h.strip()) < 2:
+        return None
+    return [*header_row[:at], *(f"{period} {h}" if h.strip() else h for h in header_row[at:])]
 
 
 def _titles_only(block: list[tuple[int, list[str]]]) -> bool:

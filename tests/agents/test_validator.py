@@ -507,6 +507,18 @@ def test_a_quote_about_another_year_than_the_one_asked_answers_nothing():
     assert not validate(fiscal, S).is_no_information
 
 
+def test_a_quote_that_names_no_year_is_dated_by_its_passage():
+    texts = ("Season review 2022. Our busiest season yet: attendance rose to 8,400 from 7,100 the season before.",)
+    d = quoted("8,400 [Source 1]", "attendance rose to 8,400 from 7,100 the season before", texts=texts)
+    d.question = "What was attendance in 2019?"  # a year the passage never names
+    v = validate(d, S)
+    assert v.is_no_information and "about 2022" in v.reason
+    d.question = "What was attendance in 2022?"
+    assert not validate(d, S).is_no_information
+    d.question = "What was attendance this season?"  # no year asked: nothing to date
+    assert not validate(d, S).is_no_information
+
+
 def test_a_refused_figure_of_another_year_or_company_is_kept_as_the_nearest_thing_found():
     """Refused as the answer, the quoted figure is still what the documents hold nearest to the question:
     it is kept, with why it is not the answer, for the page to show as "not the same thing"."""

@@ -1431,3 +1431,93 @@ def test_a_day_ranked_is_said_as_the_table_prints_it(kb_of):
     ws.llm.script = [plan(answer="maximum", column="Firings")]
     response = ws.ask("Which day had the most firings?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
     assert response.answer.startswith("05/03/2025 has the highest total Firings"), response.answer
+
+
+HARDWARE = ("Item,Category,Pack size,Packs held,Cost per pack (£),Returnable\n"
+            "Wood screws 4x40,Fastener,200,14,6.80,Yes\nCoach bolts M10,Fastener,25,9,11.40,No\n"
+            "Wall plugs 6mm,Fastener,200,30,3.10,Yes\nWood glue 1l,Adhesive,1,12,9.95,No\n"
+            "Epoxy resin kit,Adhesive,1,4,14.20,Yes\n")
+
+
+def test_a_rate_the_measured_header_says_is_no_group(kb_of):
+    ws = kb_of("hardware_stock.csv", HARDWARE)
+    # the model grouped "per pack" on Pack size: the header "Cost per pack" says the rate, and the item is named
+    ws.llm.script = [plan(answer="maximum", column="Cost per pack (£)", group_by="Pack size", order="highest first", limit=1,
+                          filters=[{"column": "Category", "op": "is", "value": "Fastener"}])]
+    response = ws.ask("Which fastener costs the most per pack?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.structured["plan"]["group_by"] is None, response.structured["plan"]
+    assert "11.40" in response.answer and "Coach bolts M10" in response.answer, response.answer
+
+
+def test_a_count_of_what_a_yes_no_column_names_counts_the_rows_it_marks(kb_of):
+    ws = kb_of("hardware_stock.csv", HARDWARE)
+    ws.llm.script = [plan(answer="count", column="Returnable")] * 3
+    response = ws.ask("How many returnable items do we stock?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("3 returnable items"), response.answer  # not its two values, Yes and No
+    response = ws.ask("How many non-returnable items do we stock?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("2 non-returnable items"), response.answer
+    response = ws.ask("How many unreturnable items do we stock?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("2 unreturnable items"), response.answer
+
+
+def test_which_period_had_the_fewest_rows_ranks_the_periods_by_their_rows(kb_of):
+    days = [(3, 1), (9, 1), (21, 1), (4, 2), (2, 3), (8, 3), (16, 3), (30, 3)]  # (day, month): Feb has one booking
+    ws = kb_of("class_bookings.csv", "Date,Class,Member\n" + "\n".join(
+        f"2025-{m:02d}-{d:02d},{['Spin', 'Yoga'][i % 2]},M{i}" for i, (d, m) in enumerate(days)))
+    # the model planned each month's earliest date
+    ws.llm.script = [plan(answer="minimum", column="Date", group_by="month", order="lowest first", limit=1)]
+    response = ws.ask("Which month had the fewest bookings?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.structured["plan"]["answer"] == "count", response.structured["plan"]
+    assert "February" in response.answer and "1" in response.answer, response.answer
+
+
+def test_a_list_of_the_things_one_value_names_lists_those_rows_not_the_column_s_values(kb_of):
+    hires = [("2025-05-03", "Quay", "E-bike", "Full day", "N", "45"), ("2025-05-09", "Quay", "Road", "Full day", "N", "30"),
+             ("2025-05-17", "Station", "E-bike", "Full day", "N", "45"), ("2025-05-18", "Station", "E-bike", "Half day", "N", "25"),
+             ("2025-05-24", "Quay", "E-bike", "Full day", "Y", "45"), ("2025-06-02", "Quay", "E-bike", "Full day", "N", "45"),
+             *[(f"2025-06-{d:02d}", "Station", "Road", "Half day", "Y", "20") for d in range(10, 20)]]
+    ws = kb_of("hires.csv", "Date,Shop,Bike type,Hire type,Insured,Fee\n" + "\n".join(",".join(h) for h in hires))
+    # the model listed the Bike type of the rows, and left out the one the question names
+    ws.llm.script = [plan(answer="list", column="Bike type", filters=[{"column": "Hire type", "op": "is", "value": "Full day"},
+                                                                      {"column": "Insured", "op": "is", "value": "N"}])]
+    response = ws.ask("List the uninsured e-bikes hired for a full day in May 2025.", mode="pipeline",
+                      doc_ids=[ws.documents()[0].doc_id])
+    rows = response.structured["rows"]
+    assert len(rows) == 2, (response.answer, rows, response.structured["plan"], response.structured.get("query"), response.structured.get("query_path"))
+    assert "Road" not in response.answer and "Quay" in response.answer and "Station" in response.answer, response.answer
+
+
+def test_a_word_no_cell_holds_on_a_column_the_model_filtered_is_read_as_one_of_its_values_said_and_low(kb_of):
+    loans = "Date,Branch,Outcome\n" + "\n".join(f"2025-04-{d:02d},{['Central', 'Hill'][d % 2]},{o}" for d, o in enumerate(
+        ["Returned", "Returned late", "Lost", "Returned", "Returned late", "Returned", "Lost", "Returned late"], start=1))
+    ws = kb_of("library_loans.csv", loans)
+    # the model filtered on a value the question does not name; then, asked what "overdue" means, it reads it
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Outcome", "op": "is", "value": "Lost"}]),
+                     json.dumps({"value": "Returned late"})]
+    response = ws.ask("How many loans were overdue in April 2025?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("3 loans"), response.answer
+    assert "I read “overdue” as Outcome Returned late." in response.answer and response.confidence == "low", response.answer
+    # a word the model reads as none of the values is said not applied (low), not silently dropped
+    ws.llm.script += [plan(answer="count", filters=[{"column": "Outcome", "op": "is", "value": "Lost"}]),
+                      json.dumps({"value": "none of these"})]
+    response = ws.ask("How many loans were renewed in April 2025?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert "I could not apply “renewed" in response.answer and response.confidence == "low", response.answer
+    # the words of a period are the period's, which code applies: no value is read for them
+    ws.llm.script += [plan(answer="count", filters=[{"column": "Outcome", "op": "is", "value": "Lost"}])]
+    response = ws.ask("How many loans did we make this year (2025)?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("8 loans") and "read" not in response.answer, response.answer
+
+
+def test_a_count_of_things_a_report_table_never_names_is_not_a_count_of_its_rows(pdf_statement):
+    ws, scope = pdf_statement(["2023", "2024"], [("Lessons", ["612", "688"]), ("Hall hire", ["244", "251"]),
+                                                 ("Cafe", ["187", "226"])], caption="Income by line (£000)")
+    ws.llm.script = [plan(answer="count", column="Description")]
+    response = ws.ask("How many members did we have in 2024?", mode="pipeline", doc_ids=scope)
+    assert not response.answer[:1].isdigit() and response.route != "structured", response.answer  # the page is read
+
+
+def test_a_spreadsheet_s_rows_are_what_any_count_of_them_counts_whatever_it_calls_them(kb_of):
+    sheet = kb_of("lessons.csv", "Pupil,Instrument,Teacher\nAda,Cello,Ruth\nBen,Flute,Ruth\nCal,Cello,Omar\n")
+    sheet.llm.script = [plan(answer="count")]
+    response = sheet.ask("How many students are there?", mode="pipeline", doc_ids=[sheet.documents()[0].doc_id])
+    assert response.answer.startswith("3 students"), response.answer

@@ -269,3 +269,11 @@ def test_a_plural_in_es_names_the_file_of_its_singular():
                         {"batch": "Batch", "loaves": "Loaves"}, {}, {}, 40, values=["B1", "B2"])
     assert any("names the file: batch" in r for r in score_table("How many batches failed in May?", batches).reasons)
     assert score_table("How many batches failed in May?", fixtures).score == 0
+
+
+def test_a_verb_names_the_column_headed_by_its_noun():
+    permits = TableInfo("permits", "d7", "parking.xlsx", "Permits", "rows", ["holder", "bay", "expiry"],
+                        {"holder": "Holder", "bay": "Bay", "expiry": "Expiry"}, {}, {}, 40,
+                        values=["R. Khan", "B12"], dates={"expiry": {"twin": "expiry_date"}})
+    assert "names columns: expiry" in score_table("Whose parking permits expire before June 2026?", permits).reasons
+    assert "names columns: expiry" in score_table("Which permits expired last month?", permits).reasons

@@ -273,3 +273,18 @@ def test_a_header_set_on_several_rows_is_one_header_and_a_list_of_words_keeps_it
     # a list whose rows are all words (a rota) is not one long header
     (rota,) = find_tables([["Day", "Lead", "Second"], ["Monday", "Asha", "Tom"], ["Tuesday", "Bea", "Ravi"]])
     assert len(rota.rows) == 2
+
+
+def test_a_period_printed_once_over_the_figure_columns_is_part_of_each_of_their_names():
+    grid = [
+        ["Referrals by clinic", N, N, N],
+        [N, "2023/24", N, N],  # printed once, over the columns it heads
+        ["Clinic", "H1", "H2", "Year"],
+        ["Eastfield", 410, 388, 798],
+    ]
+    (table,) = find_tables(grid)
+    assert table.header == ["Clinic", "2023/24 H1", "2023/24 H2", "2023/24 Year"]
+    assert table.title_lines == ["Referrals by clinic"]
+    # a title in the first column, or words that are no period, stay titles
+    (titled,) = find_tables([[N, "Draft", N], ["Clinic", "H1", "H2"], ["Eastfield", 410, 388]])
+    assert titled.header == ["Clinic", "H1", "H2"] and titled.title_lines == ["Draft"]
