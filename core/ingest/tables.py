@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
+from core.annotations.conditions import FISCAL_YEAR, YEAR_DIGITS
 from core.annotations.documents import total_label
 from core.annotations.tables import LABELS_HEADER  # what a report table's blank corner over its row labels is called
 from core.annotations.units import normal_unit, parse_quantity, stated_scale
@@ -143,9 +144,9 @@ def _header_index(block: list[tuple[int, list[str]]], widest: int) -> int:
 
 
 # A period printed once over the columns it heads: a year, a financial year, "Year ended 31 October 2025"
-_PERIOD_CELL = re.compile(r"^(?:(?:FY|financial year|fiscal year|year|years|quarter|half[- ]year|six months|"
-                          r"three months|nine months|twelve months)\b.*\b(?:19|20)\d\d\b.*|(?:FY\s?)?(?:19|20)\d\d"
-                          r"(?:[/-]\d{2,4})?)$", re.I)
+_PERIOD_CELL = re.compile(rf"^(?:(?:{FISCAL_YEAR}|financial year|year|years|quarter|half[- ]year|six months|three months|"
+                          rf"nine months|twelve months)\b.*\b{YEAR_DIGITS}\b.*|{FISCAL_YEAR}?{YEAR_DIGITS}(?:[/-]\d{{2,4}})?)$",
+                          re.I)
 
 
 def _period_over_columns(row: list[str], header_row: list[str]) -> list[str] | None:
