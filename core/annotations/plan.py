@@ -616,9 +616,11 @@ def read_unnamed_word(question: str, planned: PlannedQuery, columns: list[Column
     return [Applied(said, column.label, "guessed by the model", f"read “{said}” as {column.label} {value}")]
 
 
-# Words of a period, said however ("last year", "this quarter", "so far"): code applies periods, never a cell value
+# Words of a period, said however ("last year", "this quarter", "so far"), and the verbs that put a row on a date ("fell
+# on a Friday", "happened in May"): code applies periods, never a cell value
 _TIME_WORDS = set("last this next previous current past year years month months quarter quarters week weeks day days "
-                  "ago far date dates period time times recent recently latest ytd".split())
+                  "ago far date dates period time times recent recently latest ytd fell fall falls happen happens "
+                  "happened occur occurs occurred landed".split())
 
 
 def unread_words(question: str, planned: PlannedQuery, executor: ReadOnlyExecutor) -> list[str]:

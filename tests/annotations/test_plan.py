@@ -1506,6 +1506,9 @@ def test_a_word_no_cell_holds_on_a_column_the_model_filtered_is_read_as_one_of_i
     ws.llm.script += [plan(answer="count", filters=[{"column": "Outcome", "op": "is", "value": "Lost"}])]
     response = ws.ask("How many loans did we make this year (2025)?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
     assert response.answer.startswith("8 loans") and "read" not in response.answer, response.answer
+    ws.llm.script += [plan(answer="count", filters=[{"column": "Outcome", "op": "is", "value": "Lost"}])]
+    response = ws.ask("How many loans fell in April 2025?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("8 loans") and "read" not in response.answer, response.answer
 
 
 def test_a_count_of_things_a_report_table_never_names_is_not_a_count_of_its_rows(pdf_statement):
