@@ -674,10 +674,11 @@ def _check_quote(draft: Draft, answer: str, settings: Settings) -> _Reading | _R
         return _Refusal("the quote is not about what the question asks",
                         nearest_figure(draft.question, draft.quote, source, "it is about something else"))
     reported = years_reported_instead(draft.question, f"{draft.quote} {answer}")
-    if reported is None and not years_in(f"{draft.quote} {answer}") and years_reported_instead(draft.question, reading.text):
+    if reported is None and not years_in(f"{draft.quote} {answer}"):
         # a quote that names no year is dated by its passage: "Staff turnover fell to 9%" under "2024 was our busiest
-        # year" answers nothing about 2021, which the passage never names
-        reported = years_reported_instead(draft.question, reading.text)
+        # year" answers nothing about 2021, which the passage never names (a passage naming years only to compare
+        # against dates nothing)
+        reported = years_reported_instead(draft.question, reading.text) or None
     if reported:
         # A sentence about another year answers nothing about the year asked.
         asked = " or ".join(stated_years(draft.question))

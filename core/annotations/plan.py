@@ -499,8 +499,8 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                 # road?"), listed the On Road dates; "Which administrators started their terms after 1998?" the
                 # years over 1998: the rows are asked for, by what names them
                 named = identifier_column(columns, planned.table.row_count)
-            one_value = named is not None and sum(c is named and op == "is" for c, op, _ in plan.filters) == 1 \
-                and len(set(plan.matched.get(next(i for i, f in enumerate(plan.filters) if f[0] is named), ()))) <= 1
+            kept = [i for i, (c, op, _) in enumerate(plan.filters) if c is named and op == "is"]
+            one_value = len(kept) == 1 and len(set(plan.matched.get(kept[0], ()))) <= 1
             if named is not None and not one_value and (plan.column is None or plan.column.kind != "text"
                                                         or plan.answer == "count"):
                 plan.column = named  # (a column filtered to one value is what the rows are, not what lists them)
@@ -536,8 +536,8 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
                 planned.applied.append(Applied(counted_phrase(question) or column.label, column.label, "added by code",
                                                f"the rows whose {column.label} is {cells[0]}"))
                 values = left = None
-            noun = (counted_phrase(question) or "").split()[-1:]
-            noun = noun[0] if noun else None
+            phrase = counted_phrase(question)
+            noun = phrase.split()[-1] if phrase else None
             if table.kind == "rows" and not table.is_whole_document and values is None and not flagged and noun \
                     and not names_the_rows(noun, known_words(table)) \
                     and len(words_in_no_cell(sorted(singulars(noun)), [table], executor)) == len(singulars(noun)):
@@ -3282,14 +3282,14 @@ def flagged_column(question: str, columns: list[Column]) -> tuple[Column, tuple[
     """The yes/no column a count's words name, with the cells it keeps: "controlled drugs" over Controlled drug
     (Yes, No) keeps the Yes rows; "non-controlled drugs" or "drugs not controlled" the No rows."""
     said = set(tokens(" ".join(counted_words(question))))
+    negated = {w[2:] for w in said if w.startswith("un")}  # "uncontrolled": controlled, denied
+    forms = {f for w in said | negated for f in singulars(w)}  # ("units" keeps its own forms too)
     for column in columns:
         cells = {fold(c): c for c in column.cells} if column.kind == "text" else {}
         if not cells or not set(cells) <= _FLAG_YES | _FLAG_NO or not set(cells) & _FLAG_YES \
-                or not set(cells) & _FLAG_NO \
-                or not {f for w in said for f in singulars(w[2:] if w.startswith("un") else w)} & _label_forms(column):
+                or not set(cells) & _FLAG_NO or not forms & _label_forms(column):
             continue
-        label = {w for w in tokens(column.label) if len(w) > 2}
-        denied = "non" in said or any(w.startswith("un") and w[2:] in label for w in said) \
+        denied = "non" in said or bool(negated & set(tokens(column.label))) \
             or re.search(r"\b(?:not|never|without)\b", question, re.I) is not None
         return column, tuple(c for f, c in cells.items() if f in (_FLAG_NO if denied else _FLAG_YES))
     return None

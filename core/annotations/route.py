@@ -45,7 +45,11 @@ class StructuredResult:
     parsed_question: str = ""  # the question the table query answers, for phrasing
     planned: "PlannedQuery | None" = None  # set on the plan path: the plan and how each stated condition was applied
     doubts: list[str] = field(default_factory=list)  # stated conditions the answer could not apply: low confidence
-    readings: list[str] = field(default_factory=list)  # words read as values by the model's judgement: said, low
+
+    @property
+    def readings(self) -> list[str]:
+        """Words of the question the model read as values, by judgement (said in the answer, low)."""
+        return [a.note for a in self.planned.guessed] if self.planned is not None else []
 
     @property
     def total(self) -> int:
@@ -575,7 +579,6 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
     # an answer from a plan is at most medium.
     result.relaxed.append("a plan read by the rules" if by_rules else "a plan filled by the model")
     result.doubts = [f"{a.condition} ({a.note})" if a.note else a.condition for a in planned.unapplied]
-    result.readings = [a.note for a in planned.guessed]
     return result
 
 
