@@ -100,7 +100,7 @@ _EXPLANATION = re.compile(
     r"reviewed|recogni[sz]ed|impaired|triggered|permitted|allowed)\b|\bconsidered\s+to\s+be\b"
     # the length of a defined period ("How long is the notice period?", "the useful life of buildings"): a
     # term a document states, not a figure computed over rows ("how long did repairs take on average")
-    r"|\bhow\s+long\s+(?:is|are|was|were)\s+(?:the|a|an|its|their|our|your)\s+(?:[\w()'’-]+\s+){0,6}?"
+    r"|\bhow\s+long\s+(?:is|are|was|were)\s+(?:the|a|an|its|their|our|your|(?:[\w.-]+\s+){0,2}[\w.-]+['’]s)\s+(?:[\w()'’-]+\s+){0,6}?"
     r"(?:period|term|life|lives|duration|window|tenure)s?\b"
     r"|\bover\s+what\s+(?:period|duration|term|time|timeframe|time\s+frame|horizon)\b"
     # a definition: "What are OEM?", "What is a distribution customer?" (no determiner of a figure: "What is the total?")
@@ -216,6 +216,14 @@ _PERMISSION = re.compile(
     r"^\s*(?:can|may|could|should|must)\s+(?:[\w-]+\s+)?" + _PERSON + r"\s+" + _NOT_A_PERMISSION + r"[a-z]"
     r"|\bhow\s+(?:much|many|long|often|far|soon)\s+(?:[\w'’-]+\s+){0,3}?(?:can|may|should|must)\s+(?:[\w-]+\s+)?"
     + _PERSON + r"\s+" + _NOT_A_PERMISSION + r"[a-z]", re.I)
+# The things a document singles out as the main ones ("What are the major acquisitions X made in FY2022?", "the two
+# main currencies involved", "the geographies X primarily operates in"): prose names them, whatever year or record
+# words stand beside. A ranking says its measure ("the main customers by sales", "the most ...").
+_PROMINENT = re.compile(
+    r"^\s*(?:what|which)\s+(?:are|were)\s+(?:the\s+)?(?:[\w&.'’-]+['’]s?\s+)?(?:(?:two|three|four|five|\d+)\s+)?"
+    r"(?:major|main|primary|principal|key|core|chief)\s+[\w-]+s\b(?!.*\bby\s+\w+\s*\??\s*$)"
+    r"|(?<!\bwe\s)(?<!\bi\s)\b(?:primarily|principally|predominantly)\s+(?:operat|sell|sold|serv|focus|engag|mak|produc|manufactur|"
+    r"compet|generat|earn|invest)\w*", re.I)
 # A term in double quotes is a name the question asks about, not its words: "per" in "Earnings per share" asks for
 # no figure per group.
 _QUOTED_TERM = re.compile(r'["“][^"“”]{1,80}["”]')
@@ -244,6 +252,8 @@ def by_rules(question: str, default: str = RECORDS) -> Kind:
         return Kind(SUMMARY, True, "rules", f"a summary: “{summary}”")
     if (permission := _found(_PERMISSION, question)) and not re.match(r"\s*(?:list|show)\b", question, re.I):
         return Kind(TEXT, True, "rules", f"what someone may or must do: “{permission}”")
+    if (main := _found(_PROMINENT, question)) and not computed:
+        return Kind(TEXT, True, "rules", f"what the documents single out: “{main}”")
     if ((character := _CHARACTERISED.search(question)) and not _computed(question[:character.start(1)])
             and not _found(_COMPARATIVE, question)):
         return Kind(TEXT, True, "rules", f"an assessment of what something is: “{' '.join(character.group(0).lower().split())}”")

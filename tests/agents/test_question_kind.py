@@ -324,3 +324,23 @@ def test_a_yes_no_on_what_kind_of_organisation_something_is_asks_for_an_assessme
 
 def test_a_yes_no_comparing_two_organisations_is_answered_from_figures():
     assert by_rules("Is Harrowgate a bigger charity than Dunmore?").kind == RECORDS
+
+
+@pytest.mark.parametrize("question", [
+    "What are the major tours the orchestra made in 2023 and 2024?",  # a year beside it asks for no figure
+    "What were the two main venues used for the summer season?",
+    "What are the regions our sponsor primarily operates in as of 2024?",
+    "How long is Maria Keane's tenure as leader?",  # a stated term, asked of a named person
+])
+def test_what_the_documents_single_out_as_the_main_ones_is_prose(question):
+    kind = by_rules(question)
+    assert kind.kind == TEXT and kind.sure, kind.reason
+
+
+@pytest.mark.parametrize("question", [
+    "What are the main ticket types by sales?",  # a ranking that says its measure
+    "Which pieces do we primarily play in the spring?",  # our own rows, not what a document singles out
+    "What are the top 3 main venues by audience?",
+])
+def test_a_ranking_or_our_own_rows_is_not_what_a_document_singles_out(question):
+    assert not by_rules(question).reason.startswith("what the documents single out"), by_rules(question).reason
