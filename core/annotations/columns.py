@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from functools import lru_cache
 from dataclasses import dataclass
 
 from core.annotations.documents import find_dates, resolve
@@ -103,10 +104,17 @@ def excel_serial_dates(numbers: list[float | None]) -> list[str | None] | None:
 
 # --- values --------------------------------------------------------------------------------------
 
+# A question is compared with every cell of every table (table choice, cell values): the same texts are folded
+# again and again, ~1.3 million times a question on the records set, so each fold is kept for the next.
+FOLD_CACHE_SIZE = 1 << 17
+
+
+@lru_cache(maxsize=FOLD_CACHE_SIZE)
 def without_accents(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
+@lru_cache(maxsize=FOLD_CACHE_SIZE)
 def fold(text: str) -> str:
     """A value as it is meant, not as it is typed: accents, case, spaces and punctuation dropped
     ("Seán" -> "sean", "Dr. Patel" -> "drpatel", "E-Bikes" -> "ebikes"); "&" kept ("Groen & Co")."""

@@ -11,9 +11,10 @@ import re
 from calendar import monthrange
 import dataclasses
 from dataclasses import dataclass, field
+from functools import lru_cache
 from datetime import date, timedelta
 
-from core.annotations.columns import fold, one_letter_apart, without_accents
+from core.annotations.columns import FOLD_CACHE_SIZE, fold, one_letter_apart, without_accents
 from core.annotations.units import convert
 
 # a word and its other forms share most of their letters: "cancelled"/"cancellation" share 7 of 9
@@ -472,7 +473,15 @@ def bound_in(bound: Bound, column_unit: str | None) -> float | None:
 
 def tokens(text: str) -> list[str]:
     """The words of a text as a reader compares them: lower case, no accents ('Seán' -> 'sean')."""
-    return re.findall(r"[a-z0-9&]+", without_accents(str(text)).lower())
+    return list(_tokens(str(text)))
+
+
+@lru_cache(maxsize=FOLD_CACHE_SIZE)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(without_accents(text).lower()))
+
+
+_TOKEN = re.compile(r"[a-z0-9&]+")
 
 
 def singulars(word: str) -> set[str]:

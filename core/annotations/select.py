@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from dataclasses import dataclass, field
 
-from core.annotations.columns import without_accents
+from core.annotations.columns import FOLD_CACHE_SIZE, without_accents
 from core.annotations.conditions import activity_words, asked_noun, bounds, month_of_cell, periods
 from core.annotations.model import normalize_label, singular
 from core.annotations.search import SYNONYMS
@@ -36,8 +36,13 @@ _EXTENSION = re.compile(r"\.(csv|tsv|xlsx|xls|ods|pdf|txt|md|docx?|json)\b", re.
 def words(text: str) -> list[str]:
     """Lower-case words without accents: "Seán" and "sean" are one word, as are "Café" and "cafe"; a
     possessive is its name ("T-107's" names T-107, "Lars's" Lars)."""
+    return list(_words(text))
+
+
+@lru_cache(maxsize=FOLD_CACHE_SIZE)
+def _words(text: str) -> tuple[str, ...]:
     text = _EXTENSION.sub(r" \1", _CAMEL.sub(" ", without_accents(text).replace("’", "'")))
-    return [_POSSESSIVE.sub("", w) for w in _WORD.findall(text.lower())]
+    return tuple(_POSSESSIVE.sub("", w) for w in _WORD.findall(text.lower()))
 
 
 @dataclass
