@@ -277,7 +277,6 @@ def by_rules(question: str, default: str = RECORDS) -> Kind:
     return Kind(default, False, "default", f"rules unsure: {why}", records_words=bool(records))
 
 
-SCHEMA = {"type": "object", "properties": {"kind": {"type": "string", "enum": list(KINDS)}}, "required": ["kind"]}
 # Short on purpose: the model reads about 36 tokens a second, and this runs before every unsure
 # question about a table. The three definitions are the module's, in as few words.
 PROMPT = ("What does the question ask for? records: a count, sum, average, min/max, a list or ranking of rows "
@@ -288,17 +287,10 @@ PROMPT = ("What does the question ask for? records: a count, sum, average, min/m
 
 def by_model(question: str, llm, max_tokens: int, unsure: Kind) -> Kind:
     """One constrained call; a failed call keeps the rules' default, saying so."""
-    from core.llm.base import LLMError
-
-    try:
-        value, _ = llm.complete_json([{"role": "user", "content": PROMPT.format(question=question.strip())}],
-                                     SCHEMA, max_tokens=max_tokens, temperature=0.0)
-    except LLMError as exc:
-        return Kind(unsure.kind, False, "default", f"{unsure.reason}; the model could not decide ({exc})",
-                    records_words=unsure.records_words)
-    kind = value.get("kind")
+    kind = llm.choose(PROMPT.format(question=question.strip()), "kind", {"type": "string", "enum": list(KINDS)},
+                      max_tokens=max_tokens)
     if kind not in KINDS:
-        return Kind(unsure.kind, False, "default", f"{unsure.reason}; the model answered outside the three kinds",
+        return Kind(unsure.kind, False, "default", f"{unsure.reason}; the model could not decide",
                     records_words=unsure.records_words)
     return Kind(kind, True, "model", f"{unsure.reason}; the model read it as {kind}")
 

@@ -601,14 +601,8 @@ def read_unnamed_word(question: str, planned: PlannedQuery, columns: list[Column
     prompt = (f"Question: {question}\nThe column {column.label} holds one of: {', '.join(values)}.\n"
               f"Which {column.label} value do the question's words \"{said}\" mean? If they mean none of them, say "
               f"\"{NONE_OF_THESE}\".")
-    schema = {"type": "object", "properties": {"value": {"type": "string", "enum": [*values, NONE_OF_THESE]}},
-              "required": ["value"]}
-    try:
-        reply, _ = llm.complete_json([{"role": "system", "content": READ_SYSTEM}, {"role": "user", "content": prompt}],
-                                     schema, max_tokens=READ_TOKENS, temperature=0.0)
-    except LLMError:
-        reply = {}
-    value = reply.get("value") if isinstance(reply, dict) else None
+    value = llm.choose(prompt, "value", {"type": "string", "enum": [*values, NONE_OF_THESE]}, system=READ_SYSTEM,
+                       max_tokens=READ_TOKENS)
     if value not in values:
         return [Applied(said, column.label, "not applied", f"no {column.label} value says it")]
     plan.filters.append((column, "is", value))
@@ -694,13 +688,8 @@ def holds_measure(question: str, column: Column, planned: PlannedQuery, llm: Cha
     prompt = (f"Table {planned.table.filename}, columns: {others}\nQuestion: {question}\nColumn: {column.label}"
               f"{f' ({column.unit})' if column.unit else ''}\nDoes this column hold what the question asks for "
               f"(not something else it does not record)? Reply {{\"holds\": true}} or {{\"holds\": false}}.")
-    schema = {"type": "object", "properties": {"holds": {"type": "boolean"}}, "required": ["holds"]}
-    try:
-        reply, _ = llm.complete_json([{"role": "system", "content": MEASURE_SYSTEM}, {"role": "user", "content": prompt}],
-                                     schema, max_tokens=min(max_tokens, MEASURE_TOKENS), temperature=0.0)
-    except LLMError:
-        return True
-    held = not isinstance(reply, dict) or reply.get("holds") is not False
+    held = llm.choose(prompt, "holds", {"type": "boolean"}, system=MEASURE_SYSTEM,
+                      max_tokens=min(max_tokens, MEASURE_TOKENS)) is not False  # a failed call keeps the column
     planned.applied.append(Applied(column.label, column.label, "judged by the model",
                                    "holds what is asked" if held else "does not hold what is asked"))
     return held

@@ -90,6 +90,18 @@ class ChatLLM:
             raise LLMMalformedJSON("The model returned JSON that is not an object.", completion)
         return value, completion
 
+    def choose(self, prompt: str, name: str, choice: dict, *, system: str | None = None, max_tokens: int = 24):
+        """One short judgement under a schema of one field, `name`, typed by `choice` (an enum of values, a
+        boolean): its value, or None when the call fails or writes no such field. Code asks the model this way
+        which value a word means, whether a column holds a measure, what a question asks for."""
+        messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
+        schema = {"type": "object", "properties": {name: choice}, "required": [name]}
+        try:
+            reply, _ = self.complete_json(messages, schema, max_tokens=max_tokens, temperature=0.0)
+        except LLMError:
+            return None
+        return reply.get(name)
+
     def _timed(self, messages, max_tokens, temperature, schema, on_token) -> Completion:
         started = time.perf_counter()
         first: list[float] = []

@@ -1,6 +1,7 @@
-"""What every provider shares: the prompt speed measured from streamed calls, which the chat
+"""What every provider shares: one-field judgements, the prompt speed measured from streamed calls, which the chat
 page's wait estimate uses, and loading in the background."""
-from core.llm.base import ChatLLM, Completion
+from core.llm.base import ChatLLM, Completion, LLMError
+from core.llm.scripted import ScriptedLLM
 
 
 class SlowReader(ChatLLM):
@@ -54,3 +55,17 @@ def test_every_completed_call_is_told_to_the_observer_streamed_or_not(monkeypatc
     llm.stream([{"role": "user", "content": "word " * 200}], on_token=lambda token: None)
     assert [c.prompt_tokens for c in seen] == [50, 200]
     assert seen[0].first_token_seconds is None and seen[1].first_token_seconds == 2.0
+
+
+def test_a_judgement_is_one_field_of_a_schema_the_model_fills():
+    llm = ScriptedLLM(['{"value": "Did not attend"}'])
+    assert llm.choose("Which Status do the words 'missed' mean?", "value",
+                      {"type": "string", "enum": ["Attended", "Did not attend"]}, system="Match words to values.") \
+        == "Did not attend"
+    assert llm.calls[0][0] == {"role": "system", "content": "Match words to values."}
+
+
+def test_a_judgement_that_fails_or_writes_no_such_field_is_none():
+    assert ScriptedLLM(fail_with=LLMError("down")).choose("Holds it?", "holds", {"type": "boolean"}) is None
+    assert ScriptedLLM(["not json"]).choose("Holds it?", "holds", {"type": "boolean"}) is None
+    assert ScriptedLLM(['{"other": true}']).choose("Holds it?", "holds", {"type": "boolean"}) is None
