@@ -688,8 +688,11 @@ def holds_measure(question: str, column: Column, planned: PlannedQuery, llm: Cha
     prompt = (f"Table {planned.table.filename}, columns: {others}\nQuestion: {question}\nColumn: {column.label}"
               f"{f' ({column.unit})' if column.unit else ''}\nDoes this column hold what the question asks for "
               f"(not something else it does not record)? Reply {{\"holds\": true}} or {{\"holds\": false}}.")
-    held = llm.choose(prompt, "holds", {"type": "boolean"}, system=MEASURE_SYSTEM,
-                      max_tokens=min(max_tokens, MEASURE_TOKENS)) is not False  # a failed call keeps the column
+    verdict = llm.choose(prompt, "holds", {"type": "boolean"}, system=MEASURE_SYSTEM,
+                         max_tokens=min(max_tokens, MEASURE_TOKENS))
+    if verdict is None:
+        return True
+    held = verdict is not False
     planned.applied.append(Applied(column.label, column.label, "judged by the model",
                                    "holds what is asked" if held else "does not hold what is asked"))
     return held
