@@ -287,7 +287,7 @@ PROMPT = ("What does the question ask for? records: a count, sum, average, min/m
 
 def by_model(question: str, llm, max_tokens: int, unsure: Kind) -> Kind:
     """One constrained call; a failed call keeps the rules' default, saying so."""
-    kind = llm.choose(PROMPT.format(question=question.strip()), "kind", {"type": "string", "enum": list(KINDS)},
+    kind = llm.judge(PROMPT.format(question=question.strip()), "kind", {"type": "string", "enum": list(KINDS)},
                       max_tokens=max_tokens)
     if kind not in KINDS:
         return Kind(unsure.kind, False, "default", f"{unsure.reason}; the model could not decide",

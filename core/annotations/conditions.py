@@ -471,6 +471,9 @@ def bound_in(bound: Bound, column_unit: str | None) -> float | None:
 
 # --- cell values ---
 
+_TOKEN = re.compile(r"[a-z0-9&]+")
+
+
 def tokens(text: str) -> list[str]:
     """The words of a text as a reader compares them: lower case, no accents ('Seán' -> 'sean')."""
     return list(_tokens(str(text)))
@@ -479,9 +482,6 @@ def tokens(text: str) -> list[str]:
 @lru_cache(maxsize=FOLD_CACHE_SIZE)
 def _tokens(text: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(without_accents(text).lower()))
-
-
-_TOKEN = re.compile(r"[a-z0-9&]+")
 
 
 def singulars(word: str) -> set[str]:

@@ -601,7 +601,7 @@ def read_unnamed_word(question: str, planned: PlannedQuery, columns: list[Column
     prompt = (f"Question: {question}\nThe column {column.label} holds one of: {', '.join(values)}.\n"
               f"Which {column.label} value do the question's words \"{said}\" mean? If they mean none of them, say "
               f"\"{NONE_OF_THESE}\".")
-    value = llm.choose(prompt, "value", {"type": "string", "enum": [*values, NONE_OF_THESE]}, system=READ_SYSTEM,
+    value = llm.judge(prompt, "value", {"type": "string", "enum": [*values, NONE_OF_THESE]}, system=READ_SYSTEM,
                        max_tokens=READ_TOKENS)
     if value not in values:
         return [Applied(said, column.label, "not applied", f"no {column.label} value says it")]
@@ -688,7 +688,7 @@ def holds_measure(question: str, column: Column, planned: PlannedQuery, llm: Cha
     prompt = (f"Table {planned.table.filename}, columns: {others}\nQuestion: {question}\nColumn: {column.label}"
               f"{f' ({column.unit})' if column.unit else ''}\nDoes this column hold what the question asks for "
               f"(not something else it does not record)? Reply {{\"holds\": true}} or {{\"holds\": false}}.")
-    verdict = llm.choose(prompt, "holds", {"type": "boolean"}, system=MEASURE_SYSTEM,
+    verdict = llm.judge(prompt, "holds", {"type": "boolean"}, system=MEASURE_SYSTEM,
                          max_tokens=min(max_tokens, MEASURE_TOKENS))
     if verdict is None:
         return True

@@ -90,7 +90,7 @@ class ChatLLM:
             raise LLMMalformedJSON("The model returned JSON that is not an object.", completion)
         return value, completion
 
-    def choose(self, prompt: str, name: str, choice: dict, *, system: str | None = None, max_tokens: int = 24):
+    def judge(self, prompt: str, name: str, choice: dict, *, system: str | None = None, max_tokens: int = 24):
         """One short judgement under a schema of one field, `name`, typed by `choice` (an enum of values, a
         boolean): its value, or None when the call fails or writes no such field. Code asks the model this way
         which value a word means, whether a column holds a measure, what a question asks for."""

@@ -59,13 +59,13 @@ def test_every_completed_call_is_told_to_the_observer_streamed_or_not(monkeypatc
 
 def test_a_judgement_is_one_field_of_a_schema_the_model_fills():
     llm = ScriptedLLM(['{"value": "Did not attend"}'])
-    assert llm.choose("Which Status do the words 'missed' mean?", "value",
+    assert llm.judge("Which Status do the words 'missed' mean?", "value",
                       {"type": "string", "enum": ["Attended", "Did not attend"]}, system="Match words to values.") \
         == "Did not attend"
     assert llm.calls[0][0] == {"role": "system", "content": "Match words to values."}
 
 
 def test_a_judgement_that_fails_or_writes_no_such_field_is_none():
-    assert ScriptedLLM(fail_with=LLMError("down")).choose("Holds it?", "holds", {"type": "boolean"}) is None
-    assert ScriptedLLM(["not json"]).choose("Holds it?", "holds", {"type": "boolean"}) is None
-    assert ScriptedLLM(['{"other": true}']).choose("Holds it?", "holds", {"type": "boolean"}) is None
+    assert ScriptedLLM(fail_with=LLMError("down")).judge("Holds it?", "holds", {"type": "boolean"}) is None
+    assert ScriptedLLM(["not json"]).judge("Holds it?", "holds", {"type": "boolean"}) is None
+    assert ScriptedLLM(['{"other": true}']).judge("Holds it?", "holds", {"type": "boolean"}) is None
