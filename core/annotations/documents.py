@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from core.annotations.units import CURRENCIES, parse_number
 
 RECORD_TABLE = "document record"  # the table name of a record's row fact; core.annotations.tables groups by it
-FIELDS = ("issuer", "number", "date", "total", "currency", "pages")
-PRINTED = {"issuer": "Issuer", "number": "Number", "date": "Date", "total": "Total", "currency": "Currency",
-           "pages": "Pages"}
+FIELDS = ("issuer", "number", "date", "total", "balance", "currency", "pages")
+PRINTED = {"issuer": "Issuer", "number": "Number", "date": "Date", "total": "Total", "balance": "Balance due",
+           "currency": "Currency", "pages": "Pages"}
 
 # --- lines of cells ------------------------------------------------------------------------------
 
@@ -297,6 +297,7 @@ class DocumentRecord:
     number: str | None = None
     date: str | None = None  # ISO
     total: float | None = None
+    balance: float | None = None  # what is still to pay, when a payment printed on it is taken off the total
     currency: str | None = None
     printed: dict[str, str] = field(default_factory=dict)  # field -> the text as printed
     page_of: dict[str, int] = field(default_factory=dict)  # field -> page it was read on
@@ -335,6 +336,10 @@ def read_record(filename: str, lines: list[Line], pages: int) -> DocumentRecord:
         best = _best(candidates, name)
         if name == "total" and best is not None and _SUBTOTAL.match(best.label):
             best = _subtotal_plus_charge(best, lines) or best
+        if name == "total" and best is not None and (invoiced := _total_before_payment(best, totals, lines)):
+            if _printed_in(best.printed, flat):
+                record.balance, record.printed["balance"], record.page_of["balance"] = best.value, best.printed, best.page
+            best = invoiced
         if best is not None and _printed_in(best.printed, flat):
             setattr(record, name, best.value)
             record.printed[name], record.page_of[name] = best.printed, best.page
@@ -381,6 +386,22 @@ def _subtotal_plus_charge(subtotal: Candidate, lines: list[Line]) -> Candidate |
     for k, (i, printed, value) in enumerate(later):
         if any(j < i and abs(subtotal.value + charge - value) < 0.005 for j, _, charge in later[:k]):
             return Candidate(value, printed, lines[i].page, subtotal.rank, i, "subtotal plus charges")
+    return None
+
+
+_OWED = re.compile(r"balance|due|payable|outstanding|to\s*pay|betalen|zahlen|zapłaty|restant", re.I)
+
+
+def _total_before_payment(owed: Candidate, totals: list[Candidate], lines: list[Line]) -> Candidate | None:
+    """When the figure read as the total is what is still owed ("Invoice total 1,129.32", "Paid on account
+    500.00", "Balance due 629.32"), the total printed before it: the one from which an amount printed between
+    them leaves exactly the balance. Checked by the sum, so a receipt's "Total due" over its cash never moves."""
+    if not _OWED.search(owed.label):
+        return None
+    for total in sorted((c for c in totals if c.order < owed.order and c.value > owed.value), key=lambda c: c.rank):
+        between = [value for i in range(total.order + 1, owed.order) for _, value in amounts(lines[i].text)]
+        if any(abs(total.value - paid - owed.value) < 0.005 for paid in between):
+            return total
     return None
 
 
@@ -563,8 +584,8 @@ def record_facts(record: DocumentRecord, doc_id: str) -> list:
         value = getattr(record, name)
         if value is None:
             continue
-        if name == "total":
-            values.append(FactValue(PRINTED[name], record.printed["total"], number=value, unit=record.currency,
+        if name in ("total", "balance"):
+            values.append(FactValue(PRINTED[name], record.printed[name], number=value, unit=record.currency,
                                     kind="currency", base=value))
         elif name == "pages":
             values.append(FactValue(PRINTED[name], str(value), number=float(value)))

@@ -836,7 +836,10 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
         evidence = plan_evidence(result.planned) + " " + " ".join(_row_text(r) for r in sources)
         return StructuredAnswer(text.strip(), sources, evidence)
     # A filter over tables of one row each (an invoice's record) picks nothing out: "for Currency = GBP" is noise.
-    condition = "" if queried and all(t.row_count == 1 for t in queried) else where_text(query.sql, tables)
+    one_row_each = bool(queried) and all(t.row_count == 1 for t in queried)
+    condition = "" if one_row_each else where_text(query.sql, tables)
+    if one_row_each:  # the total of one record's Balance due is its Balance due
+        labels = [re.sub(r"^(?:total|average|highest|lowest) of ", "", label) for label in labels]
     if len(query.rows) == 1 and len(visible) == 1:
         if units[0] is None and labels[0] != "number of rows" and not _percent(result.parsed_question, ""):
             units[0] = added_unit(query.sql, queried)

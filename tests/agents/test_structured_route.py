@@ -273,6 +273,10 @@ def test_an_invoice_figure_reads_like_a_sentence(tmp_path, embedder, write_text)
                                      "sql": "SELECT total FROM azure_invoice_record WHERE currency = 'USD'"}))
     response = ws.ask("What is the balance of the Azure invoice, as billed?")
     assert response.answer.startswith("The Total is $279.84 (from azure_invoice.txt)."), response.answer
+    # nor is the highest of one record's field a "highest of" it: it is the field
+    ws.llm.script.append(json.dumps({"table": "azure_invoice_record", "sql": "SELECT MAX(total) FROM azure_invoice_record"}))
+    response = ws.ask("How much do we owe on the Azure invoice?")
+    assert response.answer.startswith("The Total is $279.84 (from azure_invoice.txt)."), response.answer
     ws.close()
 
 

@@ -102,3 +102,14 @@ def test_one_check_says_a_line_sums_others_for_the_item_lines_and_the_line_item_
         assert is_total_line(line), line
     for line in ("Totally Fresh Juice 1L", "Solar panel HX-400", "Mounting rail 2 m"):
         assert not is_total_line(line), line
+
+
+def test_a_payment_printed_on_an_invoice_leaves_its_total_and_says_what_is_still_owed():
+    found = record("Garden Co Ltd\nInvoice no: GC-118\nInvoice total   £ 2,400.00\nDeposit received 03/02/2025   £ 900.00\n"
+                   "Amount due   £ 1,500.00\n")
+    assert (found.total, found.balance) == (2400.00, 1500.00) and found.printed["balance"] == "£ 1,500.00"
+    values = {v.column: v for v in record_facts(found, "d1")[0].values}
+    assert values["Total"].number == 2400.00 and values["Balance due"].number == 1500.00
+    # a receipt's total due over the cash handed over is its total: nothing was paid on account
+    receipt = record("Corner Shop\nDate: 2024-01-18\nSubtotal  9.00\nTax  1.00\nTotal due   10.00\nCash  20.00\nChange  10.00\n")
+    assert (receipt.total, receipt.balance) == (10.00, None)

@@ -1,4 +1,6 @@
 """How a query's result is said: the filter and the figure in a reader's words, not the query's."""
+import json
+
 from core.annotations.route import column_label, where_text
 from core.annotations.tables import TableInfo
 
@@ -227,3 +229,13 @@ def test_a_rule_search_that_finds_a_row_only_without_the_names_asked_hands_the_q
 def test_a_function_of_the_query_is_never_said_as_a_condition():
     assert where_text("SELECT COUNT(*) FROM fleet WHERE next_service_date < date('now', '-30 days')", [FLEET]) == ""
     assert where_text("SELECT total FROM fleet WHERE substr(registration, 1, 2) = 'AB'", [FLEET]) == ""
+
+
+def test_a_field_of_one_invoice_is_said_as_the_field_not_as_a_total_of_it(kb_of):
+    invoice = ("Garden Co Ltd\nInvoice no: GC-118\nInvoice date: 03/02/2025\nInvoice total   £ 2,400.00\n"
+               "Deposit received   £ 900.00\nAmount due   £ 1,500.00\n")
+    ws = kb_of("garden_co_invoice.txt", invoice)
+    ws.llm.script = [json.dumps({"table": "garden_co_invoice_record",
+                                 "sql": "SELECT SUM(balance_due) FROM garden_co_invoice_record"})]
+    response = ws.ask("What balance is due on the Garden Co invoice?")
+    assert response.answer.startswith("The Balance due is £1,500 (from garden_co_invoice.txt)"), response.answer
