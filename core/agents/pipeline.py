@@ -25,6 +25,7 @@ from core.agents.turn import Turn
 from core.agents.validator import Validation
 from core.annotations.finder import TableFinder
 from core.annotations.named_rows import rows_named
+from core.annotations.select import sourced_files
 from core.annotations.plan import warm_plan_prompts
 from core.annotations.route import (PLANNED_KINDS, TableRoute, payload, run_planned_query, run_record_lookup,
                                     run_structured, run_table_query, save_result_set)
@@ -106,6 +107,11 @@ class AnswerPipeline:
             )
             if doc_ids and plan.needs_retrieval:
                 plan = replace(plan, doc_ids=doc_ids)
+            sourced = None
+            if not doc_ids and plan.needs_retrieval and plan.route != planner_agent.RESULT_SET:
+                sourced = self._sourced(plan.question)
+                if sourced is not None:
+                    plan = replace(plan, doc_ids=[sourced[1]])
             facts_available = plan.needs_retrieval and plan.route != planner_agent.RESULT_SET and (
                 self.kb.counts()["facts"] > 0)
             plan = replace(plan, tables=self.finder.find(plan.question, plan.doc_ids) if facts_available else None)
@@ -125,7 +131,17 @@ class AnswerPipeline:
                                sub_queries=decomposition.sub_queries)
             event.summary = plan.describe()
             event.outputs.update(plan.trace())
+            if sourced is not None:
+                event.summary += f"; only {sourced[0]} is read: the question names it as its source"
+                event.outputs["sourced_by_question"] = sourced[0]
         return plan
+
+    def _sourced(self, question: str) -> tuple[str, str] | None:
+        """(file name, doc_id) of the one document the question gives as its source ("according to the annual
+        report"): the question is read from it alone, as if the user had scoped it there (its tables, else its text)."""
+        indexed = {d.filename: d.doc_id for d in self.kb.documents() if d.status == "indexed"}
+        sourced = sourced_files(question, sorted(indexed))
+        return (sourced[0], indexed[sourced[0]]) if sourced else None
 
     def _decompose(self, plan: Plan) -> decompose_agent.Decomposition | None:
         """Text questions: classify and split into sub-queries. The model is offered
@@ -187,6 +203,9 @@ class AnswerPipeline:
                                                 routing=earlier.routing if earlier is not None else None,
                                                 search_words=words)
             evidence.fallback_from = fallback_from
+            evidence.chunks = retriever_agent.rows_by_words(evidence.chunks)
+            if fallback_from is not None:
+                evidence.chunks = retriever_agent.without_rows_read(evidence.chunks, fallback_from)
             if plan.passed_over:  # "Can we take dented tins?" is answered by the handbook, not the donation rows
                 evidence.chunks = retriever_agent.prose_first(evidence.chunks, plan.passed_over)
             event.summary, event.outputs = evidence.describe(), evidence.trace()

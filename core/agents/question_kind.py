@@ -119,6 +119,15 @@ _POLICY = re.compile(
     # when something is done as a rule or a routine: "When do juniors train?", "When does the office open?"
     r"^\s*when\s+(?:do|does)\s)\b",
     re.I)
+# What a meeting or a body decided is minuted prose, whatever figure it names ("What rent increase did the board
+# approve for 2025/26?", "What did the committee agree about the fees?"); how many things it approved is a count.
+_DECISION = re.compile(
+    r"\b(?:did|does|do|has|have|had|will)\s+(?:the\s+|our\s+|its\s+|their\s+)?(?:[\w'’-]+\s+){0,3}?"
+    r"(?:board|committee|council|trustees?|directors?|governors?|panel|cabinet|executive|shareholders?|members|"
+    r"meeting|chair|chairman|chairwoman|chairperson)\s+(?:formally\s+|finally\s+|unanimously\s+)?"
+    r"(?:approve|agree|decide|resolve|propose|recommend|adopt|reject|endorse|vote|sign\s+off|ratify|authori[sz]e)\b",
+    re.I)
+_COUNTED = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|^\s*(?:list|show)\b", re.I)
 # A yes/no question (`asks_yes_or_no`) about what happened or what is so, with no computation or condition in
 # it, is for prose ("Did the board approve the merger?", "Is the warranty transferable?"); one that compares
 # figures is answered from them: "Were more episodes aired in 1967 or 1968?",
@@ -252,6 +261,8 @@ def by_rules(question: str, default: str = RECORDS) -> Kind:
         return Kind(SUMMARY, True, "rules", f"a summary: “{summary}”")
     if (permission := _found(_PERMISSION, question)) and not re.match(r"\s*(?:list|show)\b", question, re.I):
         return Kind(TEXT, True, "rules", f"what someone may or must do: “{permission}”")
+    if (decision := _found(_DECISION, question)) and not _COUNTED.search(question):
+        return Kind(TEXT, True, "rules", f"what a meeting decided: “{decision}”")
     if (main := _found(_PROMINENT, question)) and not computed:
         return Kind(TEXT, True, "rules", f"what the documents single out: “{main}”")
     if ((character := _CHARACTERISED.search(question)) and not _computed(question[:character.start(1)])

@@ -381,13 +381,21 @@ def stated_in_full(question: str, answer: str, quote: str, source: int | None, p
     model wrote them."""
     said = tokenize(SOURCE_MARKER.sub("", answer))
     quoted = tokenize(quote)
+    if said in (["yes"], ["no"]) and quoted and len(quoted) <= _QUOTE_WORDS:
+        # a bare "Yes" hides the terms the page puts on it ("... must ask the housing manager in writing first"):
+        # the yes or no, then the sentence it rests on
+        return render_quoted(f"{said[0].capitalize()}: {_printed(quote, page)}", source)
     if not said or not quoted or len(said) > min(_FRAGMENT_WORDS, len(quoted) / 3) or len(quoted) > _QUOTE_WORDS \
             or _VERB.search(answer) \
             or not set(said) <= set(quoted) or question_kind.by_rules(question).kind != question_kind.TEXT:
         return answer
-    # the model copies a quote loosely ("U. S." for "U.S.", a line break for a space): the page's own words
+    return render_quoted(_printed(quote, page), source)
+
+
+def _printed(quote: str, page: str) -> str:
+    """The quote as the page prints it: the model copies loosely ("U. S." for "U.S.", a line break for a space)."""
     printed = re.search(r"\W*".join(map(re.escape, re.findall(r"\w+", quote))) + r"[^\w\s]*", page, re.I)
-    return render_quoted(" ".join(printed.group(0).split()) if printed else quote, source)
+    return " ".join(printed.group(0).split()) if printed else quote
 
 
 # The prompt calls the passages "the provided context"; the user gave documents ("There are 10 officers listed in the

@@ -209,6 +209,26 @@ def prose_first(chunks: list[RetrievedChunk], passed_over: tuple[str, ...]) -> l
     return [c for c in chunks if c not in rows] + rows
 
 
+def rows_by_words(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
+    """The passages without a table's rows that only the vector search found: a row is a list of values, and its
+    likeness in meaning to a question shares none of its words ("Tenant satisfied: Y" for "How much notice do I
+    give to end my tenancy?"), so it is no evidence for a text answer; nor are the neighbours added around it.
+    Unchanged when nothing else was found."""
+    unworded = {c.chunk_id for c in chunks if c.rows and c.bm25_rank is None and not c.expanded_from and not c.matched}
+    kept = [c for c in chunks if c.chunk_id not in unworded and c.expanded_from not in unworded]
+    return kept if kept else chunks
+
+
+def without_rows_read(chunks: list[RetrievedChunk], read: StructuredResult) -> list[RetrievedChunk]:
+    """The passages without the rows of a spreadsheet or CSV whose table a plan already ran over and found unable to
+    answer: one of its rows read as text answers an average with one repair's cost. Unchanged when no plan ran (a
+    failed query leaves the rows to be read)."""
+    planned = read.planned
+    if planned is None or not planned.sql or not planned.table.is_whole_document:
+        return chunks
+    return [c for c in chunks if not (c.rows and c.doc_id == planned.table.doc_id)]
+
+
 def retrieve(
     plan: Plan, retriever: HybridRetriever, top_k: int, settings: Settings, expand: int | None = None,
     router: DocumentRouter | None = None, routing: Routing | None = None, search_words: SearchWords | None = None,

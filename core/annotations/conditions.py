@@ -352,7 +352,8 @@ def _with_year(iso: str | None, year: int) -> str | None:
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 # Every unit a bound may be said in; the records query reads the same list.
-UNIT_PATTERN = (r"(hp|bhp|kwp|kw|wp|w|mw|kg|g|lb|lbs|t|tonnes?|tons?|mm|cm|m|km|mi|miles?|in|inch(?:es)?|ft|feet|"
+UNIT_PATTERN = (r"((?:sq\.?|square)\s*(?:ft\.?|feet|foot|m|met(?:re|er)s?|km|kilomet(?:re|er)s?|mi(?:les?)?)|sqm|sqft|m2|m²|"
+                r"ft2|ft²|km2|km²|acres?|hectares?|ha|hp|bhp|kwp|kw|wp|w|mw|kg|g|lb|lbs|t|tonnes?|tons?|mm|cm|m|km|mi|miles?|in|inch(?:es)?|ft|feet|"
                 r"l|litres?|liters?|gal(?:lons?)?|m3|m³|min(?:utes?)?|h|hrs?|hours?|days?|weeks?|years?|yrs?|p|pence|%|"
                 r"percent|[$€£]|eur|euros?|usd|dollars?|gbp|pounds?)?")
 _UNIT = UNIT_PATTERN
@@ -391,9 +392,17 @@ _SPELLED_TIME = re.compile(r"\b(a couple of|an?|one|two|three|four|five|six|seve
                            r"lit(?:re|er)s?|kilos?|kilograms?|gallons?|foot|feet|inch(?:es)?)\b", re.I)
 
 
+_SPELLED = "|".join(w for w in NUMBER_WORDS if w != "dozen")
+# A number in words right after a comparison or right before "or more": "three or more bedrooms", "more than two staff"
+_SPELLED_BOUND = re.compile(rf"\b((?:than|least|most|exactly|over|under|above|below)\s+)({_SPELLED})\b(?!-)"
+                            rf"|\b({_SPELLED})(?=\s+or\s+(?:more|fewer|less|over|under|above|below|greater|higher|lower)\b)", re.I)
+
+
 def _time_in_digits(question: str) -> str:
-    """ "more than a week" as "more than 1 week", so a bound's pattern reads it."""
-    return _SPELLED_TIME.sub(lambda m: f"{_TIME_COUNTS[m.group(1).lower()]} {m.group(2)}", question)
+    """ "more than a week" as "more than 1 week", "three or more bedrooms" as "3 or more bedrooms", so a bound's
+    pattern reads it."""
+    question = _SPELLED_TIME.sub(lambda m: f"{_TIME_COUNTS[m.group(1).lower()]} {m.group(2)}", question)
+    return _SPELLED_BOUND.sub(lambda m: (m.group(1) or "") + str(NUMBER_WORDS[(m.group(2) or m.group(3)).lower()]), question)
 
 
 def bounds(question: str) -> list[Bound]:
@@ -658,7 +667,8 @@ def asks_to_add_up(question: str) -> bool:
 # What money went on, in the question's words: "spend on planned maintenance", "paid for agency cover", "the cost
 # of a plumbing repair"; the phrase ends where a period, a place or another condition begins
 _SPENT_ON = re.compile(r"\b(?:spen[dt]|spending|paid|pay|paying|costs?|charged|invoiced|billed|outlay|expenditure)"
-                       r"(?:\s+(?:us|we|them|out|in\s+total|altogether|overall))?\s+(?:on|for|of)\s+"
+                       r"(?:\s+(?:us|we|them|out|in\s+total|altogether|overall))?\s+(?:on\s+average\s+)?(?:on|for|of)\s+"
+                       r"(?!(?:an?\s+|the\s+)?(?:average|mean|median|total)\b)"  # "cost us on average": how, not on what
                        r"(?P<what>[a-z][a-z&'-]*(?:\s+[a-z][a-z&'-]*)*?)\s*(?=$|[?,.;:!)]|\d|\b(?:in|during|last|this|since|"
                        r"between|from|at|by|per|for|over|under|before|after|and|or|with|so|to|than|across|on|each|every)\b)",
                        re.I)
@@ -707,7 +717,8 @@ def cell_values(question: str, columns: dict[str, list[str]], label_words: set[s
     - Whole values first: the longest phrase of the question (up to 4 words) that matches a cell, ignoring
       case, accents, plural and a small misspelling; a phrase matching cells of several columns is kept
       once per column (the plan or the caller decides which applies).
-    - Then a word of some cells of one column ("helmets" of "Helmet Urban": "every receipt with tyres").
+    - Then a word of some cells of one column ("helmets" of "Helmet Urban": "every receipt with tyres"); of two
+      words in a row naming different cells of one column, the second, the phrase's head ("rent arrears").
     - Then a word a column of codes abbreviates ("emergency" EMG)."""
     asked = tokens(question)
     found, taken = _whole_values(asked, columns)
@@ -719,6 +730,7 @@ def cell_values(question: str, columns: dict[str, list[str]], label_words: set[s
     # a column the question already names a whole value of ("Riverside depot") is not filtered again on a
     # word ("journeys" of the row "Total journeys"); a total's row is no record of what it totals
     valued = {v.column for v in found}
+    parts: dict[int, CellValue] = {}  # the values named by one word, by the word's place
     for start, word in free:
         def holding_cells(holds) -> dict[str, tuple[str, ...]]:
             return {column: held for column, cells in columns.items() if column not in valued
@@ -733,6 +745,11 @@ def cell_values(question: str, columns: dict[str, list[str]], label_words: set[s
         if column is not None and len(held) <= PART_SHARE * len(columns[column]):
             found.append(CellValue(word, column, tuple(sorted(held)), _stance_at(asked, start, 1)))
             taken.add(start)
+            parts[start] = found[-1]
+    for start, head in parts.items():  # "rent arrears": the Arrears row, not also the Rent rows the modifier names
+        modifier = parts.get(start - 1)
+        if modifier is not None and modifier.column == head.column and not set(modifier.cells) & set(head.cells):
+            found.remove(modifier)
     coded = {column: cells for column, cells in columns.items()
              if len(cells) >= CODE_MIN_VALUES and all(_CODE.fullmatch(c) for c in cells)}
     for start, word in free:

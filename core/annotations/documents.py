@@ -210,7 +210,7 @@ def _label(pattern: str) -> re.Pattern:
 
 
 # A label is matched at the start of a cell (after a stray "#" or "*"), whole words, case-insensitive.
-_TOTAL_FINAL = (r"grand\s*total|total\s*(?:amount\s*)?due|amount\s*due|balance\s*due|total\s*to\s*pay|amount\s*payable|"
+_TOTAL_FINAL = (r"grand\s*total|total\s*(?:amount\s*)?due|(?:amount|balance)\s*(?:now\s*|still\s*)?(?:due|outstanding)|total\s*to\s*pay|amount\s*payable|"
                 r"total\s*payable|net\s*payable|nett?\s*total|total\s*rounded|rounded\s*total|total\s*incl\w*|"
                 r"total\s*\(?\s*inclusive|total\s*sales\s*\(?\s*incl\w*|total\s*amount|total\s*ttc|montant\s*ttc|"
                 r"somme\s*à\s*payer|net\s*à\s*payer|montant\s*à\s*payer|total\s*facture|te\s*betalen|factuur\s*totaal|"

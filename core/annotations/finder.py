@@ -56,7 +56,7 @@ class TableFinder:
             ranked = sorted(select_tables(question, scoped, 0.0)[1], key=lambda x: -x.score)
             selected = (ranked or [Selection(t, 0.0) for t in scoped])[: s.table_max_selected]
             for selection in selected:
-                selection.reasons.insert(0, "scoped to this document by the user")
+                selection.reasons.insert(0, "scoped to this document")
         else:
             # A question naming a file ("the Orlen invoice") is about that file: its tables, or (it has
             # none) its text; never another file's table with a "total" column. Files sharing a word of

@@ -466,6 +466,10 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         if plan.answer == "average" and asks_median(question):
             plan.answer = "median"  # the schema offers the model no median (a word it would then misuse); code reads it
         respectively(question, planned)
+        if plan.answer in ("minimum", "maximum") and plan.group_by is None and not _COMPARES.search(question):
+            # "What were rent arrears at the end of 2024?" planned as the highest 2024 of the rows its words name:
+            # nothing is ranked, so the figure is the named row's (the rows' total when its words name several)
+            plan.answer = "sum"
         rank_by_group(question, plan, columns)
         if (priced := priced_quantity(question, plan, columns)) is not None:
             # "What is the value of the spares we hold?" planned as the total of Qty on hand: code adds up each row's
@@ -2231,6 +2235,11 @@ def period_group(question: str) -> str | None:
     return "month" if "month" in word else "quarter" if "quarter" in word else "weekday"
 
 
+# Every word that ranks or compares: without one, a plan's highest or lowest answers nothing asked
+_COMPARES = re.compile(r"\b(?:most|least|fewest|max(?:imum)?|min(?:imum)?|top|bottom|best|worst|peak|record|first|last|"
+                       r"more|less|fewer|better|worse|[a-z]{2,}est|rank\w*|order\w*|sort\w*|higher|lower|larger|smaller|"
+                       r"bigger|greater|longer|shorter|older|younger|newer|earlier|later|faster|slower|cheaper|dearer|"
+                       r"heavier|lighter|taller|wider|narrower|deeper|above|below|over|under|exceed\w*)\b", re.I)
 _AMOUNT_RANK = re.compile(r"\b(?:most|least|fewest)\b", re.I)  # of a total; "highest", "biggest" may be one row's
 _SINGLE = re.compile(r"\bsingle\b", re.I)  # "the biggest single fill-up": one row's, whatever the ranking word
 _MOST_ROWS = re.compile(r"\b(?:most|fewest|least|(?:greatest|highest|largest|lowest|smallest) number of)\s+([a-z][a-z-]*s)\b", re.I)
@@ -2271,6 +2280,13 @@ def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
         plan.answer, plan.column = "count", None
         plan.descending = not _ASCENDING.search(text)
         plan.limit = plan.limit or 1
+    if plan.answer == "sum" and plan.group_by is not None and plan.column is not None and plan.column.kind == "number" \
+            and (most := _MOST_THINGS.search(text)) and _counts_things(most.group(1), question, plan.column, columns):
+        # "Which contractor did the most plumbing jobs?" planned as each contractor's total Cost: jobs are rows, and
+        # the question never names the cost
+        plan.answer, plan.column = "count", None
+        plan.descending = not _ASCENDING.search(text)
+        plan.limit = plan.limit or 1
     if plan.answer in ("maximum", "minimum") and named is not None and plan.group_by is named and plan.limit \
             and plan.column is not None and plan.column.kind == "number" and _WHICH.search(question) \
             and _AMOUNT_RANK.search(text) and not _SINGLE.search(question):
@@ -2288,6 +2304,22 @@ def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
     plan.group_by = named
     plan.descending = not _ASCENDING.search(text)
     plan.limit = (int(many.group(1)) if many.group(1).isdigit() else NUMBER_WORDS[many.group(1).lower()]) if many else 1
+
+
+# the things a ranking counts, after at most two words that say which ("the most plumbing jobs", "the fewest
+# late deliveries")
+_MOST_THINGS = re.compile(r"\b(?:most|fewest|(?:greatest|highest|largest|lowest|smallest) number of)\s+"
+                          r"(?:[a-z][a-z-]*\s+){0,2}?([a-z][a-z-]*s)\b", re.I)
+
+
+def _counts_things(noun: str, question: str, measure: Column, columns: list[Column]) -> bool:
+    """Whether "the most <noun>" counts rows rather than adding up `measure`, an amount in a unit (money, hours,
+    kg) the question never names: the noun is no number column's (not "the most units"), no unit ("the most
+    hours") and no money ("the most sales"). (An unnamed column without a unit may be the noun abbreviated: "the
+    most points" over Pts.)"""
+    forms = singulars(noun.lower())
+    return measure.unit is not None and not any(forms & _label_forms(c) for c in columns if c.kind == "number") \
+        and normal_unit(noun) is None and not forms & _MONEY_MEASURES and not _label_forms(measure) & word_forms(question)
 
 
 _POPULAR = re.compile(r"\b(?:best|worst|top|most|least)[- ](?:selling|sold|popular|borrowed|booked|ordered|used|hired)\b", re.I)
@@ -3179,7 +3211,14 @@ def _measure_words(plan: Plan, question: str) -> str:
     if _BLANK_HEADER.fullmatch(name):  # "column 2" is no name a person would say: the figures, as printed
         name = "figure"
     return {"sum": name if name.lower().startswith("total") else f"total {name}", "average": f"average {name}", "median": f"median {name}", "minimum": f"lowest {name}",
-            "maximum": f"highest {name}", "count": "number of " + (counted_noun(question) or "rows")}.get(plan.answer, name)
+            "maximum": f"highest {name}", "count": "number of " + (counted_noun(question) or ranked_noun(question) or "rows")
+            }.get(plan.answer, name)
+
+
+def ranked_noun(question: str) -> str | None:
+    """What a ranking by a count counts: "Which fitter did the most boiler jobs?" -> "jobs"."""
+    most = _MOST_THINGS.search(without_bounds(question))
+    return most.group(1).lower() if most else None
 
 
 _PHRASE_END = set("""the a an did do does is are was were have has had will would can could should that which who with in on at

@@ -400,6 +400,28 @@ def named_files(question: str, filenames: list[str]) -> list[str]:
     return [f for f in filenames if (name := file_words(f)) and all(w in asked or singular(w) in asked for w in name)]
 
 
+# A document the question gives as its source: "according to the annual report", "in the member handbook", "as the
+# board minutes say". The kind of document ends the phrase, so "in the first quarter" names none.
+_SOURCE_KINDS = (r"report|review|handbook|manual|guide|guidance|minutes|invoice|bill|receipt|register|log|sheet|"
+                 r"spreadsheet|workbook|statement|accounts|policy|plan|budget|schedule|letter|contract|agreement|"
+                 r"newsletter|memo|notes|document|file|pdf")
+_SOURCED = re.compile(r"\b(?:according\s+to|as\s+(?:stated|shown|set\s+out|given|reported|written)\s+in|in|from|per|"
+                      r"as)\s+(?:the|our|this|that|their|its)\s+((?:[a-z0-9&'-]+\s+){0,3}?(?:" + _SOURCE_KINDS + r"))\b",
+                      re.I)
+
+
+def sourced_files(question: str, filenames: list[str]) -> list[str]:
+    """The one file the question gives as its source, when the words naming it are all of one file's name and no
+    other's ("according to the annual report" -> Kestrel_Annual_Report_2024.pdf); [] otherwise. A phrase of
+    the kind alone ("in the report") names a file only where one file is of that kind."""
+    for match in _SOURCED.finditer(question):
+        said = {singular(w) for w in words(match.group(1))} - _GENERIC
+        found = [f for f in filenames if said and said <= {singular(w) for w in file_words(f) | set(words(f))}]
+        if len(found) == 1:
+            return found
+    return []
+
+
 CARD_VALUES = 40  # cell values a table's card lists: enough to say what its rows are about, under 256 tokens
 
 

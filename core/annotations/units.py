@@ -144,6 +144,8 @@ MEASURES: dict[str, tuple[str, float]] = {
     "l/s": ("flow", 3.6), "m³/h": ("flow", 1.0),
     "s": ("duration", 1 / 3600), "min": ("duration", 1 / 60), "h": ("duration", 1.0), "d": ("duration", 24.0),
     "wk": ("duration", 168.0), "yr": ("duration", 8766.0),  # a year of 365.25 days
+    "m²": ("area", 1.0), "ft²": ("area", 0.09290304), "ha": ("area", 1e4), "acre": ("area", 4046.8564224),
+    "km²": ("area", 1e6), "mi²": ("area", 2589988.110336),
     "%": ("percent", 1.0), "V": ("voltage", 1.0), "A": ("current", 1.0),
     "€": ("EUR", 1.0), "£": ("GBP", 1.0), "p": ("GBP", 0.01), "£k": ("GBP", 1000.0), "$": ("USD", 1.0),
     "¥": ("JPY", 1.0), "₹": ("INR", 1.0), "CHF": ("CHF", 1.0), "MYR": ("MYR", 1.0), "PLN": ("PLN", 1.0),
@@ -160,6 +162,11 @@ _UNIT_ALIASES: dict[str, str] = {
     "hours": "h", "days": "d", "weeks": "wk", "percent": "%", "pct": "%",
     "eur": "€", "euro": "€", "euros": "€", "gbp": "£", "pence": "p", "usd": "$", "us$": "$", "jpy": "¥",
     "inr": "₹", "chf": "CHF", "rm": "MYR", "myr": "MYR", "pln": "PLN", "zł": "PLN", "gbp k": "£k",
+    **{f"{sq} {m}": "m²" for sq in ("sq", "sq.", "square") for m in ("m", "metres", "meters", "metre", "meter")},
+    **{f"{sq} {ft}": "ft²" for sq in ("sq", "sq.", "square") for ft in ("ft", "feet", "foot", "ft.")},
+    "sqm": "m²", "m2": "m²", "sqft": "ft²", "ft2": "ft²", "acres": "acre", "hectare": "ha", "hectares": "ha",
+    "km2": "km²", "sq km": "km²", "square kilometres": "km²", "square kilometers": "km²", "sq mi": "mi²",
+    "square miles": "mi²",
 }
 # Units a question says in the singular or in words no header uses for its unit ("a week", "five years"):
 # read from questions only, so a "Model Year" header is not a duration.
@@ -213,7 +220,7 @@ def normal_unit(unit: str | None, spoken: bool = True) -> str | None:
     than a week"), which elsewhere in a question are no unit ("the first half of the year")."""
     if not unit:
         return None
-    unit = unit.strip()
+    unit = " ".join(unit.split())  # "sq  ft" as "sq ft"
     found = unit if unit in MEASURES else _UNIT_ALIASES.get(unit.lower())
     return found or (_SPOKEN_UNITS.get(unit.lower()) if spoken else None)
 

@@ -29,7 +29,7 @@ _FOLLOW_UP_START = re.compile(r"^\s*(and|also|what about|how about|and what abou
 # (a person the previous question named: "How many units did she make?" after "How many shifts did Sian work?")
 _PRONOUN = re.compile(r"\b(those|these|they|them|it|its|that|this one|the same|she|he|her|him|his)\b", re.I)
 # Left in a rewrite, these still point at the previous question ("that" may be a relative pronoun).
-_UNRESOLVED = re.compile(r"\b(those|these|they|them|it|its|this one|the same|she|he|her|him|his)\b", re.I)
+_UNRESOLVED = re.compile(r"\b(those|these|they|them|their|it|its|this one|the same|she|he|her|him|his)\b", re.I)
 # The words that only say "this is a follow-up": "and", "what about", "how about for", "same for".
 _CUE = re.compile(r"^\s*(?:(?:and|also|or|so|then)\s*,?\s+)*(?:(?:what|how)\s+about|same\s+for)?\s*", re.I)
 _LEADING_LINKS = re.compile(r"^(?:(?:for|at|in|of|from|on|by|during|the)\s+)+", re.I)
@@ -72,9 +72,15 @@ class Change:
     thing: str  # what is asked for instead ("average", "due date")
 
 
+# "How many of their jobs left the tenant unhappy?": a "their" whose owners the question names nowhere before it
+# (in "What must members do to end their tenancy?" the members own it)
+_OWNERLESS = re.compile(r"^(?:(?!\b[a-z]{3,}s\b)[^?])*?\btheir\b", re.I)
+
+
 def is_follow_up(question: str) -> bool:
     short = len(question.split()) <= 8
-    return bool(_FOLLOW_UP_START.match(question)) or (short and bool(_PRONOUN.search(question)))
+    return bool(_FOLLOW_UP_START.match(question)) or (short and bool(_PRONOUN.search(question))) \
+        or (len(question.split()) <= 14 and bool(_OWNERLESS.search(question)))
 
 
 def _content(question: str) -> str:

@@ -344,3 +344,12 @@ def test_what_the_documents_single_out_as_the_main_ones_is_prose(question):
 ])
 def test_a_ranking_or_our_own_rows_is_not_what_a_document_singles_out(question):
     assert not by_rules(question).reason.startswith("what the documents single out"), by_rules(question).reason
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("What subscription rise did the trustees approve for next season?", TEXT),  # a decision, whatever figure it names
+    ("What did the committee agree about the fees?", TEXT),
+    ("How many grant applications did the panel approve in 2024?", RECORDS),  # counting what was decided
+])
+def test_what_a_meeting_decided_is_minuted_prose_and_how_many_it_decided_is_a_count(question, kind):
+    assert by_rules(question).kind == kind and by_rules(question).sure

@@ -144,6 +144,14 @@ def test_a_reason_answered_with_a_few_words_of_its_quote_is_answered_with_the_qu
     assert figure.answer == "£4.2m [Source 1]"
 
 
+def test_a_bare_yes_or_no_is_said_with_the_sentence_it_rests_on():
+    rule = "Guests may bring a dog onto the terrace only if it stays on a lead."
+    reply = json.dumps({"quote": rule, "source": 1, "answer": "Yes"})
+    draft = reason("Can guests bring a dog onto the terrace?", [chunk(rule)], ScriptedLLM([reply]), style="concise",
+                   budget=200, temperature=0.0, max_tokens=200, count_tokens=count, form=QUOTE)
+    assert draft.answer == f"Yes: {rule} [Source 1]"
+
+
 def test_a_quoted_reply_cut_short_is_read_as_no_quote_not_raised():
     draft = reason("q?", [chunk("x y z")], ScriptedLLM(['{"quote": "x y']), style="concise", budget=100,
                    temperature=0.3, max_tokens=200, count_tokens=count, form=QUOTE)

@@ -114,6 +114,8 @@ def test_a_bound_is_converted_into_its_columns_unit():
     assert round(convert(3, "£", "p")) == 300
     assert round(convert(100, "l", "gal"), 2) == 26.42
     assert convert(5, "kg", "kW") is None  # different things: no conversion
+    allotment = bounds("allotments smaller than 250 square metres")[0]  # an area, over a column in square feet
+    assert (allotment.op, allotment.unit) == ("<", "square metres") and round(bound_in(allotment, "ft²")) == 2691
 
 
 def test_cell_values_match_ignoring_case_accents_plurals_and_a_small_misspelling():
@@ -133,6 +135,12 @@ def test_days_of_one_month_and_a_month_to_month_span_are_periods():
     days = periods("Deliveries between 4 and 17 October")[0]
     assert (days.start, days.end) == ("0000-10-04", "0000-10-17")  # any year: code compares month and day
     assert [p.months for p in periods("Monthly takings for March to May")] == [(3, 4, 5)]
+
+
+def test_a_count_in_words_beside_a_comparison_is_a_bound():
+    assert [(b.op, b.number) for b in bounds("How many cottages have three or more bedrooms?")] == [(">=", 3.0)]
+    assert [(b.op, b.number) for b in bounds("crews of fewer than five climbers")] == [("<", 5.0)]
+    assert bounds("Which match was the most one-sided?") == []  # a number word inside a word is no bound
 
 
 def test_a_spelled_out_time_is_a_bound_in_that_unit():
@@ -273,6 +281,8 @@ def test_what_money_went_on_is_the_phrase_after_spend_pay_or_cost():
     assert spent_on("How much did the choir spend on sheet music?") == ["sheet", "music"]
     assert spent_on("What did we pay for coach hire in 2024?") == ["coach", "hire"]  # the year is a period
     assert spent_on("What was the average cost of a piano tuning at the Hall?") == ["piano", "tuning"]
+    assert spent_on("What does a piano tuning cost us on average?") == []  # how it is worked out, not what on
+    assert spent_on("What do we pay on average for a piano tuning?") == ["piano", "tuning"]
     assert spent_on("How much did we spend on strings for the cellos?") == ["strings"]
     assert spent_on("How much did the tour cost us in total?") == []  # says what cost, not what it went on
     assert spent_on("What were the ticket sales in March?") == []

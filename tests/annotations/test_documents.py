@@ -113,3 +113,5 @@ def test_a_payment_printed_on_an_invoice_leaves_its_total_and_says_what_is_still
     # a receipt's total due over the cash handed over is its total: nothing was paid on account
     receipt = record("Corner Shop\nDate: 2024-01-18\nSubtotal  9.00\nTax  1.00\nTotal due   10.00\nCash  20.00\nChange  10.00\n")
     assert (receipt.total, receipt.balance) == (10.00, None)
+    final = record("Invoice no: S-9\nInvoice total   £ 500.00\nLess interim payments received   £ 350.00\nAmount now due   £ 150.00\n")
+    assert (final.total, final.balance) == (500.00, 150.00)

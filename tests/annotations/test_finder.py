@@ -37,5 +37,5 @@ def test_a_scope_the_user_gave_is_kept_even_where_the_words_name_another_table(t
     staff = next(d.doc_id for d in ws.documents() if d.filename == "staff.csv")
     route = ws.pipeline.finder.find("What is the total for Acme?", doc_ids=[staff])
     assert [x.table.filename for x in route.selections] == ["staff.csv"]
-    assert route.selections[0].reasons[0] == "scoped to this document by the user"
+    assert route.selections[0].reasons[0] == "scoped to this document"
     ws.close()

@@ -423,6 +423,26 @@ def test_the_time_between_two_dates_is_a_column_the_plan_can_average(jobs):
     assert f"across {len(waits)} rows" in response.answer
 
 
+def test_the_most_jobs_of_a_kind_counts_jobs_not_an_amount_the_question_never_names(kb_of):
+    # one fitter does many cheap jobs, the other few dear ones
+    visits = "Visit,Fitter,Kind,Charge (£),Hours\n" + "\n".join(
+        f"V{i},{'Ana' if i % 3 else 'Ben'},{'Boiler' if i % 4 else 'Tap'},{40 if i % 3 else 400},{1 if i % 3 else 6}"
+        for i in range(1, 41))
+    ws = kb_of("callouts.csv", visits)
+    ranked = plan(answer="sum", column="Charge (£)", group_by="Fitter", filters=[{"column": "Kind", "op": "is", "value": "Boiler"}])
+    ws.llm.script = [ranked, plan(answer="sum", column="Hours", group_by="Fitter", limit=1)]
+    scope = {"mode": "pipeline", "doc_ids": [ws.documents()[0].doc_id]}
+    boilers = [i for i in range(1, 41) if i % 4]
+    ana = sum(1 for i in boilers if i % 3)
+    assert ana > len(boilers) - ana and 40 * ana < 400 * (len(boilers) - ana)  # Ana's jobs are more, Ben's charges more
+    response = ws.ask("Which fitter did the most boiler jobs?", **scope)
+    assert response.answer.startswith(f"Ana has the highest number of jobs"), response.answer
+    assert f": {ana} " in response.answer
+    # hours are an amount: the most hours worked is each fitter's total of them
+    response = ws.ask("Which fitter worked the most hours?", **scope)
+    assert response.answer.startswith("Ben has the highest total Hours"), response.answer
+
+
 def test_a_time_between_two_dates_asked_in_hours_is_said_as_a_time_not_as_days(jobs):
     jobs.llm.script = [plan(answer="average", column="days from Booked In to Collected")]
     response = jobs.ask("What was the average turnaround, in hours?", mode="pipeline",

@@ -277,3 +277,14 @@ def test_a_verb_names_the_column_headed_by_its_noun():
                         values=["R. Khan", "B12"], dates={"expiry": {"twin": "expiry_date"}})
     assert "names columns: expiry" in score_table("Whose parking permits expire before June 2026?", permits).reasons
     assert "names columns: expiry" in score_table("Which permits expired last month?", permits).reasons
+
+
+def test_a_document_the_question_gives_as_its_source_is_the_one_file_its_words_name():
+    from core.annotations.select import sourced_files
+
+    files = ["Harbour_Trust_Annual_Report_2023.pdf", "moorings.xlsx", "Skippers_Handbook.pdf", "Trustees_Minutes_2024-05-02.pdf"]
+    assert sourced_files("How many berths are there, according to the annual report?", files) == [files[0]]
+    assert sourced_files("What did the trustees decide, as the minutes say?", files) == [files[3]]
+    assert sourced_files("Which boats pay the most in the moorings sheet?", files) == ["moorings.xlsx"]  # any sheet
+    assert sourced_files("How many berths were let in the first quarter?", files) == []  # a period, no document
+    assert sourced_files("What is in the report?", files + ["Harbour_Safety_Report.pdf"]) == []  # two reports: which?

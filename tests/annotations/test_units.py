@@ -44,7 +44,8 @@ def test_thresholds_from_questions_use_the_same_base_units():
     ("Power [hp]", "hp"), ("Load (lb)", "lb"), ("Late fee (p)", "p"), ("Cost (EUR)", "€"), ("Deposit (£)", "£"),
     ("Route_km", "km"), ("Distance_mi", "mi"), ("Discount %", "%"), ("Litres", "L"), ("Hrs", "h"),
     ("Wait (min)", "min"), ("Flow (l/s)", "l/s"), ("Budget (£k)", "£k"), ("Tank gal", "gal"),
-    ("Price/gal", None), ("Area sq mi", None), ("Area (sq mi)", None), ("W", None), ("Grade A", None), ("Pages", None), ("Name", None),
+    ("Area sq mi", "mi²"), ("Area (sq mi)", "mi²"), ("Floor area (sq ft)", "ft²"), ("Site (ha)", "ha"), ("Plot m2", "m²"),
+    ("Price/gal", None), ("Volume cu ft", None), ("W", None), ("Grade A", None), ("Pages", None), ("Name", None),
     ("2024 52 weeks", None), ("Relay 10 km", None), ("2024 %", "%"),  # how long a period or a course is: no unit of the cells
 ])
 def test_the_unit_a_header_names_in_one_spelling(header, unit):
@@ -58,6 +59,8 @@ def test_convert_between_units_of_one_kind_only():
     assert convert(300, "p", "£") == pytest.approx(3.0)
     assert convert(90, "min", "h") == pytest.approx(1.5)
     assert convert(10, "mi", "km") == pytest.approx(16.0934, rel=1e-4)
+    assert convert(80, "square metres", "ft²") == pytest.approx(861.11, rel=1e-4)  # an area, not a length
+    assert convert(2, "acres", "ha") == pytest.approx(0.80937, rel=1e-4) and convert(80, "sq m", "m") is None
     assert convert(1, "€", "£") is None and convert(1, "kg", "h") is None and convert(1, "furlong", "m") is None
 
 

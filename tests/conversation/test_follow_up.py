@@ -140,6 +140,15 @@ def test_a_person_the_previous_question_named_is_meant_by_she_or_he():
     assert (resolved.question, resolved.by) == ("How many loaves did Zoë bake?", "model")
 
 
+def test_their_with_no_owner_named_before_it_points_at_the_previous_question():
+    from core.conversation.follow_up import is_follow_up
+    assert is_follow_up("How many of their deliveries arrived damaged last spring?")
+    assert not is_follow_up("What must tenants do before they sublet their flat?")  # the tenants' flat
+    model = ScriptedLLM([scripted_json({"standalone_question": "How many of Acme Freight's deliveries arrived damaged in 2024?"})])
+    resolved = resolve_follow_up("How many of their deliveries arrived damaged?", "What did we pay Acme Freight in 2024?", model)
+    assert resolved.by == "model" and "Acme Freight" in resolved.question
+
+
 def test_a_standalone_question_is_left_alone():
     question = "What is the warranty period for the HX-450 module?"
     resolved = resolve_follow_up(question, "What was revenue in 2022?", ScriptedLLM([]))
