@@ -203,7 +203,6 @@ class AnswerPipeline:
                                                 routing=earlier.routing if earlier is not None else None,
                                                 search_words=words)
             evidence.fallback_from = fallback_from
-            evidence.chunks = retriever_agent.rows_by_words(evidence.chunks)
             if fallback_from is not None:
                 evidence.chunks = retriever_agent.without_rows_read(evidence.chunks, fallback_from)
             if plan.passed_over:  # "Can we take dented tins?" is answered by the handbook, not the donation rows

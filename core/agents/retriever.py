@@ -209,16 +209,6 @@ def prose_first(chunks: list[RetrievedChunk], passed_over: tuple[str, ...]) -> l
     return [c for c in chunks if c not in rows] + rows
 
 
-def rows_by_words(chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
-    """The passages without a table's rows that only the vector search found: a row is a list of values, and its
-    likeness in meaning to a question shares none of its words ("Tenant satisfied: Y" for "How much notice do I
-    give to end my tenancy?"), so it is no evidence for a text answer; nor are the neighbours added around it.
-    Unchanged when nothing else was found."""
-    unworded = {c.chunk_id for c in chunks if c.rows and c.bm25_rank is None and not c.expanded_from and not c.matched}
-    kept = [c for c in chunks if c.chunk_id not in unworded and c.expanded_from not in unworded]
-    return kept if kept else chunks
-
-
 def without_rows_read(chunks: list[RetrievedChunk], read: StructuredResult) -> list[RetrievedChunk]:
     """The passages without the rows of a spreadsheet or CSV whose table a plan already ran over and found unable to
     answer: one of its rows read as text answers an average with one repair's cost. Unchanged when no plan ran (a
@@ -254,10 +244,11 @@ def retrieve(
         window = expand if single else 0  # several sub-queries: neighbours are added after the merge
         spread = spreads_over_named_filings(plan, own)
         result = retriever.search(query, top_k=k, doc_ids=doc_ids, weight=plan.semantic_weight, expand=window,
-                                  spread=spread, also=also)
+                                  spread=spread, also=also, worded_rows=True)
         weak = own is not None and own.doc_ids is not None and plan.doc_ids is None and is_weak(result.hits, settings)
         if weak:
-            result = retriever.search(query, top_k=k, weight=plan.semantic_weight, expand=window, also=also)
+            result = retriever.search(query, top_k=k, weight=plan.semantic_weight, expand=window, also=also,
+                                      worded_rows=True)
         return SubQueryResult(query, result, routing=own.to_dict() if own else None, fell_back=weak)
 
     searches = search_all(queries, search)

@@ -18,7 +18,8 @@ from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source,
 from core.annotations.across import operation_asked, stated_years
 from core.annotations.plan import counted_noun
 from core.annotations.units import normal_unit, unit_kind
-from core.annotations.conditions import YEAR_DIGITS, FISCAL_WORD, FISCAL_YEAR, HALF_SHORT, MONTHS, QUARTER_SHORT, same_word, years_in
+from core.annotations.conditions import (YEAR_DIGITS, FISCAL_WORD, FISCAL_YEAR, HALF_SHORT, MONTHS, QUARTER_SHORT,
+                                         asks_yes_or_no, bounds, same_word, years_in)
 from core.citations import SOURCE_MARKER as _CITATION, attribute_markers, cited_numbers, words_held
 from core.config import Settings
 from core.safety import find_injection
@@ -690,9 +691,31 @@ def _check_quote(draft: Draft, answer: str, settings: Settings) -> _Reading | _R
         return _Refusal(f"the question counts {measure[0]} and the answer's figure is in {measure[1]}",
                         nearest_figure(draft.question, draft.quote, source,
                                        f"it is in {measure[1]}, not a number of {measure[0]}"))
+    if (bound := bound_unsaid(draft.question, draft.quote, answer)) is not None and reading.calculation is None:
+        # "How many of our members are over 65?" answered "112 members", all of them: the quote never says the bound
+        return _Refusal(f"the quote says nothing of “{bound}”",
+                        nearest_figure(draft.question, draft.quote, source, f"it is not only those {bound}"))
     reading.source = source
     reading.unconfirmed_year = reported == set()  # it names years only to compare against: given, at low confidence
     return reading
+
+
+def bound_unsaid(question: str, quote: str, answer: str) -> str | None:
+    """A bound the question states ("over 65", "more than £2,000") that the quote and the answer never print, where
+    the quote has no figure of its own to compare with it: the answer's figure is then not of the things the bound
+    picks out ("How many members are over 65?" answered "112 members"). None when the bound is printed, when the
+    quote's figures are there to compare ("Which years did revenue exceed $5 million?" over a row of figures), and
+    for a yes or no."""
+    if asks_yes_or_no(question):
+        return None
+    printed = _numbers_in(f"{quote} {answer}")
+    answered = _numbers_in(_CITATION.sub(" ", answer))
+    years = {_normalize_number(y) for y in re.findall(YEAR_DIGITS, quote)}
+    compared = _numbers_in(quote) - answered - years
+    for bound in bounds(question):
+        if not figure_among(_normalize_number(f"{bound.number:g}"), printed) and not compared:
+            return bound.text
+    return None
 
 
 _FIGURE_AND_WORD = re.compile(r"\d[\d,.]*\s*([a-z]+)\b", re.I)

@@ -95,6 +95,7 @@ class Column:
     # how a condition code made on this column is said: a log's key filtered on a register's value ("Make Volvo
     # (fleet_register.csv)"), the forms of a range of year groups ("Year 7 to Year 11")
     said_as: str | None = None
+    years: tuple[int, int] | None = None  # a number column whose every figure is a year ("Boiler fitted"): its span
 
     @property
     def sql(self) -> str:
@@ -242,6 +243,8 @@ def columns_of(table: TableInfo, executor: ReadOnlyExecutor) -> list[Column]:
                                  f'AND TRIM("{name}") <> \'\' LIMIT 400', [table.name]).rows
             column.cells = [str(c[0]) for c in cells]
             column.figure = figure_of(table, name, column.cells)
+        elif kind == "number" and not column.unit:
+            column.years = years_held(table, name, executor)
         found.append(column)
     found += time_between(table, [c for c in found if c.kind == "date"])
     seen: set[str] = set()
@@ -250,6 +253,19 @@ def columns_of(table: TableInfo, executor: ReadOnlyExecutor) -> list[Column]:
             column.label += " (2)"
         seen.add(column.label)
     return found
+
+
+FIRST_YEAR, LAST_YEAR = 1800, 2100  # the whole numbers a column of years holds
+
+
+def years_held(table: TableInfo, name: str, executor: ReadOnlyExecutor) -> tuple[int, int] | None:
+    """(first, last) when every figure of the column is a whole year ("Boiler fitted": 2006 ... 2024), else None."""
+    found = executor.run(f'SELECT MIN("{name}"), MAX("{name}"), COUNT("{name}"), '
+                         f'SUM("{name}" = CAST("{name}" AS INTEGER)) FROM {table.name}', [table.name]).rows
+    low, high, count, whole = found[0] if found else (None, None, 0, 0)
+    if not count or whole != count or not FIRST_YEAR <= low <= high <= LAST_YEAR:
+        return None
+    return int(low), int(high)
 
 
 def figure_of(table: TableInfo, name: str, cells: list[str]) -> str | None:
@@ -1573,10 +1589,13 @@ def compare_columns(question: str, plan: Plan, columns: list[Column]) -> list[Ap
     return applied
 
 
-def _year_column(columns: list[Column]) -> Column | None:
-    """A table with no dates but a number column of years ("Year", "Year built"): what a period filters."""
-    found = [c for c in columns if c.kind == "number" and not c.expression and "year" in tokens(c.label)
-             and not row_figures.year_columns([c])]  # "For the year ended 31 December 2019" holds figures
+def _year_column(columns: list[Column], question: str) -> Column | None:
+    """A table with no dates but a number column of years ("Year", "Year built", or years under a header the
+    question names: "fitted before 2010" of Boiler fitted): what a period filters."""
+    asked = set(tokens(question))
+    found = [c for c in columns if c.kind == "number" and not c.expression and not row_figures.year_columns([c])
+             and ("year" in tokens(c.label) or c.years and set(tokens(c.label)) & asked)]
+    # ("For the year ended 31 December 2019" holds figures)
     return found[0] if len(found) == 1 else None
 
 
@@ -1584,7 +1603,9 @@ def _years_as_bounds(stated: list[Period], column: Column, plan: Plan) -> list[A
     """ "before 2000", "after 1984", "in 2009", "between 2001 and 2004" over a Year column: bounds on it,
     replacing the model's own; a month or a day of a year is more than the column can say."""
     applied = []
-    plan.filters = [f for f in plan.filters if f[0] is not column]
+    # the model's own filters on the column, and a stated year it put on another column ("EPC rating < 2010")
+    years = {y for period in stated for y in years_in(period.text)}
+    plan.filters = [f for f in plan.filters if f[0] is not column and not (_number(f[2]) in {float(y) for y in years})]
     for period in stated:
         whole_years = not period.months and not period.weekdays and (period.start or "-01-01").endswith("-01-01") \
             and (period.end or "-12-31").endswith("-12-31")
@@ -1782,7 +1803,7 @@ def apply_conditions(question: str, plan: Plan, columns: list[Column], row_count
     plan.dated = date_column(question, columns)
     # a table with no dates but a Year column: its periods are bounds on it, applied after the model's
     # unstated numbers are dropped (below)
-    year_column = _year_column(columns) if plan.dated is None else None
+    year_column = _year_column(columns, question) if plan.dated is None else None
     # Periods: code applies them to the date column; a date filter the model wrote for one is replaced.
     # an undated log's Month column and, for each period with months, its cells of those months: applied after the
     # model's values are read
@@ -2844,7 +2865,7 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
                       and a.how in ("converted by code", "in the plan", "added by code")
                       and (m := _STATED_AMOUNT.search(_POSTFIX_WORDS.sub("", a.condition)))]
             said = next((amount for amount in stated
-                         if normal_unit(amount.split()[-1]) not in (None, normal_unit(column.unit))
+                         if normal_unit(re.sub(r"^[£$€]?[\d,.]+\s*", "", amount)) not in (None, normal_unit(column.unit))
                          and abs((_number(amount) or 0) - (_number(value) or 0)) > 1e-9), None)
             parts.append(f"{column.label} {word} {said} ({figure})" if said else f"{column.label} {word} {figure}")
     for a, op, b in plan.compared:
@@ -2859,7 +2880,7 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
 _BOUND_SAID = {">": "over", ">=": "at least", "<": "under", "<=": "at most"}
 _PERIOD_WORD = re.compile(r"(?i)(in|on|during|between|from|after|before|since|until)\b")
 # the amount a bound states, with its unit, as the question wrote it: "200 lb" of "more than 200 lb"
-_STATED_AMOUNT = re.compile(r"[£$€]?\d[\d,.]*\s*[^\s\d,.][^\s]*\s*$")
+_STATED_AMOUNT = re.compile(r"[£$€]?\d[\d,.]*\s*(?:(?:sq\.?|square|cubic)\s+)?[^\s\d,.][^\s]*\s*$", re.I)  # "80 square metres"
 # the words after the amount of "21 inches or more", "£50 and up"
 _POSTFIX_WORDS = re.compile(r"\s+(?:or\s+\w+|and\s+(?:up|above|over)|plus)\s*$", re.I)
 _MONEY_WORDS = {"pounds": "£", "pound": "£", "euros": "€", "euro": "€", "dollars": "$", "dollar": "$"}
@@ -3375,11 +3396,14 @@ def names_the_rows(noun: str, known: frozenset) -> bool:
     return bool(singulars(noun) & (known | _ROW_NOUNS)) or noun in _EVERY_ROW_WORDS
 
 
+_OWNER = r"of (?:[\w&.-]+ ){0,3}?[\w&.-]+(?:['’]s|s['’]) "  # "how many of DryHome Services' jobs"
+
+
 def counted_noun(question: str) -> str | None:
     """What a count counts, in the question's word: "How many of the jobs ..." -> "jobs", "Number of
     no-shows per clinician" -> "no-shows"; a value named with a number before it is not the thing counted:
     "How many Year 9 pupils ..." -> "pupils"."""
-    match = re.search(r"\b(?:how many|number of) (?:of (?:the|our|your|their|these|those) |the )?"
+    match = re.search(r"\b(?:how many|number of) (?:of (?:the|our|your|their|these|those) |the |" + _OWNER + r")?"
                       r"(?:[a-z][a-z-]* \d+[a-z]? (?=[a-z]))?([a-z][a-z-]*)", question.lower())
     return match.group(1) if match else None
 
@@ -3391,7 +3415,7 @@ of per that which who we our you they there""".split())
 def counted_words(question: str) -> list[str]:
     """The words of what a count counts, up to its verb or preposition (at most three): "How many galvanised
     brackets did we make?" -> galvanised, brackets (counted_noun has the first)."""
-    match = re.search(r"\b(?:how many|number of) (?:of (?:the|our|your|their|these|those) |the )?"
+    match = re.search(r"\b(?:how many|number of) (?:of (?:the|our|your|their|these|those) |the |" + _OWNER + r")?"
                       r"(?:[a-z][a-z-]* \d+[a-z]? (?=[a-z]))?([a-z][a-z-]*(?: [a-z][a-z-]*){0,2})", question.lower())
     words = []
     for word in (match.group(1).split() if match else []):

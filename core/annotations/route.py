@@ -808,6 +808,14 @@ def added_unit(sql: str, tables: list) -> str | None:
     return read[0] if read and read[0] and len(set(read)) == 1 else None
 
 
+def _field_label(searched: str, sources: list[FactRow]) -> str:
+    """The printed label of the one field a search by part of it found ("Purchase order" for LIKE '%Purchase%'),
+    else the words searched. (The rows beside it are cited too: their first cell is their own label.)"""
+    labels = {next(iter(row.properties)) for row in sources if row.properties}
+    labels = {label for label in labels if searched.lower() in label.lower()}
+    return labels.pop() if len(labels) == 1 else searched
+
+
 def unapplied_sentence(doubts: list[str]) -> str:
     return " I could not apply " + "; ".join(f"“{d}”" for d in doubts) + ", so this may cover more than you asked."
 
@@ -851,7 +859,7 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
         if labels[0] == "number of rows" and counted:  # "How many athletes ..." -> "3 athletes with nationality = Sri Lanka"
             text = f"{value} {counted}{' with ' + condition if condition else ''} (from {where})."
         elif named:  # a printed field found by its label: "The Due Date is 04/04/2023", not "The due_date for Label = …"
-            text = f"The {named.group(1).strip('…')} is {value} (from {where})."
+            text = f"The {_field_label(named.group(1).strip('…'), sources)} is {value} (from {where})."
         elif labels[0] == "number of rows" and answered_yes_or_no(result.parsed_question or ""):  # "Did X run 10.55 or faster?"
             found = query.rows[0][visible[0]] or 0
             text = (f"{'Yes' if found else 'No'}: {value} row{'' if found == 1 else 's'}"

@@ -54,6 +54,7 @@ class HybridRetriever:
         spread: bool = False,
         also: str = "",
         sections: bool = True,
+        worded_rows: bool = False,
     ) -> RetrievalResult:
         """query_vector: the query's embedding, when the caller has it already. `spread`: each
         document's best candidate first (in the order of those bests), then the rest in fused order,
@@ -61,7 +62,8 @@ class HybridRetriever:
         own vocabulary (core.agents.search_words), searched by each retriever beside the query and
         fused with `search_words_weight`; similarities stay the query's. `sections`: when the search is
         narrowed to documents, the best chunk of each section the question needs (`sections.named_sections`)
-        is put at rank `section_pin_rank`, unless one of that section's chunks is there or above."""
+        is put at rank `section_pin_rank`, unless one of that section's chunks is there or above. `worded_rows`:
+        a table's rows only the vector search found are left out (`unworded_rows`), for a text answer."""
         s = self.settings
         top_k = top_k or s.top_k
         pool = max(s.candidate_pool, top_k)
@@ -117,6 +119,8 @@ class HybridRetriever:
             for chunk_id, score in fused
             if chunk_id in records  # a document mid-ingest or just deleted is not searchable
         ]
+        if worded_rows:
+            candidates = [c for c in candidates if not unworded_row(c)] or candidates
         if s.passage_rerank if rerank is None else rerank:
             started_rerank = time.perf_counter()
             for reranker in self.rerankers:
@@ -183,6 +187,13 @@ class HybridRetriever:
                 if record.chunk_index not in group:
                     group[record.chunk_index] = RetrievedChunk.from_record(record, 0.0, expanded_from=hit.chunk_id, used=True)
         return [chunk for group in by_doc.values() for _, chunk in sorted(group.items())]
+
+
+def unworded_row(chunk: RetrievedChunk) -> bool:
+    """A table's rows (a chunk of `rows`) that only the vector search found: a row is a list of values, and its likeness
+    in meaning to a question that shares none of its words ("Tenant satisfied: Y" for "How much notice do I give to end
+    my tenancy?") is no evidence for a text answer."""
+    return bool(chunk.rows) and chunk.bm25_rank is None
 
 
 def spread_over_documents(candidates: list[RetrievedChunk]) -> list[RetrievedChunk]:

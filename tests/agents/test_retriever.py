@@ -3,7 +3,7 @@ meeting or a month, the passages under that date's heading."""
 from __future__ import annotations
 
 from core.agents.planner import Plan
-from core.agents.retriever import of_the_period_asked, passages_to_read, rows_by_words, without_rows_read
+from core.agents.retriever import of_the_period_asked, passages_to_read, without_rows_read
 from core.agents.router import Routing
 from core.config import Settings
 from core.retrieval import RetrievedChunk
@@ -62,18 +62,6 @@ def test_passages_are_kept_when_no_heading_names_the_date_asked_or_no_date_is_as
     june, october = passage(1, "Committee Meeting of 8 June 2022"), passage(2, "Committee Meeting of 5 October 2022")
     assert of_the_period_asked("Sum up the April committee meeting", [june, october]) == ([june, october], [])
     assert of_the_period_asked("Sum up the committee meetings", [june, october]) == ([june, october], [])
-
-
-def test_a_table_s_rows_found_by_meaning_alone_are_no_evidence_for_a_text_answer():
-    def chunk(name, rows=None, bm25=None, vector=None, around=None):
-        return RetrievedChunk(name, "d", "f", 0, "text", None, None, rows, 1.0, bm25_rank=bm25, vector_rank=vector,
-                              expanded_from=around)
-    prose = chunk("handbook", bm25=1, vector=6)
-    worded_row, unworded_row = chunk("row 7", rows="7", bm25=3), chunk("row 9", rows="9", vector=1)
-    beside = chunk("row 10", rows="10", around="row 9")
-    assert rows_by_words([unworded_row, prose, worded_row, beside]) == [prose, worded_row]
-    assert rows_by_words([unworded_row, beside]) == [unworded_row, beside]  # all there is: kept
-    assert rows_by_words([chunk("page 3", vector=1)])[0].chunk_id == "page 3"  # prose found by meaning stays
 
 
 def test_the_rows_of_a_sheet_a_plan_already_read_are_not_read_again_as_text():

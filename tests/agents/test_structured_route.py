@@ -268,6 +268,11 @@ def test_an_invoice_figure_reads_like_a_sentence(tmp_path, embedder, write_text)
     response = ws.ask("When is the Azure invoice due, which date?")  # two fields of the record: the model's query
     assert response.answer.startswith("The Due Date is 2023-04-04 (from azure_invoice.txt)."), response.answer
     assert "unsupported_claims" not in response.safety_flags  # every word of it is on the page
+    # a field found by a part of its label is said by the label as printed
+    ws.llm.script.append(json.dumps({"table": "azure_invoice_fields",
+                                     "sql": "SELECT date FROM azure_invoice_fields WHERE label LIKE '%Due%'"}))
+    response = ws.ask("When is payment of the Azure invoice due?")
+    assert response.answer.startswith("The Due Date is 2023-04-04 (from azure_invoice.txt)."), response.answer
     # A filter over the invoice's one-row record picks nothing out, so it is not recited.
     ws.llm.script.append(json.dumps({"table": "azure_invoice_record",
                                      "sql": "SELECT total FROM azure_invoice_record WHERE currency = 'USD'"}))

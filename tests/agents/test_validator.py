@@ -622,3 +622,14 @@ def test_a_count_of_things_answered_in_a_unit_of_time_or_mass_is_about_another_m
     assert counts_another_measure("How many tonnes did the club recycle?", "12 tonnes") is None  # counts a unit
     assert counts_another_measure("How many players are there?", "42 players") is None
     assert counts_another_measure("How many shares were bought back?", "2.5 m shares") is None  # a scale, not metres
+
+
+def test_a_count_of_the_things_over_a_bound_answered_with_all_of_them_ignores_the_bound():
+    from core.agents.validator import bound_unsaid
+    # "How many of our members are over 65?" answered with every member: nothing quoted says 65
+    assert bound_unsaid("How many of the club's players are over 40?", "The club has 86 registered players.",
+                        "86 players [Source 1]") == "over 40"
+    assert bound_unsaid("How many players are over 40?", "Of our players, 9 are over 40.", "9") is None
+    # figures to compare with the bound are quoted: the reader compared them
+    assert bound_unsaid("In which year were fees below 5,000?", "Fees | 5,210 | 4,870", "2023") is None
+    assert bound_unsaid("Is the pitch longer than 100 m?", "The pitch is 105 m long.", "Yes") is None  # a yes or no

@@ -760,6 +760,7 @@ def test_a_count_per_group_says_what_it_counts_in_the_questions_word(ws):
     ("What was the number of people attending the Harbour shop's bake-off?", "people attending"),
     ("How many emergency appointments did we have?", "emergency appointments"),
     ("How many bikes sat in the workshop?", "bikes"),
+    ("How many of Harbour Cycles' bikes sat in the workshop?", "bikes"),  # whose they are is no part of what is counted
 ])
 def test_a_count_says_what_it_counts_up_to_its_noun(question, said):
     from core.annotations.plan import counted_phrase
@@ -1544,3 +1545,27 @@ def test_a_spreadsheet_s_rows_are_what_any_count_of_them_counts_whatever_it_call
     sheet.llm.script = [plan(answer="count")]
     response = sheet.ask("How many students are there?", mode="pipeline", doc_ids=[sheet.documents()[0].doc_id])
     assert response.answer.startswith("3 students"), response.answer
+
+
+def test_an_area_asked_in_square_metres_is_compared_with_a_column_in_square_feet(kb_of):
+    units = "Unit,Floor area (sq ft),Rent (£)\n" + "\n".join(f"U{i},{400 + 60 * i},{900 + 10 * i}" for i in range(1, 13))
+    ws = kb_of("workshop_units.csv", units)
+    ws.llm.script = [plan(answer="list", column="Unit", filters=[{"column": "Floor area (sq ft)", "op": ">", "value": "80"}])]
+    response = ws.ask("Which units are bigger than 80 square metres?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    bigger = [f"U{i}" for i in range(1, 13) if (400 + 60 * i) * 0.09290304 > 80]
+    assert bigger and response.answer.startswith(f"{len(bigger)} units with Floor area (sq ft) over 80 square metres "
+                                                 f"(861.11 ft²)"), response.answer
+    assert all(u in response.answer for u in bigger)
+
+
+def test_a_column_of_years_the_question_names_is_what_its_period_filters(kb_of):
+    pumps = "Asset,Site,Kind,Installed,Duty (l/s)\n" + "\n".join(
+        f"P-{i:02d},{['Weir', 'Mill'][i % 2]},{['Pump', 'Valve'][i % 3 == 0]},{1998 + i},{10 + i}" for i in range(1, 16))
+    ws = kb_of("plant_register.csv", pumps)
+    # the model put the year on another column, and counted where the question lists
+    ws.llm.script = [plan(answer="count", column="Asset", filters=[{"column": "Kind", "op": "is", "value": "Pump"},
+                                                                   {"column": "Duty (l/s)", "op": "<", "value": "2006"}])]
+    response = ws.ask("Which pumps were installed before 2006?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    older = [f"P-{i:02d}" for i in range(1, 16) if i % 3 and 1998 + i < 2006]
+    assert response.answer.startswith(f"{len(older)} ") and all(a in response.answer for a in older), response.answer
+    assert "Installed at most 2005" in response.answer

@@ -148,3 +148,14 @@ def test_a_hit_cut_inside_a_sentence_reads_on_into_the_next_chunk(make_workspace
 
     assert hit.chunk_index == 0
     assert hit.text.endswith("at the end the\nmodule still delivers at least 84.8 % of its nominal power after all those years.")
+
+
+def test_for_a_text_answer_a_tables_rows_that_share_no_word_with_the_question_are_left_out(ws):
+    question = "Who started the firm, and where?"  # no word of it is in the receipts' rows
+    everything = ws.retriever.search(question, top_k=4)
+    worded = ws.retriever.search(question, top_k=4, worded_rows=True)
+    assert any(h.rows and h.bm25_rank is None for h in everything.hits)  # found by meaning alone
+    assert not any(h.rows and h.bm25_rank is None for h in worded.hits)
+    assert worded.hits[0].filename == "story.txt"
+    # rows the question's words find stay
+    assert ws.retriever.search("winter tyres receipt", top_k=2, worded_rows=True).hits[0].filename == "receipts.csv"
