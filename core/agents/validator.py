@@ -16,7 +16,7 @@ from core.agents import calculate
 from core.agents.confidence import HIGH, LOW, MEDIUM, Effect, Finding, assess_confidence, doubts, settle
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
 from core.annotations.across import operation_asked, stated_years
-from core.annotations.plan import counted_noun
+from core.annotations.plan import counted_noun, counted_phrase
 from core.annotations.units import normal_unit, unit_kind
 from core.annotations.conditions import (YEAR_DIGITS, FISCAL_WORD, FISCAL_YEAR, HALF_SHORT, MONTHS, QUARTER_SHORT,
                                          asks_yes_or_no, bounds, same_word, years_in)
@@ -700,6 +700,26 @@ def _check_quote(draft: Draft, answer: str, settings: Settings) -> _Reading | _R
     return reading
 
 
+def counted_figure(question: str, quote: str, answer: str) -> str | None:
+    """For "how many <things>", the quote's one figure printed right before the things ("9 gas boilers", at most two
+    words between, each a word of the question), as "9 gas boilers", when the answer's first figure is another one;
+    None when the answer has it, or the quote prints none or several."""
+    phrase = counted_phrase(question)
+    noun = phrase.split()[-1] if phrase else None  # the phrase's head: "boilers" of "gas boilers"
+    if noun is None or normal_unit(noun) is not None:
+        return None
+    asked = {w.lower() for w in re.findall(r"[\w-]+", question)}
+    forms = "|".join(re.escape(f) for f in sorted({noun, noun.rstrip("s"), noun + "s", noun + "es"}, key=len, reverse=True))
+    found = {(m.group(1), m.group(0)) for m in re.finditer(rf"(?<![\w.,])(\d[\d,]*)\s+((?:[\w-]+\s+){{0,2}}?)(?:{forms})\b",
+                                                           quote, re.I)
+             if all(w.lower() in asked for w in m.group(2).split())}
+    figures = {_normalize_number(f) for f, _ in found}
+    given = _numbers_in(_CITATION.sub(" ", answer))
+    if len(figures) != 1 or not given or figures <= given:
+        return None
+    return next(iter(found))[1]
+
+
 def bound_unsaid(question: str, quote: str, answer: str) -> str | None:
     """A bound the question states ("over 65", "more than £2,000") that the quote and the answer never print, where
     the quote has no figure of its own to compare with it: the answer's figure is then not of the things the bound
@@ -758,6 +778,11 @@ def _settle_answer(draft: Draft, reading: _Reading, answer: str) -> _Settled:
         elif (operation is None or len(years) == 1) and (asked := _of_years_asked(years, answer, draft.quote or "")) is not None:
             # "X in 2019?" answered with the sentence that states 2019, 2018 and 2017 "respectively"
             answer, chosen = render_quoted(asked[0], source), asked[1]
+    if calculation is None and not worked and source is not None and draft.quote \
+            and (counted := counted_figure(draft.question or "", draft.quote, answer)) is not None:
+        # "How many gas boilers did we replace?" answered 14 from "We replaced 9 gas boilers ..., bringing the number
+        # of our homes heated by a heat pump to 14": the quote's figure of the things counted
+        answer = render_quoted(counted, source)
     restated = bool(draft.question) and restates_question(draft.question, answer)
     if restated and source is not None and draft.quote:
         # The model's answer adds nothing to the question, but its quote is on the page and about the

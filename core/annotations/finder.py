@@ -19,7 +19,8 @@ from core.annotations.plan import counted_noun, known_words, names_the_rows
 from core.annotations.query import parse_structured, unexplained_words
 from core.annotations.route import TableRoute
 from core.annotations.search import FactStore
-from core.annotations.select import Selection, file_words, named_files, record_lookup, select_tables, table_card
+from core.annotations.select import (Selection, file_words, named_files, names_a_value, record_lookup, select_tables,
+                                     table_card)
 from core.annotations.sql import ReadOnlyExecutor
 from core.annotations.tables import TableStore
 from core.config import Settings
@@ -61,7 +62,8 @@ class TableFinder:
             # A question naming a file ("the Orlen invoice") is about that file: its tables, or (it has
             # none) its text; never another file's table with a "total" column. Files sharing a word of
             # the name stay candidates ("orders" names orders.csv, and more_orders.csv may hold the value).
-            named = named_files(question, self.filenames())
+            valued = names_a_value(question, tables)
+            named = [f for f in named_files(question, self.filenames()) if not file_words(f) <= valued]
             if named:
                 shared = set().union(*(file_words(f) for f in named))
                 tables = [t for t in tables if t.filename in named or file_words(t.filename) & shared]

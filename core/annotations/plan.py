@@ -2302,7 +2302,7 @@ def rank_by_group(question: str, plan: Plan, columns: list[Column]) -> None:
         plan.descending = not _ASCENDING.search(text)
         plan.limit = plan.limit or 1
     if plan.answer == "sum" and plan.group_by is not None and plan.column is not None and plan.column.kind == "number" \
-            and (most := _MOST_THINGS.search(text)) and _counts_things(most.group(1), question, plan.column, columns):
+            and (noun := ranked_noun(question)) and _counts_things(noun, question, plan.column, columns):
         # "Which contractor did the most plumbing jobs?" planned as each contractor's total Cost: jobs are rows, and
         # the question never names the cost
         plan.answer, plan.column = "count", None
@@ -2335,12 +2335,12 @@ _MOST_THINGS = re.compile(r"\b(?:most|fewest|(?:greatest|highest|largest|lowest|
 
 def _counts_things(noun: str, question: str, measure: Column, columns: list[Column]) -> bool:
     """Whether "the most <noun>" counts rows rather than adding up `measure`, an amount in a unit (money, hours,
-    kg) the question never names: the noun is no number column's (not "the most units"), no unit ("the most
-    hours") and no money ("the most sales"). (An unnamed column without a unit may be the noun abbreviated: "the
-    most points" over Pts.)"""
+    kg) the question never names (`measure_named`: "the most e-bikes by value" names it): the noun is no number
+    column's (not "the most units"), no unit ("the most hours") and no money ("the most sales"). (An unnamed column
+    without a unit may be the noun abbreviated: "the most points" over Pts.)"""
     forms = singulars(noun.lower())
     return measure.unit is not None and not any(forms & _label_forms(c) for c in columns if c.kind == "number") \
-        and normal_unit(noun) is None and not forms & _MONEY_MEASURES and not _label_forms(measure) & word_forms(question)
+        and normal_unit(noun) is None and not forms & _MONEY_MEASURES and not measure_named(question, measure)
 
 
 _POPULAR = re.compile(r"\b(?:best|worst|top|most|least)[- ](?:selling|sold|popular|borrowed|booked|ordered|used|hired)\b", re.I)
@@ -3239,7 +3239,7 @@ def _measure_words(plan: Plan, question: str) -> str:
 def ranked_noun(question: str) -> str | None:
     """What a ranking by a count counts: "Which fitter did the most boiler jobs?" -> "jobs"."""
     most = _MOST_THINGS.search(without_bounds(question))
-    return most.group(1).lower() if most else None
+    return most.group(1).lower() if most and _plural(most.group(1).lower()) else None
 
 
 _PHRASE_END = set("""the a an did do does is are was were have has had will would can could should that which who with in on at

@@ -362,6 +362,8 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
     read become the result's provenance (for citations and export)."""
     tables = [s.table for s in selections]
     written = write_query(question, tables, llm, executor, example_rows, max_tokens)
+    if written.result is not None and (owed := owed_not_total(question, written.result.sql, tables)) is not None:
+        written.result = executor.run(owed, [t.name for t in tables])  # (the model's query, its total read as the balance)
     query = TableQuery(selections, path="model", prompt=written.prompt, error=written.error,
                        attempts=[a.__dict__ for a in written.attempts], judgements=written.judgements,
                        tokens=written.tokens)
@@ -394,6 +396,21 @@ def run_table_query(question: str, selections: list, llm, executor, facts: FactS
         # named the table's values, so an answer the model's query gives is never high confidence.
         result.relaxed.append("a query written by the model")
     return result
+
+
+_OWED = re.compile(r"\b(?:owe[sd]?|owing|outstanding|unpaid|balance|still\s+(?:to\s+)?(?:pay|due)|left\s+to\s+pay)\b", re.I)
+
+
+def owed_not_total(question: str, sql: str, tables: list) -> str | None:
+    """The model's query with an invoice's Balance due in place of its Total, when the question asks what is still
+    owed ("How much do we still owe Pennant Roofing?") and the record prints a payment (it has a balance); None
+    otherwise. The total is what was invoiced, not what is left to pay."""
+    selected = _SELECTED.match(sql)
+    if not _OWED.search(question) or not selected or re.search(r"\bbalance_due\b", selected.group(0), re.I) \
+            or not any(t.kind == "record" and "balance_due" in t.columns for t in tables):
+        return None
+    swapped = re.sub(r'(?<![\w.])"?total"?(?![\w"])', '"balance_due"', sql, count=1)
+    return swapped if swapped != sql else None
 
 
 # "SELECT COUNT(*) AS n FROM fleet": every row counted, with no condition on them

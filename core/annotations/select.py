@@ -299,7 +299,9 @@ def named_values(asked: list[str], table: TableInfo, min_length: int = 3) -> dic
 
 # What a question calls each field of a document record (core.annotations.documents), singular.
 RECORD_WORDS = {
-    "total": {"total", "amount", "sum", "due", "paid", "cost", "spent", "spend", "pay", "price", "much", "owe", "charge"},
+    "total": {"total", "amount", "sum", "due", "paid", "cost", "spent", "spend", "pay", "price", "much", "charge"},
+    # what is still to pay: an invoice's balance after the payments it prints, else its total (`record_lookup`)
+    "balance": {"balance", "owe", "owed", "owing", "outstanding", "unpaid", "remaining"},
     "date": {"date", "when", "day", "dated"},
     "number": {"number", "no", "nr", "id", "reference", "ref", "numbered"},
     "issuer": {"issuer", "vendor", "seller", "supplier", "company", "store", "shop", "merchant", "who", "issued",
@@ -308,7 +310,7 @@ RECORD_WORDS = {
     "pages": {"page", "long"},
 }
 RECORD_COLUMNS = {"total": "total", "date": "date", "number": "number", "issuer": "issuer", "currency": "currency",
-                  "pages": "pages"}
+                  "pages": "pages", "balance": "balance_due"}
 _RECORD_NOUNS = {"invoice", "receipt", "bill", "document", "factuur", "facture", "rechnung"}
 _ITEM_NOUNS = {"item", "line", "product", "article"}  # what a question calls a row of the line-item table
 
@@ -378,6 +380,8 @@ def record_lookup(question: str, selections: list[Selection]) -> tuple[Selection
             unexplained.append(word)
     if not fields and re.search(r"\bhow much\b", question, re.I):  # "How much was the Orlen invoice?"
         fields = {"total"}
+    if "balance" in fields:  # "the amount still owed": one field, whatever word of a total it also says
+        fields -= {"total"}
     if unexplained or len(fields - {"issuer"}) > 1 or not fields:  # "who issued ... and when": two fields
         return None
     field = next(iter(fields - {"issuer"} or fields))  # "the amount due from Azure": "from" names no field
@@ -386,7 +390,26 @@ def record_lookup(question: str, selections: list[Selection]) -> tuple[Selection
         # issuer is no answer (a file named for its issuer, "the Azure Interior invoice", is asked by name)
         return None
     column = RECORD_COLUMNS[field]
+    if field == "balance" and column not in table.columns:
+        column = RECORD_COLUMNS["total"]  # no payment printed on it: all of it is owed
     return (records[0], column) if column in table.columns else None
+
+
+def names_a_value(question: str, tables: list[TableInfo]) -> set[str]:
+    """The words of a file's name the question says as a value of another table, not as the file: "How much did we
+    pay Pennant Roofing for repairs?" names a Contractor of the repairs log, where "the Pennant Roofing invoice"
+    (the kind of document said) names the file."""
+    asked = set(words(question))
+    found: set[str] = set()
+    for filename in {t.filename for t in tables}:
+        name = file_words(filename)
+        kinds = set(words(filename.rsplit(".", 1)[0])) - name - {w for w in words(filename) if w.isdigit()}
+        if not name or not name <= asked or kinds & asked:
+            continue
+        called = " ".join(sorted(name))
+        if any(t.filename != filename and " ".join(sorted(words(v))) == called for t in tables for v in t.values):
+            found |= name
+    return found
 
 
 def file_words(filename: str) -> set[str]:
@@ -444,8 +467,9 @@ def select_tables(question: str, tables: list[TableInfo], min_score: float, max_
                   weight: float = 0.0, floor: float = 0.0) -> tuple[list[Selection], list[Selection]]:
     """(selected, ranked): the tables at least `min_score` and within `close` of the best, at most
     `max_tables`; and every table that scored, best first, for the trace. `similarity` (table name ->
-    cosine similarity of the question and the table's card) adds `similarity_points`."""
-    weights = name_weights([t.filename for t in tables])
+    cosine similarity of the question and the table's card) adds `similarity_points`. A file's name that is
+    another table's value, said without the kind of document it is, names the value (`names_a_value`)."""
+    weights = name_weights([t.filename for t in tables]) | {w: 0.0 for w in names_a_value(question, tables)}
     scored = [score_table(question, t, measured, weights) for t in tables]
     for selection in scored:
         points = similarity_points((similarity or {}).get(selection.table.name, 0.0), weight, floor)

@@ -633,3 +633,13 @@ def test_a_count_of_the_things_over_a_bound_answered_with_all_of_them_ignores_th
     # figures to compare with the bound are quoted: the reader compared them
     assert bound_unsaid("In which year were fees below 5,000?", "Fees | 5,210 | 4,870", "2023") is None
     assert bound_unsaid("Is the pitch longer than 100 m?", "The pitch is 105 m long.", "Yes") is None  # a yes or no
+
+
+def test_a_count_is_the_quotes_figure_of_the_things_counted_not_a_look_alike_in_its_sentence():
+    from core.agents.validator import counted_figure
+    quote = "The club planted 35 oak saplings in 2024, bringing the trees on its land to 410."
+    question = "How many oak saplings did the club plant in 2024?"
+    assert counted_figure(question, quote, "410 [Source 1]") == "35 oak saplings"
+    assert counted_figure(question, quote, "35 [Source 1]") is None  # the answer has it
+    # two figures of the things: the model's choice stands
+    assert counted_figure("How many saplings survived?", "Of 35 saplings planted, 31 saplings survived.", "31") is None

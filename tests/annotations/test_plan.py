@@ -441,6 +441,10 @@ def test_the_most_jobs_of_a_kind_counts_jobs_not_an_amount_the_question_never_na
     # hours are an amount: the most hours worked is each fitter's total of them
     response = ws.ask("Which fitter worked the most hours?", **scope)
     assert response.answer.startswith("Ben has the highest total Hours"), response.answer
+    # and the most boiler jobs "by value" are ranked by what they were charged
+    ws.llm.script.append(ranked)
+    response = ws.ask("Which fitter did the most boiler jobs by value?", **scope)
+    assert "Charge (£)" in response.answer and "number of" not in response.answer, response.answer
 
 
 def test_a_time_between_two_dates_asked_in_hours_is_said_as_a_time_not_as_days(jobs):

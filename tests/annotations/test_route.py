@@ -239,3 +239,11 @@ def test_a_field_of_one_invoice_is_said_as_the_field_not_as_a_total_of_it(kb_of)
                                  "sql": "SELECT SUM(balance_due) FROM garden_co_invoice_record"})]
     response = ws.ask("What balance is due on the Garden Co invoice?")
     assert response.answer.startswith("The Balance due is £1,500 (from garden_co_invoice.txt)"), response.answer
+    # what is still owed is the balance, also where the model's query read the total
+    ws.llm.script.append(json.dumps({"table": "garden_co_invoice_record", "sql": "SELECT total FROM garden_co_invoice_record"}))
+    response = ws.ask("How much do we still owe Garden Co for the works?")
+    assert response.answer.startswith("The Balance due is £1,500"), response.answer
+    # ... and read by the rules alone when the question asks that field of the named invoice and nothing else
+    calls = len(ws.llm.calls)
+    response = ws.ask("How much is outstanding on the Garden Co invoice?")
+    assert response.answer.startswith("The Balance due is £1,500") and len(ws.llm.calls) == calls, response.answer

@@ -288,3 +288,17 @@ def test_a_document_the_question_gives_as_its_source_is_the_one_file_its_words_n
     assert sourced_files("Which boats pay the most in the moorings sheet?", files) == ["moorings.xlsx"]  # any sheet
     assert sourced_files("How many berths were let in the first quarter?", files) == []  # a period, no document
     assert sourced_files("What is in the report?", files + ["Harbour_Safety_Report.pdf"]) == []  # two reports: which?
+
+
+def test_a_file_named_like_another_tables_value_is_that_value_unless_the_kind_of_document_is_said():
+    from core.annotations.select import names_a_value
+
+    jobs = TableInfo("jobs", "d5", "job_log.csv", None, "rows", ["contractor", "cost"],
+                     {"contractor": "Contractor", "cost": "Cost (£)"}, {}, {}, 40, values=["Brightwater Plumbing", "Oakline"])
+    invoice = TableInfo("inv", "d6", "Brightwater_Plumbing_Invoice_118.pdf", None, "fields", ["label", "value"],
+                        {"label": "label", "value": "value"}, {}, {}, 6, values=["Invoice total"])
+    both = [jobs, invoice]
+    assert names_a_value("What did we pay Brightwater Plumbing for jobs in 2024?", both) == {"brightwater", "plumbing"}
+    assert names_a_value("What is the total of the Brightwater Plumbing invoice?", both) == set()  # the document
+    ranked = select_tables("What did we pay Brightwater Plumbing for jobs in 2024?", both, 0.0)[1]
+    assert ranked[0].table is jobs
