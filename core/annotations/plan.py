@@ -456,6 +456,8 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         said_row(question, planned.plan, columns)
         said_column(question, planned.plan, columns)
         planned.applied = apply_conditions(question, planned.plan, columns, table.row_count, table_words)
+        if planned.plan.answer in ("count", "list", "sum", "average"):
+            planned.applied += open_rows(question, planned.plan, columns)
         planned.applied += read_unnamed_word(question, planned, columns, llm, executor)
         planned.applied += spans_to_stated_day(planned.plan) + compare_columns(question, planned.plan, columns)
         if planned.refused:  # a group the question names that no column holds
@@ -1389,6 +1391,27 @@ def late_rows(question: str, plan: Plan, columns: list[Column]) -> None:
     (span, end), = spans
     plan.filters = [f for f in plan.filters if not (f[0].label == end and f[1] == "is blank") and f[0] is not span]
     plan.filters.append((span, ">", "0"))
+
+
+# A row not yet finished: "still open", "outstanding", "not yet completed", "unresolved"
+_OPEN_ROWS = re.compile(r"\b(?:still\s+open|open|outstanding|pending|unfinished|unresolved|incomplete|"
+                        r"not\s+(?:yet\s+)?(?:completed|complete|done|finished|closed|resolved|fixed))\b", re.I)
+
+
+def open_rows(question: str, plan: Plan, columns: list[Column]) -> list[Applied]:
+    """"How many repair jobs are still open?" over a log with one span of dates (Reported to Completed): the rows
+    whose end date is blank. The model counted every row. Only where the plan filters on nothing the words could be
+    (a Status of "Open" is a value the plan reads) and tests no date for a blank itself."""
+    said = _OPEN_ROWS.search(question)
+    spans = [m.group(2) for c in columns if c.expression and (m := _SPAN.match(c.label))]
+    if not said or len(spans) != 1 or any(op in BLANK_OPS or c.kind == "text" and _OPEN_ROWS.search(str(value))
+                                          for c, op, value in plan.filters):
+        return []
+    end = next((c for c in columns if c.label == spans[0] and c.kind == "date"), None)
+    if end is None:
+        return []
+    plan.filters.append((end, "is blank", ""))
+    return [Applied(said.group(0), end.label, "added by code", f"no {end.label} date yet")]
 
 
 def spans_to_stated_day(plan: Plan) -> list[Applied]:

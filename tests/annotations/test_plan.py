@@ -447,6 +447,17 @@ def test_the_most_jobs_of_a_kind_counts_jobs_not_an_amount_the_question_never_na
     assert "Charge (£)" in response.answer and "number of" not in response.answer, response.answer
 
 
+def test_jobs_still_open_are_the_rows_without_their_end_date(jobs):
+    jobs.llm.script = [plan(answer="count")]  # the model counted every job
+    response = jobs.ask("How many oven jobs are still open?", mode="pipeline", doc_ids=[jobs.documents()[0].doc_id])
+    open_jobs = [r for r in job_rows() if not r["Collected"]]
+    assert response.answer.startswith(f"{len(open_jobs)} oven jobs with no Collected"), response.answer
+    jobs.llm.script.append(plan(answer="count", filters=[{"column": "Shop", "op": "is", "value": "Harbour"}]))
+    response = jobs.ask("How many Harbour jobs are still open?", mode="pipeline", doc_ids=[jobs.documents()[0].doc_id])
+    harbour = [r for r in open_jobs if r["Shop"] == "Harbour"]
+    assert response.answer.startswith(f"{len(harbour)} harbour jobs with Shop Harbour, no Collected"), response.answer
+
+
 def test_a_time_between_two_dates_asked_in_hours_is_said_as_a_time_not_as_days(jobs):
     jobs.llm.script = [plan(answer="average", column="days from Booked In to Collected")]
     response = jobs.ask("What was the average turnaround, in hours?", mode="pipeline",
