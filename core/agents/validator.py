@@ -19,7 +19,7 @@ from core.annotations.across import operation_asked, stated_years
 from core.annotations.plan import counted_noun, counted_phrase
 from core.annotations.units import normal_unit, unit_kind
 from core.annotations.conditions import (YEAR_DIGITS, FISCAL_WORD, FISCAL_YEAR, HALF_SHORT, MONTHS, QUARTER_SHORT,
-                                         asks_yes_or_no, bounds, same_word, years_in)
+                                         asks_yes_or_no, bounds, same_word, singulars, years_in)
 from core.citations import SOURCE_MARKER as _CITATION, attribute_markers, cited_numbers, words_held
 from core.config import Settings
 from core.safety import find_injection
@@ -709,7 +709,7 @@ def counted_figure(question: str, quote: str, answer: str) -> str | None:
     if noun is None or normal_unit(noun) is not None:
         return None
     asked = {w.lower() for w in re.findall(r"[\w-]+", question)}
-    forms = "|".join(re.escape(f) for f in sorted({noun, noun.rstrip("s"), noun + "s", noun + "es"}, key=len, reverse=True))
+    forms = "|".join(re.escape(f) for f in sorted(singulars(noun) | {noun + "s", noun + "es"}, key=len, reverse=True))
     found = {(m.group(1), m.group(0)) for m in re.finditer(rf"(?<![\w.,])(\d[\d,]*)\s+((?:[\w-]+\s+){{0,2}}?)(?:{forms})\b",
                                                            quote, re.I)
              if all(w.lower() in asked for w in m.group(2).split())}

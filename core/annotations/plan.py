@@ -22,6 +22,7 @@ import math
 import re
 import time
 from collections import Counter
+from functools import partial
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -95,7 +96,9 @@ class Column:
     # how a condition code made on this column is said: a log's key filtered on a register's value ("Make Volvo
     # (fleet_register.csv)"), the forms of a range of year groups ("Year 7 to Year 11")
     said_as: str | None = None
-    years: tuple[int, int] | None = None  # a number column whose every figure is a year ("Boiler fitted"): its span
+    # whether every figure of a number column is a year ("Boiler fitted"), asked of the table only when a question
+    # needs it (`_year_column`)
+    all_years: Callable[[], bool] | None = field(default=None, repr=False, compare=False)
 
     @property
     def sql(self) -> str:
@@ -244,7 +247,7 @@ def columns_of(table: TableInfo, executor: ReadOnlyExecutor) -> list[Column]:
             column.cells = [str(c[0]) for c in cells]
             column.figure = figure_of(table, name, column.cells)
         elif kind == "number" and not column.unit:
-            column.years = years_held(table, name, executor)
+            column.all_years = partial(years_held, table, name, executor)
         found.append(column)
     found += time_between(table, [c for c in found if c.kind == "date"])
     seen: set[str] = set()
@@ -258,14 +261,12 @@ def columns_of(table: TableInfo, executor: ReadOnlyExecutor) -> list[Column]:
 FIRST_YEAR, LAST_YEAR = 1800, 2100  # the whole numbers a column of years holds
 
 
-def years_held(table: TableInfo, name: str, executor: ReadOnlyExecutor) -> tuple[int, int] | None:
-    """(first, last) when every figure of the column is a whole year ("Boiler fitted": 2006 ... 2024), else None."""
+def years_held(table: TableInfo, name: str, executor: ReadOnlyExecutor) -> bool:
+    """Whether every figure of the column is a whole year ("Boiler fitted": 2006 ... 2024)."""
     found = executor.run(f'SELECT MIN("{name}"), MAX("{name}"), COUNT("{name}"), '
                          f'SUM("{name}" = CAST("{name}" AS INTEGER)) FROM {table.name}', [table.name]).rows
     low, high, count, whole = found[0] if found else (None, None, 0, 0)
-    if not count or whole != count or not FIRST_YEAR <= low <= high <= LAST_YEAR:
-        return None
-    return int(low), int(high)
+    return bool(count) and whole == count and FIRST_YEAR <= low <= high <= LAST_YEAR
 
 
 def figure_of(table: TableInfo, name: str, cells: list[str]) -> str | None:
@@ -1617,7 +1618,7 @@ def _year_column(columns: list[Column], question: str) -> Column | None:
     question names: "fitted before 2010" of Boiler fitted): what a period filters."""
     asked = set(tokens(question))
     found = [c for c in columns if c.kind == "number" and not c.expression and not row_figures.year_columns([c])
-             and ("year" in tokens(c.label) or c.years and set(tokens(c.label)) & asked)]
+             and ("year" in tokens(c.label) or c.all_years is not None and set(tokens(c.label)) & asked and c.all_years())]
     # ("For the year ended 31 December 2019" holds figures)
     return found[0] if len(found) == 1 else None
 

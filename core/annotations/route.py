@@ -693,8 +693,9 @@ _AGGREGATE_COLUMN = re.compile(r"^\s*(count|sum|avg|min|max|total)\s*\(\s*(disti
 _OP_WORDS = {"count": "number", "sum": "total", "total": "total", "avg": "average", "min": "lowest", "max": "highest"}
 
 
-def column_label(column: str, tables: list) -> str:
-    """ "COUNT(*)" -> "number of rows", 'SUM("amount")' -> "total Amount", "driver" -> "Driver"."""
+def column_label(column: str, tables: list, of_one_row: bool = False) -> str:
+    """ "COUNT(*)" -> "number of rows", 'SUM("amount")' -> "total Amount", "driver" -> "Driver". `of_one_row`: over
+    one row, a total, average, highest or lowest of a field is the field (one record's Balance due)."""
     printed = {c: spoken_label(label) for t in tables for c, label in t.printed.items()}
     column = _double_quoted(column)
     while wrapped := _ROUNDED.fullmatch(column.strip()):  # ROUND(SUM(x), 2) is said as SUM(x)
@@ -706,6 +707,8 @@ def column_label(column: str, tables: list) -> str:
         if what == "result":  # SUM(CASE WHEN …) is no "total of result": an expression only the query can say
             return what
         op = _OP_WORDS[match.group(1).lower()]
+        if of_one_row and op != _OP_WORDS["count"]:
+            return what
         return what if what.lower() == op else f"{op} of {what}"  # SUM("total") is the Total, not "total of Total"
     return readable(column.strip('"'), printed)
 
@@ -848,9 +851,10 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
     # A row's provenance (source_file, source_row, ...) is cited, not recited, unless it is all that was asked.
     visible = ([i for i, c in enumerate(query.columns) if c not in PROVENANCE]
                or [i for i, c in enumerate(query.columns) if c != "fact_id"])
-    labels = [column_label(query.columns[i], tables) for i in visible]
-    units = [column_unit(query.columns[i], tables) for i in visible]
     queried = [t for t in tables if reads_table(query.sql, t)]
+    one_row_each = bool(queried) and all(t.row_count == 1 for t in queried)
+    labels = [column_label(query.columns[i], tables, one_row_each) for i in visible]
+    units = [column_unit(query.columns[i], tables) for i in visible]
     if result.planned is not None:
         text = phrase_plan(result.planned, result.parsed_question, max_rows)
         if result.doubts and not result.planned.refused:  # a refusal already says what the table lacks
@@ -861,10 +865,7 @@ def phrase_table_answer(result: StructuredResult, max_rows: int, max_sources: in
         evidence = plan_evidence(result.planned) + " " + " ".join(_row_text(r) for r in sources)
         return StructuredAnswer(text.strip(), sources, evidence)
     # A filter over tables of one row each (an invoice's record) picks nothing out: "for Currency = GBP" is noise.
-    one_row_each = bool(queried) and all(t.row_count == 1 for t in queried)
     condition = "" if one_row_each else where_text(query.sql, tables)
-    if one_row_each:  # the total of one record's Balance due is its Balance due
-        labels = [re.sub(r"^(?:total|average|highest|lowest) of ", "", label) for label in labels]
     if len(query.rows) == 1 and len(visible) == 1:
         if units[0] is None and labels[0] != "number of rows" and not _percent(result.parsed_question, ""):
             units[0] = added_unit(query.sql, queried)

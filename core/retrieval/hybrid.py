@@ -63,7 +63,7 @@ class HybridRetriever:
         fused with `search_words_weight`; similarities stay the query's. `sections`: when the search is
         narrowed to documents, the best chunk of each section the question needs (`sections.named_sections`)
         is put at rank `section_pin_rank`, unless one of that section's chunks is there or above. `worded_rows`:
-        a table's rows only the vector search found are left out (`unworded_rows`), for a text answer."""
+        a table's rows only the vector search found are left out (`unworded_row`), for a text answer."""
         s = self.settings
         top_k = top_k or s.top_k
         pool = max(s.candidate_pool, top_k)

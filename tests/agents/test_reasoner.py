@@ -125,31 +125,29 @@ def test_a_quoted_answer_streams_its_words_then_its_citation():
     assert draft.raw_output == reply
 
 
+def quoted_answer(question: str, passage: str, quote: str, answer: str) -> str:
+    """The answer the quote form gives when the model replies with `quote` and `answer` from one passage."""
+    reply = json.dumps({"quote": quote, "source": 1, "answer": answer})
+    return reason(question, [chunk(passage)], ScriptedLLM([reply]), style="concise", budget=200, temperature=0.0,
+                  max_tokens=200, count_tokens=count, form=QUOTE).answer
+
+
 def test_a_reason_answered_with_a_few_words_of_its_quote_is_answered_with_the_quoted_sentence():
     sentence = "Net income fell in 2025 because of the one-off restructuring charge at the Leeds plant."
-    reply = json.dumps({"quote": sentence, "source": 1, "answer": "the restructuring charge"})
-    draft = reason("Why did net income fall in 2025?", [chunk(sentence)], ScriptedLLM([reply]), style="concise",
-                   budget=200, temperature=0.0, max_tokens=200, count_tokens=count, form=QUOTE)
-    assert draft.answer == f"{sentence} [Source 1]"
+    assert quoted_answer("Why did net income fall in 2025?", sentence, sentence, "the restructuring charge") \
+        == f"{sentence} [Source 1]"
     # quoted loosely, answered as printed
-    loose = json.dumps({"quote": "Net income fell because of the U. S. tax change.", "source": 1, "answer": "the tax change"})
     printed = "Net income fell because of the U.S.\ntax change."
-    draft = reason("Why did net income fall in 2025?", [chunk(printed)], ScriptedLLM([loose]), style="concise",
-                   budget=200, temperature=0.0, max_tokens=200, count_tokens=count, form=QUOTE)
-    assert draft.answer == "Net income fell because of the U.S. tax change. [Source 1]"
+    assert quoted_answer("Why did net income fall in 2025?", printed, "Net income fell because of the U. S. tax change.",
+                         "the tax change") == "Net income fell because of the U.S. tax change. [Source 1]"
     # a figure asked for stays as the model wrote it
-    figure = reason("What was net income in 2025?", [chunk("Net income was £4.2m in 2025.")],
-                    ScriptedLLM([json.dumps({"quote": "Net income was £4.2m in 2025.", "source": 1, "answer": "£4.2m"})]),
-                    style="concise", budget=200, temperature=0.0, max_tokens=200, count_tokens=count, form=QUOTE)
-    assert figure.answer == "£4.2m [Source 1]"
+    figure = "Net income was £4.2m in 2025."
+    assert quoted_answer("What was net income in 2025?", figure, figure, "£4.2m") == "£4.2m [Source 1]"
 
 
 def test_a_bare_yes_or_no_is_said_with_the_sentence_it_rests_on():
     rule = "Guests may bring a dog onto the terrace only if it stays on a lead."
-    reply = json.dumps({"quote": rule, "source": 1, "answer": "Yes"})
-    draft = reason("Can guests bring a dog onto the terrace?", [chunk(rule)], ScriptedLLM([reply]), style="concise",
-                   budget=200, temperature=0.0, max_tokens=200, count_tokens=count, form=QUOTE)
-    assert draft.answer == f"Yes: {rule} [Source 1]"
+    assert quoted_answer("Can guests bring a dog onto the terrace?", rule, rule, "Yes") == f"Yes: {rule} [Source 1]"
 
 
 def test_a_quoted_reply_cut_short_is_read_as_no_quote_not_raised():
