@@ -128,6 +128,12 @@ _DECISION = re.compile(
     r"(?:approve|agree|decide|resolve|propose|recommend|adopt|reject|endorse|vote|sign\s+off|ratify|authori[sz]e)\b",
     re.I)
 _COUNTED = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|^\s*(?:list|show)\b", re.I)
+# How long one event went on ("How long did the Leeds network outage last?"): a time a document states. A log's times
+# are asked over rows ("on average", "in total", "the longest": computed) or of a record its code names ("KD-104").
+_EVENT_DURATION = re.compile(r"\bhow\s+long\s+(?:did|does|will|would|has|had)\s+(?:the|that|this|our|its|their)\s+"
+                             r"(?:[\w'’-]+\s+){0,5}?[\w'’-]*[^s\W]\s+(?:last|take|run|go\s+on)\b", re.I)
+_OVER_ROWS = re.compile(r"\d|\b(?:slowest|quickest|fastest|longest|shortest|earliest|latest|first|typical|usual|average|"
+                        r"median|each|every)\b", re.I)
 # A yes/no question (`asks_yes_or_no`) about what happened or what is so, with no computation or condition in
 # it, is for prose ("Did the board approve the merger?", "Is the warranty transferable?"); one that compares
 # figures is answered from them: "Were more episodes aired in 1967 or 1968?",
@@ -263,6 +269,8 @@ def by_rules(question: str, default: str = RECORDS) -> Kind:
         return Kind(TEXT, True, "rules", f"what someone may or must do: “{permission}”")
     if (decision := _found(_DECISION, question)) and not _COUNTED.search(question):
         return Kind(TEXT, True, "rules", f"what a meeting decided: “{decision}”")
+    if (event := _found(_EVENT_DURATION, question)) and not computed and not _OVER_ROWS.search(question):
+        return Kind(TEXT, True, "rules", f"how long one event went on: “{event}”")
     if (main := _found(_PROMINENT, question)) and not computed:
         return Kind(TEXT, True, "rules", f"what the documents single out: “{main}”")
     if ((character := _CHARACTERISED.search(question)) and not _computed(question[:character.start(1)])

@@ -355,7 +355,7 @@ _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 UNIT_PATTERN = (r"((?:sq\.?|square)\s*(?:ft\.?|feet|foot|m|met(?:re|er)s?|km|kilomet(?:re|er)s?|mi(?:les?)?)|sqm|sqft|m2|m²|"
                 r"ft2|ft²|km2|km²|acres?|hectares?|ha|hp|bhp|kwp|kw|wp|w|mw|kg|g|lb|lbs|t|tonnes?|tons?|mm|cm|m|km|mi|miles?|in|inch(?:es)?|ft|feet|"
                 r"l|litres?|liters?|gal(?:lons?)?|m3|m³|min(?:utes?)?|h|hrs?|hours?|days?|weeks?|years?|yrs?|p|pence|%|"
-                r"percent|[$€£]|eur|euros?|usd|dollars?|gbp|pounds?)?")
+                r"percent|[kmgtp]b|(?:kilo|mega|giga|tera|peta)bytes?|[$€£]|eur|euros?|usd|dollars?|gbp|pounds?)?")
 _UNIT = UNIT_PATTERN
 _CURRENCY_BEFORE = r"([$€£])?"
 # "more powerful than", "less expensive than": a comparative said with more/less and any adjective

@@ -395,12 +395,13 @@ _OWED = re.compile(r"balance|due|payable|outstanding|to\s*pay|betalen|zahlen|zap
 def _total_before_payment(owed: Candidate, totals: list[Candidate], lines: list[Line]) -> Candidate | None:
     """When the figure read as the total is what is still owed ("Invoice total 1,129.32", "Paid on account
     500.00", "Balance due 629.32"), the total printed before it: the one from which an amount printed between
-    them leaves exactly the balance. Checked by the sum, so a receipt's "Total due" over its cash never moves."""
+    them leaves exactly the balance, whatever its sign ("Less deposit received -5,520.00"). Checked by the sum,
+    so a receipt's "Total due" over its cash never moves."""
     if not _OWED.search(owed.label):
         return None
     for total in sorted((c for c in totals if c.order < owed.order and c.value > owed.value), key=lambda c: c.rank):
         between = [value for i in range(total.order + 1, owed.order) for _, value in amounts(lines[i].text)]
-        if any(abs(total.value - paid - owed.value) < 0.005 for paid in between):
+        if any(abs(total.value - abs(paid) - owed.value) < 0.005 for paid in between):
             return total
     return None
 

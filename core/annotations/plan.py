@@ -18,6 +18,7 @@ A question the plan cannot say (date arithmetic, a join) is answered "other", an
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import math
 import re
 import time
@@ -457,8 +458,9 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         said_row(question, planned.plan, columns)
         said_column(question, planned.plan, columns)
         planned.applied = apply_conditions(question, planned.plan, columns, table.row_count, table_words)
+        planned.applied += failed_flags(planned.plan)
         if planned.plan.answer in ("count", "list", "sum", "average"):
-            planned.applied += open_rows(question, planned.plan, columns)
+            planned.applied += open_rows(question, planned.plan, columns) + lapsed_rows(question, planned.plan, columns)
         planned.applied += read_unnamed_word(question, planned, columns, llm, executor)
         planned.applied += spans_to_stated_day(planned.plan) + compare_columns(question, planned.plan, columns)
         if planned.refused:  # a group the question names that no column holds
@@ -621,6 +623,11 @@ def read_unnamed_word(question: str, planned: PlannedQuery, columns: list[Column
         return []
     said = " ".join(words)
     values = list(dict.fromkeys(column.cells))
+    if (value := failed_flag(column, words)) is not None:
+        # "tickets that missed their SLA" over SLA met (Yes, No): what did not happen is the flag's No, by the rules
+        plan.filters.append((column, "is", value))
+        plan.matched[len(plan.filters) - 1] = (value,)
+        return [Applied(said, column.label, "read by the rules", f"“{said}” is {column.label} {value}")]
     prompt = (f"Question: {question}\nThe column {column.label} holds one of: {', '.join(values)}.\n"
               f"Which {column.label} value do the question's words \"{said}\" mean? If they mean none of them, say "
               f"\"{NONE_OF_THESE}\".")
@@ -1413,6 +1420,36 @@ def open_rows(question: str, plan: Plan, columns: list[Column]) -> list[Applied]
         return []
     plan.filters.append((end, "is blank", ""))
     return [Applied(said.group(0), end.label, "added by code", f"no {end.label} date yet")]
+
+
+# A cover that has run out or still holds, said of the thing it covers: "out of warranty", "whose insurance has
+# expired", "lapsed memberships" / "still under warranty", "within warranty"
+_LAPSED = re.compile(r"\bout\s+of\s+(?P<out>[a-z]+)|\b(?P<ended>[a-z]+)\s+(?:has\s+|have\s+|had\s+)?(?:expired|lapsed|"
+                     r"ended|run\s+out)\b|\b(?:expired|lapsed)\s+(?P<pre>[a-z]+)", re.I)
+_IN_FORCE = re.compile(r"\b(?:under|within|in)\s+(?P<noun>[a-z]+)\b", re.I)
+# A date column that says when something ends: "Warranty ends", "Insurance expiry", "Membership valid until"
+_END_DATE = re.compile(r"\b(?:ends?|end\s+date|expir\w*|until|valid\s+to|lapses?)\b", re.I)
+
+
+def lapsed_rows(question: str, plan: Plan, columns: list[Column], today: dt.date | None = None) -> list[Applied]:
+    """"How many laptops are out of warranty?" over a register with a "Warranty ends" date: the rows whose end date
+    is before today ("still under warranty": on or after it). The model counted every row. Only where one date
+    column's header names the cover and says it ends, and the plan does not already test that column."""
+    said = _LAPSED.search(question)
+    lapsed = said is not None
+    noun = (said.group("out") or said.group("ended") or said.group("pre")) if said else None
+    candidates = [noun] if noun else [m.group("noun") for m in _IN_FORCE.finditer(question)]
+    for word in candidates:
+        ends = [c for c in columns if c.kind == "date" and _END_DATE.search(c.label)
+                and singulars(word.lower()) & set(label_words(c.label))]
+        if len(ends) != 1 or any(c is ends[0] for c, _, _ in plan.filters) \
+                or any(c is ends[0] for _, c in plan.periods):
+            continue
+        day = (today or dt.date.today()).isoformat()
+        plan.filters.append((ends[0], "<" if lapsed else ">=", day))
+        return [Applied(said.group(0) if lapsed else f"{word} in force", ends[0].label, "added by code",
+                        f"{'before' if lapsed else 'on or after'} today ({day})")]
+    return []
 
 
 def spans_to_stated_day(plan: Plan) -> list[Applied]:
@@ -2881,6 +2918,8 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
             parts.append(f"no {column.label}")
         elif op == "is not blank":
             parts.append(f"any {column.label}")
+        elif column.kind == "date" and _number(value) is None and (day := _iso_day(value)) is not None:
+            parts.append(f"{column.label} {_DATE_BOUND_SAID[op]} {day.day} {MONTHS[day.month - 1].capitalize()} {day.year}")
         else:
             word = _BOUND_SAID[op]
             figure = format_value(_number(value), column.unit)
@@ -2902,6 +2941,14 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
 
 
 _BOUND_SAID = {">": "over", ">=": "at least", "<": "under", "<=": "at most"}
+_DATE_BOUND_SAID = {">": "after", ">=": "on or after", "<": "before", "<=": "on or before"}
+
+
+def _iso_day(value) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return None
 _PERIOD_WORD = re.compile(r"(?i)(in|on|during|between|from|after|before|since|until)\b")
 # the amount a bound states, with its unit, as the question wrote it: "200 lb" of "more than 200 lb"
 _STATED_AMOUNT = re.compile(r"[£$€]?\d[\d,.]*\s*(?:(?:sq\.?|square|cubic)\s+)?[^\s\d,.][^\s]*\s*$", re.I)  # "80 square metres"
@@ -3352,6 +3399,29 @@ def counted_values(question: str, columns: list[Column], row_count: int) -> Colu
 
 
 _FLAG_YES, _FLAG_NO = {"yes", "y", "true"}, {"no", "n", "false"}
+# Verbs of what did not happen, said of a yes/no column's thing: "missed their SLA" over SLA met, "failed" over Passed
+_FAILED = {"missed", "miss", "misses", "failed", "fail", "fails", "breached", "breach", "skipped", "rejected", "refused",
+           "declined"}
+
+
+def failed_flag(column: Column, said: list[str]) -> str | None:
+    """The No cell of a yes/no column, when the words say its thing did not happen ("missed" over SLA met)."""
+    flags = {fold(c): c for c in column.cells} if column.kind == "text" else {}
+    if not flags or not set(flags) <= _FLAG_YES | _FLAG_NO or not {fold(w) for w in said} & _FAILED:
+        return None
+    return next((c for f, c in flags.items() if f in _FLAG_NO), None)
+
+
+def failed_flags(plan: Plan) -> list[Applied]:
+    """"How many orders missed their deadline?" planned as Deadline met is "missed": no cell says it, the flag's No
+    does."""
+    applied = []
+    for i, (column, op, value) in enumerate(plan.filters):
+        if op == "is" and (no := failed_flag(column, tokens(str(value)))) is not None and fold(str(value)) != fold(no):
+            plan.filters[i] = (column, "is", no)
+            plan.matched[i] = (no,)
+            applied.append(Applied(str(value), column.label, "read by the rules", f"“{value}” is {column.label} {no}"))
+    return applied
 
 
 def flagged_column(question: str, columns: list[Column]) -> tuple[Column, tuple[str, ...]] | None:

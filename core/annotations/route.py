@@ -10,8 +10,8 @@ from dataclasses import dataclass, field, replace
 
 from core.annotations.across import stated_years
 from core.annotations.beyond_plan import beyond_plan
-from core.annotations.conditions import (YEAR_DIGITS, answered_yes_or_no, asks_count, asks_to_add_up, periods,
-                                        singulars, spent_on)
+from core.annotations.conditions import (MONTHS, NUMBER_WORDS, YEAR_DIGITS, answered_yes_or_no, asks_count,
+                                        asks_to_add_up, figures, periods, singulars, spent_on)
 from core.annotations.model import normalize_label, singular
 from core.annotations.linked import look_up
 from core.annotations.named_rows import rows_named
@@ -424,6 +424,23 @@ _IDENTIFIER = re.compile(r'"[^"]*"')
 _VALUE = re.compile(r"'[^']*'|(?<![\w.])\d")  # a quoted text or a figure, once the quoted names are set aside
 
 
+_EQUALS_FIGURE = re.compile(r"(?<![<>!])=\s*(-?\d+(?:\.\d+)?)(?![\w.'/-])")
+
+
+def figure_unstated(sql: str, question: str) -> str | None:
+    """A figure the query's conditions test for equality that the question never states, in digits, words or as a
+    month ("= 13" for a question that says no 13); 0 and 1 may stand for no and yes."""
+    where = re.split(r"\bWHERE\b", sql, maxsplit=1, flags=re.I)
+    if len(where) < 2:
+        return None
+    said = figures(question) | {float(n) for w, n in NUMBER_WORDS.items() if re.search(rf"\b{w}\b", question, re.I)}
+    said |= {float(i) for i, month in enumerate(MONTHS, 1) if re.search(rf"\b{month[:3]}", question, re.I)}
+    for match in _EQUALS_FIGURE.finditer(_IDENTIFIER.sub(" ", where[1])):
+        if float(match.group(1)) not in said | {0.0, 1.0}:
+            return match.group(1)
+    return None
+
+
 def _names_a_value(sql: str) -> bool:
     """Whether the query's conditions hold a value or a figure ("Rank = 5", "Points >= 290"), not only columns."""
     where = re.split(r"\bWHERE\b", sql, maxsplit=1, flags=re.I)
@@ -464,6 +481,13 @@ def held_by_no_cell(planned: PlannedQuery, executor) -> str | None:
         return None
     absent = named_nowhere(planned.sql, [planned.table], executor)
     return "no cell holds " + ", ".join(f"'{text}'" for text in absent) if absent else None
+
+
+def asked_of_nothing_held(question: str, planned: PlannedQuery, executor) -> bool:
+    """Whether no header, name or cell of the table holds any word the question narrows by (`count_qualifiers`):
+    the table was picked for nothing the question asks about."""
+    left = count_qualifiers(question, known_words(planned.table))
+    return bool(left) and words_in_no_cell(left, [planned.table], executor) == left
 
 
 def spent_on_unrecorded(question: str, planned: PlannedQuery, executor) -> str | None:
@@ -515,6 +539,11 @@ def not_an_answer(result, tables: list, executor, question: str = "") -> str | N
         # "Does AMCOR have an improving gross margin profile?" answered "Yes: 9 rows with 2023 over 2022": rows
         # counted by comparing columns with each other, or every row, name nothing the question asks about
         return "a yes or no counted rows that no value or figure picks out"
+    if question and _COUNTS.match(result.sql) and len(tables) == 1 and not tables[0].is_whole_document \
+            and (unstated := figure_unstated(result.sql, question)):
+        # "How many network tickets were opened in August?" over a report's table of counts: the model counted the
+        # rows whose August cell is 13, a figure it copied from the table; the cell is the answer, which the page says
+        return f"the query counts a report table's rows by a figure the question never states ({unstated})"
     if counts_over_figures(result.sql):
         return "the query divides a count of rows by a total of figures"
     if question and dated_from_today(result.sql, question):
@@ -559,6 +588,10 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
             planned = None
     planned = planned or fill_plan(question, best.table, llm, executor, plan_max_tokens)
     refused = planned.plan is not None and planned.plan.answer == NOT_IN_TABLE
+    if refused and not planned.unapplied and asked_of_nothing_held(question, planned, executor):
+        # "What is the minimum password length?" of a laptop register, refused with no word it could not place (where
+        # code found one, "no column for van driver" is the table's own answer): the pages may say it
+        planned.named_unrecorded = True
     if planned.plan is not None and planned.plan.answer != "other" and planned.error is None and not refused \
             and not planned.sql:
         look_up(planned, linked, executor)

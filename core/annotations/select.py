@@ -366,7 +366,10 @@ def record_lookup(question: str, selections: list[Selection]) -> tuple[Selection
     table = records[0].table
     in_name = file_words(table.filename)
     names = in_name | {w for v in table.values for w in words(v)}
-    asked = [w for w in words(question) if w not in _STOP and w not in _RECORD_NOUNS and singular(w) not in _RECORD_NOUNS]
+    # "when" asks for a date ("When is the Northgate invoice due?" asks two fields, the date and what is due: the
+    # due date no record column holds, not the total "due" alone would name)
+    asked = [w for w in words(question) if (w not in _STOP or w == "when") and w not in _RECORD_NOUNS
+             and singular(w) not in _RECORD_NOUNS]
     fields, unexplained, by_value = set(), [], []
     for word in asked:
         if word in names or singular(word) in names:

@@ -147,6 +147,8 @@ MEASURES: dict[str, tuple[str, float]] = {
     "m²": ("area", 1.0), "ft²": ("area", 0.09290304), "ha": ("area", 1e4), "acre": ("area", 4046.8564224),
     "km²": ("area", 1e6), "mi²": ("area", 2589988.110336),
     "%": ("percent", 1.0), "V": ("voltage", 1.0), "A": ("current", 1.0),
+    # data sizes in decimal steps, as storage is sold (a "1 TB" drive holds 1,000 GB)
+    "KB": ("data", 1e-6), "MB": ("data", 1e-3), "GB": ("data", 1.0), "TB": ("data", 1e3), "PB": ("data", 1e6),
     "€": ("EUR", 1.0), "£": ("GBP", 1.0), "p": ("GBP", 0.01), "£k": ("GBP", 1000.0), "$": ("USD", 1.0),
     "¥": ("JPY", 1.0), "₹": ("INR", 1.0), "CHF": ("CHF", 1.0), "MYR": ("MYR", 1.0), "PLN": ("PLN", 1.0),
 }
@@ -166,7 +168,7 @@ _UNIT_ALIASES: dict[str, str] = {
     **{f"{sq} {ft}": "ft²" for sq in ("sq", "sq.", "square") for ft in ("ft", "feet", "foot", "ft.")},
     "sqm": "m²", "m2": "m²", "sqft": "ft²", "ft2": "ft²", "acres": "acre", "hectare": "ha", "hectares": "ha",
     "km2": "km²", "sq km": "km²", "square kilometres": "km²", "square kilometers": "km²", "sq mi": "mi²",
-    "square miles": "mi²",
+    "square miles": "mi²", "kilobytes": "KB", "megabytes": "MB", "gigabytes": "GB", "terabytes": "TB", "petabytes": "PB",
 }
 # Units a question says in the singular or in words no header uses for its unit ("a week", "five years"):
 # read from questions only, so a "Model Year" header is not a duration.

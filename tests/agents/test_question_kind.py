@@ -353,3 +353,14 @@ def test_a_ranking_or_our_own_rows_is_not_what_a_document_singles_out(question):
 ])
 def test_what_a_meeting_decided_is_minuted_prose_and_how_many_it_decided_is_a_count(question, kind):
     assert by_rules(question).kind == kind and by_rules(question).sure
+
+
+@pytest.mark.parametrize("question, event", [
+    ("How long did the power cut at the depot last?", True),  # one event: the report says how long
+    ("How long will the roof replacement take?", True),
+    ("How long did the deliveries take on average?", False),  # over rows
+    ("How long did job 4471 take?", False),  # a record its number names
+    ("How long did the slowest repair take?", False),
+])
+def test_how_long_one_event_went_on_is_stated_prose(question, event):
+    assert (by_rules(question).reason.startswith("how long one event went on")) == event, by_rules(question).reason

@@ -115,3 +115,6 @@ def test_a_payment_printed_on_an_invoice_leaves_its_total_and_says_what_is_still
     assert (receipt.total, receipt.balance) == (10.00, None)
     final = record("Invoice no: S-9\nInvoice total   £ 500.00\nLess interim payments received   £ 350.00\nAmount now due   £ 150.00\n")
     assert (final.total, final.balance) == (500.00, 150.00)
+    # a payment printed as a negative line ("Less deposit -£200.00") is taken off just the same
+    signed = record("Fenwick Joinery\nInvoice no: FJ-31\nTotal   £ 800.00\nLess deposit paid   -£ 200.00\nBalance due   £ 600.00\n")
+    assert (signed.total, signed.balance) == (800.00, 600.00)

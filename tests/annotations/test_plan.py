@@ -1584,3 +1584,53 @@ def test_a_column_of_years_the_question_names_is_what_its_period_filters(kb_of):
     older = [f"P-{i:02d}" for i in range(1, 16) if i % 3 and 1998 + i < 2006]
     assert response.answer.startswith(f"{len(older)} ") and all(a in response.answer for a in older), response.answer
     assert "Installed at most 2005" in response.answer
+
+
+def test_a_cover_that_has_run_out_is_a_date_before_today(kb_of):
+    import datetime as dt
+
+    today = dt.date.today()
+    valid = [today + dt.timedelta(days=d) for d in (-400, -30, -1, 0, 5, 90, 300, -200)]
+    gauges = "Gauge,Site,Calibration valid until\n" + "\n".join(
+        f"G{i},{'North' if i % 2 else 'South'},{day.isoformat()}" for i, day in enumerate(valid, 1))
+    ws = kb_of("gauges.csv", gauges)
+    scope = {"mode": "pipeline", "doc_ids": [ws.documents()[0].doc_id]}
+    ws.llm.script = [plan(answer="count")]  # the model counted every gauge
+    response = ws.ask("How many gauges are out of calibration?", **scope)
+    lapsed = sum(1 for day in valid if day < today)
+    assert response.answer.startswith(f"{lapsed} gauges"), response.answer
+    applied = response.structured["conditions"]
+    assert any(a["column"] == "Calibration valid until" and a["how"] == "added by code" for a in applied), applied
+    ws.llm.script.append(plan(answer="count", filters=[{"column": "Site", "op": "is", "value": "North"}]))
+    response = ws.ask("How many North gauges are still in calibration?", **scope)
+    north = sum(1 for i, day in enumerate(valid, 1) if i % 2 and day >= today)
+    assert response.answer.startswith(f"{north} "), response.answer
+
+
+def test_a_thing_that_did_not_happen_is_the_no_of_its_yes_no_column(kb_of):
+    deliveries = "Order,Courier,Deadline met\n" + "\n".join(
+        f"O{i},{['Swift', 'Parcelo'][i % 2]},{'No' if i % 3 == 0 else 'Yes'}" for i in range(1, 13))
+    ws = kb_of("deliveries.csv", deliveries)
+    # the model put the question's word on the flag column, where no cell holds it
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Courier", "op": "is", "value": "Swift"},
+                                                   {"column": "Deadline met", "op": "is", "value": "missed"}])]
+    response = ws.ask("How many Swift orders missed their deadline?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    missed = sum(1 for i in range(1, 13) if i % 2 == 0 and i % 3 == 0)
+    assert response.answer.startswith(f"{missed} "), response.answer
+    applied = response.structured["conditions"]
+    assert any(a["column"] == "Deadline met" and a["how"] == "read by the rules" for a in applied), applied
+    # the model put another value there, which code drops: the word is read as the flag's No all the same, no call
+    ws.llm.script.append(plan(answer="count", filters=[{"column": "Courier", "op": "is", "value": "Swift"},
+                                                       {"column": "Deadline met", "op": "is", "value": "Yes"}]))
+    response = ws.ask("How many Swift orders missed their deadline?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith(f"{missed} "), response.answer
+
+
+def test_a_data_size_asked_in_gigabytes_is_compared_with_a_column_in_terabytes(kb_of):
+    servers = "Server,Role,Disk [TB]\n" + "\n".join(f"S{i},{['web', 'db'][i % 2]},{[0.25, 0.5, 2, 4][i % 4]}" for i in range(1, 11))
+    ws = kb_of("servers.csv", servers)
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Disk [TB]", "op": ">=", "value": "500"}])]
+    response = ws.ask("How many servers have 500 GB or more of disk?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    big = sum(1 for i in range(1, 11) if [0.25, 0.5, 2, 4][i % 4] >= 0.5)
+    assert response.answer.startswith(f"{big} servers with Disk [TB] at least 500 GB (0.5 TB)"), response.answer
+

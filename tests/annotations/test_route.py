@@ -247,3 +247,52 @@ def test_a_field_of_one_invoice_is_said_as_the_field_not_as_a_total_of_it(kb_of)
     calls = len(ws.llm.calls)
     response = ws.ask("How much is outstanding on the Garden Co invoice?")
     assert response.answer.startswith("The Balance due is £1,500") and len(ws.llm.calls) == calls, response.answer
+
+
+def test_a_figure_the_query_tests_that_the_question_never_states_is_found():
+    from core.annotations.route import figure_unstated
+
+    assert figure_unstated("SELECT COUNT(*) FROM t WHERE kind = 'Boiler' AND march = 13", "How many boiler jobs in March?") == "13"
+    # stated in digits, in words or as a month's number, or a 0 or 1 (no and yes): not unstated
+    assert figure_unstated("SELECT COUNT(*) FROM t WHERE year = 2024 AND month = 3", "How many in March 2024?") is None
+    assert figure_unstated("SELECT COUNT(*) FROM t WHERE place = 3", "Who placed three times?") is None
+    assert figure_unstated("SELECT COUNT(*) FROM t WHERE done = 0", "How many are not done?") is None
+    assert figure_unstated("SELECT COUNT(*) FROM t WHERE total >= 13", "How many over 12?") is None  # a bound, not =
+
+
+def test_a_count_of_a_report_tables_rows_by_a_figure_copied_from_it_is_no_answer(tmp_path):
+    import sqlite3
+
+    from core.annotations.route import not_an_answer
+    from core.annotations.sql import QueryResult, ReadOnlyExecutor
+
+    report = TableInfo("calls", "d5", "quarterly_review.pdf", None, "rows", ["kind", "march"],
+                       {"kind": "Kind", "march": "March"}, {"kind": "TEXT", "march": "REAL"}, {}, 2)
+    with sqlite3.connect(tmp_path / "r.sqlite3") as conn:
+        conn.execute("CREATE TABLE calls (kind TEXT, march REAL, source_row INTEGER)")
+        conn.executemany("INSERT INTO calls VALUES (?, ?, ?)", [("Boiler", 13, 1), ("Leak", 4, 2)])
+    executor = ReadOnlyExecutor(tmp_path / "r.sqlite3", max_rows=10, timeout_s=2.0)
+    sql = "SELECT COUNT(*) FROM calls WHERE kind = 'Boiler' AND march = 13"
+    found = executor.run(sql, ["calls"])
+    assert "never states (13)" in not_an_answer(QueryResult(sql, found.columns, found.rows), [report], executor,
+                                                "How many boiler calls were there in March?")
+
+
+def test_a_table_that_holds_no_word_the_question_narrows_by_leaves_its_refusal_to_the_pages(tmp_path):
+    import sqlite3
+
+    from core.annotations.plan import PlannedQuery
+    from core.annotations.route import asked_of_nothing_held
+    from core.annotations.sql import ReadOnlyExecutor
+
+    laptops = TableInfo("laptops", "d6", "hardware.xlsx", "Laptops", "rows", ["model", "office"],
+                        {"model": "Model", "office": "Office"}, {"model": "TEXT", "office": "TEXT"}, {}, 2)
+    with sqlite3.connect(tmp_path / "l.sqlite3") as conn:
+        conn.execute("CREATE TABLE laptops (model TEXT, office TEXT, source_row INTEGER)")
+        conn.executemany("INSERT INTO laptops VALUES (?, ?, ?)", [("ThinkPad T14", "Leeds", 1), ("Latitude", "Bristol", 2)])
+    executor = ReadOnlyExecutor(tmp_path / "l.sqlite3", max_rows=10, timeout_s=2.0)
+
+    def held(question):
+        return not asked_of_nothing_held(question, PlannedQuery(laptops, question), executor)
+    assert not held("What is the minimum password length?")  # a rule the handbook states
+    assert held("What is the minimum screen size of the Leeds laptops?")  # Leeds is an Office: the table's to refuse

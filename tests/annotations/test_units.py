@@ -61,6 +61,7 @@ def test_convert_between_units_of_one_kind_only():
     assert convert(10, "mi", "km") == pytest.approx(16.0934, rel=1e-4)
     assert convert(80, "square metres", "ft²") == pytest.approx(861.11, rel=1e-4)  # an area, not a length
     assert convert(2, "acres", "ha") == pytest.approx(0.80937, rel=1e-4) and convert(80, "sq m", "m") is None
+    assert convert(1500, "GB", "TB") == pytest.approx(1.5) and convert(512, "megabytes", "GB") == pytest.approx(0.512)
     assert convert(1, "€", "£") is None and convert(1, "kg", "h") is None and convert(1, "furlong", "m") is None
 
 
