@@ -3108,14 +3108,19 @@ def phrase(planned: PlannedQuery, question: str, max_rows: int) -> str:
     if asked and singulars(asked.split()[-1].lower()) & word_forms(noun):
         noun = asked  # "5 Riverside jobs", as the question says it, not "5 Job No"
     elif noun == labels[0] and len(rows) != 1:
-        noun = plural_header(noun)
+        # "Who has a ThinkPad?" listing Assigned to: people, not "Assigned tos"
+        noun = "people" if re.match(r"\W*who\b", question, re.I) and _ENDS_ON_PREPOSITION.search(noun) \
+            else plural_header(noun)
     return f"{count} {noun}{_having(conditions)} ({where}): {items}.{more}"
 
 
+_ENDS_ON_PREPOSITION = re.compile(r"\b(?:to|by|for|from|with|of|at)$", re.I)  # "Assigned to", "Reported by"
+
+
 def plural_header(label: str) -> str:
-    """A header said of several rows: "4 Units", not "4 Unit"; one with a unit, a figure or a participle
-    ("Height m / ft", "Term Started") as printed."""
-    if not re.search(r"[^\Ws]$", label) or re.search(r"[/()\d]|ed$", label):
+    """A header said of several rows: "4 Units", not "4 Unit"; one with a unit, a figure, a participle or a
+    preposition at its end ("Height m / ft", "Term Started", "Assigned to") as printed."""
+    if not re.search(r"[^\Ws]$", label) or re.search(r"[/()\d]|ed$", label) or _ENDS_ON_PREPOSITION.search(label):
         return label
     return re.sub(r"([^aeiou])y$", r"\1ie", label) + "s"
 
@@ -3493,12 +3498,16 @@ def names_the_rows(noun: str, known: frozenset) -> bool:
 _OWNER = r"of (?:[\w&.-]+ ){0,3}?[\w&.-]+(?:['’]s|s['’]) "  # "how many of DryHome Services' jobs"
 
 
+# a value named with its number before the thing counted: "Year 9" (pupils), a code "P1" (tickets)
+_NUMBERED = r"[a-z][a-z-]* \d+[a-z]? (?=[a-z])|[a-z]+\d[a-z\d-]* (?=[a-z])"
+
+
 def counted_noun(question: str) -> str | None:
     """What a count counts, in the question's word: "How many of the jobs ..." -> "jobs", "Number of
     no-shows per clinician" -> "no-shows"; a value named with a number before it is not the thing counted:
-    "How many Year 9 pupils ..." -> "pupils"."""
+    "How many Year 9 pupils ..." -> "pupils", "How many P1 tickets ..." -> "tickets"."""
     match = re.search(r"\b(?:how many|number of) (?:of (?:the|our|your|their|these|those) |the |" + _OWNER + r")?"
-                      r"(?:[a-z][a-z-]* \d+[a-z]? (?=[a-z]))?([a-z][a-z-]*)", question.lower())
+                      r"(?:" + _NUMBERED + r")?([a-z][a-z-]*)", question.lower())
     return match.group(1) if match else None
 
 
@@ -3510,7 +3519,7 @@ def counted_words(question: str) -> list[str]:
     """The words of what a count counts, up to its verb or preposition (at most three): "How many galvanised
     brackets did we make?" -> galvanised, brackets (counted_noun has the first)."""
     match = re.search(r"\b(?:how many|number of) (?:of (?:the|our|your|their|these|those) |the |" + _OWNER + r")?"
-                      r"(?:[a-z][a-z-]* \d+[a-z]? (?=[a-z]))?([a-z][a-z-]*(?: [a-z][a-z-]*){0,2})", question.lower())
+                      r"(?:" + _NUMBERED + r")?([a-z][a-z-]*(?: [a-z][a-z-]*){0,2})", question.lower())
     words = []
     for word in (match.group(1).split() if match else []):
         if word in _COUNTED_PHRASE_END:

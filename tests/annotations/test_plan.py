@@ -1287,6 +1287,16 @@ def test_a_count_says_the_thing_counted_not_a_value_before_it(kb_of):
     assert response.answer.startswith("2 pupils with "), response.answer
 
 
+def test_a_count_says_the_thing_counted_not_a_code_before_it_and_a_list_of_who_says_people(kb_of):
+    ws = kb_of("calls.csv", "Call,Band,Taken by\nC1,B2,Ana Diaz\nC2,B2,Ben Ode\nC3,B1,Ana Diaz\nC4,B2,Cy Lamb\n")
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Band", "op": "is", "value": "B2"}])]
+    response = ws.ask("How many B2 calls came in?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("3 calls with "), response.answer
+    ws.llm.script.append(plan(answer="list", column="Taken by", filters=[{"column": "Band", "op": "is", "value": "B2"}]))
+    response = ws.ask("Who took the B2 calls?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("3 people with "), response.answer
+
+
 def test_a_filter_value_in_its_clipped_form_names_the_one_cell_it_clips(kb_of):
     ws = kb_of("results.csv", "Subject,Entries,Pass Rate (%)\nMathematics,178,72\nEnglish Language,176,74\n")
     ws.llm.script = [plan(answer="sum", column="Pass Rate (%)", filters=[{"column": "Subject", "op": "is", "value": "maths"}])]
