@@ -105,6 +105,7 @@ class Workspace:
         answered (unsafe, too short, or a follow-up that could not be read) and by a command on the last
         result set, else with this exchange in its rolling summary (options as for ask). The Chat page and `ask --session` both come here."""
         response = self.ask(question, previous_question=conversation.last_question,
+                            previous_subject=conversation.last_subject,
                             previous_result_set=conversation.result_set_id, **options)
         base = Conversation() if response.new_topic else conversation
         paged = conversation.result_set_id and result_set_command(question or "")  # "show the rest" of it
@@ -112,7 +113,7 @@ class Workspace:
             return response, base
         result_set_id = (response.structured or {}).get("result_set_id")
         return response, update_summary(base, response.question, response.answer, self.embedder.count_tokens,
-                                        result_set_id=result_set_id)
+                                        result_set_id=result_set_id, subject=(response.structured or {}).get("subject") or "")
 
     def load_conversation(self, name: str) -> Conversation:
         """The named conversation kept in the data dir (`ask --session NAME`); empty when new."""
@@ -121,7 +122,8 @@ class Workspace:
             return Conversation()
         data = json.loads(path.read_text(encoding="utf-8"))
         return Conversation(data.get("summary", ""), data.get("last_question", ""),
-                            [tuple(e) for e in data.get("exchanges", [])], data.get("result_set_id"))
+                            [tuple(e) for e in data.get("exchanges", [])], data.get("result_set_id"),
+                            data.get("last_subject", ""))
 
     def save_conversation(self, name: str, conversation: Conversation) -> None:
         path = self._conversation_path(name)

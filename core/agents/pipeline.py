@@ -72,7 +72,7 @@ class AnswerPipeline:
     def ask(
         self, question: str, *, style: str | None = None, top_k: int | None = None,
         on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
-        result_set: ResultSetCommand | None = None, doc_ids: list[str] | None = None,
+        previous_subject: str = "", result_set: ResultSetCommand | None = None, doc_ids: list[str] | None = None,
         search_in: list[str] | None = None, redact_answers: bool | None = None,
     ) -> Response:
         """doc_ids: answer from these documents only (`ask --doc`): their tables, else their text.
@@ -82,7 +82,7 @@ class AnswerPipeline:
         turn = Turn(self.kb.catalog, question, on_event, PIPELINE,
                     self.settings.redact_answers if redact_answers is None else redact_answers)
         evidence = draft = validation = None
-        plan = turn.accept(self._plan(turn.question, previous_question, result_set, turn.trace, doc_ids))
+        plan = turn.accept(self._plan(turn.question, previous_question, result_set, turn.trace, doc_ids, previous_subject))
         if search_in and plan.needs_retrieval:
             plan = replace(plan, doc_ids=search_in)
         if plan.needs_retrieval:
@@ -98,11 +98,11 @@ class AnswerPipeline:
     # --- the five steps -------------------------------------------------------------------------
 
     def _plan(self, question: str, previous_question: str, result_set: ResultSetCommand | None, trace: TraceRecorder,
-              doc_ids: list[str] | None = None) -> Plan:
+              doc_ids: list[str] | None = None, previous_subject: str = "") -> Plan:
         with trace.step("plan", "Planner", question=question, previous_question=previous_question) as event:
             plan = planner_agent.plan_question(
                 question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings,
-                previous_question=previous_question, result_set=result_set, llm=self.llm,
+                previous_question=previous_question, previous_subject=previous_subject, result_set=result_set, llm=self.llm,
                 value_columns=self.kb.catalog.facts.columns_holding,
             )
             if doc_ids and plan.needs_retrieval:

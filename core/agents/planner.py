@@ -172,6 +172,7 @@ def classify_intent(question: str, profiles: tuple[DocumentProfile, ...] = ()) -
 def plan_question(
     question: str, *, knowledge_base_empty: bool, settings: Settings, previous_question: str = "",
     result_set: ResultSetCommand | None = None, llm=None, value_columns: ValueColumns | None = None,
+    previous_subject: str = "",
 ) -> Plan:
     """`llm`, when given, rewrites a follow-up that no rule parses (one short JSON call); `value_columns`
     tells which stored columns hold a name, so that a follow-up's name replaces the one of its kind.
@@ -197,7 +198,8 @@ def plan_question(
         return Plan(question=text, needs_retrieval=True, route=RESULT_SET, result_set=result_set,
                     reason=f"follow-up on the previous result set: {result_set.command}", intent=ENUMERATION)
     asked = text
-    resolution = resolve_follow_up(text, previous_question, llm, settings.standalone_max_tokens, value_columns)
+    resolution = resolve_follow_up(text, previous_question, llm, settings.standalone_max_tokens, value_columns,
+                                   previous_subject)
     if resolution.unclear:  # a rewrite that dropped a condition would answer another question
         return Plan(question=text, needs_retrieval=False, reason="follow-up unclear: " + resolution.note,
                     response=MESSAGES["follow_up_unclear"].format(asked=text, previous=previous_question.strip()),

@@ -448,6 +448,14 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
     elif planned.plan is not None and planned.plan.answer in ("sum", "average") \
             and (quantity := said_quantity(question, planned.plan, columns)):
         planned.plan.column = chosen = quantity  # the units the question says were made, not those scrapped
+    if planned.plan is not None and (unused := unused_quantity(question, planned.plan, columns)) is not None:
+        # "How many licence seats are we paying for but not using?": each row's Seats minus Seats in use, added up
+        difference, whole, part = unused
+        planned.plan.answer, planned.plan.column = "sum", difference
+        chosen = difference
+        planned.plan.filters = [f for f in planned.plan.filters if f[0] is not whole and f[0] is not part]
+        planned.applied.append(Applied(_UNUSED.search(question).group(0), difference.label, "added by code",
+                                       f"each row's {whole.label} minus {part.label}"))
     if planned.plan is not None and planned.plan.answer not in ("other", NOT_IN_TABLE):
         if unrecorded := words_on_figures(question, planned.plan, [c.label for c in columns]):
             # "How many yellow cards did the Seniors get?" filtered Goals Against on 'yellow': no column records them
@@ -461,6 +469,7 @@ def fill_plan(question: str, table: TableInfo, llm: ChatLLM, executor: ReadOnlyE
         planned.applied += failed_flags(planned.plan)
         if planned.plan.answer in ("count", "list", "sum", "average"):
             planned.applied += open_rows(question, planned.plan, columns) + lapsed_rows(question, planned.plan, columns)
+            planned.applied += happened_rows(question, planned.plan, columns)
         planned.applied += read_unnamed_word(question, planned, columns, llm, executor)
         planned.applied += spans_to_stated_day(planned.plan) + compare_columns(question, planned.plan, columns)
         if planned.refused:  # a group the question names that no column holds
@@ -824,6 +833,31 @@ def priced_quantity(question: str, plan: Plan, columns: list[Column]) -> Column 
     quantity, price = quantities[0], prices[0]
     return Column(f"{quantity.name}_times_{price.name}", f"{quantity.label} times {price.label}", "number", price.unit,
                   expression=f"({quantity.sql} * {price.sql})")
+
+
+# What is held but not taken up: "seats we pay for but are not using", "unused licences", "free beds"
+_UNUSED = re.compile(r"\b(?:not\s+(?:being\s+)?(?:using|used|in\s+use|occupied|taken|assigned|allocated|filled|booked)|"
+                     r"unused|unoccupied|unassigned|unallocated|unfilled|spare|vacant|idle)\b", re.I)
+_TAKEN_UP = {"use", "used", "occupied", "taken", "assigned", "allocated", "filled", "booked"}
+
+
+def unused_quantity(question: str, plan: Plan, columns: list[Column]) -> tuple[Column, Column, Column] | None:
+    """"Seats minus Seats in use", a figure of each row, where the question asks how much of something is held but not
+    taken up and the table has the whole ("Seats") and the part taken up ("Seats in use", "Beds occupied"): the
+    model counted rows or wrote a query with a filter of its own. (the difference, the whole, the part), or None for a
+    plan of another kind or another table."""
+    if plan.answer not in ("count", "sum", "other") or not _UNUSED.search(question):
+        return None
+    pairs = [(whole, part) for whole in columns for part in columns
+             if whole is not part and whole.kind == part.kind == "number" and not whole.expression
+             and not part.expression and (own := set(label_words(whole.label)))
+             and own < set(label_words(part.label)) and set(label_words(part.label)) - own <= _TAKEN_UP | {"in"}]
+    if len(pairs) != 1:
+        return None
+    whole, part = pairs[0]
+    taken = part.label.lower().replace(whole.label.lower(), "").strip()  # "in use"
+    return Column(f"{whole.name}_not_{part.name}", f"{whole.label} not {taken}", "number", whole.unit,
+                  expression=f"({whole.sql} - {part.sql})"), whole, part
 
 
 def ratio_unsaid(question: str, plan: Plan, title: str = "") -> str | None:
@@ -1449,6 +1483,23 @@ def lapsed_rows(question: str, plan: Plan, columns: list[Column], today: dt.date
         plan.filters.append((ends[0], "<" if lapsed else ">=", day))
         return [Applied(said.group(0) if lapsed else f"{word} in force", ends[0].label, "added by code",
                         f"{'before' if lapsed else 'on or after'} today ({day})")]
+    return []
+
+
+def happened_rows(question: str, plan: Plan, columns: list[Column]) -> list[Applied]:
+    """"Which technician resolved the most tickets?" over a log with a Resolved date: the rows that have one (a ticket
+    still open was not resolved). The date column whose one-word header is the participle the question says ("resolve",
+    "returned"), where the plan neither filters it nor dates a period on it."""
+    said = set(tokens(question))
+    for column in columns:
+        word = column.label.strip().lower()
+        if column.kind != "date" or column.expression or not re.fullmatch(r"[a-z]+ed", word) \
+                or not said & {word, word[:-1], word[:-2]} or any(c is column for c, _, _ in plan.filters) \
+                or any(c is column for _, c in plan.periods):
+            continue
+        plan.filters.append((column, "is not blank", ""))
+        return [Applied(next(w for w in (word, word[:-1], word[:-2]) if w in said), column.label, "added by code",
+                        f"the rows with a {column.label} date")]
     return []
 
 

@@ -15,8 +15,8 @@ from core.annotations.conditions import (MONTHS, NUMBER_WORDS, YEAR_DIGITS, answ
 from core.annotations.model import normalize_label, singular
 from core.annotations.linked import look_up
 from core.annotations.named_rows import rows_named
-from core.annotations.plan import (NOT_IN_TABLE, ROWS_COUNTED, PlannedQuery, count_qualifiers, counted_phrase,
-                                  evidence as plan_evidence,
+from core.annotations.plan import (NOT_IN_TABLE, ROWS_COUNTED, Column, PlannedQuery, count_qualifiers, counted_phrase,
+                                  evidence as plan_evidence, group_label,
                                   fill_plan, figures_across_named, format_value as _value, holds_money, known_words,
                                   phrase as phrase_plan, plan_by_rules, printed_unit, read_by_rules, run_plan)
 from core.annotations.query import StructuredQuery
@@ -266,7 +266,18 @@ def payload(result: StructuredResult, result_set_id: str, max_rows: int) -> dict
         "judgements": query.judgements if query is not None else [],
         "plan": result.planned.plan.to_dict() if result.planned is not None and result.planned.plan else None,
         "conditions": [a.to_dict() for a in result.planned.applied] if result.planned is not None else [],
+        "subject": ranked_first(result.planned),
     }
+
+
+def ranked_first(planned: PlannedQuery | None) -> str | None:
+    """The one group a ranking answered with ("Tom Okafor" of "Which technician spent the most hours?"): what a
+    follow-up's "they" means. None for any other answer."""
+    plan = planned.plan if planned is not None else None
+    if plan is None or plan.limit != 1 or not isinstance(plan.group_by, Column) or len(planned.rows) != 1:
+        return None
+    key = planned.rows[0][0]
+    return group_label(plan.group_by, key, planned.table) if key not in (None, "") else None
 
 
 @dataclass

@@ -133,6 +133,27 @@ def rewrite_by_rule(question: str, previous_question: str, value_columns: ValueC
     return f"{text}?" if text else None
 
 
+# A person or thing a ranking named, said again: "How many tickets did they resolve?" after "Which technician spent
+# the most hours?" (answered "Tom Okafor"). "it" and "those" are left: they stand for the rows or the figure as often.
+_SUBJECT_PRONOUN = re.compile(r"\b(they|them|he|she|him|her|their|his)\b", re.I)
+_WHOLE_QUESTION = re.compile(r"\s*(?:how|what|when|where|which|who|whom|did|does|do|is|are|was|were|has|have|had|can|"
+                             r"could|will|would|list|show|give)\b", re.I)
+
+
+def named_by_pronoun(question: str, subject: str) -> str | None:
+    """The question with its one kind of pronoun replaced by the subject ("their" by "Tom Okafor's"); None when it
+    has none, pronouns of more than one person, or is no whole question ("And their average?" keeps the last
+    question's measure: the other rules read it)."""
+    if not _WHOLE_QUESTION.match(question):
+        return None
+    found = {m.group(1).lower() for m in _SUBJECT_PRONOUN.finditer(question)}
+    if not found or len({"they" if p in ("they", "them", "their") else "he" if p in ("he", "him", "his") else "she"
+                         for p in found}) != 1:
+        return None
+    possessive = {"their", "his", "her"} if not found & {"she", "him", "they", "them", "he"} else {"their", "his"}
+    return _SUBJECT_PRONOUN.sub(lambda m: f"{subject}'s" if m.group(1).lower() in possessive else subject, question)
+
+
 def _bare(question: str) -> str:
     return question.strip().rstrip("?.!").strip()
 
@@ -230,12 +251,15 @@ def rewrite_problems(previous: str, question: str, rewrite: str, value_columns: 
 
 
 def resolve_follow_up(question: str, previous_question: str, llm=None, max_tokens: int = 80,
-                      value_columns: ValueColumns | None = None) -> Resolution:
+                      value_columns: ValueColumns | None = None, previous_subject: str = "") -> Resolution:
     """The standalone form of `question`: by rule, else by one constrained call to `llm` (when given),
     checked by code. A question that stands alone, or that no model could rewrite, is kept as typed; a
-    model's rewrite that loses a condition makes the Resolution unclear."""
+    model's rewrite that loses a condition makes the Resolution unclear. `previous_subject`: the one name the
+    last answer ranked first, which a "they" or "her" stands for."""
     if not previous_question or not is_follow_up(question):
         return Resolution(question)
+    if previous_subject and (named := named_by_pronoun(question, previous_subject)):
+        return Resolution(named, "rule")
     value_columns = _remembered(value_columns) if value_columns is not None else None
     ruled = rewrite_by_rule(question, previous_question, value_columns)
     if ruled:

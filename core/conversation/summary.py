@@ -29,6 +29,7 @@ class Conversation:
     last_question: str = ""
     exchanges: list[tuple[str, str]] = field(default_factory=list)
     result_set_id: str | None = None  # the last structured result, for "export that table"
+    last_subject: str = ""  # the one name the last answer ranked first ("Tom Okafor"): a follow-up's "they"
 
 
 def result_set_command(question: str) -> str | None:
@@ -50,7 +51,7 @@ def strip_new_topic(question: str) -> str:
 
 def update_summary(
     conversation: Conversation, question: str, answer: str, count_tokens, max_tokens: int = 350,
-    result_set_id: str | None = None,
+    result_set_id: str | None = None, subject: str = "",
 ) -> Conversation:
     """The conversation after one more exchange, its summary within `max_tokens`."""
     first_sentence = _SENTENCE_END.split(answer.strip(), maxsplit=1)[0] if answer.strip() else ""
@@ -64,4 +65,4 @@ def update_summary(
     if sum(count_tokens([summary])) > max_tokens:  # one exchange alone over budget: trim the answer
         words = summary.split()
         summary = " ".join(words[: max_tokens * 2 // 3])
-    return Conversation(summary, question, exchanges, result_set_id or conversation.result_set_id)
+    return Conversation(summary, question, exchanges, result_set_id or conversation.result_set_id, subject)

@@ -1644,3 +1644,42 @@ def test_a_data_size_asked_in_gigabytes_is_compared_with_a_column_in_terabytes(k
     big = sum(1 for i in range(1, 11) if [0.25, 0.5, 2, 4][i % 4] >= 0.5)
     assert response.answer.startswith(f"{big} servers with Disk [TB] at least 500 GB (0.5 TB)"), response.answer
 
+
+
+def test_what_is_held_but_not_taken_up_is_each_row_s_whole_minus_its_part(kb_of):
+    wards = [("Elm", 24, 20), ("Oak", 18, 18), ("Ash", 30, 22), ("Yew", 12, 9)]
+    ws = kb_of("wards.csv", "Ward,Beds,Beds occupied\n" + "\n".join(f"{w},{b},{o}" for w, b, o in wards))
+    # the model counted the wards with no bed occupied
+    ws.llm.script = [plan(answer="count", filters=[{"column": "Beds occupied", "op": "is", "value": "0"}])]
+    response = ws.ask("How many beds are not occupied?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    free = sum(b - o for _, b, o in wards)
+    assert f"is {free}" in response.answer and "Beds not occupied" in response.answer, response.answer
+
+
+def test_they_after_a_ranking_asks_of_the_one_it_answered_with(kb_of):
+    from core.conversation import Conversation
+
+    shifts = "Shift,Baker,Hours,Loaves\n" + "\n".join(
+        f"S{i},{['Zoë Hart', 'Ian Moss', 'Zoë Hart'][i % 3]},{6 + i % 4},{50 + i}" for i in range(1, 13))
+    ws = kb_of("shifts.csv", shifts)
+    ws.llm.script = [plan(answer="sum", column="Hours", group_by="Baker", order="descending", limit=1),
+                     plan(answer="sum", column="Loaves", filters=[{"column": "Baker", "op": "is", "value": "Zoë Hart"}])]
+    first, conversation = ws.chat(Conversation(), "Which baker worked the most hours?")
+    assert first.answer.startswith("Zoë Hart has the highest") and conversation.last_subject == "Zoë Hart", first.answer
+    second, _ = ws.chat(conversation, "How many loaves did they bake?")
+    assert second.understood_as == "How many loaves did Zoë Hart bake?", second.understood_as
+    loaves = sum(50 + i for i in range(1, 13) if i % 3 != 1)
+    assert f"{loaves:,}" in second.answer, second.answer
+
+
+def test_a_count_of_what_happened_keeps_the_rows_dated_by_its_participle(kb_of):
+    # Bo borrowed more, Ada brought more back
+    kept = [("Ada", True)] * 5 + [("Bo", True)] * 3 + [("Bo", False)] * 4
+    loans = "Loan,Member,Borrowed,Returned\n" + "\n".join(
+        f"L{i},{m},2025-03-{i:02d},{f'2025-04-{i:02d}' if back else ''}" for i, (m, back) in enumerate(kept, 1))
+    ws = kb_of("loans.csv", loans)
+    ws.llm.script = [plan(answer="count", group_by="Member", order="descending", limit=1)]  # every loan counted
+    response = ws.ask("Which member returned the most books?", mode="pipeline", doc_ids=[ws.documents()[0].doc_id])
+    assert response.answer.startswith("Ada has the highest") and ": 5 " in response.answer, response.answer
+    applied = response.structured["conditions"]
+    assert any(a["column"] == "Returned" and a["how"] == "added by code" for a in applied), applied

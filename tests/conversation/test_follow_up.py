@@ -158,3 +158,15 @@ def test_a_standalone_question_is_left_alone():
     model = ScriptedLLM([scripted_json({"standalone_question": "What is the warranty period of the Ovenmaster X2?"})])
     resolved = resolve_follow_up(question, FIRST, model, value_columns=stored_columns)
     assert (resolved.question, resolved.by, resolved.unclear) == (question, "", False)
+
+
+def test_they_after_a_ranking_is_the_one_name_it_answered_with_and_no_model_is_asked():
+    previous = "Which baker worked the most shifts in May?"
+    resolved = resolve_follow_up("How many loaves did they bake?", previous, ScriptedLLM([]), previous_subject="Zoë Hart")
+    assert (resolved.question, resolved.by) == ("How many loaves did Zoë Hart bake?", "rule")
+    resolved = resolve_follow_up("What was her best month?", previous, ScriptedLLM([]), previous_subject="Zoë Hart")
+    assert resolved.question == "What was Zoë Hart's best month?"
+    # no whole question: the last question's measure is kept by the other rules or the model, not dropped here
+    model = ScriptedLLM([scripted_json({"standalone_question": "How many shifts did Zoë Hart work in June?"})])
+    resolved = resolve_follow_up("And them in June?", previous, model, previous_subject="Zoë Hart")
+    assert resolved.by != "rule"

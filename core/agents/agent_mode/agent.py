@@ -49,12 +49,12 @@ class AgentMode:
     def ask(
         self, question: str, *, style: str | None = None, top_k: int | None = None,
         on_token: TokenCallback | None = None, on_event: Listener | None = None, previous_question: str = "",
-        redact_answers: bool | None = None,
+        previous_subject: str = "", redact_answers: bool | None = None,
     ) -> Response:
         turn = Turn(self.kb.catalog, question, on_event, AGENT,
                     self.settings.redact_answers if redact_answers is None else redact_answers)
         with turn.trace.step("plan", "Planner", question=turn.question, previous_question=previous_question) as event:
-            plan = turn.accept(self._check(turn.question, previous_question))
+            plan = turn.accept(self._check(turn.question, previous_question, previous_subject))
             constraints = analyze_constraints(plan.question)
             event.summary = plan.reason if not plan.needs_retrieval else (
                 "agent mode: " + (", ".join(constraints.matched) or "no explicit constraints"))
@@ -75,12 +75,13 @@ class AgentMode:
         return turn.finish(plan, lambda: to_response(plan, run, self.settings) if run else
                            responder_agent.respond(plan, None, None), lambda response: _describe(response, run))
 
-    def _check(self, question: str, previous_question: str) -> Plan:
+    def _check(self, question: str, previous_question: str, previous_subject: str = "") -> Plan:
         """The Planner's refusals (unsafe, empty, too short or long, no documents) and follow-up
         resolution apply to agent mode unchanged; the agent also bounds the question's length."""
         plan = planner_agent.plan_question(
             question, knowledge_base_empty=self.kb.is_empty(), settings=self.settings,
-            previous_question=previous_question, llm=self.llm, value_columns=self.kb.catalog.facts.columns_holding,
+            previous_question=previous_question, previous_subject=previous_subject, llm=self.llm,
+            value_columns=self.kb.catalog.facts.columns_holding,
         )
         limit = self.settings.max_question_chars
         if plan.needs_retrieval and len(plan.question) > limit:
