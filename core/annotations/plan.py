@@ -1489,8 +1489,11 @@ def lapsed_rows(question: str, plan: Plan, columns: list[Column], today: dt.date
 def happened_rows(question: str, plan: Plan, columns: list[Column]) -> list[Applied]:
     """"Which technician resolved the most tickets?" over a log with a Resolved date: the rows that have one (a ticket
     still open was not resolved). The date column whose one-word header is the participle the question says ("resolve",
-    "returned"), where the plan neither filters it nor dates a period on it."""
+    "returned"), where the plan neither filters it nor dates a period on it, nor tests any date for a blank ("still
+    open" asks for the rows without a Closed date, not also those with an Opened one)."""
     said = set(tokens(question))
+    if any(op in BLANK_OPS for _, op, _ in plan.filters):
+        return []
     for column in columns:
         word = column.label.strip().lower()
         if column.kind != "date" or column.expression or not re.fullmatch(r"[a-z]+ed", word) \

@@ -1683,3 +1683,10 @@ def test_a_count_of_what_happened_keeps_the_rows_dated_by_its_participle(kb_of):
     assert response.answer.startswith("Ada has the highest") and ": 5 " in response.answer, response.answer
     applied = response.structured["conditions"]
     assert any(a["column"] == "Returned" and a["how"] == "added by code" for a in applied), applied
+    # "still open" is the rows with no end date, not also those with an Opened date
+    tickets = "Ticket,Opened,Closed\n" + "\n".join(f"T{i},2025-02-{i:02d},{'' if i % 3 == 0 else f'2025-03-{i:02d}'}"
+                                                    for i in range(1, 10))
+    desk = kb_of("desk.csv", tickets)
+    desk.llm.script = [plan(answer="count")]
+    response = desk.ask("How many tickets are still open?", mode="pipeline", doc_ids=[desk.documents()[0].doc_id])
+    assert response.answer.startswith("3 tickets with no Closed") and "Opened" not in response.answer, response.answer
