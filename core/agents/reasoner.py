@@ -212,8 +212,11 @@ def select_passage(text: str, question: str, budget: int, count_tokens: TokenCou
     _, start, end = best
     # a run that stops inside a sentence ("... by the effects of the") takes the rest of it, past the
     # budget: half a sentence reads to the model as the whole claim
+    # (whether it goes on is read off the whole printed line it ends on: a sentence that starts mid-line, "... met
+    # their service level. The main event ... at the Leeds office on 14", ran to the margin all the same)
     last = end + _MAX_CONTINUATION_UNITS
-    while end < min(last, len(units)) and ends_inside_a_sentence(units[end - 1]) and continues(units[end - 1], units[end]):
+    while end < min(last, len(units)) and ends_inside_a_sentence(units[end - 1]) \
+            and continues(text[text.rfind("\n", 0, spans[end - 1][1]) + 1:spans[end - 1][1]], units[end]):
         end += 1
     return text[spans[start][0]:spans[end - 1][1]]
 

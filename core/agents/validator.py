@@ -533,6 +533,29 @@ def whole_sentences(quote: str) -> str:
     return stripped if stripped.endswith((".", "!", "?")) or end < 0 else stripped[:end + 1]
 
 
+_CELL_QUOTE = re.compile(r"^\s*(?P<header>[^:|\n]{2,60}?)\s*:\s*(?P<value>[^:|\n]{1,40}?)\s*\.?\s*$")
+
+
+def cell_quoted_as_row(quote: str, text: str) -> str | None:
+    """The one row of a table printed with " | " between its cells whose cell under the quote's header is the quote's
+    value, when the model quoted a cell as "Header: value" instead of its row; None otherwise."""
+    match = _CELL_QUOTE.match(quote)
+    if match is None:
+        return None
+    header, value = (" ".join(match.group(g).split()).lower() for g in ("header", "value"))
+    lines = [line for line in text.split("\n") if " | " in line]
+    for i, line in enumerate(lines):
+        cells = [" ".join(c.split()).lower() for c in line.split(" | ")]
+        if header not in cells:
+            continue
+        column = cells.index(header)
+        rows = list(dict.fromkeys(row for row in lines[i + 1:] if len(row.split(" | ")) == len(cells)
+                                  and " ".join(row.split(" | ")[column].split()).lower() == value))  # (a row read twice)
+        if len(rows) == 1:
+            return rows[0]
+    return None
+
+
 def find_quote(draft: Draft, min_chars: int, near_share: float = 1.0) -> tuple[int | None, bool]:
     """(the number of the source that holds the draft's quote, whether it holds it only nearly): the
     cited source first, then any other (a model that copies right but numbers wrong is re-cited, not
@@ -545,6 +568,10 @@ def find_quote(draft: Draft, min_chars: int, near_share: float = 1.0) -> tuple[i
     for number, text in texts:
         if _quote_found(draft.quote, text, min_chars):
             return number, False
+    for number, text in texts:
+        if (row := cell_quoted_as_row(draft.quote, text)) is not None:
+            draft.quote = row  # "Forecast full year: 283.1": the row that holds that cell, as printed, label and all
+            return number, False
     wanted = _quote_wanted(draft.quote, min_chars)
     documents = {s.chunk.doc_id for s in draft.sources}
     for doc_id in sorted(documents, key=lambda d: d != next((s.chunk.doc_id for s in ordered), None)):
@@ -555,7 +582,31 @@ def find_quote(draft: Draft, min_chars: int, near_share: float = 1.0) -> tuple[i
         for number, text in texts:
             if _quote_found(draft.quote, text, min_chars, near_share):
                 return number, True
+        if (behind := sentence_behind(draft, near_share)) is not None:
+            draft.quote = behind[1]  # the sentence as printed is what the answer rests on, and what is shown
+            return behind[0], True
     return None, False
+
+
+_FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_PRINTED_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+
+
+def sentence_behind(draft: Draft, share: float) -> tuple[int, str] | None:
+    """(source, sentence) when the model put a quote in its own words ("The Leeds network outage lasted 3.5 hours")
+    and one sentence of the sources prints every figure of its answer beside at least `share` of the quote's words
+    ("... a network outage at the Leeds office on 14 August ..., which lasted 3.5 hours ..."); None otherwise."""
+    figures = _FIGURE.findall(_CITATION.sub("", draft.answer or ""))
+    said = set(tokenize(draft.quote or ""))
+    if not figures or len(said) < 3:
+        return None
+    found = {}
+    for source in draft.sources:
+        for sentence in _PRINTED_SENTENCE_END.split(" ".join(source.text.split())):
+            if all(re.search(rf"(?<![\d.,]){re.escape(f)}(?![\d]|[.,]\d)", sentence) for f in figures) \
+                    and len(said & set(tokenize(sentence))) >= share * len(said):
+                found.setdefault(sentence, source.number)
+    return (next(iter(found.values())), next(iter(found))) if len(found) == 1 else None
 
 
 @dataclass

@@ -2970,8 +2970,8 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
                          else f"{column.label} containing “{value}”")
         elif op == "is blank":
             parts.append(f"no {column.label}")
-        elif op == "is not blank":
-            parts.append(f"any {column.label}")
+        elif op == "is not blank":  # "a Resolved date", "any Notes"
+            parts.append(f"a {column.label} date" if column.kind == "date" else f"any {column.label}")
         elif column.kind == "date" and _number(value) is None and (day := _iso_day(value)) is not None:
             parts.append(f"{column.label} {_DATE_BOUND_SAID[op]} {day.day} {MONTHS[day.month - 1].capitalize()} {day.year}")
         else:

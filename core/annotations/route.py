@@ -15,7 +15,8 @@ from core.annotations.conditions import (MONTHS, NUMBER_WORDS, YEAR_DIGITS, answ
 from core.annotations.model import normalize_label, singular
 from core.annotations.linked import look_up
 from core.annotations.named_rows import rows_named
-from core.annotations.plan import (NOT_IN_TABLE, ROWS_COUNTED, Column, PlannedQuery, count_qualifiers, counted_phrase,
+from core.annotations.plan import (NOT_IN_TABLE, NO_SUCH_GROUP, NOT_RECORDED, ROWS_COUNTED, Column, PlannedQuery,
+                                  count_qualifiers, counted_phrase,
                                   evidence as plan_evidence, group_label,
                                   fill_plan, figures_across_named, format_value as _value, holds_money, known_words,
                                   phrase as phrase_plan, plan_by_rules, printed_unit, read_by_rules, run_plan)
@@ -550,7 +551,7 @@ def not_an_answer(result, tables: list, executor, question: str = "") -> str | N
         # "Does AMCOR have an improving gross margin profile?" answered "Yes: 9 rows with 2023 over 2022": rows
         # counted by comparing columns with each other, or every row, name nothing the question asks about
         return "a yes or no counted rows that no value or figure picks out"
-    if question and _COUNTS.match(result.sql) and len(tables) == 1 and not tables[0].is_whole_document \
+    if question and _COUNTS.match(result.sql) and not any(t.is_whole_document for t in tables) \
             and (unstated := figure_unstated(result.sql, question)):
         # "How many network tickets were opened in August?" over a report's table of counts: the model counted the
         # rows whose August cell is 13, a figure it copied from the table; the cell is the answer, which the page says
@@ -599,7 +600,8 @@ def run_planned_query(question: str, selections: list, llm, executor, facts: Fac
             planned = None
     planned = planned or fill_plan(question, best.table, llm, executor, plan_max_tokens)
     refused = planned.plan is not None and planned.plan.answer == NOT_IN_TABLE
-    if refused and not planned.unapplied and asked_of_nothing_held(question, planned, executor):
+    if refused and not any(a.note in (NO_SUCH_GROUP, NOT_RECORDED) for a in planned.unapplied) \
+            and asked_of_nothing_held(question, planned, executor):
         # "What is the minimum password length?" of a laptop register, refused with no word it could not place (where
         # code found one, "no column for van driver" is the table's own answer): the pages may say it
         planned.named_unrecorded = True

@@ -61,6 +61,17 @@ def test_a_passage_that_runs_out_of_budget_inside_a_wrapped_sentence_finishes_it
     assert selected.endswith("by the effects of the\nInflation Reduction Act of 2022, which set a minimum tax on book income.")
 
 
+def test_a_wrapped_sentence_that_starts_mid_line_is_finished_too():
+    page = "\n".join([
+        *[f"Note {i}: the board met and reviewed the quarterly figures of the group." for i in range(8)],
+        "The depot logged 40 calls in the quarter. The main event of the quarter was a power cut at the depot on 14",
+        "August, caused by a failed transformer, which lasted 3.5 hours and affected 38 staff.",
+        *[f"Schedule line {i} lists the subsidiaries of the group." for i in range(8)],
+    ])
+    selected = select_passage(page, "What was the main event at the depot in the quarter, the power cut?", 30, count)
+    assert selected.endswith("on 14\nAugust, caused by a failed transformer, which lasted 3.5 hours and affected 38 staff."), selected
+
+
 def test_a_single_line_over_budget_keeps_the_words_around_its_match():
     line = " ".join(f"word{i}" for i in range(200)) + " warranty 25 years " + " ".join(f"more{i}" for i in range(200))
     selected = select_passage(line, "How long is the warranty?", 40, count)

@@ -643,3 +643,29 @@ def test_a_count_is_the_quotes_figure_of_the_things_counted_not_a_look_alike_in_
     assert counted_figure(question, quote, "35 [Source 1]") is None  # the answer has it
     # two figures of the things: the model's choice stands
     assert counted_figure("How many saplings survived?", "Of 35 saplings planted, 31 saplings survived.", "31") is None
+
+
+def test_a_cell_quoted_as_header_and_value_is_the_row_that_holds_it():
+    import core.agents.validator as validator
+
+    table = ("Spend by site, £ thousands.\nSite | Budget | Forecast\nDepot | 40.0 | 41.5\nYard | 12.0 | 9.5")
+    d = quoted("41.5 [Source 1]", "Forecast: 41.5", texts=(table + "\nDepot | 40.0 | 41.5",))  # (its rows read twice)
+    assert validator.find_quote(d, 12) == (1, False) and d.quote == "Depot | 40.0 | 41.5"
+    # a value two rows hold under that header is no one row's, and a line of labels is no table
+    assert validator.cell_quoted_as_row("Budget: 12.0", "Site | Budget\nDepot | 12.0\nYard | 12.0") is None
+    assert validator.cell_quoted_as_row("Site: Yard", "Site: Yard | Budget: 12.0") is None
+
+
+def test_a_quote_in_the_model_s_own_words_rests_on_the_one_sentence_that_prints_its_figures():
+    import core.agents.validator as validator
+
+    page = ("The depot logged 40 calls. The main event was a power cut at the north depot on 14 August, caused by a "
+            "failed transformer, which lasted 3.5 hours and affected 38 staff. Repairs cost £900.")
+    d = quoted("3.5 hours [Source 1]", "The north depot power cut lasted 3.5 hours", texts=(page,))
+    assert validator.find_quote(d, 12, 0.85) == (1, True)
+    assert d.quote.startswith("The main event was a power cut") and d.quote.endswith("affected 38 staff.")
+    # a figure no sentence prints beside the quote's words is no reading of the page
+    other = quoted("4 hours [Source 1]", "The north depot power cut lasted 4 hours", texts=(page,))
+    assert validator.find_quote(other, 12, 0.85) == (None, False)
+    v = validate(quoted("3.5 hours [Source 1]", "The north depot power cut lasted 3.5 hours", texts=(page,)), S)
+    assert v.is_valid and v.quote_found and v.confidence != "high", v
