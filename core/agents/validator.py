@@ -17,7 +17,7 @@ from core.agents.confidence import HIGH, LOW, MEDIUM, Effect, Finding, assess_co
 from core.agents.reasoner import NO_INFORMATION, QUOTE_MAX_CHARS, Draft, Source, render_quoted
 from core.annotations.across import operation_asked, stated_years
 from core.annotations.plan import counted_noun, counted_phrase
-from core.annotations.units import normal_unit, unit_kind
+from core.annotations.units import normal_unit, stated_scale, unit_kind
 from core.annotations.conditions import (YEAR_DIGITS, FISCAL_WORD, FISCAL_YEAR, HALF_SHORT, MONTHS, QUARTER_SHORT,
                                          asks_yes_or_no, bounds, same_word, singulars, years_in)
 from core.citations import SOURCE_MARKER as _CITATION, attribute_markers, cited_numbers, words_held
@@ -556,6 +556,21 @@ def cell_quoted_as_row(quote: str, text: str) -> str | None:
     return None
 
 
+def cell_said(quote: str, row: str, text: str) -> str:
+    """"Software licences, Forecast full year: £283.1 thousand": a cell quoted by its header, with its row's label
+    and the scale a line above the table states ("All figures in £ thousands")."""
+    match = _CELL_QUOTE.match(quote)
+    header, value = match.group("header").strip(), match.group("value").strip()
+    label = row.split(" | ")[0].strip()
+    lines = text.split("\n")
+    table_starts = next((i for i, line in enumerate(lines) if " | " in line), len(lines))
+    scale = stated_scale(lines[max(0, table_starts - 3):table_starts], label)  # the lines just above the table
+    if scale and _FIGURE.fullmatch(value.replace(",", "")):
+        sign, word = scale
+        value = f"{sign}{value} {word}"
+    return f"{label}, {header}: {value}" if label.lower() != header.lower() else f"{header}: {value}"
+
+
 def find_quote(draft: Draft, min_chars: int, near_share: float = 1.0) -> tuple[int | None, bool]:
     """(the number of the source that holds the draft's quote, whether it holds it only nearly): the
     cited source first, then any other (a model that copies right but numbers wrong is re-cited, not
@@ -570,6 +585,10 @@ def find_quote(draft: Draft, min_chars: int, near_share: float = 1.0) -> tuple[i
             return number, False
     for number, text in texts:
         if (row := cell_quoted_as_row(draft.quote, text)) is not None:
+            said = _CITATION.sub("", draft.answer).strip(" .")
+            if said in (draft.quote.strip(" ."), _CELL_QUOTE.match(draft.quote).group("value").strip()):
+                # the answer was the cell alone: said with its row and the scale its table states
+                draft.answer = f"{cell_said(draft.quote, row, text)} [Source {number}]"
             draft.quote = row  # "Forecast full year: 283.1": the row that holds that cell, as printed, label and all
             return number, False
     wanted = _quote_wanted(draft.quote, min_chars)
@@ -662,6 +681,7 @@ def validate(draft: Draft, settings: Settings) -> Validation:
         return Validation(True, LOW, refusal_flags, f"Validation passed ({reading.why}: the documents do not "
                           "answer this)", average_similarity=average, is_no_information=True,
                           quote_found=False, answer=NO_INFORMATION, nearest=reading.nearest)
+    answer = draft.answer.strip()  # (a cell quoted alone is said by the check with its row and scale: `cell_said`)
     settled = _settle_answer(draft, reading, answer)
     answer, calculation, source = settled.text, settled.calculation, reading.source
     if draft.quote is None:

@@ -231,12 +231,19 @@ def label_unit(label: str) -> str | None:
     return header_unit(label or "")
 
 
+def _in_base_unit(label: str, before: str) -> bool:
+    """Whether a header restates the one before it in a unit ("GVWR (lb) in kg"), not another measure that starts with
+    its words ("Seats in use" after "Seats")."""
+    rest = label[len(before) + 4:] if label.startswith(before + " in ") else ""
+    return bool(rest) and (normal_unit(rest, spoken=False) is not None or rest in CURRENCY_SIGNS)
+
+
 def columns_of(table: TableInfo, executor: ReadOnlyExecutor) -> list[Column]:
     """The table's columns as a person reads them: twins folded into their column, units from the header."""
     found: list[Column] = []
     names = table.columns
     for i, name in enumerate(names):
-        if is_twin(table, name) or (i and table.printed.get(name, "").startswith(table.printed.get(names[i - 1], "") + " in ")):
+        if is_twin(table, name) or (i and _in_base_unit(table.printed.get(name, ""), table.printed.get(names[i - 1], ""))):
             continue  # "GVWR (lb) in kg" restates the column before it in a base unit: code converts
         label = " ".join(table.printed.get(name, name).split())  # a header printed over two lines is one label
         twin = names[i + 1] if i + 1 < len(names) and table.printed.get(names[i + 1], "").endswith(ISO_DATE_NOTE) else None

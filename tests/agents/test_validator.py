@@ -651,6 +651,11 @@ def test_a_cell_quoted_as_header_and_value_is_the_row_that_holds_it():
     table = ("Spend by site, £ thousands.\nSite | Budget | Forecast\nDepot | 40.0 | 41.5\nYard | 12.0 | 9.5")
     d = quoted("41.5 [Source 1]", "Forecast: 41.5", texts=(table + "\nDepot | 40.0 | 41.5",))  # (its rows read twice)
     assert validator.find_quote(d, 12) == (1, False) and d.quote == "Depot | 40.0 | 41.5"
+    assert d.answer == "Depot, Forecast: £41.5 thousand [Source 1]"  # the cell alone, said with its row and scale
+    asked = quoted("41.5 [Source 1]", "Forecast: 41.5", texts=(table,))
+    checked = validate(asked, S)
+    shown = checked.answer if checked.answer is not None else asked.answer  # (as the Responder shows it)
+    assert checked.is_valid and checked.quote_found and "£41.5 thousand" in shown, checked
     # a value two rows hold under that header is no one row's, and a line of labels is no table
     assert validator.cell_quoted_as_row("Budget: 12.0", "Site | Budget\nDepot | 12.0\nYard | 12.0") is None
     assert validator.cell_quoted_as_row("Site: Yard", "Site: Yard | Budget: 12.0") is None
