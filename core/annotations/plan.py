@@ -1501,11 +1501,13 @@ def happened_rows(question: str, plan: Plan, columns: list[Column]) -> list[Appl
     said = set(tokens(question))
     if any(op in BLANK_OPS for _, op, _ in plan.filters):
         return []
+    # a time between two dates already reads only the rows that have both ("longer than 5 days to close")
+    spanned = " ".join(" ".join(c.ends) for c in [plan.column, *(f[0] for f in plan.filters)] if c is not None and c.ends)
     for column in columns:
         word = column.label.strip().lower()
         if column.kind != "date" or column.expression or not re.fullmatch(r"[a-z]+ed", word) \
                 or not said & {word, word[:-1], word[:-2]} or any(c is column for c, _, _ in plan.filters) \
-                or any(c is column for _, c in plan.periods):
+                or any(c is column for _, c in plan.periods) or (column.date_twin or column.name) in spanned:
             continue
         plan.filters.append((column, "is not blank", ""))
         return [Applied(next(w for w in (word, word[:-1], word[:-2]) if w in said), column.label, "added by code",

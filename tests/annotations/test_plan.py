@@ -1695,3 +1695,8 @@ def test_a_count_of_what_happened_keeps_the_rows_dated_by_its_participle(kb_of):
     desk.llm.script = [plan(answer="count")]
     response = desk.ask("How many tickets are still open?", mode="pipeline", doc_ids=[desk.documents()[0].doc_id])
     assert response.answer.startswith("3 tickets with no Closed") and "Opened" not in response.answer, response.answer
+    # a time between two dates reads only the rows that have both: no date is said besides
+    desk.llm.script.append(plan(answer="count", filters=[{"column": "days from Opened to Closed", "op": ">", "value": "20"}]))
+    response = desk.ask("How many tickets took more than 20 days to close?", mode="pipeline",
+                        doc_ids=[desk.documents()[0].doc_id])
+    assert "a Closed date" not in response.answer, response.answer
