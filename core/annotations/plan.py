@@ -1493,6 +1493,12 @@ def lapsed_rows(question: str, plan: Plan, columns: list[Column], today: dt.date
     return []
 
 
+def _spanned(plan: Plan) -> str:
+    """The SQL of the dates the plan's times between two dates read: such a time reads only the rows that have both
+    ("longer than 5 days to close" needs no Closed date besides)."""
+    return " ".join(" ".join(c.ends) for c in [plan.column, *(f[0] for f in plan.filters)] if c is not None and c.ends)
+
+
 def happened_rows(question: str, plan: Plan, columns: list[Column]) -> list[Applied]:
     """"Which technician resolved the most tickets?" over a log with a Resolved date: the rows that have one (a ticket
     still open was not resolved). The date column whose one-word header is the participle the question says ("resolve",
@@ -1501,8 +1507,7 @@ def happened_rows(question: str, plan: Plan, columns: list[Column]) -> list[Appl
     said = set(tokens(question))
     if any(op in BLANK_OPS for _, op, _ in plan.filters):
         return []
-    # a time between two dates already reads only the rows that have both ("longer than 5 days to close")
-    spanned = " ".join(" ".join(c.ends) for c in [plan.column, *(f[0] for f in plan.filters)] if c is not None and c.ends)
+    spanned = _spanned(plan)
     for column in columns:
         word = column.label.strip().lower()
         if column.kind != "date" or column.expression or not re.fullmatch(r"[a-z]+ed", word) \
@@ -2979,8 +2984,11 @@ def conditions_text(planned: PlannedQuery, grouped: Column | None = None) -> str
                          else f"{column.label} containing “{value}”")
         elif op == "is blank":
             parts.append(f"no {column.label}")
-        elif op == "is not blank":  # "a Resolved date", "any Notes"
-            parts.append(f"a {column.label} date" if column.kind == "date" else f"any {column.label}")
+        elif op == "is not blank" and column.kind == "date":  # "a Resolved date"; not beside a time that needs it
+            if (column.date_twin or column.name) not in _spanned(plan):
+                parts.append(f"{'an' if column.label[:1].lower() in 'aeiou' else 'a'} {column.label} date")
+        elif op == "is not blank":
+            parts.append(f"any {column.label}")
         elif column.kind == "date" and _number(value) is None and (day := _iso_day(value)) is not None:
             parts.append(f"{column.label} {_DATE_BOUND_SAID[op]} {day.day} {MONTHS[day.month - 1].capitalize()} {day.year}")
         else:

@@ -1700,3 +1700,6 @@ def test_a_count_of_what_happened_keeps_the_rows_dated_by_its_participle(kb_of):
     response = desk.ask("How many tickets took more than 20 days to close?", mode="pipeline",
                         doc_ids=[desk.documents()[0].doc_id])
     assert "a Closed date" not in response.answer, response.answer
+    desk.llm.script.append(plan(answer="count", filters=[{"column": "Opened", "op": "is not", "value": "blank"}]))
+    response = desk.ask("How many tickets have been logged?", mode="pipeline", doc_ids=[desk.documents()[0].doc_id])
+    assert response.answer.startswith("9 tickets with an Opened date"), response.answer
